@@ -88,6 +88,10 @@ export async function* query(session: AgentSession, prompt: string): AsyncGenera
             yield stamp({ type: 'text_delta', text: event.text });
           } else if (event.type === 'tool_use') {
             toolUses.push({ type: 'tool_use', id: event.id, name: event.name, input: event.input });
+          } else if (event.type === 'retry') {
+            text = '';
+            toolUses.length = 0;
+            yield stamp({ type: 'notice', level: 'warn', message: `model call retried (attempt ${event.attempt}): ${event.reason}` });
           } else {
             stopReason = event.stopReason;
             usage = event.usage;

@@ -32,7 +32,12 @@ export type ModelEvent =
   | { type: 'text_delta'; text: string }
   /** A complete tool_use block: emitted once its input JSON has fully arrived and parsed. */
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'message_end'; stopReason: StopReason; usage: Usage };
+  | { type: 'message_end'; stopReason: StopReason; usage: Usage }
+  /**
+   * The client is retrying this call from the start (a stream cut or stalled midway): whatever
+   * this call yielded so far must be discarded.
+   */
+  | { type: 'retry'; attempt: number; reason: string };
 
 /**
  * The one interface both model clients implement. `stream` yields text as it arrives, each
