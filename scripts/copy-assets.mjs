@@ -1,12 +1,18 @@
 // tsc emits only .js: copy the text files that sit beside the code (prompts, tool descriptions,
-// shipped scripts) into dist/ so compiled code finds them at the same relative path.
-import { cpSync, existsSync } from 'node:fs';
+// shipped scripts) into dist/ so compiled code finds them at the same relative path. Template
+// trees (the demo's sample repository) are copied whole, .ts files included.
+import { cpSync, existsSync, statSync } from 'node:fs';
 
 const ASSET = /\.(md|txt|json|html|css)$/;
+const TEMPLATES = ['coordinator/demo/sample-repo'];
+
 for (const dir of ['coordinator', 'workers', 'roles', 'shared', 'bench']) {
   if (!existsSync(dir)) continue;
   cpSync(dir, `dist/${dir}`, {
     recursive: true,
-    filter: (src) => !src.endsWith('.ts') && (ASSET.test(src) || !/\.[a-z0-9]+$/i.test(src)),
+    filter: (src) => !TEMPLATES.includes(src) && (statSync(src).isDirectory() || ASSET.test(src)),
   });
+}
+for (const dir of TEMPLATES) {
+  if (existsSync(dir)) cpSync(dir, `dist/${dir}`, { recursive: true });
 }

@@ -1,0 +1,31 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../../shared/runtime/compiledEntry.js';
+
+/**
+ * Makes the demo's sample repository: a small TypeScript library with tests, committed in a
+ * fresh git repo at `dir`. Its one dev dependency, typescript, is linked from orca's own install
+ * so `npm test` works offline.
+ */
+export function createSampleRepo(dir: string): { dir: string; base: string } {
+  const root = packageRoot();
+  const template = path.join(root, 'dist', 'coordinator', 'demo', 'sample-repo');
+  cpSync(template, dir, { recursive: true });
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 'demo@orca.invalid');
+  git('config', 'user.name', 'orca demo');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'shop-lib: initial version');
+  linkTypescript(dir, root);
+  return { dir, base: git('rev-parse', 'HEAD') };
+}
+
+function linkTypescript(dir: string, orcaRoot: string): void {
+  const modules = path.join(dir, 'node_modules');
+  mkdirSync(path.join(modules, '.bin'), { recursive: true });
+  symlinkSync(path.join(orcaRoot, 'node_modules', 'typescript'), path.join(modules, 'typescript'), 'dir');
+  symlinkSync('../typescript/bin/tsc', path.join(modules, '.bin', 'tsc'));
+}

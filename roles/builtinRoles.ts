@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import {
+  CoordinatorOutputSchema,
+  ExploreOutputSchema,
+  PlanOutputSchema,
+  VerificationOutputSchema,
+  WorkerOutputSchema,
+} from './outputs.js';
+import type { RoleDefinition } from './role.js';
+
+function prompt(name: string): string {
+  return readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), 'utf8').trim();
+}
+
+const READ_TOOLS = ['Read', 'Glob', 'Grep', 'Bash', 'Skill'];
+const TASK_TOOLS = ['TaskCreate', 'TaskUpdate', 'TaskList'];
+
+/** The five roles orca ships. Read-only roles may still run read-only Bash commands. */
+export const BUILTIN_ROLES: readonly RoleDefinition[] = [
+  {
+    name: 'coordinator',
+    description: 'Decides what to explore before a run is planned.',
+    prompt: prompt('coordinator'),
+    tools: ['Read', 'Glob', 'Grep'],
+    mode: 'read-only',
+    limits: { maxTurns: 12 },
+    output: CoordinatorOutputSchema,
+    writes: false,
+    sandbox: true,
+    source: 'builtin',
+  },
+  {
+    name: 'explore',
+    description: 'Reads the code to answer questions, with path:line evidence. Changes nothing.',
+    prompt: prompt('explore'),
+    tools: READ_TOOLS,
+    mode: 'read-only',
+    limits: { maxTurns: 40 },
+    output: ExploreOutputSchema,
+    writes: false,
+    sandbox: true,
+    source: 'builtin',
+  },
+  {
+    name: 'plan',
+    description: 'Splits a task into subtasks with owned paths, dependencies and checks. Changes nothing.',
+    prompt: prompt('plan'),
+    tools: READ_TOOLS,
+    mode: 'read-only',
+    limits: { maxTurns: 30 },
+    output: PlanOutputSchema,
+    writes: false,
+    sandbox: true,
+    source: 'builtin',
+  },
+  {
+    name: 'worker',
+    description: 'Implements one subtask in its own worktree and proves it with checks it runs.',
+    prompt: prompt('worker'),
+    tools: [...READ_TOOLS, 'Edit', 'Write', ...TASK_TOOLS],
+    mode: 'full-access',
+    limits: { maxTurns: 80 },
+    output: WorkerOutputSchema,
+    writes: true,
+    sandbox: true,
+    source: 'builtin',
+  },
+  {
+    name: 'verification',
+    description: 'Tries to break the change: builds, runs the tests, probes edge cases. Edits nothing in the repo.',
+    prompt: prompt('verification'),
+    tools: [...READ_TOOLS, ...TASK_TOOLS],
+    mode: 'full-access',
+    limits: { maxTurns: 60 },
+    output: VerificationOutputSchema,
+    writes: false,
+    sandbox: true,
+    source: 'builtin',
+  },
+];
+
+export function builtinRole(name: string): RoleDefinition | undefined {
+  return BUILTIN_ROLES.find((role) => role.name === name);
+}

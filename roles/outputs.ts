@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+/**
+ * What each role hands back: the input of its `Report` tool (../shared/INTERFACES.md, "Role
+ * outputs"). The host validates a Report against these before anyone reads it.
+ */
+
+const nonEmpty = z.string().trim().min(1);
+
+export const ExploreOutputSchema = z.object({
+  findings: z
+    .array(
+      z.object({
+        fact: nonEmpty,
+        evidence: z.string().regex(/^[^:\s][^:]*:\d+(-\d+)?$/, 'evidence must be "path:line" (or "path:start-end")'),
+      }),
+    )
+    .describe('What you established, each with the path:line that shows it.'),
+  files: z.array(nonEmpty).describe('The files you read.'),
+  questions: z.array(nonEmpty).describe('What you could not settle from the code.'),
+});
+
+export const PlanSubtaskSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'ids are 1-64 of A-Z a-z 0-9 . _ -').refine((id) => !id.includes('..'), 'ids may not contain ".."'),
+  title: nonEmpty,
+  instructions: nonEmpty,
+  paths: z.array(nonEmpty).min(1, 'name at least one path glob the subtask owns'),
+  depends_on: z.array(z.string()),
+  checks: z.array(nonEmpty),
+});
+
+export const PlanOutputSchema = z.object({
+  subtasks: z.array(PlanSubtaskSchema).min(1, 'a plan needs at least one subtask'),
+  risks: z.array(nonEmpty),
+});
+
+export const ClaimedCheckSchema = z.object({ command: nonEmpty, exit_code: z.number().int() });
+
+export const WorkerOutputSchema = z.object({
+  summary: nonEmpty,
+  unresolved: z.array(nonEmpty),
+  claimed_checks: z.array(ClaimedCheckSchema),
+});
+
+export const VerificationOutputSchema = z.object({
+  verdict: z.enum(['PASS', 'FAIL', 'PARTIAL']),
+  checks: z.array(z.object({ command: nonEmpty, exit_code: z.number().int(), result: nonEmpty })),
+  problems: z.array(z.object({ file: nonEmpty, line: z.number().int().positive().optional(), what: nonEmpty })),
+});
+
+export const CoordinatorOutputSchema = z.object({
+  questions: z.array(nonEmpty).describe('What to explore before planning; empty skips exploring.'),
+});
+
+export type ExploreOutput = z.infer<typeof ExploreOutputSchema>;
+export type PlanSubtask = z.infer<typeof PlanSubtaskSchema>;
+export type PlanOutput = z.infer<typeof PlanOutputSchema>;
+export type WorkerOutput = z.infer<typeof WorkerOutputSchema>;
+export type VerificationOutput = z.infer<typeof VerificationOutputSchema>;
+export type CoordinatorOutput = z.infer<typeof CoordinatorOutputSchema>;

@@ -1,0 +1,28 @@
+import type { z } from 'zod';
+import type { AgentLimits } from '../shared/agent/limits.js';
+import type { PermissionMode } from '../shared/permissions/mode.js';
+
+/**
+ * A role is data: what the agent is told, which tools it may call, the permission mode it runs
+ * in, its budgets and the schema its Report must satisfy. Nothing about a role is decided in code
+ * paths elsewhere.
+ */
+export interface RoleDefinition {
+  name: string;
+  description: string;
+  /** The role's own instructions, appended to the shared static prompt. */
+  prompt: string;
+  /** Tool names the agent may call (Report is always added). */
+  tools: string[];
+  mode: PermissionMode;
+  /** A model id for this role; unset uses the run's model. */
+  model?: string;
+  limits: Partial<AgentLimits>;
+  output: z.ZodType;
+  /** Writing roles get a worktree and a branch of their own; read-only ones read the base commit. */
+  writes: boolean;
+  /** Run Bash inside the bwrap sandbox when it is available. */
+  sandbox: boolean;
+  /** Where the role came from: `builtin` or the path of its `.claude/agents/*.md` file. */
+  source: string;
+}
