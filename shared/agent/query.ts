@@ -151,6 +151,16 @@ export async function* query(session: AgentSession, prompt: string): AsyncGenera
         const run = await runToolCall(use, session.registry, session.slots, session.toolContext);
         yield* flush();
         results.push(run.block);
+        session.ledger.record({
+          turn,
+          id: use.id,
+          name: use.name,
+          input: run.input ?? use.input,
+          isError: run.block.is_error === true,
+          data: run.output?.data,
+          spilledTo: run.spilledTo,
+          at: Date.now(),
+        });
         additional.push(...run.additionalContext);
         hookStop ??= run.stop;
         session.context.afterTool?.(session, { name: use.name, input: run.input ?? use.input, isError: run.block.is_error === true });

@@ -14,6 +14,7 @@ import { ToolRegistry } from '../tools/registry.js';
 import { reportTool } from '../tools/report.js';
 import type { AnyTool, ShellSettings, ToolContext } from '../tools/tool.js';
 import { DEFAULT_LIMITS, type AgentLimits } from './limits.js';
+import { ToolLedger } from './toolLedger.js';
 
 /** What the model is sent on one call, before the model client adds its own framing. */
 export interface PreparedContext {
@@ -81,6 +82,7 @@ export class AgentSession {
   readonly abortController = new AbortController();
   readonly toolContext: ToolContext;
   readonly messages: Message[] = [];
+  readonly ledger = new ToolLedger();
   usage: Usage = emptyUsage();
   costUsd = 0;
   turns = 0;

@@ -84,6 +84,7 @@ export interface ToolRunResult {
   output?: ToolOutput;
   additionalContext: string[];
   stop?: string;
+  spilledTo?: string;
 }
 
 /**
@@ -120,7 +121,7 @@ export async function runToolCall(
     });
     const block: ToolResultBlock = { type: 'tool_result', tool_use_id: request.id, content: budget.content };
     if (isError) block.is_error = true;
-    return { block, input: extra.checked?.input, output: extra.output, additionalContext, stop };
+    return { block, input: extra.checked?.input, output: extra.output, additionalContext, stop, spilledTo: budget.spilledTo };
   };
 
   const tool = registry.get(request.name);

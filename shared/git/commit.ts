@@ -1,0 +1,22 @@
+import { gitAt } from './git.js';
+
+/**
+ * Commits everything in a worktree (tracked changes, new files; ignored files stay out) on its
+ * current branch. Returns the new commit, or undefined when there was nothing to commit.
+ */
+export async function commitAll(dir: string, message: string, options: { exclude?: string[] } = {}): Promise<string | undefined> {
+  const git = gitAt(dir);
+  // `exclude`: paths orca itself put in the worktree (a linked node_modules): a symlink is not a
+  // directory to git, so a `node_modules/` ignore rule would not keep it out.
+  const excluded = (options.exclude ?? []).map((p) => `:(exclude)${p}`);
+  await git.raw(['add', '--all', '--', '.', ...excluded]);
+  const staged = (await git.raw(['diff', '--cached', '--name-only'])).trim();
+  if (!staged) return undefined;
+  await git.raw(['commit', '--quiet', '--no-verify', '-m', message]);
+  return (await git.raw(['rev-parse', 'HEAD'])).trim();
+}
+
+/** Whether the worktree has any change git would commit (untracked files included). */
+export async function hasChanges(dir: string): Promise<boolean> {
+  return (await gitAt(dir).raw(['status', '--porcelain'])).trim().length > 0;
+}

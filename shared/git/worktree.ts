@@ -1,0 +1,86 @@
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { branchExists, gitAt, resolveCommit } from './git.js';
+import { withRepoLock } from './repoLock.js';
+
+export interface WorktreeSpec {
+  /** The repository (any folder inside it). */
+  repo: string;
+  /** Where the worktree goes; must not exist yet. */
+  dir: string;
+  /** The commit it starts from: named by the coordinator, never whatever HEAD happens to be. */
+  base: string;
+  /** A new branch to create at `base`; omitted for a detached, read-only view. */
+  branch?: string;
+}
+
+/**
+ * `git worktree add -b <branch> <dir> <base>` (or `--detach`), serialised per repository.
+ * Returns the commit the worktree starts at.
+ */
+export async function addWorktree(spec: WorktreeSpec): Promise<string> {
+  const base = await resolveCommit(spec.repo, spec.base);
+  mkdirSync(path.dirname(spec.dir), { recursive: true });
+  await withRepoLock(spec.repo, async () => {
+    if (existsSync(spec.dir)) throw new Error(`worktree folder ${spec.dir} already exists; remove it (orca clean) or use another task id.`);
+    if (spec.branch && (await branchExists(spec.repo, spec.branch))) {
+      throw new Error(`branch ${spec.branch} already exists in ${spec.repo}.`);
+    }
+    const args = spec.branch
+      ? ['worktree', 'add', '--quiet', '-b', spec.branch, spec.dir, base]
+      : ['worktree', 'add', '--quiet', '--detach', spec.dir, base];
+    await gitAt(spec.repo).raw(args);
+  });
+  return base;
+}
+
+/** Checks out an existing branch in a new worktree (a retry continuing a dead attempt's commits). */
+export async function addWorktreeForBranch(repo: string, dir: string, branch: string): Promise<string> {
+  mkdirSync(path.dirname(dir), { recursive: true });
+  await withRepoLock(repo, async () => {
+    if (existsSync(dir)) throw new Error(`worktree folder ${dir} already exists.`);
+    await gitAt(repo).raw(['worktree', 'add', '--quiet', dir, branch]);
+  });
+  return resolveCommit(repo, branch);
+}
+
+/** Removes a worktree and its folder, even with uncommitted changes in it. */
+export async function removeWorktree(repo: string, dir: string): Promise<void> {
+  await withRepoLock(repo, async () => {
+    if (existsSync(dir)) {
+      try {
+        await gitAt(repo).raw(['worktree', 'remove', '--force', '--force', dir]);
+      } catch {
+        // Not (or no longer) a registered worktree: the folder is still ours to delete.
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    await gitAt(repo).raw(['worktree', 'prune']);
+  });
+}
+
+export async function pruneWorktrees(repo: string): Promise<void> {
+  await withRepoLock(repo, async () => {
+    await gitAt(repo).raw(['worktree', 'prune']);
+  });
+}
+
+export interface WorktreeInfo {
+  dir: string;
+  head?: string;
+  branch?: string;
+}
+
+export async function listWorktrees(repo: string): Promise<WorktreeInfo[]> {
+  const out = await gitAt(repo).raw(['worktree', 'list', '--porcelain']);
+  const list: WorktreeInfo[] = [];
+  let current: WorktreeInfo | undefined;
+  for (const line of out.split('\n')) {
+    if (line.startsWith('worktree ')) {
+      current = { dir: line.slice('worktree '.length) };
+      list.push(current);
+    } else if (current && line.startsWith('HEAD ')) current.head = line.slice(5);
+    else if (current && line.startsWith('branch ')) current.branch = line.slice(7).replace(/^refs\/heads\//, '');
+  }
+  return list;
+}
