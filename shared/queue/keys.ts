@@ -1,0 +1,60 @@
+/**
+ * Every Redis key orca writes, in one place. All keys share a prefix (`ORCA_PREFIX`, default
+ * `orca`) so tests, and separate installations, can share one Redis without meeting.
+ */
+export const AGENT_QUEUE = 'agents';
+
+export function orcaPrefix(): string {
+  return process.env.ORCA_PREFIX || 'orca';
+}
+
+export class Keys {
+  constructor(readonly prefix: string = orcaPrefix()) {}
+
+  /** The BullMQ prefix: BullMQ builds `<prefix>:<queue>:…` under it. */
+  get bull(): string {
+    return `${this.prefix}:bull`;
+  }
+
+  run(runId: string): string {
+    return `${this.prefix}:run:${runId}`;
+  }
+
+  runs(): string {
+    return `${this.prefix}:runs`;
+  }
+
+  task(runId: string, taskId: string): string {
+    return `${this.prefix}:run:${runId}:task:${taskId}`;
+  }
+
+  runTasks(runId: string): string {
+    return `${this.prefix}:run:${runId}:tasks`;
+  }
+
+  events(runId: string): string {
+    return `${this.prefix}:run:${runId}:events`;
+  }
+
+  /** Pub/sub channel announcing run aborts to every worker. */
+  abortChannel(): string {
+    return `${this.prefix}:abort`;
+  }
+
+  /** Set of aborted run ids, so a worker that was not listening still learns of an abort. */
+  aborted(): string {
+    return `${this.prefix}:aborted`;
+  }
+
+  portLease(host: string, port: number): string {
+    return `${this.prefix}:port:${host}:${port}`;
+  }
+
+  portLeases(): string {
+    return `${this.prefix}:port:*`;
+  }
+
+  approval(runId: string): string {
+    return `${this.prefix}:run:${runId}:approval`;
+  }
+}
