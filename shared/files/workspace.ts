@@ -47,6 +47,11 @@ export class Workspace {
     return rel === '' ? '.' : rel.split(path.sep).join('/');
   }
 
+  /** How a tool names `abs` to the model: relative inside the root, absolute elsewhere (read roots). */
+  display(abs: string): string {
+    return this.contains(abs) ? this.relative(abs) : abs;
+  }
+
   contains(abs: string): boolean {
     return isInside(abs, this.root);
   }

@@ -1,0 +1,173 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How long a group gets to stop after SIGTERM before SIGKILL. */
+export const DEFAULT_KILL_GRACE_MS = 2_000;
+/** SIGKILL cannot be refused, but a process in uninterruptible I/O dies only when the I/O returns. */
+const SIGKILL_WAIT_MS = 5_000;
+const POLL_MS = 25;
+
+export interface LeaderExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface SpawnGroupOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Every group this module started and has not yet seen gone, so they can all be killed at once. */
+const live = new Set<ProcessGroup>();
+let exitHookInstalled = false;
+
+/**
+ * A command running in its own process group (and session), so that one signal to the group
+ * reaches everything it started: children, grandchildren, background jobs. Whoever spawns a group
+ * calls `kill()` when done with it, whatever happened; that is what removes it from the live set.
+ */
+export class ProcessGroup {
+  readonly pgid: number;
+  /** The leader's exit; its children may live on in the group until `kill()`. */
+  readonly exited: Promise<LeaderExit>;
+  private killing: Promise<void> | undefined;
+
+  constructor(readonly child: ChildProcessByStdio<null, Readable, Readable>) {
+    if (child.pid === undefined) throw new Error('ProcessGroup needs a started child process');
+    // With `detached: true` the child calls setsid(), so its pid is its group id.
+    this.pgid = child.pid;
+    this.exited = once(child, 'exit').then(([code, signal]) => ({ code, signal }) as LeaderExit);
+  }
+
+  /**
+   * Stops every process of the group: SIGTERM, then SIGKILL after `graceMs` if any is left, and
+   * resolves only once none is left (throws if one survives SIGKILL). Cheap when the group is
+   * already empty; concurrent calls share one attempt.
+   */
+  kill(graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> {
+    this.killing ??= terminateGroup(this.pgid, graceMs).then(
+      () => {
+        live.delete(this);
+      },
+      (error: unknown) => {
+        this.killing = undefined; // let a later call (killAllProcessGroups) try again
+        throw error;
+      },
+    );
+    return this.killing;
+  }
+}
+
+/**
+ * Starts `file args` in a new process group with stdin closed and stdout/stderr piped. Throws when
+ * the process cannot be started (missing program, missing cwd).
+ */
+export async function spawnGroup(file: string, args: string[], options: SpawnGroupOptions): Promise<ProcessGroup> {
+  const child = spawn(file, args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (child.pid === undefined) {
+    const [error] = (await once(child, 'error')) as [Error];
+    throw new Error(`could not start ${file} in ${options.cwd}: ${error.message}`);
+  }
+  installExitHook();
+  const group = new ProcessGroup(child);
+  live.add(group);
+  return group;
+}
+
+/** The group ids of the groups started here that are not yet known to be gone. */
+export function liveProcessGroups(): number[] {
+  return [...live].map((group) => group.pgid);
+}
+
+/** Kills every live group (a worker process calls this on SIGTERM); throws if any survives. */
+export async function killAllProcessGroups(graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> {
+  const results = await Promise.allSettled([...live].map((group) => group.kill(graceMs)));
+  const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
+  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} process group(s) could not be killed`);
+}
+
+/**
+ * Whether any process of the group is still running. kill(2) counts zombies too, and where the
+ * init process does not reap orphans (some containers and VMs) a zombie stays for good and cannot
+ * be signalled away, so on Linux the zombies are looked past in /proc.
+ */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ESRCH') return false;
+    if (code === 'EPERM') return true;
+    throw error;
+  }
+  if (process.platform !== 'linux') return true;
+  return runningMembers(pgid).length > 0;
+}
+
+/** Pids of the group's processes that are not zombies, read from /proc. */
+export function runningMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited between readdir and read
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after the last ')'.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') members.push(Number(entry));
+  }
+  return members;
+}
+
+async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
+  if (!groupAlive(pgid)) return;
+  signalGroup(pgid, 'SIGTERM');
+  // A stopped process acts on SIGTERM only once continued.
+  signalGroup(pgid, 'SIGCONT');
+  if (await waitUntilGone(pgid, graceMs)) return;
+  signalGroup(pgid, 'SIGKILL');
+  if (await waitUntilGone(pgid, SIGKILL_WAIT_MS)) return;
+  throw new Error(
+    `process group ${pgid} is still running after SIGTERM and SIGKILL (pids ${runningMembers(pgid).join(', ')})`,
+  );
+}
+
+async function waitUntilGone(pgid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (!groupAlive(pgid)) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(POLL_MS);
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/**
+ * Detached groups do not die with this process. If it exits with groups still live (an uncaught
+ * exception, process.exit), SIGKILL them: nothing async can run any more, so no grace period.
+ */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const group of live) signalGroup(group.pgid, 'SIGKILL');
+  });
+}

@@ -1,0 +1,315 @@
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local stand-in for the Anthropic Messages API: `POST …/v1/messages` answered with SSE in the
+ * real API's event order (message_start, content_block_start, ping, content_block_delta…,
+ * content_block_stop, message_delta, message_stop). Each request takes the next queued behaviour,
+ * so a test scripts exactly what the client meets: streamed text, tool_use input in partial JSON
+ * chunks, HTTP errors with API-shaped bodies, a connection cut, a stall, an `error` event midway.
+ * It records every request and how its response ended, including a client closing it early.
+ */
+
+export type ServerBlock =
+  | { type: 'text'; text: string; chunks?: number }
+  | {
+      type: 'tool_use';
+      name: string;
+      input: unknown;
+      id?: string;
+      chunks?: number;
+      /** Sent instead of JSON.stringify(input), e.g. to send input that does not parse. */
+      rawJson?: string;
+    };
+
+export interface ServerUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+export interface StreamBehaviour {
+  kind: 'stream';
+  blocks: ServerBlock[];
+  stopReason?: string;
+  usage?: ServerUsage;
+  /** Counted in SSE events written (ping included): cut the TCP connection after this many. */
+  cutAfter?: number;
+  /** Write this many events, then nothing more; the response stays open. */
+  stallAfter?: number;
+  /** Write this many events, then an `error` event, then end the response. */
+  errorAfter?: { events: number; type: string; message: string };
+  /** Pause between events, so a client can act while the stream is running. */
+  eventDelayMs?: number;
+  headers?: Record<string, string>;
+}
+
+export interface HttpErrorBehaviour {
+  kind: 'http_error';
+  status: number;
+  type: string;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+export type Behaviour = StreamBehaviour | HttpErrorBehaviour;
+
+/**
+ * How a response ended: sent whole, cut by the server on purpose, closed by the client before
+ * it was whole, or dropped when the server itself closed.
+ */
+export type Outcome = 'completed' | 'cut' | 'client_closed' | 'server_closed';
+
+export interface RecordedRequest {
+  index: number;
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body. */
+  body: any;
+  receivedAt: number;
+  /** When the response ended (for an error status: when its body was sent). */
+  endedAt?: number;
+  outcome?: Outcome;
+  /** Resolves once the response has ended, with how. */
+  settled: Promise<Outcome>;
+}
+
+type SseEvent = { event: string; data: unknown };
+
+/** Ready-made behaviours. */
+export const reply = {
+  text(text: string, options: Partial<Omit<StreamBehaviour, 'kind' | 'blocks'>> & { chunks?: number } = {}): StreamBehaviour {
+    const { chunks, ...rest } = options;
+    return { kind: 'stream', blocks: [{ type: 'text', text, chunks }], stopReason: 'end_turn', ...rest };
+  },
+  toolUse(
+    name: string,
+    input: unknown,
+    options: Partial<Omit<StreamBehaviour, 'kind' | 'blocks'>> & { chunks?: number; text?: string; id?: string; rawJson?: string } = {},
+  ): StreamBehaviour {
+    const { chunks, text, id, rawJson, ...rest } = options;
+    const blocks: ServerBlock[] = [];
+    if (text !== undefined) blocks.push({ type: 'text', text });
+    blocks.push({ type: 'tool_use', name, input, chunks, id, rawJson });
+    return { kind: 'stream', blocks, stopReason: 'tool_use', ...rest };
+  },
+  stream(blocks: ServerBlock[], options: Partial<Omit<StreamBehaviour, 'kind' | 'blocks'>> = {}): StreamBehaviour {
+    return { kind: 'stream', blocks, stopReason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', ...options };
+  },
+  error(status: number, type: string, message: string, headers?: Record<string, string>): HttpErrorBehaviour {
+    return { kind: 'http_error', status, type, message, headers };
+  },
+};
+
+export class MessagesServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly queue: Behaviour[] = [];
+  private server: Server | undefined;
+  private closing = false;
+  private ids = 0;
+  private baseUrl = '';
+
+  /** Listens on 127.0.0.1 at a free port; returns the base URL (`http://127.0.0.1:PORT`). */
+  async start(): Promise<string> {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        this.answer(req.method ?? '', req.url ?? '', req.headers, Buffer.concat(chunks).toString('utf8'), res).catch((error: unknown) => {
+          // A bug in a behaviour shows up as a broken response, never as a silent hang.
+          res.destroy(error instanceof Error ? error : new Error(String(error)));
+        });
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    this.baseUrl = `http://127.0.0.1:${port}`;
+    return this.baseUrl;
+  }
+
+  get url(): string {
+    if (!this.baseUrl) throw new Error('MessagesServer: call start() first');
+    return this.baseUrl;
+  }
+
+  /** Queues behaviours for the next requests, one each, in order. */
+  enqueue(...behaviours: Behaviour[]): void {
+    this.queue.push(...behaviours);
+  }
+
+  /** Behaviours queued but not yet taken by a request. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Drops every open connection (stalled streams included) and stops listening. */
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.closing = true;
+    this.server = undefined;
+    server.closeAllConnections();
+    await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+  }
+
+  private async answer(method: string, url: string, headers: IncomingHttpHeaders, raw: string, res: ServerResponse): Promise<void> {
+    let resolveSettled!: (outcome: Outcome) => void;
+    const settled = new Promise<Outcome>((resolve) => (resolveSettled = resolve));
+    let body: unknown;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      body = raw;
+    }
+    const record: RecordedRequest = {
+      index: this.requests.length,
+      method,
+      path: url,
+      headers,
+      body,
+      receivedAt: Date.now(),
+      settled,
+    };
+    this.requests.push(record);
+    let cut = false;
+    const finish = (outcome: Outcome): void => {
+      if (record.outcome) return;
+      record.outcome = outcome;
+      record.endedAt = Date.now();
+      resolveSettled(outcome);
+    };
+    res.on('finish', () => finish('completed'));
+    res.on('close', () => finish(cut ? 'cut' : this.closing ? 'server_closed' : 'client_closed'));
+
+    if (method !== 'POST' || !url.split('?')[0]!.endsWith('/v1/messages')) {
+      return sendError(res, { kind: 'http_error', status: 404, type: 'not_found_error', message: `messagesServer serves POST /v1/messages, not ${method} ${url}` });
+    }
+    const behaviour = this.queue.shift();
+    if (!behaviour) {
+      // 400 so the SDK does not retry it: the test fails on its first unscripted request.
+      return sendError(res, { kind: 'http_error', status: 400, type: 'invalid_request_error', message: `messagesServer: no behaviour queued for request ${record.index}` });
+    }
+    if (behaviour.kind === 'http_error') return sendError(res, behaviour);
+
+    const model = typeof (body as { model?: unknown })?.model === 'string' ? (body as { model: string }).model : 'unknown';
+    const events = this.sseEvents(behaviour, model);
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'request-id': `req_local_${record.index}`,
+      ...behaviour.headers,
+    });
+    const stopAt = behaviour.cutAfter ?? behaviour.stallAfter ?? behaviour.errorAfter?.events ?? events.length;
+    for (let i = 0; i < Math.min(stopAt, events.length); i += 1) {
+      if (res.destroyed) return;
+      if (behaviour.eventDelayMs && i > 0) await new Promise((resolve) => setTimeout(resolve, behaviour.eventDelayMs));
+      if (res.destroyed) return;
+      await write(res, sse(events[i]!));
+    }
+    if (res.destroyed) return;
+    if (behaviour.cutAfter !== undefined) {
+      cut = true;
+      res.socket?.destroy();
+      return;
+    }
+    if (behaviour.stallAfter !== undefined) return;
+    if (behaviour.errorAfter) {
+      const { type, message } = behaviour.errorAfter;
+      await write(res, sse({ event: 'error', data: { type: 'error', error: { type, message } } }));
+    }
+    res.end();
+  }
+
+  private sseEvents(behaviour: StreamBehaviour, model: string): SseEvent[] {
+    const usage = behaviour.usage ?? {};
+    const events: SseEvent[] = [
+      {
+        event: 'message_start',
+        data: {
+          type: 'message_start',
+          message: {
+            id: `msg_local_${++this.ids}`,
+            type: 'message',
+            role: 'assistant',
+            model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: {
+              input_tokens: usage.input_tokens ?? 10,
+              cache_creation_input_tokens: usage.cache_creation_input_tokens === undefined ? 0 : usage.cache_creation_input_tokens,
+              cache_read_input_tokens: usage.cache_read_input_tokens === undefined ? 0 : usage.cache_read_input_tokens,
+              output_tokens: 1,
+            },
+          },
+        },
+      },
+    ];
+    behaviour.blocks.forEach((block, index) => {
+      if (block.type === 'text') {
+        events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
+        if (index === 0) events.push({ event: 'ping', data: { type: 'ping' } });
+        for (const piece of split(block.text, block.chunks ?? 1)) {
+          events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } } });
+        }
+      } else {
+        const id = block.id ?? `toolu_local_${++this.ids}`;
+        events.push({
+          event: 'content_block_start',
+          data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: block.name, input: {} } },
+        });
+        if (index === 0) events.push({ event: 'ping', data: { type: 'ping' } });
+        const json = block.rawJson ?? JSON.stringify(block.input);
+        for (const piece of split(json, block.chunks ?? 1)) {
+          events.push({
+            event: 'content_block_delta',
+            data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } },
+          });
+        }
+      }
+      events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+    });
+    events.push({
+      event: 'message_delta',
+      data: {
+        type: 'message_delta',
+        delta: { stop_reason: behaviour.stopReason ?? 'end_turn', stop_sequence: null },
+        usage: { output_tokens: usage.output_tokens ?? 5 },
+      },
+    });
+    events.push({ event: 'message_stop', data: { type: 'message_stop' } });
+    return events;
+  }
+}
+
+function sendError(res: ServerResponse, behaviour: HttpErrorBehaviour): void {
+  res.writeHead(behaviour.status, { 'content-type': 'application/json', 'request-id': 'req_local_error', ...behaviour.headers });
+  res.end(JSON.stringify({ type: 'error', error: { type: behaviour.type, message: behaviour.message }, request_id: 'req_local_error' }));
+}
+
+function sse(event: SseEvent): string {
+  return `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
+/** Resolves once the chunk is handed to the socket, so a cut after it cannot drop it. */
+function write(res: ServerResponse, chunk: string): Promise<void> {
+  return new Promise((resolve) => {
+    res.write(chunk, () => resolve());
+  });
+}
+
+/** `text` in `n` consecutive pieces of near-equal length (fewer when the text is shorter). */
+function split(text: string, n: number): string[] {
+  const count = Math.max(0, Math.min(n, text.length));
+  const pieces: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    pieces.push(text.slice(Math.floor((i * text.length) / count), Math.floor(((i + 1) * text.length) / count)));
+  }
+  return pieces;
+}

@@ -1,0 +1,50 @@
+import { execFileSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface ProcessRow {
+  pid: number;
+  pgid: number;
+  stat: string;
+  args: string;
+}
+
+/**
+ * Running processes whose command line contains `marker`, from `ps -eo pid,pgid,stat,args`.
+ * Zombies are left out: they run nothing, and where init does not reap orphans they never leave.
+ */
+export function processesMatching(marker: string): ProcessRow[] {
+  const table = execFileSync('ps', ['-eo', 'pid=,pgid=,stat=,args='], { encoding: 'utf8' });
+  return table
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map(([, pid, pgid, stat, args]) => ({ pid: Number(pid), pgid: Number(pgid), stat: stat!, args: args! }))
+    .filter((row) => !row.stat.startsWith('Z') && !row.stat.startsWith('X') && row.args.includes(marker));
+}
+
+/**
+ * Polls until every marker shows in a running process. The deadline is a safety net for a slow
+ * machine, not a measure of speed; past it the test fails naming the markers that never showed.
+ */
+export async function waitForProcesses(markers: string[], deadlineMs = 30_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const missing = markers.filter((marker) => processesMatching(marker).length === 0);
+    if (missing.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`processes never started: ${missing.join(', ')}`);
+    await sleep(50);
+  }
+}
+
+/**
+ * Polls until no running process shows `marker`, and returns what is left at the deadline (empty
+ * when all went). The deadline is a safety net, not an assertion on speed.
+ */
+export async function waitForNoProcess(marker: string, deadlineMs = 30_000): Promise<ProcessRow[]> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const left = processesMatching(marker);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await sleep(50);
+  }
+}
