@@ -5,7 +5,7 @@ import { packageRoot } from '../../shared/runtime/compiledEntry.js';
 
 /**
  * Makes the demo's sample repository: a small TypeScript library with tests, committed in a
- * fresh git repo at `dir`. Its one dev dependency, typescript, is linked from orca's own install
+ * fresh git repo at `dir`. Its dev dependencies, typescript and @types/node, are linked from orca's own install
  * so `npm test` works offline.
  */
 export function createSampleRepo(dir: string): { dir: string; base: string } {
@@ -26,6 +26,8 @@ export function createSampleRepo(dir: string): { dir: string; base: string } {
 function linkTypescript(dir: string, orcaRoot: string): void {
   const modules = path.join(dir, 'node_modules');
   mkdirSync(path.join(modules, '.bin'), { recursive: true });
+  mkdirSync(path.join(modules, '@types'), { recursive: true });
   symlinkSync(path.join(orcaRoot, 'node_modules', 'typescript'), path.join(modules, 'typescript'), 'dir');
+  symlinkSync(path.join(orcaRoot, 'node_modules', '@types', 'node'), path.join(modules, '@types', 'node'), 'dir');
   symlinkSync('../typescript/bin/tsc', path.join(modules, '.bin', 'tsc'));
 }
