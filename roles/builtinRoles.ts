@@ -1,11 +1,4 @@
 import { readFileSync } from 'node:fs';
-import {
-  CoordinatorOutputSchema,
-  ExploreOutputSchema,
-  PlanOutputSchema,
-  VerificationOutputSchema,
-  WorkerOutputSchema,
-} from './outputs.js';
 import type { RoleDefinition } from './role.js';
 
 function prompt(name: string): string {
@@ -24,7 +17,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     tools: ['Read', 'Glob', 'Grep'],
     mode: 'read-only',
     limits: { maxTurns: 12 },
-    output: CoordinatorOutputSchema,
+    output: 'coordinator',
     writes: false,
     sandbox: true,
     source: 'builtin',
@@ -36,7 +29,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     tools: READ_TOOLS,
     mode: 'read-only',
     limits: { maxTurns: 40 },
-    output: ExploreOutputSchema,
+    output: 'explore',
     writes: false,
     sandbox: true,
     source: 'builtin',
@@ -48,7 +41,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     tools: READ_TOOLS,
     mode: 'read-only',
     limits: { maxTurns: 30 },
-    output: PlanOutputSchema,
+    output: 'plan',
     writes: false,
     sandbox: true,
     source: 'builtin',
@@ -60,7 +53,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     tools: [...READ_TOOLS, 'Edit', 'Write', ...TASK_TOOLS],
     mode: 'full-access',
     limits: { maxTurns: 80 },
-    output: WorkerOutputSchema,
+    output: 'worker',
     writes: true,
     sandbox: true,
     source: 'builtin',
@@ -72,7 +65,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     tools: [...READ_TOOLS, ...TASK_TOOLS],
     mode: 'full-access',
     limits: { maxTurns: 60 },
-    output: VerificationOutputSchema,
+    output: 'verification',
     writes: false,
     sandbox: true,
     source: 'builtin',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { OutputKind } from '../shared/queue/agentJob.js';
 
 /**
  * What each role hands back: the input of its `Report` tool (../shared/INTERFACES.md, "Role
@@ -58,3 +59,15 @@ export type PlanOutput = z.infer<typeof PlanOutputSchema>;
 export type WorkerOutput = z.infer<typeof WorkerOutputSchema>;
 export type VerificationOutput = z.infer<typeof VerificationOutputSchema>;
 export type CoordinatorOutput = z.infer<typeof CoordinatorOutputSchema>;
+
+const SCHEMAS: Record<OutputKind, z.ZodType> = {
+  coordinator: CoordinatorOutputSchema,
+  explore: ExploreOutputSchema,
+  plan: PlanOutputSchema,
+  worker: WorkerOutputSchema,
+  verification: VerificationOutputSchema,
+};
+
+export function outputSchema(kind: OutputKind): z.ZodType {
+  return SCHEMAS[kind];
+}

@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 import type { AgentLimits } from '../shared/agent/limits.js';
 import type { PermissionMode } from '../shared/permissions/mode.js';
+import type { OutputKind } from '../shared/queue/agentJob.js';
 
 /**
  * A role is data: what the agent is told, which tools it may call, the permission mode it runs
@@ -18,7 +18,8 @@ export interface RoleDefinition {
   /** A model id for this role; unset uses the run's model. */
   model?: string;
   limits: Partial<AgentLimits>;
-  output: z.ZodType;
+  /** Which Report schema the role must satisfy (roles/outputs.ts). */
+  output: OutputKind;
   /** Writing roles get a worktree and a branch of their own; read-only ones read the base commit. */
   writes: boolean;
   /** Run Bash inside the bwrap sandbox when it is available. */

@@ -9,6 +9,7 @@ import { createModel } from '../../shared/model/createModel.js';
 import { loadScriptFile } from '../../shared/model/scriptFile.js';
 import { toolsNamed } from '../../shared/tools/catalog.js';
 import { builtinRole } from '../../roles/builtinRoles.js';
+import { outputSchema } from '../../roles/outputs.js';
 import { eventLine } from '../eventLine.js';
 import { createSampleRepo } from './sampleRepo.js';
 
@@ -30,7 +31,7 @@ async function main(): Promise<number> {
     model: createModel({ script, identity: { role: role.name, prompt: TASK } }),
     systemPrompt: role.prompt,
     tools: toolsNamed(role.tools.filter((name) => ['Read', 'Edit', 'Write', 'Glob', 'Grep', 'Bash'].includes(name))),
-    outputSchema: role.output,
+    outputSchema: outputSchema(role.output),
     workspaceRoot: repo.dir,
     sessionDir: path.join(work, 'session'),
     mode: role.mode,

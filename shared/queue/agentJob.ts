@@ -15,6 +15,7 @@ const Slug = z.string().refine(isSlug, 'must be 1-64 characters from A-Z a-z 0-9
 const Sha = z.string().regex(/^[0-9a-f]{40}$/, 'must be a full 40-character commit sha');
 
 export const OUTPUT_KINDS = ['coordinator', 'explore', 'plan', 'worker', 'verification'] as const;
+export type OutputKind = (typeof OUTPUT_KINDS)[number];
 
 /** A role as data, serialisable: its output schema is named, not shipped. */
 export const RoleSpecSchema = z.object({

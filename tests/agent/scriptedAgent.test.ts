@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { builtinRole } from '../../roles/builtinRoles.js';
+import { outputSchema } from '../../roles/outputs.js';
 import { runSession } from '../../shared/agent/query.js';
 import { AgentSession } from '../../shared/agent/session.js';
 import type { AgentEvent } from '../../shared/events/agentEvent.js';
@@ -26,7 +27,7 @@ describe('one scripted agent through the loop on a sample repository', () => {
       model: createModel({ script: await loadScriptFile(SCRIPT), identity: { role: role.name, prompt } }),
       systemPrompt: role.prompt,
       tools: toolsNamed(['Read', 'Edit', 'Write', 'Glob', 'Grep', 'Bash']),
-      outputSchema: role.output,
+      outputSchema: outputSchema(role.output),
       workspaceRoot: repo.dir,
       sessionDir: path.join(work, 'session'),
       mode: role.mode,

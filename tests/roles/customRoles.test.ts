@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { loadCustomRoles } from '../../roles/customRoles.js';
+import { findRole } from '../../roles/roleCatalog.js';
+import { writeFiles } from '../support/gitRepo.js';
+import { tempDir } from '../support/tempDir.js';
+
+const TOOLS = ['Read', 'Edit', 'Write', 'Glob', 'Grep', 'Bash', 'Skill', 'TaskCreate', 'TaskUpdate', 'TaskList'];
+
+describe('custom roles from .claude/agents/*.md', () => {
+  it("reads Claude Code's format: tools as a comma list, model alias, permission mode, max turns", () => {
+    const repo = tempDir();
+    writeFiles(repo, {
+      '.claude/agents/reviewer.md': [
+        '---',
+        'name: reviewer',
+        'description: Reviews a diff for security problems.',
+        'tools: Read, Grep, Glob, WebFetch',
+        'model: haiku',
+        'permissionMode: plan',
+        'maxTurns: 7',
+        '---',
+        'You review code for security problems. Report findings with path:line.',
+      ].join('\n'),
+      '.claude/agents/fixer.md': [
+        '---',
+        'name: fixer',
+        'description: Fixes lint errors.',
+        'tools:',
+        '  - Read',
+        '  - Edit',
+        '  - Bash',
+        'disallowedTools: Bash',
+        '---',
+        'Fix the lint errors you are given.',
+      ].join('\n'),
+    });
+    const { roles, warnings } = loadCustomRoles(repo, TOOLS);
+    const reviewer = roles.find((r) => r.name === 'reviewer')!;
+    expect(reviewer).toMatchObject({
+      tools: ['Read', 'Grep', 'Glob'],
+      mode: 'read-only',
+      model: 'claude-haiku-4-5',
+      limits: { maxTurns: 7 },
+      writes: false,
+      output: 'explore',
+    });
+    expect(reviewer.prompt).toContain('security problems');
+    expect(warnings).toEqual([expect.stringMatching(/reviewer\.md: tools orca does not have were left out: WebFetch/)]);
+    const fixer = roles.find((r) => r.name === 'fixer')!;
+    expect(fixer).toMatchObject({ tools: ['Read', 'Edit'], mode: 'workspace-write', writes: true, output: 'worker' });
+  });
+
+  it('skips a malformed file with a warning naming it, and keeps the others', () => {
+    const repo = tempDir();
+    writeFiles(repo, {
+      '.claude/agents/bad-yaml.md': '---\nname: [unclosed\n---\nbody',
+      '.claude/agents/no-desc.md': '---\nname: nodesc\n---\nbody',
+      '.claude/agents/worker.md': '---\nname: worker\ndescription: shadows a builtin\n---\nbody',
+      '.claude/agents/good.md': '---\nname: good\ndescription: fine\n---\nDo good work.',
+    });
+    const { roles, warnings } = loadCustomRoles(repo, TOOLS);
+    expect(roles.map((r) => r.name)).toEqual(['good']);
+    expect(warnings.some((w) => w.includes('bad-yaml.md: skipped'))).toBe(true);
+    expect(warnings.some((w) => w.includes('no-desc.md: skipped') && w.includes('description'))).toBe(true);
+    expect(warnings.some((w) => w.includes('worker.md: skipped, a role named worker already exists'))).toBe(true);
+  });
+
+  it('finds built-in and custom roles by name, and names the choices for an unknown one', () => {
+    const repo = tempDir();
+    writeFiles(repo, { '.claude/agents/good.md': '---\nname: good\ndescription: fine\n---\nDo good work.' });
+    expect(findRole(repo, 'explore').role.mode).toBe('read-only');
+    expect(findRole(repo, 'good').role.source).toMatch(/good\.md$/);
+    expect(() => findRole(repo, 'nope')).toThrow(/unknown role "nope": the roles are coordinator, explore, plan, worker, verification, good/);
+  });
+});
