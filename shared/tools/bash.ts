@@ -1,3 +1,4 @@
+import { bashLevel, isReadOnlyBash } from '../permissions/bashLevel.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
@@ -65,9 +66,9 @@ export function makeBashTool(options: BashToolOptions = {}) {
     name: BASH_TOOL,
     description: loadDescription(import.meta.url, './bash.txt'),
     input: BashInputSchema,
-    // Plain values for now: the permissions layer will derive both from an analysis of the command.
-    level: 'full-access',
-    readOnly: false,
+    // Judged from the parsed command: `git log | head` needs only read-only, `ls && rm x` needs full access.
+    level: (input) => bashLevel(input.command),
+    readOnly: (input) => isReadOnlyBash(input.command),
     resultLimit: DEFAULT_RESULT_LIMIT,
     validate(input, ctx) {
       const max = ctx.shell.maxTimeoutMs;

@@ -53,7 +53,7 @@ export interface ToolPipelineSlots {
   permission(call: CheckedCall, pre: PreToolUseOutcome, ctx: ToolContext): Promise<PermissionOutcome>;
   postToolUse(call: CheckedCall, output: ToolOutput, ctx: ToolContext): Promise<PostToolUseOutcome>;
   postToolUseFailure(call: CheckedCall, error: string, ctx: ToolContext): Promise<PostToolUseOutcome>;
-  /** Last look at the text before it reaches the model (the untrusted-content wrapper). */
+  /** Last look at a tool's output before it reaches the model (the untrusted-content wrapper). */
   present?(call: CheckedCall, content: string, ctx: ToolContext): string;
 }
 
@@ -103,7 +103,7 @@ export async function runToolCall(
   let stop: string | undefined;
 
   const finish = (content: string, isError: boolean, extra: { tool?: AnyTool; checked?: CheckedCall; output?: ToolOutput } = {}): ToolRunResult => {
-    const presented = extra.checked && slots.present ? slots.present(extra.checked, content, ctx) : content;
+    const presented = content;
     const budget = applyResultBudget(presented, {
       limit: extra.tool?.resultLimit,
       sessionDir: ctx.session.dir,
@@ -181,7 +181,10 @@ export async function runToolCall(
   const post = await slots.postToolUse(checked, output, ctx);
   additionalContext.push(...(post.additionalContext ?? []));
   stop ??= post.stop;
-  return finish(withFeedback(output.content, post.feedback), false, { tool, checked, output });
+  // Only the tool's own output is outside text to be marked as data; the host's refusals and a
+  // project hook's feedback are not, so they are added after the wrapper.
+  const shown = slots.present ? slots.present(checked, output.content, ctx) : output.content;
+  return finish(withFeedback(shown, post.feedback), false, { tool, checked, output });
 }
 
 function failureMessage(tool: AnyTool, error: unknown, ctx: ToolContext): string {

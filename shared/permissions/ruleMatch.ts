@@ -1,0 +1,92 @@
+import { pathPatternMatches, type PathAnchors } from './pathPattern.js';
+import type { PermissionRule } from './rule.js';
+
+/** Tools a `Read(…)` rule governs, and tools an `Edit(…)` rule governs (Write among them). */
+export const READ_TOOLS = new Set(['Read', 'Grep', 'Glob', 'LS', 'NotebookRead']);
+export const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
+
+/** What a rule's specifier is compared with, for one call (or one part of a Bash call). */
+export type RuleSubject =
+  /** One simple command: as written and with wrappers such as `timeout 5` stripped. */
+  | { kind: 'command'; texts: string[] }
+  /** A file the call touches: the path as given and where it really leads, both absolute. */
+  | { kind: 'path'; paths: string[] }
+  /** A tool whose input has one field rules name (Skill's `skill`). */
+  | { kind: 'value'; value: string }
+  /** A tool whose calls have nothing a specifier could name. */
+  | { kind: 'none' };
+
+/** Whether a rule naming `ruleTool` is about `toolName`: by name, or by family for Read and Edit rules. */
+export function ruleAppliesTo(ruleTool: string, toolName: string): boolean {
+  if (ruleTool === toolName) return true;
+  if (ruleTool === 'Read') return READ_TOOLS.has(toolName);
+  if (ruleTool === 'Edit') return EDIT_TOOLS.has(toolName);
+  return false;
+}
+
+/**
+ * Whether an applicable rule covers the subject. A bare rule covers every call of its tool. A
+ * specifier rule on a tool with nothing to compare returns 'unclear': the caller decides which
+ * way that fails (a deny or ask rule then counts as matching).
+ */
+export function ruleCovers(rule: PermissionRule, subject: RuleSubject, anchors: PathAnchors): boolean | 'unclear' {
+  const specifier = rule.specifier;
+  if (specifier === undefined) return true;
+  switch (subject.kind) {
+    case 'command':
+      return subject.texts.some((text) => commandPatternMatches(specifier, text));
+    case 'path':
+      return subject.paths.some((file) => pathPatternMatches(specifier, file, anchors));
+    case 'value':
+      return wildcardMatches(specifier, subject.value);
+    case 'none':
+      return 'unclear';
+  }
+}
+
+/** A rule that names what it allows, rather than a whole tool: only these unlock destructive commands and guarded paths. */
+export function namesItsTarget(rule: PermissionRule): boolean {
+  return rule.specifier !== undefined;
+}
+
+/**
+ * Bash specifiers: `npm test:*` is a prefix (the command, or the command followed by a space
+ * and anything); with `*` elsewhere it is a wildcard, and a single trailing ` *` may match
+ * nothing (`git push *` covers `git push`); without `*` the command must be exactly that.
+ */
+export function commandPatternMatches(specifier: string, command: string): boolean {
+  const spec = specifier.replace(/\s+/g, ' ').trim();
+  const text = command.trim();
+  if (spec.endsWith(':*') && !hasWildcard(spec.slice(0, -2))) {
+    const prefix = spec.slice(0, -2);
+    return text === prefix || text.startsWith(`${prefix} `);
+  }
+  return wildcardMatches(spec, text);
+}
+
+function wildcardMatches(specifier: string, value: string): boolean {
+  if (!hasWildcard(specifier)) return value === specifier.replace(/\\\*/g, '*');
+  return wildcardRegex(specifier).test(value);
+}
+
+function hasWildcard(text: string): boolean {
+  return /(^|[^\\])\*/.test(text);
+}
+
+const regexes = new Map<string, RegExp>();
+
+function wildcardRegex(specifier: string): RegExp {
+  let regex = regexes.get(specifier);
+  if (!regex) {
+    const pieces = specifier.split(/(?<!\\)\*/).map((piece) => escapeRegex(piece.replace(/\\\*/g, '*')));
+    const optionalTail = pieces.length === 2 && pieces[1] === '' && specifier.endsWith(' *');
+    const body = optionalTail ? `${pieces[0]!.slice(0, -1)}( [\\s\\S]*)?` : pieces.join('[\\s\\S]*');
+    regex = new RegExp(`^${body}$`);
+    regexes.set(specifier, regex);
+  }
+  return regex;
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
