@@ -1,3 +1,4 @@
+import { agentShellEnv } from '../agent/secretRedaction.js';
 import { bashLevel, isReadOnlyBash } from '../permissions/bashLevel.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -92,7 +93,8 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
   const cwd = ctx.workspace.root;
   const { file, args } = ctx.shell.wrap?.(input.command, cwd) ?? { file: 'bash', args: ['-c', input.command] };
 
-  const group = await spawnGroup(file, args, { cwd, env: { ...process.env, ...ctx.shell.env } });
+  // The model's commands never see orca's own credentials (ANTHROPIC_API_KEY and the like).
+  const group = await spawnGroup(file, args, { cwd, env: { ...agentShellEnv(), ...ctx.shell.env } });
   const stem = path.join(ctx.session.dir, 'bash-output', `${Date.now()}-${randomBytes(4).toString('hex')}`);
   const stdout = new OutputCapture(group.child.stdout, `${stem}.stdout.txt`, limits);
   const stderr = new OutputCapture(group.child.stderr, `${stem}.stderr.txt`, limits);
