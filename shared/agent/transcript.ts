@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { AgentEvent } from '../events/agentEvent.js';
-import { SecretRedactor } from './secretRedaction.js';
+import { SecretRedactor } from '../runtime/secretRedaction.js';
 
 /**
  * An agent's transcript: one JSON line per event (streamed text deltas left out, since each

@@ -1,4 +1,4 @@
-import { agentShellEnv } from '../agent/secretRedaction.js';
+import { agentShellEnv } from '../runtime/secretRedaction.js';
 import { bashLevel, isReadOnlyBash } from '../permissions/bashLevel.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentShellEnv, SecretRedactor } from '../../shared/agent/secretRedaction.js';
+import { agentShellEnv, SecretRedactor } from '../../shared/runtime/secretRedaction.js';
 import { Transcript } from '../../shared/agent/transcript.js';
 import { stamp } from '../../shared/events/agentEvent.js';
 import { tempDir } from '../support/tempDir.js';
