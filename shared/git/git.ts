@@ -45,3 +45,12 @@ export async function branchExists(repo: string, branch: string): Promise<boolea
   const out = await gitAt(repo).raw(['branch', '--list', branch]);
   return out.trim().length > 0;
 }
+
+/** How many commits `branch` has that `base` does not. */
+export async function commitsAhead(repo: string, base: string, branch: string): Promise<number> {
+  return Number((await gitAt(repo).raw(['rev-list', '--count', `${base}..${branch}`])).trim());
+}
+
+export async function deleteBranch(repo: string, branch: string): Promise<void> {
+  await gitAt(repo).raw(['branch', '--quiet', '-D', branch]);
+}

@@ -34,6 +34,24 @@ export async function addWorktree(spec: WorktreeSpec): Promise<string> {
   return base;
 }
 
+/**
+ * A detached checkout of `base` shared by every read-only agent that needs that commit: made
+ * once, then reused. Read-only agents need no worktree of their own.
+ */
+export async function ensureView(repo: string, dir: string, base: string): Promise<string> {
+  const commit = await resolveCommit(repo, base);
+  mkdirSync(path.dirname(dir), { recursive: true });
+  await withRepoLock(repo, async () => {
+    if (existsSync(dir)) {
+      const head = (await gitAt(dir).raw(['rev-parse', 'HEAD'])).trim();
+      if (head !== commit) throw new Error(`the view ${dir} is at ${head}, not at ${commit}; remove it with orca clean.`);
+      return;
+    }
+    await gitAt(repo).raw(['worktree', 'add', '--quiet', '--detach', dir, commit]);
+  });
+  return commit;
+}
+
 /** Checks out an existing branch in a new worktree (a retry continuing a dead attempt's commits). */
 export async function addWorktreeForBranch(repo: string, dir: string, branch: string): Promise<string> {
   mkdirSync(path.dirname(dir), { recursive: true });

@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { gitAt, resolveCommit } from './git.js';
+
+/** A stable folder name for a remote: readable tail plus a hash of the whole URL. */
+export function remoteKey(remote: string): string {
+  const tail = remote.replace(/\.git$/, '').split(/[/:]/).filter(Boolean).pop() ?? 'repo';
+  const safe = tail.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
+  return `${safe}-${createHash('sha256').update(remote).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * A worker's own clone of a remote (bare: it only hosts worktrees), kept under ORCA_HOME and
+ * fetched until it has `base`. One process at a time creates or fetches it.
+ */
+export async function ensureClone(remote: string, dir: string, base: string): Promise<string> {
+  mkdirSync(path.dirname(dir), { recursive: true });
+  const release = await lockfile.lock(path.dirname(dir), {
+    lockfilePath: `${dir}.lock`,
+    stale: 60_000,
+    update: 10_000,
+    retries: { retries: 1_200, factor: 1.2, minTimeout: 20, maxTimeout: 500 },
+  });
+  try {
+    if (!existsSync(dir)) await gitAt(path.dirname(dir)).raw(['clone', '--quiet', '--bare', remote, dir]);
+    if (!(await hasCommit(dir, base))) {
+      // Into remote-tracking refs: a task branch may be checked out in one of this clone's worktrees.
+      await gitAt(dir).raw(['fetch', '--quiet', 'origin', '+refs/heads/*:refs/remotes/origin/*']);
+      if (!(await hasCommit(dir, base))) await gitAt(dir).raw(['fetch', '--quiet', 'origin', base]);
+    }
+    await resolveCommit(dir, base);
+    return dir;
+  } finally {
+    await release();
+  }
+}
+
+async function hasCommit(repo: string, sha: string): Promise<boolean> {
+  const out = await gitAt(repo).raw(['cat-file', '-t', sha]).catch((error: unknown) => {
+    // `cat-file -t` fails when the object is missing: that is an answer, not an error.
+    if (error instanceof Error && /(could not get object info|Not a valid object name|bad file)/i.test(error.message)) return '';
+    throw error;
+  });
+  return out.trim() === 'commit';
+}
+
+/** Pushes a task branch back to the remote the job came from (a forced update of that branch only). */
+export async function pushBranch(repo: string, branch: string): Promise<void> {
+  await gitAt(repo).raw(['push', '--quiet', '--force', 'origin', `refs/heads/${branch}:refs/heads/${branch}`]);
+}

@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, realpathSync, statSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import type { HookContext } from '../shared/hooks/hookContext.js';
+import { runHooks } from '../shared/hooks/hookRunner.js';
+import type { HooksConfig } from '../shared/hooks/hooksConfig.js';
+import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/git/git.js';
+import { ensureClone, pushBranch, remoteKey } from '../shared/git/remoteClone.js';
+import { addWorktree, addWorktreeForBranch, ensureView, removeWorktree } from '../shared/git/worktree.js';
+import type { AgentJob } from '../shared/queue/agentJob.js';
+import type { OrcaHome } from '../shared/runtime/orcaHome.js';
+
+/** Where one job's agent works, and how to put it away afterwards. */
+export interface JobWorkspace {
+  /** The repository the worktree belongs to: the user's repo, or this worker's clone of the remote. */
+  repo: string;
+  /** The agent's workspace root. */
+  dir: string;
+  kind: 'worktree' | 'view';
+  branch?: string;
+  /** The commit the agent starts from: the task's base, or a dead attempt's last commit. */
+  start: string;
+  /** Paths orca linked into the worktree, kept out of the agent's commit. */
+  linked: string[];
+  /** Set when the job came through a remote: the branch is pushed back there. */
+  remote?: string;
+}
+
+/**
+ * Prepares the workspace for a job. A writing role gets `git worktree add -b orca/<run>/<task>`
+ * at the base the coordinator named; if a dead attempt left the branch behind, the new attempt
+ * starts from that branch's last commit (complete work), never from the dead one's half-written
+ * tree, which is discarded. A read-only role gets a shared detached view of the base commit.
+ */
+export async function prepareWorkspace(
+  job: AgentJob,
+  home: OrcaHome,
+  hooks: { config: HooksConfig; context: (dir: string) => HookContext },
+): Promise<JobWorkspace> {
+  const remote = job.repo.remote;
+  const repo = remote ? await ensureClone(remote, home.clone(remoteKey(remote)), job.base) : realpathSync(job.repo.path!);
+  await resolveCommit(repo, job.base);
+
+  if (!job.role.writes) {
+    const dir = home.view(repoKeyOf(repo), job.base);
+    const start = await ensureView(repo, dir, job.base);
+    return { repo, dir, kind: 'view', start, linked: [], remote };
+  }
+
+  const branch = job.branch ?? `orca/${job.run_id}/${job.task_id}`;
+  const dir = home.worktree(job.run_id, job.task_id);
+  // A dead attempt's tree is never reused: whatever it half-wrote is gone with it.
+  if (existsSync(dir)) await removeWorktree(repo, dir);
+
+  const hook = await runHooks(hooks.config, 'WorktreeCreate', { name: `${job.run_id}/${job.task_id}` }, hooks.context(repo));
+  if (hook.blocked) throw new Error(`a WorktreeCreate hook refused the worktree: ${hook.reason ?? 'no reason given'}`);
+
+  let start: string;
+  if (hook.worktreePath) {
+    start = await adoptHookWorktree(hook.worktreePath, job.base);
+    return { repo, dir: realpathSync(hook.worktreePath), kind: 'worktree', branch: undefined, start, linked: [], remote };
+  }
+  const previous = await previousAttempt(repo, branch, job.base, Boolean(remote));
+  if (previous) {
+    start = await addWorktreeForBranch(repo, dir, branch);
+  } else {
+    start = await addWorktree({ repo, dir, base: job.base, branch });
+  }
+  const linked = linkDependencies(repo, dir);
+  return { repo, dir, kind: 'worktree', branch, start, linked, remote };
+}
+
+/**
+ * Whether a dead attempt left commits on the task branch. A branch with none is deleted so the
+ * new attempt starts cleanly from the base. For a remote, the branch it pushed counts.
+ */
+async function previousAttempt(repo: string, branch: string, base: string, remote: boolean): Promise<boolean> {
+  if (remote) {
+    const tracking = `refs/remotes/origin/${branch}`;
+    const pushed = (await gitAt(repo).raw(['for-each-ref', '--format=%(objectname)', tracking])).trim();
+    if (pushed && (await commitsAhead(repo, base, pushed)) > 0) {
+      await gitAt(repo).raw(['branch', '--quiet', '--force', branch, pushed]);
+      return true;
+    }
+  }
+  if (!(await branchExists(repo, branch))) return false;
+  if ((await commitsAhead(repo, base, branch)) > 0) return true;
+  await deleteBranch(repo, branch);
+  return false;
+}
+
+async function adoptHookWorktree(dir: string, base: string): Promise<string> {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`the WorktreeCreate hook named ${dir}, which is not a folder`);
+  const head = (await gitAt(dir).raw(['rev-parse', 'HEAD'])).trim();
+  if (head !== base) throw new Error(`the WorktreeCreate hook's worktree ${dir} is at ${head}, not at the task's base ${base}`);
+  return head;
+}
+
+/**
+ * A fresh worktree has no installed dependencies. When the repository has a `node_modules`,
+ * link it in so the agent can build and test; the link is kept out of its commit.
+ */
+function linkDependencies(repo: string, dir: string): string[] {
+  const linked: string[] = [];
+  for (const name of ['node_modules']) {
+    const source = path.join(repo, name);
+    const target = path.join(dir, name);
+    if (existsSync(source) && !lstatExists(target)) {
+      symlinkSync(source, target, 'dir');
+      linked.push(name);
+    }
+  }
+  return linked;
+}
+
+function lstatExists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function repoKeyOf(repo: string): string {
+  return `${path.basename(repo).replace(/[^A-Za-z0-9._-]/g, '_')}-${createHash('sha256').update(repo).digest('hex').slice(0, 12)}`;
+}
+
+/** After the agent: a worktree without changes is removed; one with a commit stays for the merge. */
+export async function releaseWorkspace(
+  workspace: JobWorkspace,
+  outcome: { committed: boolean; keep: boolean },
+  hooks: { config: HooksConfig; context: (dir: string) => HookContext },
+): Promise<void> {
+  if (workspace.kind !== 'worktree') return;
+  if (workspace.remote && workspace.branch && outcome.committed) await pushBranch(workspace.repo, workspace.branch);
+  if (outcome.committed || outcome.keep) return;
+  await runHooks(hooks.config, 'WorktreeRemove', { worktree_path: workspace.dir }, hooks.context(workspace.repo));
+  await removeWorktree(workspace.repo, workspace.dir);
+  if (workspace.branch && (await branchExists(workspace.repo, workspace.branch)) && (await commitsAhead(workspace.repo, workspace.start, workspace.branch)) === 0) {
+    await deleteBranch(workspace.repo, workspace.branch);
+  }
+}
