@@ -1,0 +1,34 @@
+import { resultFileOf } from './resultArchive.js';
+import { bashOutcome, describeInput, failed, type ToolCall } from './toolCalls.js';
+
+/**
+ * Level 3, microcompact: the results of old Read, Bash, Grep, Glob, Edit and Write calls (all but
+ * the most recent `keep` of them) become a one-line placeholder that keeps the tool, its input,
+ * how it ended and a path holding the whole result. The tool_use stays, so the pairing the API
+ * requires and the record of what was done both survive; only the bulk goes. (The assembler
+ * leaves alone a result already shorter than its placeholder.)
+ */
+export const MICROCOMPACT_TOOLS = new Set(['Read', 'Bash', 'Grep', 'Glob', 'Edit', 'Write']);
+
+export function findClearable(
+  calls: readonly ToolCall[],
+  options: { keep: number; skip: (call: ToolCall) => boolean },
+): ToolCall[] {
+  const eligible = calls.filter((call) => MICROCOMPACT_TOOLS.has(call.name) && call.result !== undefined && !options.skip(call));
+  return options.keep > 0 ? eligible.slice(0, -options.keep) : eligible;
+}
+
+export function placeholderFor(call: ToolCall, root: string, sessionDir: string): string {
+  const what = `${call.name} ${describeInput(call, root)}`;
+  const status = failed(call) ? 'failed' : 'succeeded';
+  if (call.name === 'Read') {
+    return `[Old result cleared from the context to save space: ${what} ${status}. Read the file again if you need it; it may have changed since.]`;
+  }
+  if (call.name === 'Edit' || call.name === 'Write') {
+    return `[Old result cleared from the context to save space: ${what} ${status}.]`;
+  }
+  const bash = bashOutcome(call);
+  const ended = bash ? (bash.signal ? ` → killed by ${bash.signal}` : bash.exitCode !== null && !bash.errored ? ` → exit code ${bash.exitCode}` : ` → ${status}`) : ` ${status}`;
+  const file = resultFileOf(call, sessionDir);
+  return `[Old result cleared from the context to save space: ${what}${ended}. The whole result is in ${file}: Read or Grep it if you need it.]`;
+}
