@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { GrepQuery } from '../../shared/search/grepQuery.js';
+import { grepPool } from '../../shared/search/grepPool.js';
+import { runJsGrep } from '../../shared/search/jsGrep.js';
+import { ripgrepArgs, ripgrepPath, runRipgrep } from '../../shared/search/ripgrep.js';
+import { compiledEntry } from '../../shared/runtime/compiledEntry.js';
+import { ensureBuilt, makeSearchFixture } from './searchFixture.js';
+
+beforeAll(ensureBuilt);
+
+const query = (base: string, over: Partial<GrepQuery> = {}): GrepQuery => ({
+  pattern: 'handler', base, target: '', targetIsFile: false, globs: [], mode: 'files_with_matches',
+  ignoreCase: false, before: 0, after: 0, multiline: false, ...over,
+});
+
+describe('the rg engine', () => {
+  it('finds rg on PATH once and passes a pattern that starts with "-" safely', () => {
+    expect(ripgrepPath()).toMatch(/\/rg$/);
+    const args = ripgrepArgs(query('/x', { pattern: '--files', target: 'src' }));
+    expect(args.slice(-3)).toEqual(['--regexp=--files', '--', 'src']);
+  });
+
+  it('stops rg when the search is aborted', async () => {
+    const controller = new AbortController();
+    const search = runRipgrep(ripgrepPath()!, query(makeSearchFixture()), controller.signal);
+    controller.abort(new Error('user abort'));
+    await expect(search).rejects.toThrow('user abort');
+  });
+});
+
+describe('the JS fallback engine', () => {
+  it('matches files in the worker pool, off the main thread', async () => {
+    const before = grepPool().completed;
+    const result = await runJsGrep(query(makeSearchFixture(), { mode: 'count' }), new AbortController().signal);
+    expect(result.files.map((file) => file.path).sort()).toContain('src/app.ts');
+    expect(grepPool().completed).toBeGreaterThan(before);
+  });
+
+  it('rejects when the search is aborted', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('user abort'));
+    await expect(runJsGrep(query(makeSearchFixture()), controller.signal)).rejects.toThrow('user abort');
+  });
+
+  it('does not keep a process alive once the search is done', async () => {
+    const root = makeSearchFixture();
+    const entry = pathToFileURL(compiledEntry('shared/search/jsGrep.ts')).href;
+    const script = `
+      const { runJsGrep } = await import(${JSON.stringify(entry)});
+      const result = await runJsGrep(${JSON.stringify(query(root))}, new AbortController().signal);
+      console.log('found', result.files.length);
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    // A pool that held the process open would hang here: kill it so the test fails instead of hanging.
+    const guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+    clearTimeout(guard);
+    expect({ code, signal, output }).toEqual({ code: 0, signal: null, output: 'found 14\n' });
+  });
+});
