@@ -6,7 +6,7 @@ function prompt(name: string): string {
 }
 
 const READ_TOOLS = ['Read', 'Glob', 'Grep', 'Bash', 'Skill'];
-const TASK_TOOLS = ['TaskCreate', 'TaskUpdate', 'TaskList'];
+
 
 /** The five roles orca ships. Read-only roles may still run read-only Bash commands. */
 export const BUILTIN_ROLES: readonly RoleDefinition[] = [
@@ -18,7 +18,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     mode: 'read-only',
     limits: { maxTurns: 12 },
     output: 'coordinator',
-    writes: false,
+    workspace: 'view',
     sandbox: true,
     source: 'builtin',
   },
@@ -30,7 +30,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     mode: 'read-only',
     limits: { maxTurns: 40 },
     output: 'explore',
-    writes: false,
+    workspace: 'view',
     sandbox: true,
     source: 'builtin',
   },
@@ -42,7 +42,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     mode: 'read-only',
     limits: { maxTurns: 30 },
     output: 'plan',
-    writes: false,
+    workspace: 'view',
     sandbox: true,
     source: 'builtin',
   },
@@ -50,11 +50,11 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     name: 'worker',
     description: 'Implements one subtask in its own worktree and proves it with checks it runs.',
     prompt: prompt('worker'),
-    tools: [...READ_TOOLS, 'Edit', 'Write', ...TASK_TOOLS],
+    tools: [...READ_TOOLS, 'Edit', 'Write'],
     mode: 'full-access',
     limits: { maxTurns: 80 },
     output: 'worker',
-    writes: true,
+    workspace: 'branch',
     sandbox: true,
     source: 'builtin',
   },
@@ -62,11 +62,11 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     name: 'verification',
     description: 'Tries to break the change: builds, runs the tests, probes edge cases. Edits nothing in the repo.',
     prompt: prompt('verification'),
-    tools: [...READ_TOOLS, ...TASK_TOOLS],
+    tools: [...READ_TOOLS],
     mode: 'full-access',
     limits: { maxTurns: 60 },
     output: 'verification',
-    writes: false,
+    workspace: 'scratch',
     sandbox: true,
     source: 'builtin',
   },

@@ -100,7 +100,7 @@ export function loadCustomRoles(repoDir: string, knownTools: readonly string[]):
       model: agent.model ? resolveModelAlias(agent.model) : undefined,
       limits: agent.maxTurns ? { maxTurns: agent.maxTurns } : {},
       output: writes ? 'worker' : 'explore',
-      writes,
+      workspace: writes ? 'branch' : 'view',
       sandbox: true,
       source,
     });

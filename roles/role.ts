@@ -20,8 +20,8 @@ export interface RoleDefinition {
   limits: Partial<AgentLimits>;
   /** Which Report schema the role must satisfy (roles/outputs.ts). */
   output: OutputKind;
-  /** Writing roles get a worktree and a branch of their own; read-only ones read the base commit. */
-  writes: boolean;
+  /** See RoleSpec: `branch` (writes and commits), `scratch` (builds, never commits) or `view` (reads). */
+  workspace: 'view' | 'scratch' | 'branch';
   /** Run Bash inside the bwrap sandbox when it is available. */
   sandbox: boolean;
   /** Where the role came from: `builtin` or the path of its `.claude/agents/*.md` file. */

@@ -16,7 +16,7 @@ export interface JobWorkspace {
   repo: string;
   /** The agent's workspace root. */
   dir: string;
-  kind: 'worktree' | 'view';
+  kind: 'branch' | 'scratch' | 'view';
   branch?: string;
   /** The commit the agent starts from: the task's base, or a dead attempt's last commit. */
   start: string;
@@ -41,10 +41,17 @@ export async function prepareWorkspace(
   const repo = remote ? await ensureClone(remote, home.clone(remoteKey(remote)), job.base) : realpathSync(job.repo.path!);
   await resolveCommit(repo, job.base);
 
-  if (!job.role.writes) {
+  if (job.role.workspace === 'view') {
     const dir = home.view(repoKeyOf(repo), job.base);
     const start = await ensureView(repo, dir, job.base);
     return { repo, dir, kind: 'view', start, linked: [], remote };
+  }
+  if (job.role.workspace === 'scratch') {
+    // Verification builds and probes here; nothing it does is committed, and it is removed after.
+    const dir = home.worktree(job.run_id, job.task_id);
+    if (existsSync(dir)) await removeWorktree(repo, dir);
+    const start = await addWorktree({ repo, dir, base: job.base });
+    return { repo, dir, kind: 'scratch', start, linked: linkDependencies(repo, dir), remote };
   }
 
   const branch = job.branch ?? `orca/${job.run_id}/${job.task_id}`;
@@ -58,7 +65,7 @@ export async function prepareWorkspace(
   let start: string;
   if (hook.worktreePath) {
     start = await adoptHookWorktree(hook.worktreePath, job.base);
-    return { repo, dir: realpathSync(hook.worktreePath), kind: 'worktree', branch: undefined, start, linked: [], remote };
+    return { repo, dir: realpathSync(hook.worktreePath), kind: 'branch', branch: undefined, start, linked: [], remote };
   }
   const previous = await previousAttempt(repo, branch, job.base, Boolean(remote));
   if (previous) {
@@ -67,7 +74,7 @@ export async function prepareWorkspace(
     start = await addWorktree({ repo, dir, base: job.base, branch });
   }
   const linked = linkDependencies(repo, dir);
-  return { repo, dir, kind: 'worktree', branch, start, linked, remote };
+  return { repo, dir, kind: 'branch', branch, start, linked, remote };
 }
 
 /**
@@ -126,13 +133,20 @@ function repoKeyOf(repo: string): string {
   return `${path.basename(repo).replace(/[^A-Za-z0-9._-]/g, '_')}-${createHash('sha256').update(repo).digest('hex').slice(0, 12)}`;
 }
 
-/** After the agent: a worktree without changes is removed; one with a commit stays for the merge. */
+/**
+ * After the agent: a scratch worktree is always removed, a branch worktree without changes too;
+ * one with a commit stays for the merge (and for inspection) until `orca clean`.
+ */
 export async function releaseWorkspace(
   workspace: JobWorkspace,
   outcome: { committed: boolean; keep: boolean },
   hooks: { config: HooksConfig; context: (dir: string) => HookContext },
 ): Promise<void> {
-  if (workspace.kind !== 'worktree') return;
+  if (workspace.kind === 'view') return;
+  if (workspace.kind === 'scratch') {
+    await removeWorktree(workspace.repo, workspace.dir);
+    return;
+  }
   if (workspace.remote && workspace.branch && outcome.committed) await pushBranch(workspace.repo, workspace.branch);
   if (outcome.committed || outcome.keep) return;
   await runHooks(hooks.config, 'WorktreeRemove', { worktree_path: workspace.dir }, hooks.context(workspace.repo));

@@ -1,4 +1,5 @@
 import type { ToolPipelineSlots } from '../tools/pipeline.js';
+import type { ToolContext } from '../tools/tool.js';
 import type { PermissionPolicy } from './policy.js';
 import type { Prompter } from './prompter.js';
 
@@ -6,6 +7,11 @@ export interface PermissionDeciderOptions {
   policy: PermissionPolicy;
   /** Who answers when a call needs more than the rules and the session's mode (`ctx.mode`) give. */
   prompter: Prompter;
+  /**
+   * Allow rules that hold for now only (a loaded skill's `allowed-tools`), each group named by
+   * its source; asked afresh at every call.
+   */
+  temporaryAllows?: (ctx: ToolContext) => Array<{ rules: string[]; source: string }>;
 }
 
 /**
@@ -16,14 +22,16 @@ export interface PermissionDeciderOptions {
  * event naming the rule, mode, hook, check or prompter that made it.
  */
 export function createPermissionDecider(options: PermissionDeciderOptions): ToolPipelineSlots['permission'] {
-  const { policy, prompter } = options;
+  const { prompter } = options;
   let problemsReported = false;
   return async (call, pre, ctx) => {
     if (!problemsReported) {
       problemsReported = true;
-      for (const problem of policy.problems()) ctx.emit({ type: 'notice', level: 'warn', message: problem });
+      for (const problem of options.policy.problems()) ctx.emit({ type: 'notice', level: 'warn', message: problem });
     }
     const tool = call.tool.name;
+    let policy = options.policy;
+    for (const extra of options.temporaryAllows?.(ctx) ?? []) policy = policy.withAllowRules(extra.rules, extra.source);
     const decision = policy.decide(
       { tool, input: call.input, level: call.level },
       { mode: ctx.mode, workspace: ctx.workspace, hook: pre.decision ? { decision: pre.decision, reason: pre.reason } : undefined },

@@ -56,8 +56,10 @@ export class PermissionPolicy {
   private readonly home: string;
   private readonly writableOutside: string[];
   private readonly shellLevel: PermissionMode;
+  private readonly options: PolicyOptions;
 
   constructor(rules: (PermissionRule | BrokenRule)[], options: PolicyOptions = {}) {
+    this.options = options;
     const order = (rule: PermissionRule | BrokenRule) => RULE_BEHAVIORS.indexOf(rule.behavior);
     // Deny, then ask, then allow; within each, the order the rules were written in.
     const sorted = rules.map((rule, index) => ({ rule, index })).sort((a, b) => order(a.rule) - order(b.rule) || a.index - b.index);
@@ -77,6 +79,15 @@ export class PermissionPolicy {
       }
     }
     return new PermissionPolicy(rules, options);
+  }
+
+  /**
+   * This policy plus allow rules from elsewhere (a loaded skill's `allowed-tools`), named by
+   * `source`. They are allow rules like any other: deny and ask rules still come first.
+   */
+  withAllowRules(texts: readonly string[], source: string): PermissionPolicy {
+    if (texts.length === 0) return this;
+    return new PermissionPolicy([...this.rules, ...this.broken, ...texts.map((text) => parseRule(text, 'allow', source))], this.options);
   }
 
   /** Rules that could not be read, as one line each, for a notice at start-up. */

@@ -26,7 +26,12 @@ export const RoleSpecSchema = z.object({
   model: z.string().min(1).optional(),
   limits: AgentLimitsSchema.partial(),
   output: z.enum(OUTPUT_KINDS),
-  writes: z.boolean(),
+  /**
+   * `branch`: a worktree and branch of its own, committed at the end (writing roles). `scratch`: a
+   * disposable detached worktree, never committed (verification: it builds and probes). `view`: a
+   * shared read-only checkout of the base commit (explore, plan).
+   */
+  workspace: z.enum(['view', 'scratch', 'branch']),
   sandbox: z.boolean(),
   source: z.string(),
 });

@@ -41,13 +41,13 @@ describe('custom roles from .claude/agents/*.md', () => {
       mode: 'read-only',
       model: 'claude-haiku-4-5',
       limits: { maxTurns: 7 },
-      writes: false,
+      workspace: 'view',
       output: 'explore',
     });
     expect(reviewer.prompt).toContain('security problems');
     expect(warnings).toEqual([expect.stringMatching(/reviewer\.md: tools orca does not have were left out: WebFetch/)]);
     const fixer = roles.find((r) => r.name === 'fixer')!;
-    expect(fixer).toMatchObject({ tools: ['Read', 'Edit'], mode: 'workspace-write', writes: true, output: 'worker' });
+    expect(fixer).toMatchObject({ tools: ['Read', 'Edit'], mode: 'workspace-write', workspace: 'branch', output: 'worker' });
   });
 
   it('skips a malformed file with a warning naming it, and keeps the others', () => {
