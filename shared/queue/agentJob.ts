@@ -68,6 +68,10 @@ export const AgentJobSchema = z.object({
   }),
   /** Extra environment for the agent's shell. */
   env: z.record(z.string(), z.string()).default({}),
+  /** Which hook event ends the agent: `Stop` on its own (`orca agent`), `SubagentStop` within a run. */
+  stop_event: z.enum(['Stop', 'SubagentStop']).default('SubagentStop'),
+  /** The checks the task names (a plan subtask's `checks`). */
+  checks: z.array(z.string()).default([]),
 });
 export type AgentJob = z.infer<typeof AgentJobSchema>;
 export type AgentJobInput = z.input<typeof AgentJobSchema>;

@@ -103,8 +103,7 @@ export async function runToolCall(
   let stop: string | undefined;
 
   const finish = (content: string, isError: boolean, extra: { tool?: AnyTool; checked?: CheckedCall; output?: ToolOutput } = {}): ToolRunResult => {
-    const presented = content;
-    const budget = applyResultBudget(presented, {
+    const budget = applyResultBudget(content, {
       limit: extra.tool?.resultLimit,
       sessionDir: ctx.session.dir,
       toolUseId: request.id,
@@ -114,8 +113,9 @@ export async function runToolCall(
       id: request.id,
       name: request.name,
       is_error: isError,
-      chars: presented.length,
-      preview: presented.slice(0, 200),
+      chars: content.length,
+      // The preview is for people watching (board, transcript): the tool's own words, unwrapped.
+      preview: (extra.output?.content ?? content).slice(0, 200),
       spilled_to: budget.spilledTo,
       duration_ms: Date.now() - started,
     });

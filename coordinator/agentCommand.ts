@@ -1,0 +1,107 @@
+import path from 'node:path';
+import { findRole, roleSpec } from '../roles/roleCatalog.js';
+import type { AgentEvent } from '../shared/events/agentEvent.js';
+import { loadScriptFile } from '../shared/model/scriptFile.js';
+import { MISSING_API_KEY } from '../shared/model/anthropic.js';
+import { resolveModelAlias } from '../shared/model/modelAliases.js';
+import { agentJobId } from '../shared/queue/agentQueue.js';
+import type { AgentJobResult } from '../shared/queue/agentJob.js';
+import { publishAbort } from '../shared/queue/runAbort.js';
+import { followRunEvents } from '../shared/queue/runEventFollower.js';
+import { connectRedis } from '../shared/queue/redisConnection.js';
+import { eventLine } from './eventLine.js';
+import { inspectRepo, UserError } from './repoCheck.js';
+import { newRunId } from './runId.js';
+import { OrcaServices } from './services.js';
+
+export interface AgentCommandOptions {
+  role: string;
+  prompt: string;
+  repo: string;
+  base?: string;
+  model?: string;
+  script?: string;
+  json: boolean;
+  workers: number;
+  localWorkers: boolean;
+  allowDirty: boolean;
+}
+
+/**
+ * `orca agent`: one agent through the queue and a worker process, no coordinator. A writing role
+ * leaves a commit on `orca/<run>/<task>`. Exit code: 0 completed, 1 failed, 130 aborted.
+ */
+export async function agentCommand(options: AgentCommandOptions): Promise<number> {
+  const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
+  const { role, warnings } = findRole(root, options.role);
+  for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
+  const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
+  if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
+
+  const runId = newRunId();
+  const taskId = role.name;
+  process.stderr.write(`orca: run ${runId}\n`);
+  if (script && !options.json) process.stderr.write('orca: Scripted model (no LLM is used)\n');
+
+  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0 });
+  const follower = connectRedis(services.redisService.url);
+  const following = new AbortController();
+  let interrupted = 0;
+  const onSigint = () => {
+    interrupted += 1;
+    if (interrupted > 1) process.exit(130);
+    process.stderr.write('orca: aborting the run (Ctrl-C again to leave at once)\n');
+    void publishAbort(services.redis, services.keys, runId, 'interrupted by the user');
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    const { source: _source, ...scriptContent } = script ?? { source: '' };
+    await services.queue.add({
+      run_id: runId,
+      task_id: taskId,
+      role: roleSpec(role),
+      prompt: options.prompt,
+      repo: { path: root },
+      base,
+      branch: role.workspace === 'branch' ? `orca/${runId}/${taskId}` : undefined,
+      model: { id: options.model ? resolveModelAlias(options.model) : undefined, script: script ? scriptContent : undefined },
+      stop_event: 'Stop',
+    });
+    const followed = options.json
+      ? Promise.resolve('0')
+      : followRunEvents(follower, services.keys, runId, (entry) => {
+          const line = eventLine(entry.event as AgentEvent);
+          if (line) process.stderr.write(`${line}\n`);
+        }, following.signal);
+    const result = await services.waiter.wait(agentJobId(runId, taskId, 1));
+    following.abort();
+    await followed;
+    printResult(result, options.json);
+    return result.status === 'completed' ? 0 : result.status === 'aborted' ? 130 : 1;
+  } finally {
+    process.off('SIGINT', onSigint);
+    following.abort();
+    follower.disconnect();
+    await services.close();
+  }
+}
+
+function printResult(result: AgentJobResult, json: boolean): void {
+  if (json) {
+    const out: Record<string, unknown> = { run_id: result.run_id, task_id: result.task_id, role: result.role, status: result.status };
+    if (result.commit) {
+      out.branch = result.branch;
+      out.commit = result.commit;
+    }
+    out.report = result.report ?? null;
+    out.usage = { ...result.usage, cost_usd: result.cost_usd };
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+    return;
+  }
+  const lines = [`${result.role} ${result.status}: ${result.end_reason} (${result.detail})`];
+  if (result.commit) lines.push(`branch ${result.branch} at ${result.commit}`);
+  if (result.report) lines.push(`report: ${JSON.stringify(result.report, null, 2)}`);
+  const tokens = result.usage.input_tokens + result.usage.cache_read_tokens + result.usage.cache_creation_tokens;
+  lines.push(`tokens: ${tokens} in, ${result.usage.output_tokens} out; cost $${result.cost_usd.toFixed(4)}${result.scripted ? ' (Scripted model, no LLM)' : ''}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

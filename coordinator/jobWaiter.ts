@@ -1,0 +1,51 @@
+import type { QueueEvents } from 'bullmq';
+import { parseJobResult, type AgentQueue } from '../shared/queue/agentQueue.js';
+import type { AgentJobResult } from '../shared/queue/agentJob.js';
+
+/**
+ * Waits for agent jobs to finish. QueueEvents wakes it as soon as a job completes or fails; a
+ * slow poll of the job's state covers events missed while Redis reconnected, so a finished job
+ * is never waited on forever.
+ */
+export class JobWaiter {
+  private readonly waiting = new Map<string, Array<() => void>>();
+
+  constructor(
+    private readonly queue: AgentQueue,
+    events: QueueEvents,
+    private readonly pollMs = 1_000,
+  ) {
+    const wake = ({ jobId }: { jobId: string }) => {
+      for (const resolve of this.waiting.get(jobId) ?? []) resolve();
+    };
+    events.on('completed', wake);
+    events.on('failed', wake);
+  }
+
+  /** The job's validated result; a job that failed outright (a worker error) rejects with its reason. */
+  async wait(jobId: string, signal?: AbortSignal): Promise<AgentJobResult> {
+    for (;;) {
+      const job = await this.queue.getJob(jobId);
+      if (!job) throw new Error(`job ${jobId} is gone from the queue`);
+      const state = await job.getState();
+      if (state === 'completed') return parseJobResult(job.returnvalue, jobId);
+      if (state === 'failed') throw new Error(`job ${jobId} failed in its worker: ${job.failedReason}`);
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, this.pollMs);
+        const list = this.waiting.get(jobId) ?? [];
+        list.push(done);
+        this.waiting.set(jobId, list);
+        signal?.addEventListener('abort', done, { once: true });
+        const waiting = this.waiting;
+        function done() {
+          clearTimeout(timer);
+          const rest = (waiting.get(jobId) ?? []).filter((fn) => fn !== done);
+          if (rest.length > 0) waiting.set(jobId, rest);
+          else waiting.delete(jobId);
+          resolve();
+        }
+      });
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { compiledEntry } from '../shared/runtime/compiledEntry.js';
+
+/**
+ * Worker processes this coordinator starts for itself (`--workers N`), so `orca run` and
+ * `orca agent` work alone. They share nothing with it but Redis and the environment, and they
+ * die with it (a forked worker stops when its parent's IPC channel closes).
+ */
+export class LocalWorkers {
+  private readonly children: ChildProcess[] = [];
+
+  async start(count: number, options: { concurrency: number; env: NodeJS.ProcessEnv; lockDurationMs?: number }): Promise<void> {
+    const entry = compiledEntry('workers/main.ts');
+    const args = ['--concurrency', String(options.concurrency)];
+    if (options.lockDurationMs) args.push('--lock-duration', String(options.lockDurationMs));
+    await Promise.all(
+      Array.from({ length: count }, () => {
+        const child = fork(entry, args, { env: options.env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+        this.children.push(child);
+        let stderr = '';
+        child.stderr?.on('data', (chunk: Buffer) => {
+          stderr = (stderr + chunk.toString()).slice(-4_000);
+        });
+        return new Promise<void>((resolve, reject) => {
+          child.once('message', (message: { type?: string }) => (message?.type === 'ready' ? resolve() : undefined));
+          child.once('exit', (code) => reject(new Error(`a local worker exited before it was ready (code ${code}): ${stderr.trim()}`)));
+        });
+      }),
+    );
+  }
+
+  get pids(): number[] {
+    return this.children.flatMap((child) => (child.pid === undefined ? [] : [child.pid]));
+  }
+
+  /** SIGTERM to each worker (they hand back unfinished jobs), then waits for them to exit. */
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+  }
+}

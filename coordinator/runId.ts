@@ -1,0 +1,8 @@
+import { randomBytes } from 'node:crypto';
+
+/** A run id that sorts by time and reads well in branch names: `r20261130-041512-a3f9`. */
+export function newRunId(now = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}-${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}${pad(now.getUTCSeconds())}`;
+  return `r${stamp}-${randomBytes(2).toString('hex')}`;
+}

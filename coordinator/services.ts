@@ -1,0 +1,71 @@
+import type { QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { AgentQueue } from '../shared/queue/agentQueue.js';
+import { Keys } from '../shared/queue/keys.js';
+import { connectRedis } from '../shared/queue/redisConnection.js';
+import { OrcaHome } from '../shared/runtime/orcaHome.js';
+import { JobWaiter } from './jobWaiter.js';
+import { LocalWorkers } from './localWorkers.js';
+import { ensureRedis, type RedisService } from './redisService.js';
+
+export interface ServicesOptions {
+  /** Local worker processes to fork (0 when workers elsewhere take the jobs). */
+  workers: number;
+  concurrency?: number;
+  lockDurationMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * What a coordinator-side command stands on: Redis (found, or started privately), the agent
+ * queue, job completion events, and the local worker processes it forked. Closed in one call.
+ */
+export class OrcaServices {
+  private constructor(
+    readonly redisService: RedisService,
+    readonly redis: Redis,
+    readonly keys: Keys,
+    readonly home: OrcaHome,
+    readonly queue: AgentQueue,
+    readonly events: QueueEvents,
+    private readonly eventsConnection: Redis,
+    readonly waiter: JobWaiter,
+    readonly workers: LocalWorkers,
+  ) {}
+
+  static async open(options: ServicesOptions): Promise<OrcaServices> {
+    const env = options.env ?? process.env;
+    const redisService = await ensureRedis(env);
+    const redis = connectRedis(redisService.url);
+    const keys = new Keys(env.ORCA_PREFIX || undefined);
+    const home = new OrcaHome(env.ORCA_HOME || undefined).ensureWritable();
+    const queue = new AgentQueue(redis, keys);
+    const eventsConnection = connectRedis(redisService.url);
+    const events = queue.events(eventsConnection);
+    await events.waitUntilReady();
+    const workers = new LocalWorkers();
+    const services = new OrcaServices(redisService, redis, keys, home, queue, events, eventsConnection, new JobWaiter(queue, events), workers);
+    if (options.workers > 0) {
+      try {
+        await workers.start(options.workers, {
+          concurrency: options.concurrency ?? 2,
+          lockDurationMs: options.lockDurationMs,
+          env: { ...env, REDIS_URL: redisService.url, ORCA_HOME: home.root, ORCA_PREFIX: keys.prefix },
+        });
+      } catch (error) {
+        await services.close();
+        throw error;
+      }
+    }
+    return services;
+  }
+
+  async close(): Promise<void> {
+    await this.workers.stop();
+    await this.events.close();
+    await this.queue.close();
+    this.eventsConnection.disconnect();
+    this.redis.disconnect();
+    await this.redisService.stop();
+  }
+}

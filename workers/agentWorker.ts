@@ -1,0 +1,123 @@
+import os from 'node:os';
+import { DelayedError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { AgentJob, AgentJobResult } from '../shared/queue/agentJob.js';
+import { AGENT_QUEUE, type Keys } from '../shared/queue/keys.js';
+import { connectRedis } from '../shared/queue/redisConnection.js';
+import { subscribeAborts } from '../shared/queue/runAbort.js';
+import type { OrcaHome } from '../shared/runtime/orcaHome.js';
+import { PortLeaser } from '../shared/runtime/portLease.js';
+import { killAllProcessGroups } from '../shared/runtime/processGroup.js';
+import { runAgentJob } from './runAgentJob.js';
+
+export interface AgentWorkerOptions {
+  redisUrl?: string;
+  keys: Keys;
+  home: OrcaHome;
+  concurrency: number;
+  /** How long a job's lock lives without renewal: a dead worker's job is taken over after about this. */
+  lockDurationMs?: number;
+  userClaudeDir?: string;
+  log?: (line: string) => void;
+}
+
+const SHUTDOWN = 'worker shutting down';
+
+/**
+ * A worker process's side of the queue: takes agent jobs (up to `concurrency` at once), runs each
+ * with its own worktree, ports and cancel signal, and cancels the jobs of a run when an abort for
+ * it is published. Stopping puts its running jobs back on the queue for another worker.
+ */
+export class AgentWorker {
+  private readonly connection: Redis;
+  private readonly subscriber: Redis;
+  private readonly commands: Redis;
+  private worker?: Worker<AgentJob, AgentJobResult>;
+  /** Running jobs by id, with their run. */
+  private readonly running = new Map<string, string>();
+  private stopping = false;
+
+  constructor(private readonly options: AgentWorkerOptions) {
+    this.connection = connectRedis(options.redisUrl);
+    this.subscriber = connectRedis(options.redisUrl);
+    this.commands = connectRedis(options.redisUrl);
+  }
+
+  async start(): Promise<void> {
+    const { keys } = this.options;
+    this.options.home.ensureWritable();
+    await subscribeAborts(this.subscriber, keys, (runId, reason) => this.abortRun(runId, reason));
+    const leaser = new PortLeaser(this.commands, keys);
+    const lockDuration = this.options.lockDurationMs ?? 30_000;
+    this.worker = new Worker<AgentJob, AgentJobResult>(
+      AGENT_QUEUE,
+      async (job: Job, token?: string, signal?: AbortSignal) => {
+        const id = String(job.id);
+        this.running.set(id, String((job.data as { run_id?: unknown }).run_id ?? ''));
+        const controller = new AbortController();
+        signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+        try {
+          const result = await runAgentJob(job, controller.signal, {
+            redis: this.commands,
+            keys,
+            home: this.options.home,
+            leaser,
+            userClaudeDir: this.options.userClaudeDir,
+          });
+          if (this.stopping && result.status === 'aborted') {
+            // Stopped by our own shutdown, not by the run: hand the job to another worker.
+            await job.moveToDelayed(Date.now(), token);
+            throw new DelayedError();
+          }
+          return result;
+        } finally {
+          this.running.delete(id);
+        }
+      },
+      {
+        connection: this.connection,
+        prefix: keys.bull,
+        concurrency: this.options.concurrency,
+        lockDuration,
+        stalledInterval: Math.max(1_000, Math.floor(lockDuration / 2)),
+        maxStalledCount: 2,
+      },
+    );
+    this.worker.on('error', (error) => this.log(`worker error: ${error.message}`));
+    await this.worker.waitUntilReady();
+  }
+
+  /** Cancels this worker's jobs of a run; their agents see the abort at once. */
+  abortRun(runId: string, reason: string): number {
+    let cancelled = 0;
+    for (const [jobId, run] of this.running) {
+      if (run === runId && this.worker?.cancelJob(jobId, reason)) cancelled += 1;
+    }
+    if (cancelled > 0) this.log(`aborted ${cancelled} job(s) of run ${runId}: ${reason}`);
+    return cancelled;
+  }
+
+  get activeJobs(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Stops taking jobs, aborts the running agents (their shells' process groups die with them),
+   * releases worktrees and leases as each job unwinds, puts the jobs back on the queue, and
+   * closes the connections.
+   */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.worker?.cancelAllJobs(SHUTDOWN);
+    await this.worker?.close();
+    await killAllProcessGroups();
+    this.subscriber.disconnect();
+    this.commands.disconnect();
+    this.connection.disconnect();
+  }
+
+  private log(line: string): void {
+    (this.options.log ?? ((text: string) => process.stderr.write(`orca worker ${os.hostname()}:${process.pid}: ${text}\n`)))(line);
+  }
+}

@@ -1,0 +1,203 @@
+import os from 'node:os';
+import path from 'node:path';
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { outputSchema } from '../roles/outputs.js';
+import { Harness } from '../shared/agent/harness.js';
+import type { AgentResult } from '../shared/agent/query.js';
+import { describeZodError } from '../shared/boundary/zodIssues.js';
+import type { AgentEvent } from '../shared/events/agentEvent.js';
+import { rebaseFileState } from '../shared/files/fileStateTransfer.js';
+import { commitAll } from '../shared/git/commit.js';
+import { gitAt } from '../shared/git/git.js';
+import { transcriptPathFor, type HookContext } from '../shared/hooks/hookContext.js';
+import { loadHooks } from '../shared/hooks/hookSettings.js';
+import { AnthropicModel } from '../shared/model/anthropic.js';
+import type { Model } from '../shared/model/model.js';
+import { ModelError } from '../shared/model/modelError.js';
+import { ScriptedModel } from '../shared/model/scripted.js';
+import { parseScript } from '../shared/model/scriptFile.js';
+import { emptyUsage } from '../shared/model/usage.js';
+import { AgentJobSchema, type AgentJob, type AgentJobResult, type CheckRecord } from '../shared/queue/agentJob.js';
+import type { Keys } from '../shared/queue/keys.js';
+import { isAborted } from '../shared/queue/runAbort.js';
+import { appendRunEvent } from '../shared/queue/runEvents.js';
+import type { OrcaHome } from '../shared/runtime/orcaHome.js';
+import type { PortLeaser } from '../shared/runtime/portLease.js';
+import { toolsNamed } from '../shared/tools/catalog.js';
+import { prepareWorkspace, releaseWorkspace, type JobWorkspace } from './jobWorkspace.js';
+import { ProgressReporter } from './progressReporter.js';
+
+export interface JobDeps {
+  redis: Redis;
+  keys: Keys;
+  home: OrcaHome;
+  leaser: PortLeaser;
+  /** The user's ~/.claude, overridable for tests. */
+  userClaudeDir?: string;
+}
+
+/** Parses a job's payload; a bad one fails the job for good, naming the field. */
+export function parseJob(data: unknown): AgentJob {
+  const parsed = AgentJobSchema.safeParse(data);
+  if (!parsed.success) throw new UnrecoverableError(describeZodError(parsed.error, 'agent job payload'));
+  return parsed.data;
+}
+
+/**
+ * One agent job, start to finish: ports leased, workspace prepared at the named base, the
+ * parent's file state rebased onto it, the agent run with the whole harness, its work committed
+ * on the task branch, everything released. The result says how it went; a failed agent is a
+ * result, not a thrown error (the coordinator decides what follows).
+ */
+export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDeps): Promise<AgentJobResult> {
+  const job = parseJob(bullJob.data);
+  const attempt = String(bullJob.attemptsStarted ?? 1);
+  const sessionDir = deps.home.session(job.run_id, job.task_id, `${bullJob.id ?? 'job'}-${attempt}`.replace(/[^A-Za-z0-9._-]/g, '_'));
+  const base = (extra: Partial<AgentJobResult>): AgentJobResult => ({
+    run_id: job.run_id,
+    task_id: job.task_id,
+    role: job.role.name,
+    status: 'failed',
+    end_reason: 'error',
+    detail: '',
+    base: job.base,
+    usage: emptyUsage(),
+    cost_usd: 0,
+    turns: 0,
+    transcript: transcriptPathFor(sessionDir),
+    host: os.hostname(),
+    pid: process.pid,
+    commands: [],
+    files_read: [],
+    files_changed: [],
+    scripted: job.model.script !== undefined,
+    ...extra,
+  });
+
+  if (await isAborted(deps.redis, deps.keys, job.run_id)) return base({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
+
+  const lease = await deps.leaser.lease(job.ports, String(bullJob.id));
+  const repoHooks = job.repo.path ? loadHooks(job.repo.path, { userClaudeDir: deps.userClaudeDir }) : loadHooks(os.tmpdir(), { userClaudeDir: deps.userClaudeDir });
+  let workspace: JobWorkspace | undefined;
+  let keep = false;
+  let commit: string | undefined;
+  const progress = new ProgressReporter(bullJob, deps.redis, deps.keys, job);
+  // Hooks fired around the workspace (WorktreeCreate/Remove) belong to the repository, not to a session.
+  const hookContext = (dir: string, hookSignal: AbortSignal = signal): HookContext => ({
+    projectDir: dir,
+    cwd: dir,
+    sessionId: `${job.run_id}.${job.task_id}`,
+    transcriptPath: transcriptPathFor(sessionDir),
+    mode: job.role.mode,
+    role: job.role.name,
+    env: { ORCA_RUN_ID: job.run_id, ORCA_TASK_ID: job.task_id },
+    signal: hookSignal,
+    emit: (event) => progress.agentEvent({ ...event, at: Date.now() } as AgentEvent),
+  });
+  try {
+    workspace = await prepareWorkspace(job, deps.home, { config: repoHooks, context: hookContext });
+    await progress.runEvent({ type: 'workspace', kind: workspace.kind, dir: workspace.dir, branch: workspace.branch ?? null, start: workspace.start, ports: lease.ports });
+
+    let model: Model;
+    try {
+      model = job.model.script
+        ? new ScriptedModel(parseScript(job.model.script as object, 'the job script'), { role: job.role.name, task: job.subtask, prompt: job.prompt })
+        : new AnthropicModel({ model: job.role.model ?? job.model.id });
+    } catch (error) {
+      if (error instanceof ModelError) return base({ detail: error.message, worktree: workspace.dir });
+      throw error;
+    }
+
+    const { state, dropped } = rebaseFileState(job.file_state, workspace.dir);
+    const harness = new Harness({
+      role: job.role,
+      tools: toolsNamed(job.role.tools),
+      outputSchema: outputSchema(job.role.output),
+      model,
+      workspaceRoot: workspace.dir,
+      workspaceWritable: workspace.kind !== 'view',
+      sessionDir,
+      shellEnv: {
+        PORT: String(lease.ports[0] ?? ''),
+        ORCA_PORTS: lease.ports.join(','),
+        ORCA_RUN_ID: job.run_id,
+        ORCA_TASK_ID: job.task_id,
+        ORCA_ROLE: job.role.name,
+        ...job.env,
+      },
+      fileState: state,
+      signal,
+      stopEvent: job.stop_event,
+      requiredChecks: job.checks,
+      userClaudeDir: deps.userClaudeDir,
+      sessionId: `${job.run_id}.${job.task_id}.${attempt}`,
+      agentId: `${job.run_id}/${job.task_id}`,
+      transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
+    });
+    if (dropped.length > 0) {
+      harness.session.pending.push({ type: 'notice', level: 'info', message: `inherited file state dropped for files that differ here: ${dropped.join(', ')}` });
+    }
+    const result = await harness.run(job.prompt, (event) => progress.agentEvent(event));
+    const status = statusOf(result, signal);
+    if (workspace.kind === 'branch' && status === 'completed') {
+      commit = await commitAll(workspace.dir, commitMessage(job, result), { exclude: workspace.linked });
+    }
+    // A failed or aborted agent's changes stay in its worktree for inspection, uncommitted.
+    keep = status !== 'completed';
+    const ledger = harness.session.ledger;
+    const commands: CheckRecord[] = ledger.byName('Bash').map((entry) => {
+      const data = entry.data as { exitCode?: number | null; outputFile?: string } | undefined;
+      return {
+        command: String((entry.input as { command?: unknown }).command ?? ''),
+        exit_code: entry.isError ? null : (data?.exitCode ?? null),
+        at: entry.at,
+        ...(data?.outputFile ? { output_file: data.outputFile } : {}),
+      };
+    });
+    return base({
+      status,
+      end_reason: result.reason,
+      detail: result.detail,
+      report: result.report,
+      branch: commit ? workspace.branch : undefined,
+      commit,
+      worktree: workspace.dir,
+      usage: result.usage,
+      cost_usd: result.costUsd,
+      turns: result.turns,
+      commands,
+      files_read: harness.session.fileState
+        .all()
+        .filter((entry) => entry.origin === 'read' && workspace!.dir && entry.path.startsWith(workspace!.dir + path.sep))
+        .map((entry) => ({ path: path.relative(workspace!.dir, entry.path).split(path.sep).join('/'), hash: entry.hash })),
+      files_changed: commit ? await changedFiles(workspace.dir, workspace.start, commit) : [],
+      scripted: model.scripted,
+    });
+  } finally {
+    await progress.flush();
+    await lease.release();
+    if (workspace) {
+      await releaseWorkspace(workspace, { committed: commit !== undefined, keep }, {
+        config: repoHooks,
+        context: (dir) => hookContext(dir, new AbortController().signal),
+      });
+    }
+  }
+}
+
+function statusOf(result: AgentResult, signal: AbortSignal): AgentJobResult['status'] {
+  if (result.reason === 'aborted' || signal.aborted) return 'aborted';
+  return result.reason === 'report' ? 'completed' : 'failed';
+}
+
+function commitMessage(job: AgentJob, result: AgentResult): string {
+  const summary = (result.report as { summary?: unknown } | undefined)?.summary;
+  const title = typeof summary === 'string' ? summary.split('\n')[0]!.slice(0, 72) : `${job.role.name} ${job.task_id}`;
+  return `${title}\n\norca run ${job.run_id}, task ${job.task_id} (${job.role.name})`;
+}
+
+async function changedFiles(dir: string, from: string, to: string): Promise<string[]> {
+  const out = await gitAt(dir).raw(['diff', '--name-only', from, to]);
+  return out.split('\n').filter(Boolean);
+}

@@ -1,0 +1,37 @@
+import { Keys } from '../shared/queue/keys.js';
+import { OrcaHome } from '../shared/runtime/orcaHome.js';
+import { AgentWorker } from './agentWorker.js';
+
+export interface WorkerProcessOptions {
+  concurrency: number;
+  prefix?: string;
+  lockDurationMs?: number;
+}
+
+/**
+ * Runs this process as an orca worker until SIGINT or SIGTERM: then it stops taking jobs, aborts
+ * its agents, releases their worktrees and leases, hands unfinished jobs back, and exits.
+ */
+export async function runWorkerProcess(options: WorkerProcessOptions): Promise<void> {
+  const worker = new AgentWorker({
+    keys: new Keys(options.prefix),
+    home: new OrcaHome(),
+    concurrency: options.concurrency,
+    lockDurationMs: options.lockDurationMs,
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = (signal: string) => {
+    stopping ??= (async () => {
+      process.stderr.write(`orca worker ${process.pid}: ${signal}, stopping (${worker.activeJobs} job(s) running)\n`);
+      await worker.stop();
+      process.exit(0);
+    })();
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  // A worker forked by a coordinator dies with it: an orphan would keep taking jobs for nobody.
+  if (process.send) process.on('disconnect', () => stop('coordinator gone'));
+  await worker.start();
+  if (process.send) process.send({ type: 'ready', pid: process.pid });
+  process.stderr.write(`orca worker ${process.pid}: taking jobs (concurrency ${options.concurrency})\n`);
+}
