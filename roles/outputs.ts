@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OutputKind } from '../shared/queue/agentJob.js';
+import { findCycle } from './planGraph.js';
 
 /**
  * What each role hands back: the input of its `Report` tool (../shared/INTERFACES.md, "Role
@@ -30,10 +31,28 @@ export const PlanSubtaskSchema = z.object({
   checks: z.array(nonEmpty),
 });
 
-export const PlanOutputSchema = z.object({
-  subtasks: z.array(PlanSubtaskSchema).min(1, 'a plan needs at least one subtask'),
-  risks: z.array(nonEmpty),
-});
+export const PlanOutputSchema = z
+  .object({
+    subtasks: z.array(PlanSubtaskSchema).min(1, 'a plan needs at least one subtask'),
+    risks: z.array(nonEmpty),
+  })
+  .superRefine((plan, ctx) => {
+    // Checked here, in the Report's schema, so the Plan agent is told and can fix its plan.
+    const ids = plan.subtasks.map((task) => task.id);
+    plan.subtasks.forEach((task, index) => {
+      if (ids.indexOf(task.id) !== index) ctx.addIssue({ code: 'custom', path: ['subtasks', index, 'id'], message: `id ${task.id} is used twice` });
+      task.depends_on.forEach((dep, d) => {
+        if (!ids.includes(dep)) {
+          ctx.addIssue({ code: 'custom', path: ['subtasks', index, 'depends_on', d], message: `${dep} is not a subtask id (ids: ${ids.join(', ')})` });
+        } else if (dep === task.id) {
+          ctx.addIssue({ code: 'custom', path: ['subtasks', index, 'depends_on', d], message: `${task.id} cannot depend on itself` });
+        }
+      });
+    });
+    const cycle = findCycle(plan.subtasks);
+    if (cycle) ctx.addIssue({ code: 'custom', path: ['subtasks'], message: `the dependencies form a cycle: ${cycle.join(' → ')}` });
+  });
+
 
 export const ClaimedCheckSchema = z.object({ command: nonEmpty, exit_code: z.number().int() });
 

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { UsageSchema } from '../model/usage.js';
+
+/**
+ * What a run does, as the coordinator records it on the run's Redis stream (source `run`),
+ * beside its agents' own events (source `agent`). The board's state is written only from these.
+ */
+
+export const TASK_STATUSES = [
+  'pending',
+  'queued',
+  'running',
+  'completed',
+  'merged',
+  'verified',
+  'failed',
+  'blocked',
+  'aborted',
+  'cancelled',
+] as const;
+export const TaskStatusSchema = z.enum(TASK_STATUSES);
+export type TaskStatus = z.infer<typeof TaskStatusSchema>;
+
+export const RUN_PHASES = ['exploring', 'planning', 'awaiting_approval', 'dispatching', 'merging', 'verifying', 'done'] as const;
+export const RunPhaseSchema = z.enum(RUN_PHASES);
+export type RunPhase = z.infer<typeof RunPhaseSchema>;
+
+export const RunStatusSchema = z.enum(['PASS', 'FAIL', 'PARTIAL', 'ABORTED']);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+const at = { at: z.number() };
+
+export const RunEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('run_created'),
+    ...at,
+    task: z.string(),
+    repo: z.string(),
+    base: z.string(),
+    integration_branch: z.string(),
+    model: z.string(),
+    scripted: z.boolean(),
+    checks: z.array(z.string()),
+  }),
+  z.object({ type: z.literal('run_phase'), ...at, phase: RunPhaseSchema, detail: z.string().optional() }),
+  /** What the exploring agents established, distilled: facts with path:line, and the files read. */
+  z.object({
+    type: z.literal('findings'),
+    ...at,
+    facts: z.array(z.object({ fact: z.string(), evidence: z.string() })),
+    files: z.array(z.object({ path: z.string(), hash: z.string() })),
+    questions: z.array(z.string()),
+  }),
+  /** The validated plan the run carries out (after the coordinator's own DAG checks). */
+  z.object({
+    type: z.literal('plan'),
+    ...at,
+    subtasks: z.array(
+      z.object({
+        id: z.string(),
+        title: z.string(),
+        instructions: z.string(),
+        paths: z.array(z.string()),
+        depends_on: z.array(z.string()),
+        checks: z.array(z.string()),
+      }),
+    ),
+    risks: z.array(z.string()),
+  }),
+  /** A plan shown for approval was answered (`orca approve` / `orca reject`, or y/n). */
+  z.object({ type: z.literal('approval'), ...at, approved: z.boolean(), by: z.string() }),
+  z.object({
+    type: z.literal('task_created'),
+    ...at,
+    task_id: z.string(),
+    role: z.string(),
+    title: z.string(),
+    depends_on: z.array(z.string()),
+    paths: z.array(z.string()),
+    checks: z.array(z.string()),
+  }),
+  z.object({
+    type: z.literal('task_state'),
+    ...at,
+    task_id: z.string(),
+    status: TaskStatusSchema,
+    attempt: z.number().int(),
+    job_id: z.string().optional(),
+    detail: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('task_result'),
+    ...at,
+    task_id: z.string(),
+    status: z.enum(['completed', 'failed', 'aborted']),
+    end_reason: z.string(),
+    detail: z.string(),
+    branch: z.string().optional(),
+    commit: z.string().optional(),
+    worktree: z.string().optional(),
+    transcript: z.string(),
+    host: z.string(),
+    pid: z.number().int(),
+    turns: z.number().int(),
+    usage: UsageSchema,
+    cost_usd: z.number(),
+  }),
+  z.object({
+    type: z.literal('merge'),
+    ...at,
+    task_id: z.string(),
+    outcome: z.enum(['merged', 'nothing', 'conflict', 'resolved', 'failed']),
+    commit: z.string().optional(),
+    files: z.array(z.string()).default([]),
+    detail: z.string().optional(),
+  }),
+  /** Something the coordinator decided about the plan, and why (a serialised overlap, a dropped edge). */
+  z.object({ type: z.literal('dag_note'), ...at, message: z.string(), task_id: z.string().optional() }),
+  z.object({
+    type: z.literal('check'),
+    ...at,
+    command: z.string(),
+    exit_code: z.number().int().nullable(),
+    tests_executed: z.number().int().nullable(),
+    tree: z.string(),
+    log: z.string(),
+    task_id: z.string().optional(),
+  }),
+  z.object({ type: z.literal('gate'), ...at, name: z.string(), ok: z.boolean(), reason: z.string(), task_id: z.string().optional() }),
+  z.object({ type: z.literal('verdict'), ...at, status: RunStatusSchema, detail: z.string() }),
+  z.object({
+    type: z.literal('run_end'),
+    ...at,
+    status: RunStatusSchema,
+    head: z.string().optional(),
+    usage: UsageSchema,
+    cost_usd: z.number(),
+    detail: z.string(),
+  }),
+]);
+export type RunEvent = z.infer<typeof RunEventSchema>;
+export type RunEventInput = RunEvent extends infer E ? (E extends { at: number } ? Omit<E, 'at'> : never) : never;
