@@ -6,6 +6,8 @@ import { connectRedis, pingRedis, redisUrl } from '../shared/queue/redisConnecti
 import { isSlug } from '../shared/git/slug.js';
 import { runWorkerProcess } from '../workers/workerProcess.js';
 import { agentCommand } from './agentCommand.js';
+import { runCommand } from './runCommand.js';
+import { appendRunEvent } from '../shared/queue/runEvents.js';
 import { UserError } from './repoCheck.js';
 
 /** `orca`: the command line (../shared/INTERFACES.md). Exit codes: 0 pass, 1 fail, 2 bad input, 130 aborted. */
@@ -13,6 +15,66 @@ const program = new Command('orca')
   .description('A team of coding agents on one repository: each in its own git worktree, on a Redis queue.')
   .showHelpAfterError()
   .exitOverride();
+
+program
+  .command('run')
+  .description('one whole run: explore, plan, workers in their own worktrees, merge, integration verification')
+  .argument('<task>', 'what the team is to do')
+  .option('--repo <dir>', 'the repository', '.')
+  .option('--base <ref>', 'the commit the run starts from (default HEAD)')
+  .option('--workers <n>', 'local worker processes to start', positiveInt, 2)
+  .option('--concurrency <n>', 'agents each local worker runs at once', positiveInt, 2)
+  .option('--no-local-workers', 'start no workers here: workers elsewhere take the jobs')
+  .option('--model <id>', 'model id or alias (sonnet, opus, haiku); default ORCA_MODEL')
+  .option('--script <file>', 'run the Scripted model from this file instead of an LLM')
+  .option('--check <cmd>', 'an integration check (repeatable); default: the repository\'s own tests', collect, [])
+  .option('--approve', 'stop after planning and wait for approval', false)
+  .option('--json', 'print one JSON object when the run ends', false)
+  .option('--allow-dirty', 'run even though the repository has uncommitted changes', false)
+  .option('--max-agents <n>', 'agents in flight at once (default workers × concurrency)', positiveInt)
+  .option('--max-tokens <n>', 'token budget for the whole run', positiveInt)
+  .option('--max-cost <usd>', 'cost budget for the whole run, in US dollars', positiveNumber)
+  .option('--timeout <minutes>', 'wall clock budget for the whole run', positiveNumber)
+  .action(async (task: string, options) => {
+    process.exitCode = await runCommand({
+      task,
+      repo: options.repo,
+      base: options.base,
+      workers: options.workers,
+      concurrency: options.concurrency,
+      localWorkers: options.localWorkers,
+      model: options.model,
+      script: options.script,
+      checks: options.check,
+      approve: options.approve,
+      json: options.json,
+      allowDirty: options.allowDirty,
+      maxAgents: options.maxAgents,
+      maxTokens: options.maxTokens,
+      maxCost: options.maxCost,
+      timeoutMinutes: options.timeout,
+    });
+  });
+
+for (const [name, approved] of [['approve', true], ['reject', false]] as const) {
+  program
+    .command(name)
+    .description(`${name} the plan of a run started with --approve`)
+    .argument('<run>', 'the run id')
+    .action(async (run: string) => {
+      if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
+      await pingRedis(redisUrl());
+      const redis = connectRedis();
+      try {
+        const keys = new Keys();
+        if ((await redis.exists(keys.events(run))) === 0) throw new UserError(`run ${run} is not known to this Redis (${redisUrl()}).`);
+        await appendRunEvent(redis, keys, { run_id: run, source: 'run', event: { type: 'approval', at: Date.now(), approved, by: `orca ${name}` } });
+        process.stdout.write(`orca: run ${run} ${approved ? 'approved' : 'rejected'}\n`);
+      } finally {
+        redis.disconnect();
+      }
+    });
+}
 
 program
   .command('agent')
@@ -66,6 +128,16 @@ program
       redis.disconnect();
     }
   });
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
+  return n;
+}
 
 function positiveInt(value: string): number {
   const n = Number(value);

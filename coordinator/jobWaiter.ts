@@ -25,11 +25,15 @@ export class JobWaiter {
   /** The job's validated result; a job that failed outright (a worker error) rejects with its reason. */
   async wait(jobId: string, signal?: AbortSignal): Promise<AgentJobResult> {
     for (;;) {
-      const job = await this.queue.getJob(jobId);
-      if (!job) throw new Error(`job ${jobId} is gone from the queue`);
-      const state = await job.getState();
-      if (state === 'completed') return parseJobResult(job.returnvalue, jobId);
-      if (state === 'failed') throw new Error(`job ${jobId} failed in its worker: ${job.failedReason}`);
+      // The state first, then the job: a job fetched before it finished carries no result yet.
+      const state = await this.queue.queue.getJobState(jobId);
+      if (state === 'unknown') throw new Error(`job ${jobId} is gone from the queue`);
+      if (state === 'completed' || state === 'failed') {
+        const job = await this.queue.getJob(jobId);
+        if (!job) throw new Error(`job ${jobId} is gone from the queue`);
+        if (state === 'completed') return parseJobResult(job.returnvalue, jobId);
+        throw new Error(`job ${jobId} failed in its worker: ${job.failedReason}`);
+      }
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, this.pollMs);
@@ -40,6 +44,7 @@ export class JobWaiter {
         const waiting = this.waiting;
         function done() {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
           const rest = (waiting.get(jobId) ?? []).filter((fn) => fn !== done);
           if (rest.length > 0) waiting.set(jobId, rest);
           else waiting.delete(jobId);

@@ -10,6 +10,7 @@ import type { AgentEvent } from '../shared/events/agentEvent.js';
 import { rebaseFileState } from '../shared/files/fileStateTransfer.js';
 import { commitAll } from '../shared/git/commit.js';
 import { gitAt } from '../shared/git/git.js';
+import { commonGitDir } from '../shared/git/repoLock.js';
 import { transcriptPathFor, type HookContext } from '../shared/hooks/hookContext.js';
 import { loadHooks } from '../shared/hooks/hookSettings.js';
 import { AnthropicModel } from '../shared/model/anthropic.js';
@@ -78,7 +79,10 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   if (await isAborted(deps.redis, deps.keys, job.run_id)) return base({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
 
   const lease = await deps.leaser.lease(job.ports, String(bullJob.id));
-  const repoHooks = job.repo.path ? loadHooks(job.repo.path, { userClaudeDir: deps.userClaudeDir }) : loadHooks(os.tmpdir(), { userClaudeDir: deps.userClaudeDir });
+  // A remote's project settings are not on this host before its worktree exists: only the user's
+  // hooks apply then (ORCA_HOME stands in as a project root with no .claude of its own; never a
+  // shared folder such as /tmp, where anyone could plant a settings file with hooks).
+  const repoHooks = loadHooks(job.repo.path ?? deps.home.root, { userClaudeDir: deps.userClaudeDir });
   let workspace: JobWorkspace | undefined;
   let keep = false;
   let commit: string | undefined;
@@ -117,6 +121,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       model,
       workspaceRoot: workspace.dir,
       workspaceWritable: workspace.kind !== 'view',
+      sandboxReadable: [await commonGitDir(workspace.repo), ...workspace.linked.map((name) => path.join(workspace!.repo, name))],
       sessionDir,
       shellEnv: {
         PORT: String(lease.ports[0] ?? ''),
@@ -170,7 +175,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       files_read: harness.session.fileState
         .all()
         .filter((entry) => entry.origin === 'read' && workspace!.dir && entry.path.startsWith(workspace!.dir + path.sep))
-        .map((entry) => ({ path: path.relative(workspace!.dir, entry.path).split(path.sep).join('/'), hash: entry.hash })),
+        .map((entry) => ({ path: path.relative(workspace!.dir, entry.path).split(path.sep).join('/'), hash: entry.hash, partial: entry.isPartialView })),
       files_changed: commit ? await changedFiles(workspace.dir, workspace.start, commit) : [],
       scripted: model.scripted,
     });

@@ -34,6 +34,8 @@ export interface HarnessOptions {
   workspaceRoot: string;
   /** May the agent's shell write the workspace (false for a read-only view)? */
   workspaceWritable: boolean;
+  /** Folders the sandboxed shell must be able to read (the repository's git folder, linked dependencies). */
+  sandboxReadable?: string[];
   sessionDir: string;
   /** Environment for the agent's commands and hooks: PORT, ORCA_PORTS, ORCA_RUN_ID, ORCA_TASK_ID, … */
   shellEnv: Record<string, string>;
@@ -76,6 +78,7 @@ export class Harness {
       worktree: options.workspaceWritable ? options.workspaceRoot : path.join(options.sessionDir, 'tmp'),
       tempDir: path.join(options.sessionDir, 'tmp'),
       network: networkAllowance(settings).allowed,
+      extraReadable: options.sandboxReadable,
       notify: (message) => notices.push(message),
     });
     this.sandboxed = sandbox.active;

@@ -48,7 +48,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('findings'),
     ...at,
     facts: z.array(z.object({ fact: z.string(), evidence: z.string() })),
-    files: z.array(z.object({ path: z.string(), hash: z.string() })),
+    files: z.array(z.object({ path: z.string(), hash: z.string(), partial: z.boolean().default(false) })),
     questions: z.array(z.string()),
   }),
   /** The validated plan the run carries out (after the coordinator's own DAG checks). */

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { LoadedSettings } from '../settings/loadSettings.js';
 import type { ShellSettings } from '../tools/tool.js';
@@ -16,6 +16,11 @@ export interface SandboxOptions {
   network: boolean;
   /** Further host folders the command may write (a worktree's git folder, for instance). */
   extraWritable?: string[];
+  /**
+   * Host folders the command must see even where the sandbox's private /tmp hides them: the
+   * repository's git folder and linked dependencies of a worktree, when they live under /tmp.
+   */
+  extraReadable?: string[];
 }
 
 export interface Sandbox {
@@ -36,6 +41,7 @@ export function bwrapWrap(bwrap: string, options: SandboxOptions): ShellWrap {
   const tempDir = realpathSync(options.tempDir);
   // Binds apply in order: /tmp first, so a worktree that lives under /tmp stays visible on top of it.
   const writable = [realpathSync(options.worktree), ...(options.extraWritable ?? []).map((dir) => realpathSync(dir))];
+  const readable = (options.extraReadable ?? []).filter((dir) => existsSync(dir)).map((dir) => realpathSync(dir));
   const fixed = [
     '--die-with-parent',
     '--new-session',
@@ -46,6 +52,7 @@ export function bwrapWrap(bwrap: string, options: SandboxOptions): ShellWrap {
     '--dev', '/dev',
     '--proc', '/proc',
     '--bind', tempDir, '/tmp',
+    ...readable.flatMap((dir) => ['--ro-bind', dir, dir]),
     ...writable.flatMap((dir) => ['--bind', dir, dir]),
     '--setenv', 'TMPDIR', '/tmp',
   ];

@@ -105,7 +105,7 @@ export const AgentJobResultSchema = z.object({
   /** Every Bash command the agent ran, with its exit code: what its claims are checked against. */
   commands: z.array(CheckRecordSchema),
   /** Files the agent read, with the hash it saw (an Explore agent's `files`, made checkable). */
-  files_read: z.array(z.object({ path: z.string(), hash: z.string() })),
+  files_read: z.array(z.object({ path: z.string(), hash: z.string(), partial: z.boolean().default(false) })),
   /** Files it changed, relative to the repository. */
   files_changed: z.array(z.string()),
   scripted: z.boolean(),

@@ -36,6 +36,21 @@ export class Keys {
     return `${this.prefix}:run:${runId}:events`;
   }
 
+  /** The board's list of a task's evidence (check logs, gates), written from the run's events. */
+  taskEvidence(runId: string, taskId: string): string {
+    return `${this.prefix}:run:${runId}:task:${taskId}:evidence`;
+  }
+
+  /** The board's list of the run's own evidence: integration checks and gates on the merged tree. */
+  runEvidence(runId: string): string {
+    return `${this.prefix}:run:${runId}:evidence`;
+  }
+
+  /** The board's list of the coordinator's notes on the plan (serialised overlaps, dropped edges). */
+  runNotes(runId: string): string {
+    return `${this.prefix}:run:${runId}:notes`;
+  }
+
   /** Pub/sub channel announcing run aborts to every worker. */
   abortChannel(): string {
     return `${this.prefix}:abort`;

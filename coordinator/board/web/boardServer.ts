@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import { Hono, type Context } from 'hono';
+import { listRuns, readRunBoard } from '../../../shared/board/readBoard.js';
+import { isSlug } from '../../../shared/git/slug.js';
+import { AgentQueue } from '../../../shared/queue/agentQueue.js';
+import { publishAbort } from '../../../shared/queue/runAbort.js';
+import type { BoardSource } from '../boardSource.js';
+import { mountQueueView } from './queueView.js';
+import { requestGuard } from './requestGuard.js';
+import { runEventsSse } from './runEventsSse.js';
+import { readTaskDetail } from './taskDetail.js';
+
+export interface BoardServerOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Required of every request when set. */
+  token?: string;
+}
+
+export interface BoardServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+const ASSETS: Record<string, { file: string; type: string }> = {
+  '/': { file: 'page.html', type: 'text/html; charset=utf-8' },
+  '/assets/page.css': { file: 'page.css', type: 'text/css; charset=utf-8' },
+  '/assets/page.js': { file: 'page.js', type: 'text/javascript; charset=utf-8' },
+};
+
+/** The page loads nothing from elsewhere and cannot be framed (the abort button must not be clickjacked). */
+const PAGE_HEADERS = {
+  'Content-Security-Policy': "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
+
+/**
+ * The web board: the page (files in ./assets), a JSON API with the same data as `orca status
+ * --json`, live updates over SSE, the abort button's POST, and bull-board under /queues.
+ */
+export function boardApp(source: BoardSource, queue: AgentQueue, token: string | undefined, closing: AbortSignal): Hono {
+  const app = new Hono();
+  app.use('*', requestGuard(token));
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('X-Frame-Options', 'DENY');
+  });
+
+  for (const [route, asset] of Object.entries(ASSETS)) {
+    const body = readFileSync(new URL(`./assets/${asset.file}`, import.meta.url), 'utf8');
+    app.get(route, (c) => c.body(body, 200, { 'Content-Type': asset.type, ...PAGE_HEADERS }));
+  }
+
+  app.get('/api/runs', async (c) => c.json({ runs: await listRuns(source.redis, source.keys) }));
+  app.get('/api/runs/:run', async (c) => {
+    const board = await readRunBoard(source.redis, source.keys, runParam(c));
+    return board ? c.json(board) : notFound(c, `run ${c.req.param('run')} is not recorded`);
+  });
+  app.get('/api/runs/:run/tasks/:task', async (c) => {
+    const board = await readRunBoard(source.redis, source.keys, runParam(c));
+    if (!board) return notFound(c, `run ${c.req.param('run')} is not recorded`);
+    const task = board.tasks.find((candidate) => candidate.task_id === c.req.param('task'));
+    if (!task) return notFound(c, `run ${board.run.run_id} has no task ${c.req.param('task')}`);
+    return c.json(await readTaskDetail(board, task, queue));
+  });
+  app.get('/api/runs/:run/events', async (c) => {
+    const runId = runParam(c);
+    if (!(await source.redis.exists(source.keys.run(runId)))) return notFound(c, `run ${runId} is not recorded`);
+    return runEventsSse(c, source, runId, closing);
+  });
+  app.post('/api/runs/:run/abort', async (c) => {
+    const runId = runParam(c);
+    if (!(await source.redis.exists(source.keys.run(runId)))) return notFound(c, `run ${runId} is not recorded`);
+    await publishAbort(source.redis, source.keys, runId, 'aborted from the web board');
+    return c.json({ run_id: runId, abort: 'published' }, 202);
+  });
+
+  mountQueueView(app, queue);
+
+  app.onError((error, c) => {
+    if (error instanceof BadRequest) return c.json({ error: error.message }, 400);
+    process.stderr.write(`orca serve: ${c.req.method} ${c.req.path} failed: ${error.stack ?? error.message}\n`);
+    return c.json({ error: error.message }, 500);
+  });
+  return app;
+}
+
+/** Starts the web board and resolves once it listens; `close` stops its streams and the server. */
+export async function startBoardServer(source: BoardSource, options: BoardServerOptions): Promise<BoardServer> {
+  const queue = new AgentQueue(source.redis, source.keys);
+  const closing = new AbortController();
+  const app = boardApp(source, queue, options.token, closing.signal);
+  let server!: Server;
+  const address = await new Promise<AddressInfo>((resolve, reject) => {
+    server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, resolve) as Server;
+    server.once('error', reject);
+  });
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/`,
+    close: async () => {
+      closing.abort();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Open SSE responses would hold close() forever: their streams were told to end above.
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 1_000).unref();
+      });
+      await queue.close();
+    },
+  };
+}
+
+class BadRequest extends Error {}
+
+function runParam(c: Context): string {
+  const run = c.req.param('run') ?? '';
+  if (!isSlug(run)) throw new BadRequest(`"${run}" is not a run id`);
+  return run;
+}
+
+function notFound(c: Context, message: string): Response {
+  return c.json({ error: message }, 404);
+}

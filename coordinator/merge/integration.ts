@@ -1,0 +1,71 @@
+import { existsSync } from 'node:fs';
+import { branchExists, gitAt, resolveCommit, runGit } from '../../shared/git/git.js';
+import { addWorktreeForBranch } from '../../shared/git/worktree.js';
+
+export type MergeOutcome =
+  | { kind: 'merged'; commit: string; files: string[] }
+  | { kind: 'nothing'; commit: string }
+  | { kind: 'conflict'; files: string[]; detail: string };
+
+/**
+ * The run's integration branch, `orca/<run>/integration`, with a worktree of its own under
+ * ORCA_HOME. Task branches are merged into it one at a time (`--no-ff`, so each task stays one
+ * visible merge); a conflicting merge is aborted, leaving the branch exactly as it was.
+ */
+export class IntegrationBranch {
+  readonly branch: string;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly repo: string,
+    readonly runId: string,
+    readonly dir: string,
+  ) {
+    this.branch = `orca/${runId}/integration`;
+  }
+
+  /** Creates the branch at `base` (or reuses it on resume) and its worktree. Returns its head. */
+  async open(base: string): Promise<string> {
+    if (!(await branchExists(this.repo, this.branch))) {
+      await gitAt(this.repo).raw(['branch', this.branch, await resolveCommit(this.repo, base)]);
+    }
+    if (!existsSync(this.dir)) await addWorktreeForBranch(this.repo, this.dir, this.branch);
+    return this.head();
+  }
+
+  async head(): Promise<string> {
+    return (await gitAt(this.dir).raw(['rev-parse', 'HEAD'])).trim();
+  }
+
+  /** Merges a task branch; merges are serialised, whoever calls. */
+  merge(branch: string, message: string): Promise<MergeOutcome> {
+    const run = this.queue.then(() => this.mergeNow(branch, message));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async mergeNow(branch: string, message: string): Promise<MergeOutcome> {
+    const git = gitAt(this.dir);
+    const before = await this.head();
+    const ahead = Number((await git.raw(['rev-list', '--count', `${before}..${branch}`])).trim());
+    if (ahead === 0) return { kind: 'nothing', commit: before };
+    const merged = await runGit(this.dir, ['merge', '--no-ff', '--no-edit', '-m', message, branch]);
+    if (merged.code !== 0) {
+      const unmerged = (await git.raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean);
+      const detail = `${merged.stdout}\n${merged.stderr}`.trim();
+      // Leave the integration branch exactly as it was before this merge.
+      const aborted = await runGit(this.dir, ['merge', '--abort']);
+      if (aborted.code !== 0) await git.raw(['reset', '--hard', before]);
+      if (unmerged.length === 0) throw new Error(`merging ${branch} failed without a conflict: ${detail}`);
+      return { kind: 'conflict', files: unmerged, detail };
+    }
+    const commit = await this.head();
+    const files = (await git.raw(['diff', '--name-only', before, commit])).split('\n').filter(Boolean);
+    return { kind: 'merged', commit, files };
+  }
+
+  /** The diff of the merged work against the run's base: what verification is shown. */
+  async diffFrom(base: string): Promise<string> {
+    return gitAt(this.dir).raw(['diff', `${base}..HEAD`]);
+  }
+}

@@ -1,0 +1,192 @@
+import type { TaskStatus } from '../../shared/events/runEvent.js';
+import type { InheritedFileState } from '../../shared/files/readFileState.js';
+import type { AgentJobResult } from '../../shared/queue/agentJob.js';
+import picomatch from 'picomatch';
+import type { MergeOutcome } from '../merge/integration.js';
+import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
+import type { TaskRecord } from '../runState.js';
+import type { RunContext } from './runContext.js';
+
+/** Conflict workers tried for one task before it fails with the conflict shown. */
+const RESOLVE_ATTEMPTS = 2;
+
+const SETTLED: readonly TaskStatus[] = ['merged', 'verified', 'failed', 'blocked', 'aborted', 'cancelled'];
+
+/**
+ * Runs the plan's subtasks as a DAG. This is the coordinator's own scheduler, not BullMQ flows:
+ * a worker must start from the integration head AFTER its dependencies merged, and that commit is
+ * only known at the moment it is dispatched, whereas a flow fixes every child's payload up front.
+ * Each finished branch is merged at once (merges are serialised, and a task only starts after its
+ * dependencies merged, so merges follow dependency order). A failed task blocks its dependants;
+ * independent tasks go on.
+ */
+export async function dispatchPhase(ctx: RunContext, options: { gateWorker?: (task: TaskRecord, result: AgentJobResult) => Promise<string | undefined> } = {}): Promise<void> {
+  const { recorder } = ctx;
+  await recorder.record({ type: 'run_phase', phase: 'dispatching' });
+  const running = new Map<string, Promise<void>>();
+  for (;;) {
+    await blockDependants(ctx);
+    const tasks = planTasks(ctx);
+    if (!ctx.signal.aborted) {
+      for (const task of tasks) {
+        if (task.status !== 'pending' || running.has(task.id)) continue;
+        if (!task.depends_on.every((dep) => isMerged(ctx, dep))) continue;
+        const work = runTask(ctx, task, options.gateWorker).finally(() => running.delete(task.id));
+        running.set(task.id, work);
+      }
+    }
+    if (running.size === 0) break;
+    await Promise.race(running.values());
+  }
+  // Whatever never started (the run was aborted, or a budget ran out) is cancelled, saying so.
+  for (const task of planTasks(ctx)) {
+    if (task.status === 'pending' || task.status === 'queued') {
+      await recorder.record({ type: 'task_state', task_id: task.id, status: 'cancelled', attempt: task.attempt, detail: 'the run stopped before this task ran' });
+    }
+  }
+}
+
+function planTasks(ctx: RunContext): TaskRecord[] {
+  const ids = ctx.recorder.state.plan?.subtasks.map((task) => task.id) ?? [];
+  return ids.map((id) => ctx.recorder.state.tasks.get(id)!).filter(Boolean);
+}
+
+function isMerged(ctx: RunContext, id: string): boolean {
+  const status = ctx.recorder.state.tasks.get(id)?.status;
+  return status === 'merged' || status === 'verified';
+}
+
+/** Marks every pending task that depends (directly or not) on a task that can no longer merge. */
+async function blockDependants(ctx: RunContext): Promise<void> {
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const task of planTasks(ctx)) {
+      if (task.status !== 'pending') continue;
+      const dead = task.depends_on.find((dep) => {
+        const status = ctx.recorder.state.tasks.get(dep)?.status;
+        return status !== undefined && SETTLED.includes(status) && status !== 'merged' && status !== 'verified';
+      });
+      if (dead === undefined) continue;
+      const status = ctx.recorder.state.tasks.get(dead)!.status;
+      await ctx.recorder.record({ type: 'task_state', task_id: task.id, status: 'blocked', attempt: task.attempt, detail: `blocked: ${dead} ${status}` });
+      ctx.say(`${task.id} blocked: ${dead} ${status}`);
+      changed = true;
+    }
+  }
+}
+
+async function runTask(
+  ctx: RunContext,
+  task: TaskRecord,
+  gateWorker?: (task: TaskRecord, result: AgentJobResult) => Promise<string | undefined>,
+): Promise<void> {
+  const { recorder } = ctx;
+  const subtask = recorder.state.plan!.subtasks.find((s) => s.id === task.id)!;
+  const base = await ctx.integration.head();
+  let result: AgentJobResult;
+  try {
+    result = await ctx.jobs.run({
+      taskId: task.id,
+      role: ctx.role('worker'),
+      prompt: fillPrompt('worker', {
+        id: task.id,
+        title: subtask.title,
+        instructions: subtask.instructions,
+        paths: bulletList(subtask.paths),
+        checks: subtask.checks.length > 0 ? subtask.checks.join(', ') : '(none named: run the relevant tests)',
+        task: ctx.task,
+      }),
+      base,
+      subtask: task.id,
+      checks: subtask.checks,
+      fileState: inheritedFor(ctx, subtask.paths),
+    });
+  } catch (error) {
+    ctx.say(`${task.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return; // The job runner recorded the failure.
+  }
+  const attempt = recorder.state.tasks.get(task.id)!.attempt;
+  if (result.status !== 'completed') {
+    await recorder.record({ type: 'task_state', task_id: task.id, status: result.status === 'aborted' ? 'aborted' : 'failed', attempt, detail: `${result.end_reason}: ${result.detail}` });
+    ctx.say(`${task.id} ${result.status}: ${result.end_reason}`);
+    return;
+  }
+  const refused = await gateWorker?.(task, result);
+  if (refused) {
+    await recorder.record({ type: 'task_state', task_id: task.id, status: 'failed', attempt, detail: refused });
+    ctx.say(`${task.id} failed its gates: ${refused}`);
+    return;
+  }
+  await recorder.record({ type: 'task_state', task_id: task.id, status: 'completed', attempt });
+  await mergeTask(ctx, task, result);
+}
+
+async function mergeTask(ctx: RunContext, task: TaskRecord, result: AgentJobResult): Promise<void> {
+  const { recorder } = ctx;
+  const attempt = () => recorder.state.tasks.get(task.id)!.attempt;
+  if (!result.commit || !result.branch) {
+    await recorder.record({ type: 'merge', task_id: task.id, outcome: 'nothing', files: [], detail: 'the task changed no files' });
+    await recorder.record({ type: 'task_state', task_id: task.id, status: 'merged', attempt: attempt(), detail: 'no changes to merge' });
+    return;
+  }
+  let outcome: MergeOutcome = await ctx.integration.merge(result.branch, `Merge ${task.id}: ${task.title}\n\norca run ${recorder.runId}`);
+  let resolvedBy: string | undefined;
+  for (let round = 1; outcome.kind === 'conflict' && round <= RESOLVE_ATTEMPTS && !ctx.signal.aborted; round += 1) {
+    const files = outcome.files;
+    await recorder.record({ type: 'merge', task_id: task.id, outcome: 'conflict', files, detail: outcome.detail.slice(0, 2_000) });
+    ctx.say(`${task.id} conflicts in ${files.join(', ')}: a worker redoes it on the integration head (attempt ${round})`);
+    const resolved = await resolveConflict(ctx, task, files, round);
+    if (!resolved) break;
+    resolvedBy = resolved.branch!;
+    outcome = await ctx.integration.merge(resolvedBy, `Merge ${task.id} (redone on the integration head): ${task.title}\n\norca run ${recorder.runId}`);
+  }
+  if (outcome.kind === 'conflict') {
+    await recorder.record({ type: 'merge', task_id: task.id, outcome: 'failed', files: outcome.files, detail: outcome.detail.slice(0, 2_000) });
+    await recorder.record({
+      type: 'task_state',
+      task_id: task.id,
+      status: 'failed',
+      attempt: attempt(),
+      detail: `merge conflict in ${outcome.files.join(', ')} not resolved after ${RESOLVE_ATTEMPTS} attempt(s); its branch ${result.branch} is kept`,
+    });
+    ctx.say(`${task.id} failed: unresolved conflict in ${outcome.files.join(', ')}`);
+    return;
+  }
+  const files = outcome.kind === 'merged' ? outcome.files : [];
+  await recorder.record({ type: 'merge', task_id: task.id, outcome: resolvedBy ? 'resolved' : outcome.kind, commit: outcome.commit, files });
+  await recorder.record({ type: 'task_state', task_id: task.id, status: 'merged', attempt: attempt() });
+  ctx.say(`${task.id} merged${resolvedBy ? ' (after resolving a conflict)' : ''}`);
+}
+
+async function resolveConflict(ctx: RunContext, task: TaskRecord, files: string[], round: number): Promise<AgentJobResult | undefined> {
+  const subtask = ctx.recorder.state.plan!.subtasks.find((s) => s.id === task.id)!;
+  const result = await ctx.jobs
+    .run({
+      taskId: `_resolve-${task.id}-${round}`,
+      role: ctx.role('worker'),
+      prompt: fillPrompt('resolve', {
+        id: task.id,
+        title: subtask.title,
+        instructions: subtask.instructions,
+        paths: bulletList(subtask.paths),
+        files: bulletList(files),
+        checks: subtask.checks.length > 0 ? subtask.checks.join(', ') : '(none named: run the relevant tests)',
+      }),
+      base: await ctx.integration.head(),
+      subtask: task.id,
+      checks: subtask.checks,
+    })
+    .catch(() => undefined);
+  return result && result.status === 'completed' && result.branch ? result : undefined;
+}
+
+/**
+ * The run's file knowledge a subtask inherits: what the Explore agents read, for the files the
+ * subtask owns. The worker keeps an entry only if the file is byte-identical in its worktree.
+ */
+function inheritedFor(ctx: RunContext, paths: string[]): InheritedFileState[] {
+  const files = ctx.recorder.state.findings?.files ?? [];
+  const match = picomatch(paths, { dot: true });
+  return files.filter((file) => match(file.path)).map((file) => ({ path: file.path, hash: file.hash, partial: file.partial }));
+}

@@ -1,0 +1,122 @@
+import type { RoleDefinition } from '../../roles/role.js';
+import { roleSpec } from '../../roles/roleCatalog.js';
+import type { InheritedFileState } from '../../shared/files/readFileState.js';
+import type { Script } from '../../shared/model/scriptFile.js';
+import { agentJobId } from '../../shared/queue/agentQueue.js';
+import type { AgentJobResult } from '../../shared/queue/agentJob.js';
+import type { OrcaServices } from '../services.js';
+import type { RunRecorder } from './runRecorder.js';
+
+export interface JobSpec {
+  taskId: string;
+  role: RoleDefinition;
+  prompt: string;
+  base: string;
+  /** The plan subtask id (Scripted scripts match on it). */
+  subtask?: string;
+  checks?: string[];
+  fileState?: InheritedFileState[];
+  /** Record task_state events for it (plan subtasks and orca's own jobs alike). */
+  visible?: boolean;
+}
+
+/**
+ * Sends agent jobs for one run and waits for their results, at most `maxInFlight` at once.
+ * Every job is recorded as queued before it is added (so no agent event can precede it) and its
+ * result as a task_result; a job that failed outright in its worker becomes a failed result.
+ */
+export class JobRunner {
+  private inFlight = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(
+    private readonly services: OrcaServices,
+    private readonly recorder: RunRecorder,
+    private readonly options: { repo: string; model?: string; script?: Script; maxInFlight: number; signal: AbortSignal },
+  ) {}
+
+  get running(): number {
+    return this.inFlight;
+  }
+
+  async run(spec: JobSpec): Promise<AgentJobResult> {
+    await this.slot();
+    try {
+      return await this.dispatch(spec);
+    } finally {
+      this.inFlight -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private async slot(): Promise<void> {
+    while (this.inFlight >= this.options.maxInFlight) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.inFlight += 1;
+  }
+
+  private async dispatch(spec: JobSpec): Promise<AgentJobResult> {
+    const { recorder } = this;
+    const attempt = (recorder.state.tasks.get(spec.taskId)?.attempt ?? 0) + 1;
+    const jobId = agentJobId(recorder.runId, spec.taskId, attempt);
+    if (!recorder.state.tasks.has(spec.taskId)) {
+      await recorder.record({
+        type: 'task_created',
+        task_id: spec.taskId,
+        role: spec.role.name,
+        title: spec.prompt.split('\n', 1)[0]!.slice(0, 120),
+        depends_on: [],
+        paths: [],
+        checks: spec.checks ?? [],
+      });
+    }
+    await recorder.record({ type: 'task_state', task_id: spec.taskId, status: 'queued', attempt, job_id: jobId });
+    const { source: _source, ...script } = this.options.script ?? { source: '' };
+    await this.services.queue.add(
+      {
+        run_id: recorder.runId,
+        task_id: spec.taskId,
+        subtask: spec.subtask,
+        role: roleSpec(spec.role),
+        prompt: spec.prompt,
+        repo: { path: this.options.repo },
+        base: spec.base,
+        branch: spec.role.workspace === 'branch' ? `orca/${recorder.runId}/${spec.taskId}` : undefined,
+        file_state: spec.fileState ?? [],
+        model: { id: this.options.model, script: this.options.script ? script : undefined },
+        checks: spec.checks ?? [],
+        stop_event: 'SubagentStop',
+      },
+      attempt,
+    );
+    let result: AgentJobResult;
+    try {
+      result = await this.services.waiter.wait(jobId);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      await recorder.record({ type: 'task_state', task_id: spec.taskId, status: 'failed', attempt, job_id: jobId, detail });
+      throw error;
+    }
+    if (spec.taskId.startsWith('_')) {
+      // orca's own jobs (coordinator, explore, plan, verify, …) settle here; plan subtasks settle when merged.
+      const status = result.status === 'completed' ? 'completed' : result.status === 'aborted' ? 'aborted' : 'failed';
+      await recorder.record({ type: 'task_state', task_id: spec.taskId, status, attempt, job_id: jobId, detail: `${result.end_reason}: ${result.detail}` });
+    }
+    await recorder.record({
+      type: 'task_result',
+      task_id: spec.taskId,
+      status: result.status,
+      end_reason: result.end_reason,
+      detail: result.detail,
+      branch: result.branch,
+      commit: result.commit,
+      worktree: result.worktree,
+      transcript: result.transcript,
+      host: result.host,
+      pid: result.pid,
+      turns: result.turns,
+      usage: result.usage,
+      cost_usd: result.cost_usd,
+    });
+    return result;
+  }
+}

@@ -1,0 +1,160 @@
+import path from 'node:path';
+import type { RoleDefinition } from '../../roles/role.js';
+import { availableRoles } from '../../roles/roleCatalog.js';
+import type { RunStatus } from '../../shared/events/runEvent.js';
+import type { Script } from '../../shared/model/scriptFile.js';
+import { connectRedis } from '../../shared/queue/redisConnection.js';
+import { publishAbort, subscribeAborts } from '../../shared/queue/runAbort.js';
+import { IntegrationBranch } from '../merge/integration.js';
+import type { OrcaServices } from '../services.js';
+import { waitForApproval } from './approval.js';
+import { dispatchPhase } from './dispatchPhase.js';
+import { explorePhase } from './explorePhase.js';
+import { JobRunner } from './jobRunner.js';
+import { describePlan, planPhase } from './planPhase.js';
+import { RunFailure, type RunContext } from './runContext.js';
+import type { RunRecorder } from './runRecorder.js';
+import { runJson, type RunJson } from './runResult.js';
+import { RunWatch, type RunBudgets } from './runWatch.js';
+import { verifyPhase, type VerifyOutcome } from './verifyPhase.js';
+
+export interface RunSettings {
+  task: string;
+  repo: string;
+  base: string;
+  checks: string[];
+  model?: string;
+  script?: Script;
+  approve: boolean;
+  budgets: RunBudgets & { maxAgents: number; wallClockMs?: number };
+  /** Lines for the person watching; undefined with --json. */
+  say?: (line: string) => void;
+  tty: boolean;
+}
+
+/**
+ * One run, from its first event to its verdict: explore, plan (and wait for approval when asked),
+ * dispatch the DAG and merge, verify the merged tree. Aborts (Ctrl-C, `orca abort`, a budget)
+ * stop new dispatch and cancel the running agents everywhere. A resumed run skips what its
+ * events show as done.
+ */
+export async function coordinateRun(services: OrcaServices, recorder: RunRecorder, settings: RunSettings): Promise<RunJson> {
+  const runId = recorder.runId;
+  const abort = new AbortController();
+  let abortReason: string | undefined;
+  const stop = (reason: string) => {
+    if (abort.signal.aborted) return;
+    abortReason = reason;
+    settings.say?.(`stopping the run: ${reason}`);
+    abort.abort(new Error(reason));
+    void publishAbort(services.redis, services.keys, runId, reason);
+  };
+  const subscriber = connectRedis(services.redisService.url);
+  await subscribeAborts(subscriber, services.keys, (id, reason) => {
+    if (id === runId) stop(reason);
+  });
+  const onSigint = () => stop('interrupted by the user (Ctrl-C)');
+  process.on('SIGINT', onSigint);
+  const wallClock = settings.budgets.wallClockMs
+    ? setTimeout(() => stop(`the run's wall clock budget of ${settings.budgets.wallClockMs} ms ran out`), settings.budgets.wallClockMs)
+    : undefined;
+  const watchConnection = connectRedis(services.redisService.url);
+  const watch = new RunWatch(watchConnection, services.keys, recorder.state, {
+    budgets: settings.budgets,
+    onBudget: stop,
+    print: settings.say,
+    tty: settings.tty,
+  });
+  watch.start();
+
+  const roles = new Map(availableRoles(settings.repo).roles.map((role) => [role.name, role]));
+  const integration = new IntegrationBranch(settings.repo, runId, path.join(services.home.runWorktrees(runId), '.integration'));
+  const ctx: RunContext = {
+    services,
+    recorder,
+    jobs: new JobRunner(services, recorder, {
+      repo: settings.repo,
+      model: settings.model,
+      script: settings.script,
+      maxInFlight: settings.budgets.maxAgents,
+      signal: abort.signal,
+    }),
+    integration,
+    repo: settings.repo,
+    task: settings.task,
+    base: settings.base,
+    checks: settings.checks,
+    role: (name) => roles.get(name) as RoleDefinition,
+    signal: abort.signal,
+    say: (line) => settings.say?.(line),
+  };
+
+  let status: RunStatus = 'FAIL';
+  let detail = '';
+  let verify: VerifyOutcome | undefined;
+  try {
+    await integration.open(settings.base);
+    if (!recorder.state.findings && !abort.signal.aborted) await explorePhase(ctx);
+    if (!recorder.state.plan && !abort.signal.aborted) {
+      await planPhase(ctx);
+      if (settings.approve && !abort.signal.aborted) await approve(ctx, settings.tty, stop);
+    }
+    if (recorder.state.approved === false) {
+      status = 'ABORTED';
+      detail = 'the plan was rejected; nothing was written';
+    } else {
+      if (!abort.signal.aborted) await dispatchPhase(ctx);
+      if (!abort.signal.aborted) verify = await verifyPhase(ctx);
+      ({ status, detail } = verdictOf(ctx, verify, abortReason));
+    }
+  } catch (error) {
+    if (!(error instanceof RunFailure)) throw error;
+    status = abortReason ? 'ABORTED' : 'FAIL';
+    detail = abortReason ?? error.message;
+  } finally {
+    process.off('SIGINT', onSigint);
+    if (wallClock) clearTimeout(wallClock);
+    await watch.close();
+    watchConnection.disconnect();
+    subscriber.disconnect();
+  }
+  const head = await integration.head();
+  await recorder.record({ type: 'verdict', status, detail });
+  await recorder.record({ type: 'run_end', status, head, usage: recorder.state.usage, cost_usd: recorder.state.costUsd, detail });
+  return runJson(recorder.state, {
+    status,
+    head,
+    gates: verify?.gates ?? [],
+    verification: verify?.verification ?? null,
+    detail,
+  });
+}
+
+async function approve(ctx: RunContext, tty: boolean, stop: (reason: string) => void): Promise<void> {
+  const { recorder, services } = ctx;
+  await recorder.record({ type: 'run_phase', phase: 'awaiting_approval' });
+  process.stderr.write(`${describePlan(ctx)}\n\nWaiting for approval: answer here, or run \`orca approve ${recorder.runId}\` / \`orca reject ${recorder.runId}\`.\n`);
+  const connection = connectRedis(services.redisService.url);
+  try {
+    const answer = await waitForApproval(connection, services.keys, recorder.runId, { tty, signal: ctx.signal, afterId: '0' });
+    // Recorded by the coordinator too when the answer came from `orca approve`: its own state learns it here.
+    await recorder.record({ type: 'approval', approved: answer.approved, by: answer.by });
+    if (!answer.approved) stop('the plan was rejected');
+  } finally {
+    connection.disconnect();
+  }
+}
+
+/** PASS only when every task merged, the integration checks passed their gates and verification said PASS. */
+function verdictOf(ctx: RunContext, verify: VerifyOutcome | undefined, abortReason: string | undefined): { status: RunStatus; detail: string } {
+  if (abortReason) return { status: 'ABORTED', detail: abortReason };
+  const tasks = (ctx.recorder.state.plan?.subtasks ?? []).map((s) => ctx.recorder.state.tasks.get(s.id)!);
+  const unmerged = tasks.filter((task) => task.status !== 'merged' && task.status !== 'verified');
+  if (!verify) return { status: 'FAIL', detail: 'the merged tree was not verified' };
+  if (verify.status === 'FAIL') return { status: 'FAIL', detail: verify.detail };
+  if (unmerged.length > 0) {
+    const list = unmerged.map((task) => `${task.id} ${task.status}`).join(', ');
+    return { status: 'PARTIAL', detail: `not merged: ${list}${verify.detail ? `; ${verify.detail}` : ''}` };
+  }
+  return { status: verify.status, detail: verify.detail };
+}

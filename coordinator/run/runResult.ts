@@ -1,0 +1,92 @@
+import type { RunStatus } from '../../shared/events/runEvent.js';
+import type { RunState } from '../runState.js';
+
+export interface GateRecord {
+  name: string;
+  ok: boolean;
+  reason: string;
+}
+
+export interface CheckRecordOut {
+  command: string;
+  exit_code: number | null;
+  tests_executed: number | null;
+}
+
+/** `orca run --json`: the shape in ../shared/INTERFACES.md. */
+export interface RunJson {
+  run_id: string;
+  status: RunStatus;
+  base: string;
+  integration_branch: string;
+  head: string;
+  tasks: Array<{ id: string; role: string; status: string; branch?: string; commit?: string; attempts: number }>;
+  gates: GateRecord[];
+  verification: { verdict: 'PASS' | 'FAIL' | 'PARTIAL'; checks: CheckRecordOut[] } | null;
+  usage: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number; cost_usd: number };
+  detail: string;
+  scripted: boolean;
+}
+
+export function runJson(
+  state: RunState,
+  extra: { status: RunStatus; head: string; gates: GateRecord[]; verification: RunJson['verification']; detail: string },
+): RunJson {
+  const tasks = state.order
+    .map((id) => state.tasks.get(id)!)
+    .filter((task) => task.role === 'worker' && !task.id.startsWith('_'))
+    .map((task) => ({
+      id: task.id,
+      role: task.role,
+      status: task.status,
+      ...(task.branch ? { branch: task.branch } : {}),
+      ...(task.commit ? { commit: task.commit } : {}),
+      attempts: task.attempt,
+    }));
+  return {
+    run_id: state.runId,
+    status: extra.status,
+    base: state.base,
+    integration_branch: state.integrationBranch,
+    head: extra.head,
+    tasks,
+    gates: extra.gates,
+    verification: extra.verification,
+    usage: { ...state.usage, cost_usd: round(state.costUsd) },
+    detail: extra.detail,
+    scripted: state.scripted,
+  };
+}
+
+/** The result as a person reads it: the tasks, the verdict with its evidence, and what it cost. */
+export function runReport(json: RunJson, state: RunState): string {
+  const lines: string[] = [];
+  lines.push(`run ${json.run_id}: ${json.status}${json.detail ? ` (${json.detail})` : ''}`);
+  lines.push(`integration branch ${json.integration_branch} at ${json.head.slice(0, 12)} (base ${json.base.slice(0, 12)})`);
+  lines.push('');
+  lines.push(pad('task', 24) + pad('status', 11) + pad('attempts', 9) + pad('tokens', 10) + 'cost');
+  for (const id of state.order) {
+    const task = state.tasks.get(id)!;
+    const tokens = task.usage.input_tokens + task.usage.cache_read_tokens + task.usage.cache_creation_tokens + task.usage.output_tokens;
+    lines.push(pad(id, 24) + pad(task.status, 11) + pad(String(task.attempt), 9) + pad(String(tokens), 10) + `$${task.costUsd.toFixed(4)}`);
+  }
+  lines.push('');
+  for (const gate of json.gates) lines.push(`gate ${gate.name}: ${gate.ok ? 'ok' : 'FAILED'} (${gate.reason})`);
+  if (json.verification) {
+    lines.push(`verification: ${json.verification.verdict}`);
+    for (const check of json.verification.checks) {
+      lines.push(`  ${check.command}: exit ${check.exit_code ?? '-'}, ${check.tests_executed ?? 'unknown'} test(s) executed`);
+    }
+  }
+  const totalTokens = json.usage.input_tokens + json.usage.cache_read_tokens + json.usage.cache_creation_tokens + json.usage.output_tokens;
+  lines.push(`total: ${totalTokens} tokens, $${json.usage.cost_usd.toFixed(4)}${json.scripted ? ' (Scripted model: no LLM was used)' : ''}`);
+  return lines.join('\n');
+}
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? `${text.slice(0, width - 2)}… ` : text.padEnd(width);
+}
+
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}

@@ -1,0 +1,108 @@
+import type { Redis } from 'ioredis';
+import { totalInputTokens } from '../../shared/model/usage.js';
+import type { Keys } from '../../shared/queue/keys.js';
+import { followRunEvents } from '../../shared/queue/runEventFollower.js';
+import type { RunStreamEntry } from '../../shared/queue/runEvents.js';
+import type { RunState } from '../runState.js';
+
+export interface RunBudgets {
+  /** Input (all kinds) plus output tokens over every agent of the run. */
+  maxTokens?: number;
+  maxCostUsd?: number;
+}
+
+/**
+ * Watches a run's stream while it goes: keeps live token and cost totals from the agents' usage
+ * events (so a budget stops the run mid-agent, not after), prints a line per task state change
+ * and keeps a live summary line on a terminal.
+ */
+export class RunWatch {
+  /** Latest totals of each running agent, by `task_id#attempt`. */
+  private readonly live = new Map<string, { tokens: number; cost: number }>();
+  private readonly stop = new AbortController();
+  private following?: Promise<string>;
+  private summaryShown = false;
+
+  constructor(
+    private readonly connection: Redis,
+    private readonly keys: Keys,
+    private readonly state: RunState,
+    private readonly options: {
+      budgets: RunBudgets;
+      onBudget: (reason: string) => void;
+      print?: (line: string) => void;
+      tty: boolean;
+    },
+  ) {}
+
+  start(afterId = '$'): void {
+    this.following = followRunEvents(this.connection, this.keys, this.state.runId, (entry) => this.onEntry(entry), this.stop.signal, afterId);
+    this.following.catch((error: unknown) => this.options.print?.(`orca: the run's event stream could not be followed: ${(error as Error).message}`));
+  }
+
+  async close(): Promise<void> {
+    this.stop.abort();
+    await this.following?.catch(() => undefined);
+    this.clearSummary();
+  }
+
+  totals(): { tokens: number; cost: number } {
+    let tokens = totalInputTokens(this.state.usage) + this.state.usage.output_tokens;
+    let cost = this.state.costUsd;
+    for (const agent of this.live.values()) {
+      tokens += agent.tokens;
+      cost += agent.cost;
+    }
+    return { tokens, cost };
+  }
+
+  private onEntry(entry: RunStreamEntry): void {
+    const event = entry.event as Record<string, unknown> & { type: string };
+    const task = entry.task_id ?? '';
+    if (entry.source === 'agent' && event.type === 'usage') {
+      const total = event.total as { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number };
+      const attempt = this.state.tasks.get(task)?.attempt ?? 0;
+      this.live.set(`${task}#${attempt}`, { tokens: totalInputTokens(total) + total.output_tokens, cost: Number(event.total_cost_usd) });
+      this.checkBudgets();
+    }
+    if (entry.source === 'run' && event.type === 'task_result') {
+      // The finished agent's usage is now in the run state: stop counting it live.
+      for (const key of [...this.live.keys()]) if (key.startsWith(`${task}#`)) this.live.delete(key);
+    }
+    if (entry.source === 'run' && event.type === 'task_state') {
+      const detail = typeof event.detail === 'string' ? ` (${event.detail})` : '';
+      this.line(`${String(event.task_id)}: ${String(event.status)}${detail}`);
+    }
+    if (entry.source === 'agent' && event.type === 'tool_call' && this.options.tty) this.summary(`${task}: ${String(event.name)}`);
+  }
+
+  private checkBudgets(): void {
+    const { tokens, cost } = this.totals();
+    const { maxTokens, maxCostUsd } = this.options.budgets;
+    if (maxTokens !== undefined && tokens >= maxTokens) this.options.onBudget(`the run's token budget of ${maxTokens} was reached (${tokens} used)`);
+    else if (maxCostUsd !== undefined && cost >= maxCostUsd) this.options.onBudget(`the run's cost budget of $${maxCostUsd} was reached ($${cost.toFixed(4)} spent)`);
+  }
+
+  private line(text: string): void {
+    if (!this.options.print) return;
+    this.clearSummary();
+    this.options.print(text);
+    if (this.options.tty) this.summary();
+  }
+
+  private summary(doing = ''): void {
+    if (!this.options.print || !this.options.tty) return;
+    const tasks = [...this.state.tasks.values()].filter((task) => !task.id.startsWith('_'));
+    const done = tasks.filter((task) => ['merged', 'verified', 'failed', 'blocked', 'aborted', 'cancelled'].includes(task.status)).length;
+    const running = [...this.state.tasks.values()].filter((task) => task.status === 'queued' || task.status === 'running').length;
+    const { tokens, cost } = this.totals();
+    const text = `[${done}/${tasks.length} done · ${running} agent(s) running · ${tokens.toLocaleString('en-US')} tokens · $${cost.toFixed(4)}] ${doing}`;
+    process.stderr.write(`\r\x1b[2K${text.slice(0, (process.stderr.columns ?? 120) - 1)}`);
+    this.summaryShown = true;
+  }
+
+  private clearSummary(): void {
+    if (this.summaryShown) process.stderr.write('\r\x1b[2K');
+    this.summaryShown = false;
+  }
+}

@@ -1,0 +1,90 @@
+import path from 'node:path';
+import { MISSING_API_KEY } from '../shared/model/anthropic.js';
+import { resolveModelAlias } from '../shared/model/modelAliases.js';
+import { loadScriptFile } from '../shared/model/scriptFile.js';
+import { detectChecks } from './detectChecks.js';
+import { inspectRepo, UserError } from './repoCheck.js';
+import { coordinateRun } from './run/runCoordinator.js';
+import { RunRecorder } from './run/runRecorder.js';
+import { runReport } from './run/runResult.js';
+import { newRunId } from './runId.js';
+import { OrcaServices } from './services.js';
+
+export interface RunCommandOptions {
+  task: string;
+  repo: string;
+  base?: string;
+  workers: number;
+  concurrency: number;
+  localWorkers: boolean;
+  model?: string;
+  script?: string;
+  checks: string[];
+  approve: boolean;
+  json: boolean;
+  allowDirty: boolean;
+  maxAgents?: number;
+  maxTokens?: number;
+  maxCost?: number;
+  timeoutMinutes?: number;
+}
+
+/** Exit codes per verdict (../shared/INTERFACES.md). */
+const EXIT: Record<string, number> = { PASS: 0, FAIL: 1, PARTIAL: 1, ABORTED: 130 };
+
+/** `orca run`: one whole run, from a task to a verified integration branch. */
+export async function runCommand(options: RunCommandOptions): Promise<number> {
+  const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
+  const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
+  if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
+  const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
+
+  let checks = options.checks;
+  if (checks.length === 0) {
+    const found = detectChecks(root);
+    checks = found.map((check) => check.command);
+    say?.(found.length > 0 ? `integration checks: ${found.map((c) => `${c.command} (${c.because})`).join(', ')}` : 'no integration checks found: pass --check CMD to name them');
+  }
+
+  const runId = newRunId();
+  process.stderr.write(`orca: run ${runId}\n`);
+  if (script) say?.('Scripted model: no LLM is used in this run.');
+  const model = script ? 'scripted' : (resolveModelAlias(options.model ?? process.env.ORCA_MODEL ?? '') ?? 'default');
+
+  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, concurrency: options.concurrency });
+  try {
+    const recorder = new RunRecorder(services.redis, services.keys, runId);
+    await recorder.record({
+      type: 'run_created',
+      task: options.task,
+      repo: root,
+      base,
+      integration_branch: `orca/${runId}/integration`,
+      model,
+      scripted: Boolean(script),
+      checks,
+    });
+    const result = await coordinateRun(services, recorder, {
+      task: options.task,
+      repo: root,
+      base,
+      checks,
+      model: options.model ? resolveModelAlias(options.model) : undefined,
+      script,
+      approve: options.approve,
+      budgets: {
+        maxAgents: options.maxAgents ?? Math.max(1, options.workers * options.concurrency),
+        maxTokens: options.maxTokens,
+        maxCostUsd: options.maxCost,
+        wallClockMs: options.timeoutMinutes ? options.timeoutMinutes * 60_000 : undefined,
+      },
+      say,
+      tty: Boolean(process.stderr.isTTY) && !options.json,
+    });
+    if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    else process.stdout.write(`${runReport(result, recorder.state)}\n`);
+    return EXIT[result.status] ?? 1;
+  } finally {
+    await services.close();
+  }
+}
