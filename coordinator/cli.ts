@@ -9,6 +9,9 @@ import { agentCommand } from './agentCommand.js';
 import { runCommand } from './runCommand.js';
 import { appendRunEvent } from '../shared/queue/runEvents.js';
 import { UserError } from './repoCheck.js';
+import { boardCommand } from './board/boardCommand.js';
+import { statusCommand } from './board/statusCommand.js';
+import { serveCommand } from './board/web/serveCommand.js';
 
 /** `orca`: the command line (../shared/INTERFACES.md). Exit codes: 0 pass, 1 fail, 2 bad input, 130 aborted. */
 const program = new Command('orca')
@@ -114,6 +117,33 @@ program
   });
 
 program
+  .command('status')
+  .description('a snapshot of a run\'s task board (the latest run when none is named)')
+  .argument('[run]', 'the run id')
+  .option('--json', 'print the board as one JSON object', false)
+  .action(async (run: string | undefined, options: { json: boolean }) => {
+    process.exitCode = await statusCommand(run, options);
+  });
+
+program
+  .command('board')
+  .description('the run\'s task board, live in the terminal: q quits, a aborts the run (one snapshot without a terminal)')
+  .argument('[run]', 'the run id (default: the latest run)')
+  .action(async (run: string | undefined) => {
+    process.exitCode = await boardCommand(run);
+  });
+
+program
+  .command('serve')
+  .description('the web board: runs, task DAGs, transcripts, diffs, evidence, live; bull-board under /queues')
+  .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').argParser(port).default(4280))
+  .option('--host <host>', 'address to bind; anything but loopback needs a token', '127.0.0.1')
+  .option('--token <token>', 'required of every request (default ORCA_BOARD_TOKEN)')
+  .action(async (options: { port: number; host: string; token?: string }) => {
+    process.exitCode = await serveCommand(options);
+  });
+
+program
   .command('abort')
   .description('cancel a run everywhere: its agents stop, their shells are killed, worktrees are kept')
   .argument('<run>', 'the run id (printed as "orca: run <id>")')
@@ -136,6 +166,12 @@ function collect(value: string, previous: string[]): string[] {
 function positiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
+  return n;
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
   return n;
 }
 

@@ -431,8 +431,11 @@ window.addEventListener('resize', () => {
 
 const initial = runFromLocation();
 if (initial) selectRun(initial);
-loadRuns().catch((error) => {
-  document.getElementById('runs').replaceChildren(el('li', { class: 'missing', text: `runs could not be read: ${error.message}` }));
-});
-setInterval(() => loadRuns().catch(() => {}), RUNS_EVERY_MS);
+function refreshRuns() {
+  loadRuns().catch((error) => {
+    document.getElementById('runs').replaceChildren(el('li', { class: 'missing', text: `runs could not be read: ${error.message}` }));
+  });
+}
+refreshRuns();
+setInterval(refreshRuns, RUNS_EVERY_MS);
 setInterval(tick, 1000);
