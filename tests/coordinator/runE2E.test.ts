@@ -1,0 +1,113 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
+import { readRunEvents } from '../../shared/queue/runEvents.js';
+import { packageRoot } from '../../shared/runtime/compiledEntry.js';
+import { git } from '../support/gitRepo.js';
+import { OrcaTestEnv } from '../support/orcaEnv.js';
+
+const SCRIPTS = path.join(packageRoot(), 'tests', 'fixtures', 'scripts');
+const DEMO_SCRIPT = path.join(packageRoot(), 'coordinator', 'demo', 'demo-script.json');
+
+interface RunJson {
+  run_id: string;
+  status: string;
+  base: string;
+  head: string;
+  integration_branch: string;
+  tasks: Array<{ id: string; status: string; branch?: string; commit?: string; attempts: number }>;
+  verification: { verdict: string; checks: Array<{ command: string; exit_code: number }> } | null;
+  usage: Record<string, number>;
+}
+
+async function orcaRun(env: OrcaTestEnv, repo: string, script: string, extra: string[] = []): Promise<{ code: number | null; json: RunJson; stderr: string }> {
+  const run = await env.cli(['run', 'a scripted task', '--repo', repo, '--script', script, '--json', '--workers', '2', ...extra], { deadlineMs: 240_000 });
+  let json: RunJson;
+  try {
+    json = JSON.parse(run.stdout) as RunJson;
+  } catch {
+    throw new Error(`orca run printed no JSON (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
+  }
+  return { code: run.code, json, stderr: run.stderr };
+}
+
+/** Checks out a commit in a throwaway worktree and runs the sample's tests there, independently of orca. */
+function testsPassAt(repo: string, commit: string, dir: string): void {
+  git(repo, 'worktree', 'add', '--quiet', '--detach', dir, commit);
+  execFileSync('ln', ['-s', path.join(repo, 'node_modules'), path.join(dir, 'node_modules')]);
+  execFileSync('npm', ['test', '--silent'], { cwd: dir, stdio: 'pipe' });
+}
+
+async function runEvents(env: OrcaTestEnv, runId: string) {
+  return (await readRunEvents(env.redis, env.keys, runId, '0', 10_000)).map(({ entry }) => entry);
+}
+
+describe('orca run, end to end with real workers, Redis and git', () => {
+  it('runs the demo: three workers refactor in parallel, their branches merge, the tests pass on the merged tree', async () => {
+    const env = await OrcaTestEnv.open();
+    const repo = createSampleRepo(path.join(env.dir('repo'), 'shop-lib')).dir;
+    const { code, json, stderr } = await orcaRun(env, repo, DEMO_SCRIPT);
+    expect(stderr.split('\n')[0]).toBe(`orca: run ${json.run_id}`);
+    expect(code, stderr).toBe(0);
+    expect(json.status).toBe('PASS');
+    expect(json.tasks.map((t) => [t.id, t.status]).sort()).toEqual([
+      ['cart', 'merged'],
+      ['invoice', 'merged'],
+      ['report', 'merged'],
+    ]);
+    expect(json.verification?.verdict).toBe('PASS');
+    // The merged tree has all three changes, and the user's checkout is untouched.
+    for (const module of ['cart', 'invoice', 'report']) {
+      const source = git(repo, 'show', `${json.integration_branch}:src/${module}.ts`);
+      expect(source).toContain("import { formatMoney } from './money.js';");
+      expect(source).not.toContain('toDollars');
+    }
+    expect(git(repo, 'rev-parse', 'HEAD')).toBe(json.base);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+    expect(git(repo, 'rev-parse', json.integration_branch)).toBe(json.head);
+    testsPassAt(repo, json.head, path.join(env.dir('check'), 'tree'));
+  });
+
+  it('serialises two subtasks that own the same file, and says why', async () => {
+    const env = await OrcaTestEnv.open();
+    const repo = createSampleRepo(path.join(env.dir('repo'), 'shop-lib')).dir;
+    const { code, json, stderr } = await orcaRun(env, repo, path.join(SCRIPTS, 'same-file.json'));
+    expect(code, stderr).toBe(0);
+    expect(json.tasks.map((t) => t.status)).toEqual(['merged', 'merged']);
+    const events = await runEvents(env, json.run_id);
+    const note = events.find((e) => e.event.type === 'dag_note');
+    expect(note?.event).toMatchObject({ task_id: 'cents', message: expect.stringContaining('src/money.ts') });
+    // `cents` started from the integration head after `header` merged: its branch contains that merge.
+    const headerMerge = events.find((e) => e.event.type === 'merge' && e.event.task_id === 'header')!.event.commit as string;
+    const cents = json.tasks.find((t) => t.id === 'cents')!;
+    expect(() => git(repo, 'merge-base', '--is-ancestor', headerMerge, cents.commit!)).not.toThrow();
+    const money = git(repo, 'show', `${json.integration_branch}:src/money.ts`);
+    expect(money).toContain('/** Money formatting for the shop. */');
+    expect(money).toContain('export function parseMoney');
+  });
+
+  it('resolves a forced merge conflict with a conflict worker, keeping both changes', async () => {
+    const env = await OrcaTestEnv.open();
+    const repo = createSampleRepo(path.join(env.dir('repo'), 'shop-lib')).dir;
+    const { code, json, stderr } = await orcaRun(env, repo, path.join(SCRIPTS, 'merge-conflict.json'));
+    expect(code, stderr).toBe(0);
+    expect(json.tasks.map((t) => t.status)).toEqual(['merged', 'merged']);
+    const merges = (await runEvents(env, json.run_id)).filter((e) => e.event.type === 'merge').map((e) => e.event.outcome);
+    expect(merges).toEqual(['merged', 'conflict', 'resolved']);
+    expect(git(repo, 'show', `${json.integration_branch}:src/cart.ts`)).toContain('// Formats cents for display (cart, invoice).');
+    expect(git(repo, 'show', `${json.integration_branch}:src/invoice.ts`)).toContain('// Formats cents for display (invoice).');
+    // No work is lost: both original task branches are still there.
+    for (const task of json.tasks) expect(git(repo, 'branch', '--list', `orca/${json.run_id}/${task.id}`)).not.toBe('');
+  });
+
+  it('lets a failing task block only its dependants; independent work merges and the run is PARTIAL', async () => {
+    const env = await OrcaTestEnv.open();
+    const repo = createSampleRepo(path.join(env.dir('repo'), 'shop-lib')).dir;
+    const { code, json } = await orcaRun(env, repo, path.join(SCRIPTS, 'failing-task.json'));
+    expect(code).toBe(1);
+    expect(json.status).toBe('PARTIAL');
+    expect(Object.fromEntries(json.tasks.map((t) => [t.id, t.status]))).toEqual({ base: 'failed', 'uses-base': 'blocked', independent: 'merged' });
+    expect(git(repo, 'show', `${json.integration_branch}:src/report.ts`)).toContain('in the sales report');
+  });
+});
