@@ -6,7 +6,9 @@ import { connectRedis, pingRedis, redisUrl } from '../shared/queue/redisConnecti
 import { isSlug } from '../shared/git/slug.js';
 import { runWorkerProcess } from '../workers/workerProcess.js';
 import { agentCommand } from './agentCommand.js';
+import { CLEAN_RULES, cleanCommand, parseAge } from './cleanCommand.js';
 import { runCommand } from './runCommand.js';
+import { resumeCommand } from './resumeCommand.js';
 import { appendRunEvent } from '../shared/queue/runEvents.js';
 import { UserError } from './repoCheck.js';
 import { boardCommand } from './board/boardCommand.js';
@@ -78,6 +80,24 @@ for (const [name, approved] of [['approve', true], ['reject', false]] as const) 
       }
     });
 }
+
+program
+  .command('resume')
+  .description("carry on a run whose coordinator died, from Redis and git: finished tasks are not redone")
+  .argument('<run>', 'the run id')
+  .option('--workers <n>', 'local worker processes to start', positiveInt, 2)
+  .option('--concurrency <n>', 'agents each local worker runs at once', positiveInt, 2)
+  .option('--no-local-workers', 'start no workers here: workers elsewhere take the jobs')
+  .option('--json', 'print one JSON object when the run ends', false)
+  .action(async (run: string, options) => {
+    if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
+    process.exitCode = await resumeCommand(run, {
+      json: options.json,
+      workers: options.workers,
+      concurrency: options.concurrency,
+      localWorkers: options.localWorkers,
+    });
+  });
 
 program
   .command('agent')
@@ -157,6 +177,18 @@ program
     } finally {
       redis.disconnect();
     }
+  });
+
+program
+  .command('clean')
+  .description('remove worktrees, task branches, views, sessions and port leases of finished or dead runs')
+  .option('--older-than <age>', 'a run not known to have ended is dead after this long idle (30m, 12h, 7d)', parseAge, parseAge('24h'))
+  .option('--repo <dir>', 'also look for orca/<run>/* branches in this repository (repeatable)', collect, [])
+  .option('--keep-branches', 'leave task branches alone', false)
+  .option('--dry-run', 'print what would be removed, remove nothing', false)
+  .addHelpText('after', CLEAN_RULES)
+  .action(async (options: { olderThan: number; repo: string[]; keepBranches: boolean; dryRun: boolean }) => {
+    process.exitCode = await cleanCommand({ olderThanMs: options.olderThan, repos: options.repo, keepBranches: options.keepBranches, dryRun: options.dryRun, cwd: process.cwd() });
   });
 
 function collect(value: string, previous: string[]): string[] {

@@ -54,6 +54,13 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, concurrency: options.concurrency });
   try {
     const recorder = new RunRecorder(services.redis, services.keys, runId);
+    const budgets = {
+      maxAgents: options.maxAgents ?? Math.max(1, options.workers * options.concurrency),
+      maxTokens: options.maxTokens,
+      maxCostUsd: options.maxCost,
+      wallClockMs: options.timeoutMinutes ? options.timeoutMinutes * 60_000 : undefined,
+    };
+    const { source: _source, ...scriptContent } = script ?? { source: '' };
     await recorder.record({
       type: 'run_created',
       task: options.task,
@@ -63,6 +70,15 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       model,
       scripted: Boolean(script),
       checks,
+      settings: {
+        script: script ? scriptContent : undefined,
+        model_id: options.model ? resolveModelAlias(options.model) : undefined,
+        approve: options.approve,
+        max_agents: budgets.maxAgents,
+        max_tokens: budgets.maxTokens,
+        max_cost_usd: budgets.maxCostUsd,
+        deadline: budgets.wallClockMs ? Date.now() + budgets.wallClockMs : undefined,
+      },
     });
     const result = await coordinateRun(services, recorder, {
       task: options.task,
@@ -72,12 +88,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       model: options.model ? resolveModelAlias(options.model) : undefined,
       script,
       approve: options.approve,
-      budgets: {
-        maxAgents: options.maxAgents ?? Math.max(1, options.workers * options.concurrency),
-        maxTokens: options.maxTokens,
-        maxCostUsd: options.maxCost,
-        wallClockMs: options.timeoutMinutes ? options.timeoutMinutes * 60_000 : undefined,
-      },
+      budgets,
       say,
       tty: Boolean(process.stderr.isTTY) && !options.json,
     });

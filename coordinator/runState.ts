@@ -14,6 +14,8 @@ export interface TaskRecord {
   branch?: string;
   commit?: string;
   mergeCommit?: string;
+  /** The job whose result is recorded (so a resumed run never counts one twice). */
+  resultJobId?: string;
   detail?: string;
   usage: Usage;
   costUsd: number;
@@ -32,6 +34,7 @@ export interface RunState {
   model: string;
   scripted: boolean;
   checks: string[];
+  settings?: Extract<RunEvent, { type: 'run_created' }>['settings'];
   phase?: RunPhase;
   findings?: Extract<RunEvent, { type: 'findings' }>;
   plan?: Extract<RunEvent, { type: 'plan' }>;
@@ -75,6 +78,7 @@ export function applyRunEvent(state: RunState, event: RunEvent): void {
         model: event.model,
         scripted: event.scripted,
         checks: event.checks,
+        settings: event.settings,
         integrationHead: event.base,
       });
       return;
@@ -121,6 +125,7 @@ export function applyRunEvent(state: RunState, event: RunEvent): void {
       if (!task) return;
       task.usage = addUsage(task.usage, event.usage);
       task.costUsd += event.cost_usd;
+      if (event.job_id) task.resultJobId = event.job_id;
       task.branch = event.branch ?? task.branch;
       task.commit = event.commit ?? task.commit;
       task.detail = event.detail;

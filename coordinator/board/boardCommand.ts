@@ -134,9 +134,13 @@ class LiveBoard {
       const width = output.columns || 100;
       this.lastLines = boardText(board, { now: Date.now(), color: false, width });
       const footer = this.prompt === 'confirm' ? `abort run ${this.runId}? y/n` : `q quit · a abort the run${this.message ? ` · ${this.message}` : ''}`;
-      const frame = [...boardText(board, { now: Date.now(), color: true, width }), '', `\x1b[7m${footer.slice(0, width)}\x1b[0m`];
-      // Raw mode turns off the terminal's own newline translation: every line ends in \r\n.
-      output.write(`${HOME}${frame.map((line) => `${line}${CLEAR_LINE_END}`).join('\r\n')}${CLEAR_BELOW}`);
+      let body = boardText(board, { now: Date.now(), color: true, width });
+      // A frame taller than the terminal would scroll, and the next one would not land in place.
+      const room = (output.rows || 40) - 2;
+      if (body.length > room) body = [...body.slice(0, room - 1), `… ${body.length - room + 1} more line(s): enlarge the terminal, or see orca status`];
+      const frame = [...body, '', `\x1b[7m${footer.slice(0, width)}\x1b[0m`];
+      // Each line clears what a longer line of the last frame left after it; below the frame, all goes.
+      output.write(`${HOME}${frame.map((line) => `${line}${CLEAR_LINE_END}`).join('\n')}${CLEAR_BELOW}`);
     } finally {
       this.drawing = false;
     }

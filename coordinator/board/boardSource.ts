@@ -20,9 +20,10 @@ export class BoardSource {
     this.connections.push(redis);
   }
 
-  static async open(url = redisUrl()): Promise<BoardSource> {
+  static async open(options: { url?: string; keys?: Keys } = {}): Promise<BoardSource> {
+    const url = options.url ?? redisUrl();
     await pingRedis(url);
-    return new BoardSource(url, connectRedis(url), new Keys());
+    return new BoardSource(url, connectRedis(url), options.keys ?? new Keys());
   }
 
   /** Another connection, for a blocking read (XREAD BLOCK) that must not hold up the others. */

@@ -29,7 +29,8 @@ export async function dispatchPhase(ctx: RunContext, options: { gateWorker?: (ta
     const tasks = planTasks(ctx);
     if (!ctx.signal.aborted) {
       for (const task of tasks) {
-        if (task.status !== 'pending' || running.has(task.id)) continue;
+        // Pending, or (on a resumed run) queued, running or completed but not yet merged.
+        if (SETTLED.includes(task.status) || running.has(task.id)) continue;
         if (!task.depends_on.every((dep) => isMerged(ctx, dep))) continue;
         const work = runTask(ctx, task, options.gateWorker).finally(() => running.delete(task.id));
         running.set(task.id, work);

@@ -55,6 +55,8 @@ export class JobRunner {
   }
 
   private async dispatch(spec: JobSpec): Promise<AgentJobResult> {
+    const adopted = await this.adopt(spec.taskId);
+    if (adopted) return adopted;
     const { recorder } = this;
     const attempt = (recorder.state.tasks.get(spec.taskId)?.attempt ?? 0) + 1;
     const jobId = agentJobId(recorder.runId, spec.taskId, attempt);
@@ -88,22 +90,41 @@ export class JobRunner {
       },
       attempt,
     );
+    return this.settle(spec.taskId, jobId, attempt);
+  }
+
+  /**
+   * On a resumed run: the job a task already had, if it is still waiting, running or done (its
+   * result is used, never run again); undefined when there is none or it failed in its worker.
+   */
+  private async adopt(taskId: string): Promise<AgentJobResult | undefined> {
+    const task = this.recorder.state.tasks.get(taskId);
+    if (!task?.jobId || !['queued', 'running', 'completed'].includes(task.status)) return undefined;
+    const job = await this.services.queue.getJob(task.jobId);
+    if (!job || (await job.getState()) === 'failed') return undefined;
+    return this.settle(taskId, task.jobId, task.attempt);
+  }
+
+  private async settle(taskId: string, jobId: string, attempt: number): Promise<AgentJobResult> {
+    const { recorder } = this;
     let result: AgentJobResult;
     try {
       result = await this.services.waiter.wait(jobId);
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      await recorder.record({ type: 'task_state', task_id: spec.taskId, status: 'failed', attempt, job_id: jobId, detail });
+      await recorder.record({ type: 'task_state', task_id: taskId, status: 'failed', attempt, job_id: jobId, detail });
       throw error;
     }
-    if (spec.taskId.startsWith('_')) {
+    if (recorder.state.tasks.get(taskId)?.resultJobId === jobId) return result;
+    if (taskId.startsWith('_')) {
       // orca's own jobs (coordinator, explore, plan, verify, …) settle here; plan subtasks settle when merged.
       const status = result.status === 'completed' ? 'completed' : result.status === 'aborted' ? 'aborted' : 'failed';
-      await recorder.record({ type: 'task_state', task_id: spec.taskId, status, attempt, job_id: jobId, detail: `${result.end_reason}: ${result.detail}` });
+      await recorder.record({ type: 'task_state', task_id: taskId, status, attempt, job_id: jobId, detail: `${result.end_reason}: ${result.detail}` });
     }
     await recorder.record({
       type: 'task_result',
-      task_id: spec.taskId,
+      task_id: taskId,
+      job_id: jobId,
       status: result.status,
       end_reason: result.end_reason,
       detail: result.detail,

@@ -41,6 +41,18 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     model: z.string(),
     scripted: z.boolean(),
     checks: z.array(z.string()),
+    /** What `orca resume` needs to carry on exactly as the run began. */
+    settings: z
+      .object({
+        script: z.unknown().optional(),
+        model_id: z.string().optional(),
+        approve: z.boolean(),
+        max_agents: z.number().int().positive(),
+        max_tokens: z.number().optional(),
+        max_cost_usd: z.number().optional(),
+        deadline: z.number().optional(),
+      })
+      .optional(),
   }),
   z.object({ type: z.literal('run_phase'), ...at, phase: RunPhaseSchema, detail: z.string().optional() }),
   /** What the exploring agents established, distilled: facts with path:line, and the files read. */
@@ -92,6 +104,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('task_result'),
     ...at,
     task_id: z.string(),
+    job_id: z.string().optional(),
     status: z.enum(['completed', 'failed', 'aborted']),
     end_reason: z.string(),
     detail: z.string(),

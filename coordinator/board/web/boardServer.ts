@@ -57,6 +57,7 @@ export function boardApp(source: BoardSource, queue: AgentQueue, token: string |
     app.get(route, (c) => c.body(body, 200, { 'Content-Type': asset.type, ...PAGE_HEADERS }));
   }
 
+  app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/api/runs', async (c) => c.json({ runs: await listRuns(source.redis, source.keys) }));
   app.get('/api/runs/:run', async (c) => {
     const board = await readRunBoard(source.redis, source.keys, runParam(c));

@@ -1,0 +1,55 @@
+import { MISSING_API_KEY } from '../shared/model/anthropic.js';
+import { parseScript } from '../shared/model/scriptFile.js';
+import { UserError } from './repoCheck.js';
+import { coordinateRun } from './run/runCoordinator.js';
+import { RunRecorder } from './run/runRecorder.js';
+import { runReport } from './run/runResult.js';
+import { OrcaServices } from './services.js';
+
+const EXIT: Record<string, number> = { PASS: 0, FAIL: 1, PARTIAL: 1, ABORTED: 130 };
+
+/**
+ * `orca resume RUN`: carries on a run whose coordinator died, from what Redis and git hold. The
+ * run's events say what is done: findings and plan are kept, merged tasks are not redone, a task
+ * whose job is still waiting or running (or finished meanwhile) is adopted, not started again.
+ */
+export async function resumeCommand(runId: string, options: { json: boolean; workers: number; concurrency: number; localWorkers: boolean }): Promise<number> {
+  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, concurrency: options.concurrency });
+  try {
+    const recorder = await RunRecorder.load(services.redis, services.keys, runId);
+    const { state } = recorder;
+    if (state.ended) {
+      process.stderr.write(`orca: run ${runId} already ended: ${state.status}\n`);
+      return EXIT[state.status ?? 'FAIL'] ?? 1;
+    }
+    const settings = state.settings;
+    const script = settings?.script ? parseScript(settings.script as object, `the script of run ${runId}`) : undefined;
+    if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
+    process.stderr.write(`orca: run ${runId}\n`);
+    const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
+    say?.(`resuming run ${runId} (phase ${state.phase ?? 'start'}; ${[...state.tasks.values()].filter((t) => t.status === 'merged').length} task(s) already merged)`);
+    const remaining = settings?.deadline ? settings.deadline - Date.now() : undefined;
+    const result = await coordinateRun(services, recorder, {
+      task: state.task,
+      repo: state.repo,
+      base: state.base,
+      checks: state.checks,
+      model: settings?.model_id,
+      script,
+      approve: settings?.approve ?? false,
+      budgets: {
+        maxAgents: settings?.max_agents ?? Math.max(1, options.workers * options.concurrency),
+        maxTokens: settings?.max_tokens,
+        maxCostUsd: settings?.max_cost_usd,
+        wallClockMs: remaining !== undefined ? Math.max(1, remaining) : undefined,
+      },
+      say,
+      tty: Boolean(process.stderr.isTTY) && !options.json,
+    });
+    if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    else process.stdout.write(`${runReport(result, recorder.state)}\n`);
+    return EXIT[result.status] ?? 1;
+  } finally {
+    await services.close();
+  }
+}
