@@ -63,6 +63,7 @@ export class AgentWorker {
             home: this.options.home,
             leaser,
             userClaudeDir: this.options.userClaudeDir,
+            handingBack: () => this.stopping,
           });
           if (this.stopping && result.status === 'aborted') {
             // Stopped by our own shutdown, not by the run: hand the job to another worker.

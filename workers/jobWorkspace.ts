@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, realpathSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
+import { isInside } from '../shared/files/workspace.js';
 import type { HookContext } from '../shared/hooks/hookContext.js';
 import { runHooks } from '../shared/hooks/hookRunner.js';
 import type { HooksConfig } from '../shared/hooks/hooksConfig.js';
 import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/git/git.js';
 import { ensureClone, pushBranch, remoteKey } from '../shared/git/remoteClone.js';
-import { addWorktree, addWorktreeForBranch, ensureView, removeWorktree } from '../shared/git/worktree.js';
+import { addWorktree, addWorktreeForBranch, ensureView, listWorktrees, pruneWorktrees, removeWorktree } from '../shared/git/worktree.js';
 import type { AgentJob } from '../shared/queue/agentJob.js';
 import type { OrcaHome } from '../shared/runtime/orcaHome.js';
 
@@ -18,12 +19,19 @@ export interface JobWorkspace {
   dir: string;
   kind: 'branch' | 'scratch' | 'view';
   branch?: string;
+  /** The task's base commit. */
+  base: string;
   /** The commit the agent starts from: the task's base, or a dead attempt's last commit. */
   start: string;
   /** Paths orca linked into the worktree, kept out of the agent's commit. */
   linked: string[];
   /** Set when the job came through a remote: the branch is pushed back there. */
   remote?: string;
+  /**
+   * Set when a WorktreeCreate hook supplied the folder: the hook removes it (WorktreeRemove), not
+   * orca. `createdBranch`: orca made the task branch in it (the hook left HEAD detached).
+   */
+  madeByHook?: { createdBranch: boolean };
 }
 
 /**
@@ -44,28 +52,32 @@ export async function prepareWorkspace(
   if (job.role.workspace === 'view') {
     const dir = home.view(repoKeyOf(repo), job.base);
     const start = await ensureView(repo, dir, job.base);
-    return { repo, dir, kind: 'view', start, linked: [], remote };
+    return { repo, dir, kind: 'view', base: job.base, start, linked: [], remote };
   }
   if (job.role.workspace === 'scratch') {
     // Verification builds and probes here; nothing it does is committed, and it is removed after.
     const dir = home.worktree(job.run_id, job.task_id);
     if (existsSync(dir)) await removeWorktree(repo, dir);
     const start = await addWorktree({ repo, dir, base: job.base });
-    return { repo, dir, kind: 'scratch', start, linked: linkDependencies(repo, dir), remote };
+    return { repo, dir, kind: 'scratch', base: job.base, start, linked: linkDependencies(repo, dir), remote };
   }
 
   const branch = job.branch ?? `orca/${job.run_id}/${job.task_id}`;
   const dir = home.worktree(job.run_id, job.task_id);
-  // A dead attempt's tree is never reused: whatever it half-wrote is gone with it.
+  // A dead attempt's tree is never reused: whatever it half-wrote is gone with it. It may live
+  // under another ORCA_HOME on this host, still holding the branch: the job is ours now.
   if (existsSync(dir)) await removeWorktree(repo, dir);
+  for (const stale of await listWorktrees(repo)) {
+    if (stale.branch === branch) await removeWorktree(repo, stale.dir);
+  }
 
   const hook = await runHooks(hooks.config, 'WorktreeCreate', { name: `${job.run_id}/${job.task_id}` }, hooks.context(repo));
   if (hook.blocked) throw new Error(`a WorktreeCreate hook refused the worktree: ${hook.reason ?? 'no reason given'}`);
 
   let start: string;
   if (hook.worktreePath) {
-    start = await adoptHookWorktree(hook.worktreePath, job.base);
-    return { repo, dir: realpathSync(hook.worktreePath), kind: 'branch', branch: undefined, start, linked: [], remote };
+    const adopted = await adoptHookWorktree(hook.worktreePath, repo, job.base, branch, () => previousAttempt(repo, branch, job.base, Boolean(remote)));
+    return { repo, ...adopted, kind: 'branch', base: job.base, linked: [], remote };
   }
   const previous = await previousAttempt(repo, branch, job.base, Boolean(remote));
   if (previous) {
@@ -74,7 +86,7 @@ export async function prepareWorkspace(
     start = await addWorktree({ repo, dir, base: job.base, branch });
   }
   const linked = linkDependencies(repo, dir);
-  return { repo, dir, kind: 'branch', branch, start, linked, remote };
+  return { repo, dir, kind: 'branch', branch, base: job.base, start, linked, remote };
 }
 
 /**
@@ -96,11 +108,40 @@ async function previousAttempt(repo: string, branch: string, base: string, remot
   return false;
 }
 
-async function adoptHookWorktree(dir: string, base: string): Promise<string> {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`the WorktreeCreate hook named ${dir}, which is not a folder`);
+/**
+ * The folder a WorktreeCreate hook printed, checked: the top of a git working tree of its own
+ * (never the user's checkout, a folder inside it or around it), at the task's base. The agent's
+ * work goes on the branch checked out there or, if HEAD is detached, on the task branch: made
+ * there, or switched to when a dead attempt left commits on it.
+ */
+async function adoptHookWorktree(
+  printed: string,
+  repo: string,
+  base: string,
+  branch: string,
+  resumable: () => Promise<boolean>,
+): Promise<Pick<JobWorkspace, 'dir' | 'start' | 'branch' | 'madeByHook'>> {
+  const given = path.resolve(repo, printed);
+  if (!existsSync(given) || !statSync(given).isDirectory()) throw new Error(`the WorktreeCreate hook named ${given}, which is not a folder`);
+  const dir = realpathSync(given);
+  let top: string;
+  try {
+    top = realpathSync((await gitAt(dir).raw(['rev-parse', '--show-toplevel'])).trim());
+  } catch {
+    throw new Error(`the WorktreeCreate hook named ${dir}, which is not a git worktree: the hook must print the folder of the worktree it made`);
+  }
+  const overlap = top !== dir ? `a folder inside the working tree ${top}` : isInside(repo, dir) ? `the repository ${repo} or a folder around it` : undefined;
+  if (overlap) throw new Error(`the WorktreeCreate hook named ${dir}, which is ${overlap}: the hook must print the folder of a separate worktree it made`);
   const head = (await gitAt(dir).raw(['rev-parse', 'HEAD'])).trim();
   if (head !== base) throw new Error(`the WorktreeCreate hook's worktree ${dir} is at ${head}, not at the task's base ${base}`);
-  return head;
+  const current = (await gitAt(dir).raw(['branch', '--show-current'])).trim();
+  if (current) return { dir, start: head, branch: current, madeByHook: { createdBranch: false } };
+  if (!(await resumable())) {
+    await gitAt(dir).raw(['switch', '--quiet', '--create', branch]);
+    return { dir, start: head, branch, madeByHook: { createdBranch: true } };
+  }
+  await gitAt(dir).raw(['switch', '--quiet', branch]);
+  return { dir, start: (await gitAt(dir).raw(['rev-parse', 'HEAD'])).trim(), branch, madeByHook: { createdBranch: true } };
 }
 
 /**
@@ -150,8 +191,16 @@ export async function releaseWorkspace(
   if (workspace.remote && workspace.branch && outcome.committed) await pushBranch(workspace.repo, workspace.branch);
   if (outcome.committed || outcome.keep) return;
   await runHooks(hooks.config, 'WorktreeRemove', { worktree_path: workspace.dir }, hooks.context(workspace.repo));
-  await removeWorktree(workspace.repo, workspace.dir);
-  if (workspace.branch && (await branchExists(workspace.repo, workspace.branch)) && (await commitsAhead(workspace.repo, workspace.start, workspace.branch)) === 0) {
+  if (workspace.madeByHook) {
+    // The hook that made the folder removes it (Claude Code's contract): orca deletes nothing it
+    // did not make, and only its own branch, once no worktree holds it.
+    await pruneWorktrees(workspace.repo);
+    if (!workspace.madeByHook.createdBranch || existsSync(workspace.dir)) return;
+  } else {
+    await removeWorktree(workspace.repo, workspace.dir);
+  }
+  // Compared with the base, not the start: a dead attempt's commits on the branch are work to keep.
+  if (workspace.branch && (await branchExists(workspace.repo, workspace.branch)) && (await commitsAhead(workspace.repo, workspace.base, workspace.branch)) === 0) {
     await deleteBranch(workspace.repo, workspace.branch);
   }
 }

@@ -36,6 +36,11 @@ export interface JobDeps {
   leaser: PortLeaser;
   /** The user's ~/.claude, overridable for tests. */
   userClaudeDir?: string;
+  /**
+   * True while the worker is shutting down: a job aborted then goes back on the queue, so its
+   * worktree is released like an unchanged one (the next attempt discards it anyway).
+   */
+  handingBack?: () => boolean;
 }
 
 /** Parses a job's payload; a bad one fails the job for good, naming the field. */
@@ -146,10 +151,12 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     const result = await harness.run(job.prompt, (event) => progress.agentEvent(event));
     const status = statusOf(result, signal);
     if (workspace.kind === 'branch' && status === 'completed') {
-      commit = await commitAll(workspace.dir, commitMessage(job, result), { exclude: workspace.linked });
+      // An attempt that resumed a dead one's commits and added nothing still hands those back.
+      commit = (await commitAll(workspace.dir, commitMessage(job, result), { exclude: workspace.linked })) ?? (workspace.start !== job.base ? workspace.start : undefined);
     }
-    // A failed or aborted agent's changes stay in its worktree for inspection, uncommitted.
-    keep = status !== 'completed';
+    // A failed or aborted agent's changes stay in its worktree for inspection, uncommitted; not
+    // when the job is being handed to another worker, which starts over from the branch.
+    keep = status !== 'completed' && !(status === 'aborted' && deps.handingBack?.() === true);
     const ledger = harness.session.ledger;
     const commands: CheckRecord[] = ledger.byName('Bash').map((entry) => {
       const data = entry.data as { exitCode?: number | null; outputFile?: string } | undefined;
@@ -176,7 +183,8 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
         .all()
         .filter((entry) => entry.origin === 'read' && workspace!.dir && entry.path.startsWith(workspace!.dir + path.sep))
         .map((entry) => ({ path: path.relative(workspace!.dir, entry.path).split(path.sep).join('/'), hash: entry.hash, partial: entry.isPartialView })),
-      files_changed: commit ? await changedFiles(workspace.dir, workspace.start, commit) : [],
+      // The task's whole change, a dead attempt's commits included: what a merge of the branch brings.
+      files_changed: commit ? await changedFiles(workspace.dir, job.base, commit) : [],
       scripted: model.scripted,
     });
   } finally {

@@ -71,6 +71,11 @@ export class PortLeaser {
     await Promise.all(ports.map((port) => this.redis.eval(RELEASE, 1, this.keys.portLease(this.host, port), owner)));
   }
 
+  /** Deletes one lease if `owner` still holds it (`orca clean`, for leases of finished runs). */
+  async drop(lease: { key: string; owner: string }): Promise<boolean> {
+    return (await this.redis.eval(RELEASE, 1, lease.key, lease.owner)) === 1;
+  }
+
   /** Lease keys still held (for `orca clean` and the tests' leak checks). */
   async held(): Promise<Array<{ key: string; owner: string }>> {
     const found: Array<{ key: string; owner: string }> = [];

@@ -1,0 +1,133 @@
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agentJobId } from '../../shared/queue/agentQueue.js';
+import { publishAbort } from '../../shared/queue/runAbort.js';
+import { appendRunEvent } from '../../shared/queue/runEvents.js';
+import { PortLeaser } from '../../shared/runtime/portLease.js';
+import { commitFiles, git } from '../support/gitRepo.js';
+import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
+import { waitForProcesses } from '../support/processTable.js';
+import { reportTurn, scriptedJob, testRunId, toolTurn } from '../support/scriptedJobs.js';
+
+describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
+  it('removes what finished and dead runs left, and never touches a run with a job running', async () => {
+    const orca = await OrcaTestEnv.open();
+    const repo = orca.dir('repo');
+    git(repo, 'init', '-q', '-b', 'main');
+    const oldBase = commitFiles(repo, { 'a.txt': 'a\n' }, 'first');
+    const head = commitFiles(repo, { 'a.txt': 'b\n' }, 'second');
+    await orca.startWorker({ concurrency: 4 });
+    const write = (name: string) => [toolTurn('Write', { file_path: `${name}.txt`, content: `${name}\n` }), reportTurn(`wrote ${name}`)];
+    const run = {
+      agent: testRunId('agent'), // like `orca agent`: no run record, all its jobs finished
+      aborted: testRunId('aborted'),
+      active: testRunId('active'), // a job still running
+      dead: testRunId('dead'), // a coordinator run that never ended
+      ended: testRunId('ended'), // a coordinator run that ended
+    };
+    const runEvent = (runId: string, event: Record<string, unknown>) =>
+      appendRunEvent(orca.redis, orca.keys, { run_id: runId, source: 'run', event: { at: Date.now(), ...event } as never });
+    for (const runId of [run.dead, run.ended]) {
+      await runEvent(runId, { type: 'run_created', task: 't', repo, base: oldBase, integration_branch: `orca/${runId}/integration`, model: 'scripted', scripted: true, checks: [] });
+    }
+
+    await orca.queue.add(scriptedJob({ runId: run.agent, taskId: 'w', repo: { path: repo }, base: oldBase, turns: write('agent') }));
+    await orca.queue.add(
+      scriptedJob({ runId: run.agent, taskId: 'look', roleName: 'explore', repo: { path: repo }, base: oldBase, turns: [{ tools: [{ name: 'Report', input: { findings: [], files: [], questions: [] } }] }] }),
+    );
+    await orca.queue.add(scriptedJob({ runId: run.dead, taskId: 'w', repo: { path: repo }, base: oldBase, turns: write('dead') }));
+    await orca.queue.add(scriptedJob({ runId: run.ended, taskId: 'w', repo: { path: repo }, base: oldBase, turns: write('ended') }));
+    const spin = `: ${run.aborted}; while true; do sleep 0.05; done`;
+    await orca.queue.add(scriptedJob({ runId: run.aborted, taskId: 'w', repo: { path: repo }, base: oldBase, turns: [toolTurn('Write', { file_path: 'x.txt', content: 'x\n' }), toolTurn('Bash', { command: spin }), reportTurn()] }));
+    const go = path.join(orca.dir('active'), 'go');
+    await orca.queue.add(
+      scriptedJob({
+        runId: run.active,
+        taskId: 'w',
+        repo: { path: repo },
+        base: head,
+        role: { sandbox: false },
+        env: { GO: go },
+        turns: [toolTurn('Write', { file_path: 'active.txt', content: 'active\n' }), toolTurn('Bash', { command: 'while [ ! -e "$GO" ]; do sleep 0.05; done' }), reportTurn('went on')],
+      }),
+    );
+    for (const runId of [run.agent, run.dead, run.ended]) expect((await orca.result(agentJobId(runId, 'w', 1))).status).toBe('completed');
+    expect((await orca.result(agentJobId(run.agent, 'look', 1))).status).toBe('completed');
+    await runEvent(run.ended, { type: 'run_end', status: 'PASS', usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, cost_usd: 0, detail: 'done' });
+    await waitForProcesses([run.aborted]);
+    await publishAbort(orca.redis, orca.keys, run.aborted, 'test');
+    expect((await orca.result(agentJobId(run.aborted, 'w', 1))).status).toBe('aborted');
+    // A lease the agent run's job never gave back (a worker that died holding it).
+    const leakedLease = orca.keys.portLease('somehost', 40_001);
+    await orca.redis.set(leakedLease, `${run.agent}|w|1`, 'PX', 600_000);
+
+    const worktree = (runId: string) => path.join(orca.home, 'worktrees', runId, 'w');
+    const sessions = (runId: string) => path.join(orca.home, 'sessions', runId);
+    const branch = (runId: string) => git(repo, 'branch', '--list', `orca/${runId}/w`);
+    const views = () => readdirSync(path.join(orca.home, 'views')).flatMap((key) => readdirSync(path.join(orca.home, 'views', key)));
+    const leaser = new PortLeaser(orca.redis, orca.keys);
+    const owners = async () => (await leaser.held()).map((lease) => lease.owner.split('|')[0]);
+    for (const runId of Object.values(run)) {
+      expect(existsSync(worktree(runId)), runId).toBe(true);
+      expect(existsSync(sessions(runId)), runId).toBe(true);
+      expect(branch(runId), runId).not.toBe('');
+    }
+    expect(views()).toEqual([oldBase]);
+    expect(new Set(await owners())).toEqual(new Set([run.active, run.agent]));
+
+    // A dry run says what would go and removes nothing.
+    const dry = await orca.cli(['clean', '--dry-run'], { cwd: repo });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`would remove worktree ${worktree(run.agent)}`);
+    for (const runId of Object.values(run)) expect(existsSync(worktree(runId))).toBe(true);
+    expect(views()).toEqual([oldBase]);
+
+    const first = await orca.cli(['clean'], { cwd: repo });
+    expect(first.code, first.stderr).toBe(0);
+    for (const runId of [run.agent, run.aborted, run.ended]) {
+      expect(existsSync(worktree(runId)), runId).toBe(false);
+      expect(existsSync(sessions(runId)), runId).toBe(false);
+      expect(branch(runId), runId).toBe('');
+      expect(first.stdout).toContain(`removed worktree ${worktree(runId)}`);
+      expect(first.stdout).toContain(`removed branch orca/${runId}/w`);
+    }
+    expect(first.stdout).toContain(`removed port lease ${leakedLease} (${run.agent}|w|1)`);
+    expect(first.stdout).toContain(`removed view ${path.join(orca.home, 'views')}`);
+    expect(views()).toEqual([]);
+    // Running, or not known to have ended and recent: kept whole.
+    expect(first.stdout).toContain(`kept run ${run.active}: 1 job(s) waiting or running`);
+    expect(first.stdout).toContain(`kept run ${run.dead}: not known to have ended`);
+    for (const runId of [run.active, run.dead]) {
+      expect(existsSync(worktree(runId)), runId).toBe(true);
+      expect(existsSync(sessions(runId)), runId).toBe(true);
+      expect(branch(runId), runId).not.toBe('');
+    }
+    expect(await owners()).toEqual([run.active, run.active]);
+
+    // Past the age threshold the dead run goes; the running one still stays, whatever its age.
+    const second = await orca.cli(['clean', '--older-than', '0s'], { cwd: repo });
+    expect(second.code, second.stderr).toBe(0);
+    expect(existsSync(worktree(run.dead))).toBe(false);
+    expect(branch(run.dead)).toBe('');
+    expect(second.stdout).toContain(`kept run ${run.active}: 1 job(s) waiting or running`);
+    expect(existsSync(path.join(worktree(run.active), 'active.txt'))).toBe(true);
+    expect(branch(run.active)).not.toBe('');
+
+    // Once its job has finished, it goes too.
+    writeFileSync(go, '');
+    expect((await orca.result(agentJobId(run.active, 'w', 1))).status).toBe('completed');
+    const third = await orca.cli(['clean'], { cwd: repo });
+    expect(third.code, third.stderr).toBe(0);
+    expect(existsSync(worktree(run.active))).toBe(false);
+    expect(branch(run.active)).toBe('');
+    expect(await leaser.held()).toEqual([]);
+    expect(readdirSync(path.join(orca.home, 'worktrees'))).toEqual([]);
+    expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+
+    // The user's checkout: untouched throughout.
+    expect(git(repo, 'rev-parse', 'HEAD')).toBe(head);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+    expect(git(repo, 'branch', '--list').trim()).toBe('* main');
+  });
+});
