@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ToolLedgerEntry } from '../agent/toolLedger.js';
 import type { Message } from '../model/message.js';
-import { isCheckCommand, normalizeCommand } from './checkCommand.js';
+import { isCheckCommand, normalizeCommand } from '../verify/checkCommand.js';
 import { resultFileOf } from './resultArchive.js';
 import { bashOutcome, toolCallsIn, type ToolCall } from './toolCalls.js';
 
@@ -10,7 +10,7 @@ import { bashOutcome, toolCallsIn, type ToolCall } from './toolCalls.js';
  * never the summariser: a summary tends to turn "the tests failed, then I changed the config"
  * into "fixed the config", and the next model then reports success it never saw (seed 000, 4.3).
  * - Unverified changes: files edited (Edit/Write that succeeded) after the last passing check.
- * - Failed or not-yet-run checks: each check command (checkCommand.ts) whose latest run failed,
+ * - Failed or not-yet-run checks: each check command (verify/checkCommand.ts) whose latest run failed,
  *   timed out or was refused; whose latest passing run is older than a later edit; and the task's
  *   named checks never run. Each run with the path of a file holding its whole output.
  */

@@ -1,5 +1,5 @@
 import type { Message } from '../model/message.js';
-import { isCheckCommand, normalizeCommand } from './checkCommand.js';
+import { isCheckCommand, normalizeCommand } from '../verify/checkCommand.js';
 import { bashOutcome, describeInput, failed, type ToolCall } from './toolCalls.js';
 
 /**
@@ -7,7 +7,7 @@ import { bashOutcome, describeInput, failed, type ToolCall } from './toolCalls.j
  * transcript keeps them whole. A stretch is finished when:
  * - task: a TaskUpdate set a task `in_progress` and a later TaskUpdate set the same task
  *   `completed` (both succeeded);
- * - fixed check: a check command (checkCommand.ts) failed and a later run of the same command
+ * - fixed check: a check command (verify/checkCommand.ts) failed and a later run of the same command
  *   passed (exit 0): the failure, the fixes and the passing run become one line.
  * A span runs from the assistant message of its first call to the user message holding its last
  * result: whole exchanges, so no tool_use loses its result. Spans that the model has not seen the

@@ -72,4 +72,19 @@ export class Keys {
   approval(runId: string): string {
     return `${this.prefix}:run:${runId}:approval`;
   }
+
+  /** One task of a task list (a hash): the coordinator's subtasks, or one agent's own list. */
+  taskListTask(runId: string, listId: string, taskId: string): string {
+    return `${this.prefix}:run:${runId}:tasklist:${listId}:task:${taskId}`;
+  }
+
+  /** A task list's task ids, scored by creation order (a sorted set). */
+  taskListIndex(runId: string, listId: string): string {
+    return `${this.prefix}:run:${runId}:tasklist:${listId}:tasks`;
+  }
+
+  /** The counter a task list numbers its new tasks from. */
+  taskListSequence(runId: string, listId: string): string {
+    return `${this.prefix}:run:${runId}:tasklist:${listId}:seq`;
+  }
 }

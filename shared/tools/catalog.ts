@@ -4,11 +4,25 @@ import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
 import { readTool } from './read.js';
 import { skillTool } from './skill.js';
+import { taskCreateTool } from './taskCreate.js';
+import { taskListTool } from './taskList.js';
+import { taskUpdateTool } from './taskUpdate.js';
 import type { AnyTool } from './tool.js';
 import { writeTool } from './write.js';
 
 /** Every tool a role may name in its allow-list (Report is added to every session by the loop). */
-const CATALOG: readonly AnyTool[] = [readTool, editTool, writeTool, globTool, grepTool, bashTool, skillTool] as AnyTool[];
+const CATALOG: readonly AnyTool[] = [
+  readTool,
+  editTool,
+  writeTool,
+  globTool,
+  grepTool,
+  bashTool,
+  skillTool,
+  taskCreateTool,
+  taskUpdateTool,
+  taskListTool,
+] as AnyTool[];
 
 export function catalogToolNames(): string[] {
   return CATALOG.map((tool) => tool.name);

@@ -1,7 +1,7 @@
 /**
  * THE rule for which shell commands are checks (tests, builds, type checks, linters): the one
- * place it is defined. Compaction's evidence sections use it; so should anything else that asks
- * "was this verified" (the verification gates).
+ * place it is defined. The verification layer's evidence recorder and gates use it, and so do
+ * compaction's evidence sections and collapse in the context layer.
  *
  * A command is a check when any simple command in it (split on `&&`, `||`, `;`, `|` and new
  * lines; leading `VAR=value`, `cd …`, `timeout N`, `npx`/`pnpm exec`/`yarn`/`bunx` and

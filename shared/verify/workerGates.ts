@@ -1,0 +1,97 @@
+import type { CheckRecord } from '../queue/agentJob.js';
+import { normalizeCommand } from './checkCommand.js';
+import { checkStatus, type CheckStatus } from './checkStatus.js';
+import type { AssertionConfirmation, AssertionFlag, CheckEvidence, ClaimedCheck } from './evidence.js';
+import { allGatesPass, gateResult, type GateResult } from './gateResult.js';
+import { assertionsGate, auditTestChanges, type AuditInput } from './gates/assertions.js';
+import { claimsGate, type DroppedClaim } from './gates/claims.js';
+import { staleGate } from './gates/stale.js';
+import { targetGate } from './gates/target.js';
+import { zeroTestsGate } from './gates/zeroTests.js';
+import { treeSnapshot, type TreeSnapshot } from './treeHash.js';
+
+/**
+ * The five gates on one Worker report (and, with its `checks` as the claims, on a Verification
+ * report). What survives is the claims backed by the agent's own tool log (claims), each with the
+ * host's evidence of that run judged on the worktree as it is now (zero_tests, stale, target),
+ * and the test diff audited (assertions). A claim without recorded evidence is `not_run`: the
+ * host knows its exit code but not its tree or its counts.
+ */
+export interface GatedCheck {
+  command: string;
+  exit_code: number | null;
+  status: CheckStatus;
+  reason: string;
+  tests_executed: number | null;
+  evidence?: CheckEvidence;
+}
+
+export interface GateReport {
+  ok: boolean;
+  /** In gate order: zero_tests, stale, target, assertions, claims. */
+  gates: GateResult[];
+  checks: GatedCheck[];
+  dropped: DroppedClaim[];
+  flags: AssertionFlag[];
+}
+
+export interface WorkerReportInput {
+  /** What the agent says it ran: worker `claimed_checks`, or verification `checks`. */
+  claims: readonly ClaimedCheck[];
+  /** Its own tool log: the job result's `commands` (or commandsFromLedger of its session). */
+  commands: readonly CheckRecord[];
+  /** The host's evidence of its check runs (CheckRecorder.evidence()); [] when none was recorded. */
+  evidence: readonly CheckEvidence[];
+  /** The agent's worktree; the servers its checks talked to must run from inside it. */
+  worktree: string;
+  /** The worktree's tree now; hashed from `worktree` when absent. */
+  currentTree?: TreeSnapshot;
+  leasedPorts: readonly number[];
+  /** The diff audited for weakened tests: base to head (head absent: the worktree as it is). */
+  audit: AuditInput;
+  confirmations?: readonly AssertionConfirmation[];
+  /** Who made the claims, for the reasons (`worker t1`). */
+  who?: string;
+}
+
+export async function gateWorkerReport(input: WorkerReportInput): Promise<GateReport> {
+  const current = input.currentTree ?? (await treeSnapshot(input.worktree));
+  const target = { worktree: input.worktree, leasedPorts: input.leasedPorts };
+  const claims = claimsGate(input.claims, input.commands, input.who ?? 'the agent');
+
+  const backing: CheckEvidence[] = [];
+  const checks: GatedCheck[] = [];
+  for (const claim of claims.kept) {
+    const evidence = latestEvidence(input.evidence, claim.command);
+    if (!evidence) {
+      checks.push({ command: claim.command, exit_code: claim.exit_code, status: 'not_run', reason: `no evidence of \`${claim.command}\` was recorded (tree, counts): it cannot count as run on this tree`, tests_executed: null });
+      continue;
+    }
+    backing.push(evidence);
+    const { status, reason } = await checkStatus(evidence, current, target);
+    checks.push({ command: claim.command, exit_code: evidence.exit_code, status, reason, tests_executed: evidence.counts.known ? evidence.counts.executed : null, evidence });
+  }
+  const unbacked = checks.filter((check) => check.evidence === undefined && check.exit_code === 0);
+
+  const flags = await auditTestChanges(input.audit);
+  const onTree = await staleGate(backing, current);
+  // A claimed pass with no recorded tree is as good as one on another tree: not run on this one.
+  const stale =
+    unbacked.length === 0
+      ? onTree
+      : gateResult('stale', false, [...(onTree.ok ? [] : [onTree.reason]), ...unbacked.map((check) => check.reason)].join('; '));
+  const gates: GateResult[] = [
+    zeroTestsGate(backing),
+    stale,
+    targetGate(backing, target),
+    assertionsGate(flags, input.confirmations),
+    claims.gate,
+  ];
+  return { ok: allGatesPass(gates), gates, checks, dropped: claims.dropped, flags };
+}
+
+/** The latest evidence of `command` (whitespace aside). */
+export function latestEvidence(evidence: readonly CheckEvidence[], command: string): CheckEvidence | undefined {
+  const wanted = normalizeCommand(command);
+  return [...evidence].sort((a, b) => a.started_at - b.started_at).findLast((one) => normalizeCommand(one.command) === wanted);
+}
