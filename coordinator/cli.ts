@@ -182,7 +182,7 @@ program
 program
   .command('clean')
   .description('remove worktrees, task branches, views, sessions and port leases of finished or dead runs')
-  .option('--older-than <age>', 'a run not known to have ended is dead after this long idle (30m, 12h, 7d)', parseAge, parseAge('24h'))
+  .addOption(new Option('--older-than <age>', 'a run not known to have ended is dead after this long idle (30m, 12h, 7d)').argParser(parseAge).default(parseAge('24h'), '24h'))
   .option('--repo <dir>', 'also look for orca/<run>/* branches in this repository (repeatable)', collect, [])
   .option('--keep-branches', 'leave task branches alone', false)
   .option('--dry-run', 'print what would be removed, remove nothing', false)

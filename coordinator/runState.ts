@@ -43,6 +43,8 @@ export interface RunState {
   /** Task ids in the order their tasks were created. */
   order: string[];
   integrationHead?: string;
+  /** When the last merge into the integration branch was recorded (ms). */
+  lastMergeAt: number;
   status?: RunStatus;
   ended: boolean;
   usage: Usage;
@@ -62,6 +64,7 @@ export function emptyRunState(runId: string): RunState {
     tasks: new Map(),
     order: [],
     ended: false,
+    lastMergeAt: 0,
     usage: emptyUsage(),
     costUsd: 0,
   };
@@ -135,6 +138,7 @@ export function applyRunEvent(state: RunState, event: RunEvent): void {
       const task = state.tasks.get(event.task_id);
       if ((event.outcome === 'merged' || event.outcome === 'resolved') && event.commit) {
         state.integrationHead = event.commit;
+        state.lastMergeAt = event.at;
         if (task) task.mergeCommit = event.commit;
       }
       return;

@@ -23,7 +23,8 @@ export const ExploreOutputSchema = z.object({
 });
 
 export const PlanSubtaskSchema = z.object({
-  id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'ids are 1-64 of A-Z a-z 0-9 . _ -').refine((id) => !id.includes('..'), 'ids may not contain ".."'),
+  // Starts with a letter or digit and stays short: orca's own jobs are named `_plan`, `_resolve-<id>-1`, ….
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/, 'ids are 1-48 of A-Z a-z 0-9 . _ -, starting with a letter or digit').refine((id) => !id.includes('..'), 'ids may not contain ".."'),
   title: nonEmpty,
   instructions: nonEmpty,
   paths: z.array(nonEmpty).min(1, 'name at least one path glob the subtask owns'),
@@ -66,6 +67,8 @@ export const VerificationOutputSchema = z.object({
   verdict: z.enum(['PASS', 'FAIL', 'PARTIAL']),
   checks: z.array(z.object({ command: nonEmpty, exit_code: z.number().int(), result: nonEmpty })),
   problems: z.array(z.object({ file: nonEmpty, line: z.number().int().positive().optional(), what: nonEmpty })),
+  /** Changes to tests the host flagged (weakened or removed assertions, skips) that you judged right, each with why. */
+  confirmations: z.array(z.object({ flag: nonEmpty, reason: nonEmpty })).default([]),
 });
 
 export const CoordinatorOutputSchema = z.object({
@@ -89,4 +92,11 @@ const SCHEMAS: Record<OutputKind, z.ZodType> = {
 
 export function outputSchema(kind: OutputKind): z.ZodType {
   return SCHEMAS[kind];
+}
+
+/** How to read the checks a role's Report claims to have run; undefined for roles that claim none. */
+export function claimsReader(kind: OutputKind): ((report: unknown) => Array<{ command: string; exit_code: number }>) | undefined {
+  if (kind === 'worker') return (report) => WorkerOutputSchema.parse(report).claimed_checks;
+  if (kind === 'verification') return (report) => VerificationOutputSchema.parse(report).checks.map(({ command, exit_code }) => ({ command, exit_code }));
+  return undefined;
 }

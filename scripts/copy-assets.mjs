@@ -3,7 +3,8 @@
 // trees (the demo's sample repository) are copied whole, .ts files included.
 import { cpSync, existsSync, statSync } from 'node:fs';
 
-const ASSET = /\.(md|txt|json|html|css)$/;
+// Browser scripts (not compiled: they run in the page as they are) live in `assets/` folders.
+const ASSET = /\.(md|txt|json|html|css)$|[\\/]assets[\\/][^\\/]+\.js$/;
 const TEMPLATES = ['coordinator/demo/sample-repo'];
 
 for (const dir of ['coordinator', 'workers', 'roles', 'shared', 'bench']) {

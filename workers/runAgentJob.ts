@@ -19,13 +19,19 @@ import { ModelError } from '../shared/model/modelError.js';
 import { ScriptedModel } from '../shared/model/scripted.js';
 import { parseScript } from '../shared/model/scriptFile.js';
 import { emptyUsage } from '../shared/model/usage.js';
-import { AgentJobSchema, type AgentJob, type AgentJobResult, type CheckRecord } from '../shared/queue/agentJob.js';
+import { AgentJobSchema, type AgentJob, type AgentJobResult } from '../shared/queue/agentJob.js';
 import type { Keys } from '../shared/queue/keys.js';
 import { isAborted } from '../shared/queue/runAbort.js';
-import { appendRunEvent } from '../shared/queue/runEvents.js';
 import type { OrcaHome } from '../shared/runtime/orcaHome.js';
 import type { PortLeaser } from '../shared/runtime/portLease.js';
 import { toolsNamed } from '../shared/tools/catalog.js';
+import { RedisTaskStore } from '../shared/tasks/redisTaskStore.js';
+import { attachTaskList } from '../shared/tasks/taskListService.js';
+import { createVerificationNudge } from '../shared/tasks/verificationNudge.js';
+import { CheckRecorder } from '../shared/verify/checkRecorder.js';
+import { commandsFromLedger } from '../shared/verify/gates/claims.js';
+import { createReportGate, gateSession } from '../shared/verify/reportGate.js';
+import { claimsReader } from '../roles/outputs.js';
 import { prepareWorkspace, releaseWorkspace, type JobWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
 
@@ -119,7 +125,17 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     }
 
     const { state, dropped } = rebaseFileState(job.file_state, workspace.dir);
+    // The host's own record of the agent's checks, its task list, and the gate on its Report.
+    const services = new Map<string, unknown>();
+    const checkRecorder = new CheckRecorder().attachTo(services);
+    const claimsOf = claimsReader(job.role.output);
+    const reportGate = claimsOf
+      ? createReportGate({ claimsOf, base: job.base, leasedPorts: lease.ports, who: `${job.role.name} ${job.task_id}` })
+      : undefined;
     const harness = new Harness({
+      services,
+      wrapSlots: (slots) => checkRecorder.wrap(slots),
+      stopChecks: [...(reportGate ? [reportGate] : []), ...(job.role.output === 'worker' ? [createVerificationNudge()] : [])],
       role: job.role,
       tools: toolsNamed(job.role.tools),
       outputSchema: outputSchema(job.role.output),
@@ -145,11 +161,17 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       agentId: `${job.run_id}/${job.task_id}`,
       transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
     });
+    attachTaskList(services, { store: new RedisTaskStore(deps.redis, deps.keys, job.run_id, job.task_id), hooks: harness.hooks });
     if (dropped.length > 0) {
       harness.session.pending.push({ type: 'notice', level: 'info', message: `inherited file state dropped for files that differ here: ${dropped.join(', ')}` });
     }
     const result = await harness.run(job.prompt, (event) => progress.agentEvent(event));
     const status = statusOf(result, signal);
+    // The final word on the Report's claims, on the tree as the agent left it (before the commit).
+    const gates =
+      claimsOf && status === 'completed'
+        ? await gateSession(harness.session, { claimsOf, base: job.base, leasedPorts: lease.ports, who: `${job.role.name} ${job.task_id}` }, result.report)
+        : undefined;
     if (workspace.kind === 'branch' && status === 'completed') {
       // An attempt that resumed a dead one's commits and added nothing still hands those back.
       commit = (await commitAll(workspace.dir, commitMessage(job, result), { exclude: workspace.linked })) ?? (workspace.start !== job.base ? workspace.start : undefined);
@@ -157,16 +179,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     // A failed or aborted agent's changes stay in its worktree for inspection, uncommitted; not
     // when the job is being handed to another worker, which starts over from the branch.
     keep = status !== 'completed' && !(status === 'aborted' && deps.handingBack?.() === true);
-    const ledger = harness.session.ledger;
-    const commands: CheckRecord[] = ledger.byName('Bash').map((entry) => {
-      const data = entry.data as { exitCode?: number | null; outputFile?: string } | undefined;
-      return {
-        command: String((entry.input as { command?: unknown }).command ?? ''),
-        exit_code: entry.isError ? null : (data?.exitCode ?? null),
-        at: entry.at,
-        ...(data?.outputFile ? { output_file: data.outputFile } : {}),
-      };
-    });
+    const commands = commandsFromLedger(harness.session.ledger.all());
     return base({
       status,
       end_reason: result.reason,
@@ -186,6 +199,16 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       // The task's whole change, a dead attempt's commits included: what a merge of the branch brings.
       files_changed: commit ? await changedFiles(workspace.dir, job.base, commit) : [],
       scripted: model.scripted,
+      ...(gates
+        ? {
+            gates: {
+              ok: gates.ok,
+              gates: gates.gates,
+              checks: gates.checks.map(({ evidence, ...check }) => ({ ...check, ...(evidence ? { log: evidence.log } : {}) })),
+              flags: gates.flags,
+            },
+          }
+        : {}),
     });
   } finally {
     await progress.flush();

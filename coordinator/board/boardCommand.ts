@@ -78,8 +78,12 @@ class LiveBoard {
     const onResize = () => {
       this.dirty = true;
     };
+    // Killed politely, the board still hands the terminal back as it found it.
+    const onSignal = () => stop.abort();
     input.on('data', onKey);
     output.on('resize', onResize);
+    process.on('SIGTERM', onSignal);
+    process.on('SIGHUP', onSignal);
     const timer = setInterval(() => {
       if (this.dirty || Date.now() - this.lastDraw >= TICK_MS) this.draw().catch(fail);
     }, REDRAW_MS);
@@ -92,6 +96,8 @@ class LiveBoard {
       clearInterval(timer);
       input.off('data', onKey);
       output.off('resize', onResize);
+      process.off('SIGTERM', onSignal);
+      process.off('SIGHUP', onSignal);
       input.setRawMode(false);
       input.pause();
       output.write(LEAVE_SCREEN);

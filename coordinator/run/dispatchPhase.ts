@@ -2,6 +2,8 @@ import type { TaskStatus } from '../../shared/events/runEvent.js';
 import type { InheritedFileState } from '../../shared/files/readFileState.js';
 import type { AgentJobResult } from '../../shared/queue/agentJob.js';
 import picomatch from 'picomatch';
+import { gateRunEvents } from '../../shared/verify/evidenceEvents.js';
+import { failedGatesText } from '../../shared/verify/gateResult.js';
 import type { MergeOutcome } from '../merge/integration.js';
 import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import type { TaskRecord } from '../runState.js';
@@ -20,7 +22,7 @@ const SETTLED: readonly TaskStatus[] = ['merged', 'verified', 'failed', 'blocked
  * dependencies merged, so merges follow dependency order). A failed task blocks its dependants;
  * independent tasks go on.
  */
-export async function dispatchPhase(ctx: RunContext, options: { gateWorker?: (task: TaskRecord, result: AgentJobResult) => Promise<string | undefined> } = {}): Promise<void> {
+export async function dispatchPhase(ctx: RunContext): Promise<void> {
   const { recorder } = ctx;
   await recorder.record({ type: 'run_phase', phase: 'dispatching' });
   const running = new Map<string, Promise<void>>();
@@ -32,7 +34,7 @@ export async function dispatchPhase(ctx: RunContext, options: { gateWorker?: (ta
         // Pending, or (on a resumed run) queued, running or completed but not yet merged.
         if (SETTLED.includes(task.status) || running.has(task.id)) continue;
         if (!task.depends_on.every((dep) => isMerged(ctx, dep))) continue;
-        const work = runTask(ctx, task, options.gateWorker).finally(() => running.delete(task.id));
+        const work = runTask(ctx, task).finally(() => running.delete(task.id));
         running.set(task.id, work);
       }
     }
@@ -77,11 +79,7 @@ async function blockDependants(ctx: RunContext): Promise<void> {
   }
 }
 
-async function runTask(
-  ctx: RunContext,
-  task: TaskRecord,
-  gateWorker?: (task: TaskRecord, result: AgentJobResult) => Promise<string | undefined>,
-): Promise<void> {
+async function runTask(ctx: RunContext, task: TaskRecord): Promise<void> {
   const { recorder } = ctx;
   const subtask = recorder.state.plan!.subtasks.find((s) => s.id === task.id)!;
   const base = await ctx.integration.head();
@@ -113,7 +111,7 @@ async function runTask(
     ctx.say(`${task.id} ${result.status}: ${result.end_reason}`);
     return;
   }
-  const refused = await gateWorker?.(task, result);
+  const refused = await gateWorker(ctx, task, result);
   if (refused) {
     await recorder.record({ type: 'task_state', task_id: task.id, status: 'failed', attempt, detail: refused });
     ctx.say(`${task.id} failed its gates: ${refused}`);
@@ -121,6 +119,18 @@ async function runTask(
   }
   await recorder.record({ type: 'task_state', task_id: task.id, status: 'completed', attempt });
   await mergeTask(ctx, task, result);
+}
+
+/**
+ * The gates on a Worker's report, as its worker computed them on the tree it committed: a report
+ * whose claims do not hold (never run, another tree, no tests, another server) is not merged.
+ * Weakened tests do not stop the merge: the integration audit puts them to the Verification agent.
+ */
+async function gateWorker(ctx: RunContext, task: TaskRecord, result: AgentJobResult): Promise<string | undefined> {
+  if (!result.gates) return `${task.id}'s report reached the coordinator without its gates`;
+  for (const event of gateRunEvents(result.gates.gates, task.id)) await ctx.recorder.record(event);
+  const failed = result.gates.gates.filter((gate) => !gate.ok && gate.name !== 'assertions');
+  return failed.length > 0 ? `its report failed the gates: ${failedGatesText(failed)}` : undefined;
 }
 
 async function mergeTask(ctx: RunContext, task: TaskRecord, result: AgentJobResult): Promise<void> {

@@ -22,7 +22,9 @@ import { loadSettings } from '../settings/loadSettings.js';
 import type { AnyTool } from '../tools/tool.js';
 import type { AgentLimits } from './limits.js';
 import { runSession, type AgentResult } from './query.js';
-import { AgentSession } from './session.js';
+import { AgentSession, type StopCheck } from './session.js';
+import { chainStopChecks } from '../tasks/stopCheckChain.js';
+import type { ToolPipelineSlots } from '../tools/pipeline.js';
 import { Transcript } from './transcript.js';
 
 export interface HarnessOptions {
@@ -55,6 +57,12 @@ export interface HarnessOptions {
   agentId?: string;
   /** Context lines for each transcript entry (run, task, role). */
   transcriptContext?: Record<string, string>;
+  /** Services the tools reach (the task list, the check recorder). */
+  services?: Map<string, unknown>;
+  /** Wraps the pipeline's slots (the check recorder sees every Bash check this way). */
+  wrapSlots?: (slots: ToolPipelineSlots) => ToolPipelineSlots;
+  /** Stop checks run after the Stop hooks (the report gate, the verification nudge). */
+  stopChecks?: StopCheck[];
 }
 
 /**
@@ -100,7 +108,7 @@ export class Harness {
       mode: options.role.mode,
       limits: options.role.limits,
       shell: { env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) }, wrap: sandbox.wrap },
-      slots: createHarnessSlots({ hooks, permission: decider }),
+      slots: (options.wrapSlots ?? ((slots) => slots))(createHarnessSlots({ hooks, permission: decider })),
       context: createContextAssembler({
         homeDir: options.homeDir,
         requiredChecks: options.requiredChecks,
@@ -115,7 +123,8 @@ export class Harness {
           return undefined;
         },
       }),
-      stopCheck: createStopCheck(hooks, { event: options.stopEvent }),
+      stopCheck: chainStopChecks(createStopCheck(hooks, { event: options.stopEvent }), ...(options.stopChecks ?? [])),
+      services: options.services,
       fileState: options.fileState,
       sessionId: options.sessionId,
       signal: options.signal,

@@ -180,7 +180,7 @@ export async function* query(session: AgentSession, prompt: string): AsyncGenera
       if (signal.aborted) return yield* endAborted();
       if (hookStop) return yield* end('stopped_by_hook', `a hook stopped the session: ${hookStop}`);
       if (report) {
-        const more = await session.stopCheck?.beforeStop(session, { reason: 'report', active: stopContinuation });
+        const more = await session.stopCheck?.beforeStop(session, { reason: 'report', active: stopContinuation, report: report.input });
         yield* flush();
         if (more) {
           stopContinuation = true;

@@ -33,12 +33,19 @@ export interface ContextAssembler {
   afterTool?(session: AgentSession, call: { name: string; input: unknown; isError: boolean }): void;
 }
 
+export interface StopInfo {
+  reason: 'report' | 'no_tool_use';
+  active: boolean;
+  /** The Report input the model just sent, when it is ending with one. */
+  report?: unknown;
+}
+
 export interface StopCheck {
   /**
    * Called when the agent is about to end without a Report (or with one): return a message to
    * make it go on, or undefined to let it stop. `active` is true on a continuation it caused.
    */
-  beforeStop(session: AgentSession, info: { reason: 'report' | 'no_tool_use'; active: boolean }): Promise<string | undefined>;
+  beforeStop(session: AgentSession, info: StopInfo): Promise<string | undefined>;
 }
 
 export interface AgentSessionOptions {

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { simpleGit, type SimpleGit } from 'simple-git';
 
 /**
@@ -53,4 +54,23 @@ export async function commitsAhead(repo: string, base: string, branch: string): 
 
 export async function deleteBranch(repo: string, branch: string): Promise<void> {
   await gitAt(repo).raw(['branch', '--quiet', '-D', branch]);
+}
+
+/**
+ * Runs git and reports its exit code instead of guessing: simple-git's `raw` resolves on a
+ * failing `git merge` that printed its conflict to stdout, so commands whose exit code matters
+ * (merges) go through here.
+ */
+export function runGit(cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      ['-c', 'user.name=orca', '-c', 'user.email=orca@localhost', '-c', 'commit.gpgsign=false', ...args],
+      { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error && typeof (error as { code?: unknown }).code !== 'number') return reject(error);
+        resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr });
+      },
+    );
+  });
 }

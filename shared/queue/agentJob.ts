@@ -4,6 +4,7 @@ import { InheritedFileStateSchema } from '../files/readFileState.js';
 import { isSlug } from '../git/slug.js';
 import { UsageSchema } from '../model/usage.js';
 import { PermissionModeSchema } from '../permissions/mode.js';
+import { AssertionFlagSchema, GateResultSchema } from '../verify/evidence.js';
 
 /**
  * The payload of an agent job and the result a worker returns: the contract between the
@@ -109,5 +110,23 @@ export const AgentJobResultSchema = z.object({
   /** Files it changed, relative to the repository. */
   files_changed: z.array(z.string()),
   scripted: z.boolean(),
+  /** The gates on the agent's Report (workers and verification): what its claims are worth. */
+  gates: z
+    .object({
+      ok: z.boolean(),
+      gates: z.array(GateResultSchema),
+      checks: z.array(
+        z.object({
+          command: z.string(),
+          exit_code: z.number().int().nullable(),
+          status: z.string(),
+          reason: z.string(),
+          tests_executed: z.number().int().nullable(),
+          log: z.string().optional(),
+        }),
+      ),
+      flags: z.array(AssertionFlagSchema),
+    })
+    .optional(),
 });
 export type AgentJobResult = z.infer<typeof AgentJobResultSchema>;

@@ -12,12 +12,38 @@ export function redisUrl(): string {
  * for as long as the process lives, so a Redis restart mid-run is ridden out.
  */
 export function connectRedis(url = redisUrl(), options: RedisOptions = {}): Redis {
-  return new Redis(url, {
+  const client = new Redis(url, {
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
     retryStrategy: (times) => Math.min(50 * times, 2_000),
     lazyConnect: false,
     ...options,
+  });
+  reportOutages(client, url);
+  return client;
+}
+
+/** Outages already reported, by address: a restart is one line, not one per connection and retry. */
+const outages = new Set<string>();
+
+/**
+ * While Redis is away every connection errors on each reconnect attempt; unheard, ioredis prints
+ * each one with its stack. One line when the address stops answering, one when it answers again.
+ */
+function reportOutages(client: Redis, url: string): void {
+  let where: string;
+  try {
+    where = new URL(url).host; // never the password a URL may carry
+  } catch {
+    where = 'the configured address';
+  }
+  client.on('error', (error: Error) => {
+    if (outages.has(where)) return;
+    outages.add(where);
+    process.stderr.write(`orca: Redis at ${where} does not answer (${error.message}); reconnecting\n`);
+  });
+  client.on('ready', () => {
+    if (outages.delete(where)) process.stderr.write(`orca: Redis at ${where} answers again\n`);
   });
 }
 

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
@@ -10,7 +11,7 @@ import { publishAbort } from '../../../shared/queue/runAbort.js';
 import type { BoardSource } from '../boardSource.js';
 import { mountQueueView } from './queueView.js';
 import { requestGuard } from './requestGuard.js';
-import { runEventsSse } from './runEventsSse.js';
+import { RunEventStreams } from './runEventsSse.js';
 import { readTaskDetail } from './taskDetail.js';
 
 export interface BoardServerOptions {
@@ -26,10 +27,11 @@ export interface BoardServer {
   close(): Promise<void>;
 }
 
-const ASSETS: Record<string, { file: string; type: string }> = {
-  '/': { file: 'page.html', type: 'text/html; charset=utf-8' },
-  '/assets/page.css': { file: 'page.css', type: 'text/css; charset=utf-8' },
-  '/assets/page.js': { file: 'page.js', type: 'text/javascript; charset=utf-8' },
+const ASSETS = new URL('./assets/', import.meta.url);
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
 };
 
 /** The page loads nothing from elsewhere and cannot be framed (the abort button must not be clickjacked). */
@@ -44,7 +46,7 @@ const PAGE_HEADERS = {
  * The web board: the page (files in ./assets), a JSON API with the same data as `orca status
  * --json`, live updates over SSE, the abort button's POST, and bull-board under /queues.
  */
-export function boardApp(source: BoardSource, queue: AgentQueue, token: string | undefined, closing: AbortSignal): Hono {
+export function boardApp(source: BoardSource, queue: AgentQueue, streams: RunEventStreams, token: string | undefined): Hono {
   const app = new Hono();
   app.use('*', requestGuard(token));
   app.use('*', async (c, next) => {
@@ -52,9 +54,12 @@ export function boardApp(source: BoardSource, queue: AgentQueue, token: string |
     c.header('X-Frame-Options', 'DENY');
   });
 
-  for (const [route, asset] of Object.entries(ASSETS)) {
-    const body = readFileSync(new URL(`./assets/${asset.file}`, import.meta.url), 'utf8');
-    app.get(route, (c) => c.body(body, 200, { 'Content-Type': asset.type, ...PAGE_HEADERS }));
+  // The page's files, read once: `/` is page.html, the rest are under /assets/ by name.
+  for (const file of readdirSync(ASSETS)) {
+    const type = CONTENT_TYPES[path.extname(file)];
+    if (!type) continue;
+    const body = readFileSync(new URL(file, ASSETS), 'utf8');
+    app.get(file === 'page.html' ? '/' : `/assets/${file}`, (c) => c.body(body, 200, { 'Content-Type': type, ...PAGE_HEADERS }));
   }
 
   app.get('/favicon.ico', (c) => c.body(null, 204));
@@ -73,7 +78,7 @@ export function boardApp(source: BoardSource, queue: AgentQueue, token: string |
   app.get('/api/runs/:run/events', async (c) => {
     const runId = runParam(c);
     if (!(await source.redis.exists(source.keys.run(runId)))) return notFound(c, `run ${runId} is not recorded`);
-    return runEventsSse(c, source, runId, closing);
+    return streams.respond(c, runId);
   });
   app.post('/api/runs/:run/abort', async (c) => {
     const runId = runParam(c);
@@ -95,8 +100,8 @@ export function boardApp(source: BoardSource, queue: AgentQueue, token: string |
 /** Starts the web board and resolves once it listens; `close` stops its streams and the server. */
 export async function startBoardServer(source: BoardSource, options: BoardServerOptions): Promise<BoardServer> {
   const queue = new AgentQueue(source.redis, source.keys);
-  const closing = new AbortController();
-  const app = boardApp(source, queue, options.token, closing.signal);
+  const streams = new RunEventStreams(source);
+  const app = boardApp(source, queue, streams, options.token);
   let server!: Server;
   const address = await new Promise<AddressInfo>((resolve, reject) => {
     server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, resolve) as Server;
@@ -106,13 +111,11 @@ export async function startBoardServer(source: BoardSource, options: BoardServer
   return {
     url: `http://${host}:${address.port}/`,
     close: async () => {
-      closing.abort();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Open SSE responses would hold close() forever: their streams were told to end above.
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 1_000).unref();
-      });
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Open SSE responses would hold close() forever: end them, then drop what is left.
+      await streams.close();
+      server.closeAllConnections();
+      await closed;
       await queue.close();
     },
   };

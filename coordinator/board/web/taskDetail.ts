@@ -30,7 +30,9 @@ export async function readTaskDetail(board: RunBoard, task: TaskView, queue: Age
   const job = await jobFacts(board, task, queue);
   const transcriptPath = task.transcript ?? job.transcript;
   const repo = board.run.repo ?? job.repo;
-  const base = task.start_commit ?? board.run.base ?? job.base;
+  // The job's base, not where its workspace started: an attempt that took over a dead one's
+  // commits starts from them, and the task's change is all of it.
+  const base = job.base ?? task.start_commit ?? board.run.base;
   const commit = task.commit ?? job.commit;
 
   return {
@@ -49,7 +51,7 @@ interface JobFacts {
 }
 
 async function jobFacts(board: RunBoard, task: TaskView, queue: AgentQueue): Promise<JobFacts> {
-  if (task.transcript && task.commit && board.run.repo) return {};
+  if (task.attempt === 0) return {};
   const jobId = task.job_id ?? agentJobId(board.run.run_id, task.task_id, task.attempt);
   const job = await queue.getJob(jobId);
   if (!job) return {};

@@ -48,7 +48,7 @@ function describe(type: string, event: Record<string, unknown>): string {
       return `${event.is_error ? '✗' : '✓'} ${event.name} (${event.chars} chars): ${event.preview ?? ''}`;
     case 'usage': {
       const usage = (event.usage ?? {}) as Record<string, number>;
-      return `tokens: ${usage.input_tokens ?? 0} in, ${usage.cache_read_tokens ?? 0} cache read, ${usage.output_tokens ?? 0} out`;
+      return `tokens: ${usage.input_tokens ?? 0} in, ${usage.cache_read_tokens ?? 0} cache read, ${usage.cache_creation_tokens ?? 0} cache write, ${usage.output_tokens ?? 0} out`;
     }
     case 'permission':
       return `permission ${event.decision} for ${event.tool} by ${event.by}: ${event.reason}`;

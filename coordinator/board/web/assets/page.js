@@ -1,6 +1,8 @@
 // The web board's page: the runs, one run's task DAG as cards in columns with its dependencies
-// drawn, a task's detail, live over SSE. Everything shown comes from the JSON API; text from runs
-// (task titles, model output, diffs) is only ever set as text, never parsed as HTML.
+// drawn, a task's detail, live over SSE. Everything shown comes from the JSON API.
+
+import { closeDetail, openDetail, openTask, refreshDetail, setUpDetail } from './detail.js';
+import { api, duration, el, elapsed, inputTokens, money, tokens } from './elements.js';
 
 const COLUMNS = [
   { id: 'pending', title: 'pending', statuses: ['pending', 'queued'] },
@@ -11,56 +13,9 @@ const COLUMNS = [
 ];
 const ENDED = new Set(['completed', 'merged', 'verified', 'failed', 'blocked', 'aborted', 'cancelled']);
 const RUNS_EVERY_MS = 5000;
-const DETAIL_EVERY_MS = 2000;
+const RETRY_MS = 1000;
 
-const state = { runId: undefined, board: undefined, events: undefined, task: undefined, tab: 'transcript', detailAt: 0, detailFor: undefined };
-
-function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name === 'text') node.textContent = value;
-    else if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
-    else node.setAttribute(name, value === true ? '' : String(value));
-  }
-  for (const child of children) if (child !== undefined && child !== null) node.append(child);
-  return node;
-}
-
-function duration(ms) {
-  const seconds = Math.max(0, Math.floor(ms / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
-  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
-}
-
-function tokens(n) {
-  if (n < 1000) return String(n);
-  if (n < 1e6) return `${(n / 1000).toFixed(n < 10000 ? 1 : 0)}k`;
-  return `${(n / 1e6).toFixed(1)}M`;
-}
-
-function money(usd) {
-  return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
-}
-
-function inputTokens(usage) {
-  return usage.input_tokens + usage.cache_read_tokens + usage.cache_creation_tokens;
-}
-
-/** A span whose text is kept current by the clock: time since `from`, until `to` when it is set. */
-function elapsed(from, to) {
-  if (from === undefined || from === null) return el('span', { text: '–' });
-  return el('span', { class: 'elapsed', 'data-from': from, 'data-to': to ?? '', text: duration((to ?? Date.now()) - from) });
-}
-
-async function api(path, init) {
-  const response = await fetch(path, { headers: { accept: 'application/json' }, ...init });
-  const body = await response.json().catch(() => ({ error: `${response.status} ${response.statusText}` }));
-  if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
-  return body;
-}
+const state = { runId: undefined, board: undefined, events: undefined };
 
 // ---- runs ---------------------------------------------------------------------------------
 
@@ -95,7 +50,7 @@ function selectRun(runId) {
   if (runId === state.runId) return;
   state.runId = runId;
   state.board = undefined;
-  closeDetail();
+  closeDetail(redrawEdges);
   if (location.hash !== `#run=${encodeURIComponent(runId)}`) history.replaceState(null, '', `#run=${encodeURIComponent(runId)}`);
   for (const link of document.querySelectorAll('#runs a')) link.setAttribute('aria-current', link.dataset.run === runId ? 'true' : 'false');
   follow(runId);
@@ -116,12 +71,21 @@ function follow(runId) {
     live.textContent = 'live';
     state.board = JSON.parse(event.data);
     renderRun();
+    const listed = document.querySelector(`#runs a[data-run="${CSS.escape(runId)}"] .badge`);
+    if (listed && listed.dataset.state !== state.board.run.state) refreshRuns();
     refreshDetail();
   });
   events.addEventListener('error', (event) => {
     if (state.events !== events) return;
     live.dataset.state = 'lost';
     live.textContent = event.data ? `stream failed: ${event.data}` : 'reconnecting…';
+    // EventSource retries a dropped stream itself, but not one refused outright (a run whose id
+    // was printed before its first event was recorded is a 404 for a moment): try again shortly.
+    if (events.readyState === EventSource.CLOSED) {
+      setTimeout(() => {
+        if (state.events === events) follow(runId);
+      }, RETRY_MS);
+    }
   });
 }
 
@@ -221,8 +185,8 @@ function renderCard(task) {
       id: `task-${task.task_id}`,
       'data-task': task.task_id,
       'data-status': task.status,
-      'aria-pressed': state.task === task.task_id ? 'true' : 'false',
-      onclick: () => openDetail(task.task_id),
+      'aria-pressed': openTask() === task.task_id ? 'true' : 'false',
+      onclick: () => openDetail(state.runId, task.task_id, redrawEdges),
     },
     el('div', { class: 'card-top' }, el('span', { class: 'task-id', text: task.task_id }), el('span', { class: 'status', text: `${task.status} · ${task.role}` })),
     task.title ? el('div', { class: 'title', text: task.title }) : undefined,
@@ -289,121 +253,6 @@ async function abortRun(runId) {
   }
 }
 
-// ---- a task's detail ----------------------------------------------------------------------
-
-function openDetail(taskId) {
-  state.task = taskId;
-  state.detailFor = undefined;
-  document.getElementById('detail').hidden = false;
-  for (const card of document.querySelectorAll('.card')) card.setAttribute('aria-pressed', card.dataset.task === taskId ? 'true' : 'false');
-  loadDetail();
-  if (state.board) drawEdges(document.querySelector('.dag'), state.board.tasks);
-}
-
-function closeDetail() {
-  state.task = undefined;
-  document.getElementById('detail').hidden = true;
-  for (const card of document.querySelectorAll('.card')) card.setAttribute('aria-pressed', 'false');
-  if (state.board) drawEdges(document.querySelector('.dag'), state.board.tasks);
-}
-
-/** On a board update, the open detail is read again when its task moved (at most every few seconds). */
-function refreshDetail() {
-  if (!state.task || !state.board) return;
-  const task = state.board.tasks.find((candidate) => candidate.task_id === state.task);
-  if (!task || task.updated_at === state.detailFor || Date.now() - state.detailAt < DETAIL_EVERY_MS) return;
-  loadDetail();
-}
-
-async function loadDetail() {
-  const runId = state.runId;
-  const taskId = state.task;
-  state.detailAt = Date.now();
-  document.getElementById('detail-title').textContent = `task ${taskId}`;
-  const body = document.getElementById('detail-body');
-  try {
-    const detail = await api(`/api/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(taskId)}`);
-    if (state.task !== taskId || state.runId !== runId) return;
-    state.detailFor = detail.task.updated_at;
-    state.detail = detail;
-    renderDetail();
-  } catch (error) {
-    body.replaceChildren(el('p', { class: 'missing', text: `The detail could not be read: ${error.message}` }));
-  }
-}
-
-function renderDetail() {
-  const detail = state.detail;
-  const body = document.getElementById('detail-body');
-  for (const tab of document.querySelectorAll('.tabs button')) tab.setAttribute('aria-selected', tab.dataset.tab === state.tab ? 'true' : 'false');
-  const task = detail.task;
-  const facts = el(
-    'p',
-    { class: 'mono' },
-    [
-      `${task.status} · ${task.role} · attempt ${task.attempt}`,
-      task.host ? `on ${task.host}${task.pid ? ` pid ${task.pid}` : ''}` : undefined,
-      task.branch ? `branch ${task.branch}` : undefined,
-      task.worktree ? `worktree ${task.worktree}` : undefined,
-      task.ports.length > 0 ? `ports ${task.ports.join(', ')}` : undefined,
-      task.verdict ? `verdict ${task.verdict}` : undefined,
-      task.error ? `error: ${task.error}` : undefined,
-    ]
-      .filter(Boolean)
-      .join('\n'),
-  );
-  let content;
-  if (state.tab === 'transcript') {
-    const t = detail.transcript;
-    content = t.missing
-      ? el('p', { class: 'missing', text: t.missing })
-      : el(
-          'div',
-          { class: 'transcript' },
-          el('p', { class: 'missing mono', text: `${t.cut ? 'the end of ' : ''}${t.path}` }),
-          ...t.lines.map((line) => el('div', { class: 'line' }, el('span', { class: 'type mono', text: line.type }), el('pre', { text: line.text }))),
-        );
-  } else if (state.tab === 'diff') {
-    const d = detail.diff;
-    content = d.missing
-      ? el('p', { class: 'missing', text: d.missing })
-      : el(
-          'div',
-          { class: 'diff' },
-          el('p', { class: 'mono', text: `git diff ${d.base.slice(0, 12)}..${d.commit.slice(0, 12)} in ${d.repo}` }),
-          el('pre', { text: d.stat }),
-          el(
-            'pre',
-            {},
-            ...d.text.split('\n').map((line) =>
-              el('div', { class: line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : line.startsWith('@@') ? 'hunk' : '', text: line || ' ' }),
-            ),
-          ),
-          d.cut ? el('p', { class: 'missing', text: 'the diff is cut here: see the branch for the rest' }) : undefined,
-        );
-  } else {
-    content =
-      detail.evidence.length === 0
-        ? el('p', { class: 'missing', text: 'no checks or gates are recorded for this task' })
-        : el(
-            'div',
-            {},
-            ...detail.evidence.map((item) =>
-              item.kind === 'gate'
-                ? el('div', { class: 'evidence-item' }, el('strong', { class: item.ok ? 'ok' : 'bad', text: `gate ${item.name}: ${item.ok ? 'ok' : 'failed'}` }), el('div', { text: item.reason }))
-                : el(
-                    'div',
-                    { class: 'evidence-item' },
-                    el('strong', { class: item.exit_code === 0 ? 'ok' : 'bad', text: `${item.command}: exit ${item.exit_code ?? 'none'}${item.tests_executed === null ? '' : `, ${item.tests_executed} tests`}` }),
-                    el('div', { class: 'mono', text: `on ${item.tree.slice(0, 12)} · log ${item.log}` }),
-                    item.log_missing ? el('p', { class: 'missing', text: item.log_missing }) : el('pre', { text: item.log_tail }),
-                  ),
-            ),
-          );
-  }
-  body.replaceChildren(facts, content);
-}
-
 // ---- start --------------------------------------------------------------------------------
 
 function tick() {
@@ -414,20 +263,16 @@ function tick() {
   }
 }
 
-document.getElementById('detail-close').addEventListener('click', closeDetail);
-for (const tab of document.querySelectorAll('.tabs button')) {
-  tab.addEventListener('click', () => {
-    state.tab = tab.dataset.tab;
-    if (state.detail) renderDetail();
-  });
+function redrawEdges() {
+  if (state.board) drawEdges(document.querySelector('.dag'), state.board.tasks);
 }
+
+setUpDetail(redrawEdges);
 window.addEventListener('hashchange', () => {
   const runId = runFromLocation();
   if (runId) selectRun(runId);
 });
-window.addEventListener('resize', () => {
-  if (state.board) drawEdges(document.querySelector('.dag'), state.board.tasks);
-});
+window.addEventListener('resize', redrawEdges);
 
 const initial = runFromLocation();
 if (initial) selectRun(initial);

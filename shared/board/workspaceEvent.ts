@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/**
+ * The one worker-side event that is not an agent event: the worker has prepared the task's
+ * workspace (workers/runAgentJob.ts). It says where the task works and on which ports; `host` and
+ * `pid` name the worker process when the worker sends them.
+ */
+export const WorkspaceEventSchema = z.object({
+  type: z.literal('workspace'),
+  at: z.number(),
+  kind: z.enum(['branch', 'scratch', 'view']),
+  dir: z.string(),
+  branch: z.string().nullable().optional(),
+  start: z.string(),
+  ports: z.array(z.number().int()),
+  host: z.string().optional(),
+  pid: z.number().int().optional(),
+});
+export type WorkspaceEvent = z.infer<typeof WorkspaceEventSchema>;

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { boardText, duration, tokens } from '../../coordinator/board/boardText.js';
+import { readRunBoard } from '../../shared/board/readBoard.js';
+import { testRedis } from '../support/redis.js';
+import { RunEvents } from './runEvents.js';
+
+describe('the board as text', () => {
+  it('has a row per task with its status, role, elapsed time, tokens, cost and what it does now, and the verdict', async () => {
+    const { redis, keys } = testRedis();
+    const run = new RunEvents(redis, keys, 'r-text');
+    await run.created('/repos/shop');
+    await run.task('t1');
+    await run.task('t2', ['t1']);
+    await run.state('t1', 'queued');
+    await run.starts('t1');
+    const startedAt = run.now - 4_000;
+    const board = (await readRunBoard(redis, keys, 'r-text'))!;
+
+    const lines = boardText(board, { now: startedAt + 75_000, color: false });
+    expect(lines[0]).toBe('run r-text · running · Scripted model (no LLM) · 1m19s');
+    expect(lines).toContain('task: add a discount to the cart');
+    const header = lines.findIndex((line) => line.startsWith('STATUS'));
+    expect(lines[header]!.split(/\s{2,}/)).toEqual(['STATUS', 'TASK', 'ROLE', 'ELAPSED', 'TOKENS', 'COST', 'NOW']);
+    expect(lines[header + 1]!.split(/\s{2,}/)).toEqual(['running', 't1', 'worker', '1m15s', '135/20', '$0.0100', 'Bash npm test -- cart']);
+    expect(lines[header + 2]!.split(/\s{2,}/)).toEqual(['pending', 't2', 'worker', '–', '–', '–', 'waits for t1']);
+
+    await run.finishes('t1');
+    await run.merged('t1');
+    await run.run({ type: 'verdict', status: 'PARTIAL', detail: '1 of 2 tasks merged' });
+    const after = boardText((await readRunBoard(redis, keys, 'r-text'))!, { now: Date.now(), color: false });
+    const row = after.find((line) => line.includes(' t1 '))!;
+    // A finished task's elapsed time is fixed at its end, not at the clock.
+    expect(row.split(/\s{2,}/).slice(0, 4)).toEqual(['merged', 't1', 'worker', '7s']);
+    expect(after.at(-1)).toBe('verdict PARTIAL: 1 of 2 tasks merged');
+  });
+
+  it('colours statuses for a terminal and cuts lines to its width without breaking a colour code', async () => {
+    const { redis, keys } = testRedis();
+    const run = new RunEvents(redis, keys, 'r-width');
+    await run.created();
+    await run.task('a-task-with-a-long-name');
+    await run.state('a-task-with-a-long-name', 'failed', 1, 'the job could not start: '.repeat(10));
+    const board = (await readRunBoard(redis, keys, 'r-width'))!;
+    const lines = boardText(board, { now: run.now, color: true, width: 40 });
+    const visible = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, '');
+    expect(lines.every((line) => visible(line).length <= 40)).toBe(true);
+    const row = lines.find((line) => visible(line).startsWith('failed'))!;
+    expect(row.startsWith('\x1b[31mfailed')).toBe(true);
+    expect(row).toContain('\x1b[0m');
+  });
+
+  it('writes durations and token counts short', () => {
+    expect([duration(999), duration(59_000), duration(61_000), duration(3_725_000)]).toEqual(['0s', '59s', '1m01s', '1h02m']);
+    expect([tokens(950), tokens(1_234), tokens(12_345), tokens(4_100_000)]).toEqual(['950', '1.2k', '12k', '4.1M']);
+  });
+});
