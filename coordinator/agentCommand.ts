@@ -9,6 +9,7 @@ import type { AgentJobResult } from '../shared/queue/agentJob.js';
 import { publishAbort } from '../shared/queue/runAbort.js';
 import { followRunEvents } from '../shared/queue/runEventFollower.js';
 import { connectRedis } from '../shared/queue/redisConnection.js';
+import { OrcaHome } from '../shared/runtime/orcaHome.js';
 import { eventLine } from './eventLine.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { newRunId } from './runId.js';
@@ -37,6 +38,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
+  // Before the run is announced: a run id printed for a run that cannot start would mislead.
+  new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
 
   const runId = newRunId();
   const taskId = role.name;

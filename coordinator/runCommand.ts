@@ -2,6 +2,7 @@ import path from 'node:path';
 import { MISSING_API_KEY } from '../shared/model/anthropic.js';
 import { resolveModelAlias } from '../shared/model/modelAliases.js';
 import { loadScriptFile } from '../shared/model/scriptFile.js';
+import { OrcaHome } from '../shared/runtime/orcaHome.js';
 import { detectChecks } from './detectChecks.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
@@ -37,6 +38,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
+  // Before the run is announced: a run id printed for a run that cannot start would mislead.
+  new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
   const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
 
   let checks = options.checks;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, realpathSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../shared/files/workspace.js';
 import type { HookContext } from '../shared/hooks/hookContext.js';
@@ -7,6 +7,7 @@ import { runHooks } from '../shared/hooks/hookRunner.js';
 import type { HooksConfig } from '../shared/hooks/hooksConfig.js';
 import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/git/git.js';
 import { ensureClone, pushBranch, remoteKey } from '../shared/git/remoteClone.js';
+import { linkDependencies } from '../shared/git/linkDependencies.js';
 import { addWorktree, addWorktreeForBranch, ensureView, listWorktrees, pruneWorktrees, removeWorktree } from '../shared/git/worktree.js';
 import type { AgentJob } from '../shared/queue/agentJob.js';
 import type { OrcaHome } from '../shared/runtime/orcaHome.js';
@@ -144,31 +145,6 @@ async function adoptHookWorktree(
   return { dir, start: (await gitAt(dir).raw(['rev-parse', 'HEAD'])).trim(), branch, madeByHook: { createdBranch: true } };
 }
 
-/**
- * A fresh worktree has no installed dependencies. When the repository has a `node_modules`,
- * link it in so the agent can build and test; the link is kept out of its commit.
- */
-function linkDependencies(repo: string, dir: string): string[] {
-  const linked: string[] = [];
-  for (const name of ['node_modules']) {
-    const source = path.join(repo, name);
-    const target = path.join(dir, name);
-    if (existsSync(source) && !lstatExists(target)) {
-      symlinkSync(source, target, 'dir');
-      linked.push(name);
-    }
-  }
-  return linked;
-}
-
-function lstatExists(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function repoKeyOf(repo: string): string {
   return `${path.basename(repo).replace(/[^A-Za-z0-9._-]/g, '_')}-${createHash('sha256').update(repo).digest('hex').slice(0, 12)}`;

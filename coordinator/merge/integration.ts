@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { branchExists, gitAt, resolveCommit, runGit } from '../../shared/git/git.js';
+import { linkDependencies } from '../../shared/git/linkDependencies.js';
 import { addWorktreeForBranch } from '../../shared/git/worktree.js';
 
 export type MergeOutcome =
@@ -30,6 +31,8 @@ export class IntegrationBranch {
       await gitAt(this.repo).raw(['branch', this.branch, await resolveCommit(this.repo, base)]);
     }
     if (!existsSync(this.dir)) await addWorktreeForBranch(this.repo, this.dir, this.branch);
+    // The integration checks build and test here: they need the repository's installed dependencies.
+    linkDependencies(this.repo, this.dir);
     return this.head();
   }
 

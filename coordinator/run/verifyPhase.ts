@@ -3,6 +3,14 @@ import path from 'node:path';
 import { VerificationOutputSchema, type VerificationOutput } from '../../roles/outputs.js';
 import type { RunStatus } from '../../shared/events/runEvent.js';
 import type { AgentJobResult } from '../../shared/queue/agentJob.js';
+import { PortLeaser } from '../../shared/runtime/portLease.js';
+import { runCheck } from '../../shared/verify/checkRun.js';
+import { CheckSpecSchema, type AssertionFlag, type CheckEvidence } from '../../shared/verify/evidence.js';
+import { checkRunEvent, gateRunEvents } from '../../shared/verify/evidenceEvents.js';
+import { auditTestChanges } from '../../shared/verify/gates/assertions.js';
+import { gateIntegration } from '../../shared/verify/integrationGates.js';
+import { runMayPass } from '../../shared/verify/runPass.js';
+import { treeSnapshot } from '../../shared/verify/treeHash.js';
 import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import type { RunContext } from './runContext.js';
 import type { CheckRecordOut, GateRecord } from './runResult.js';
@@ -19,81 +27,141 @@ export interface VerifyOutcome {
   verification: { verdict: 'PASS' | 'FAIL' | 'PARTIAL'; checks: CheckRecordOut[] } | null;
 }
 
+interface Round {
+  status: 'PASS' | 'FAIL' | 'PARTIAL';
+  detail: string;
+  gates: GateRecord[];
+  evidence: CheckEvidence[];
+  problems: string[];
+}
+
 /**
- * Integration verification of the merged tree: the Verification agent, given the task, the raw
- * diff from base to the integration head and the checks (never a worker's summary), tries to
- * break it. After a FAIL, one bounded fix round (a worker given the problems), then again.
+ * Integration verification of the merged tree. First the host runs the checks itself (with the
+ * evidence: tree, exit code, test counts, log) and holds them to the gates; then the Verification
+ * agent, given the task, the raw diff and the checks (never a worker's summary), tries to break
+ * it, and confirms or rejects each flagged change to the tests. PASS needs every gate passed,
+ * passing integration evidence newer than the last merge, and the agent's PASS. After a FAIL, one
+ * bounded fix round (a worker given the problems), then everything again.
  */
 export async function verifyPhase(ctx: RunContext): Promise<VerifyOutcome> {
   await ctx.recorder.record({ type: 'run_phase', phase: 'verifying' });
-  let outcome = await verifyOnce(ctx, 1);
-  for (let round = 1; round <= FIX_ROUNDS && outcome.verdict === 'FAIL' && !ctx.signal.aborted; round += 1) {
-    const fixed = await fixRound(ctx, round, outcome.problems);
-    if (!fixed) break;
-    outcome = await verifyOnce(ctx, round + 1);
+  let round = await verifyOnce(ctx, 1);
+  for (let fix = 1; fix <= FIX_ROUNDS && round.status === 'FAIL' && !ctx.signal.aborted; fix += 1) {
+    if (!(await fixRound(ctx, fix, round.problems))) break;
+    round = await verifyOnce(ctx, fix + 1);
   }
   return {
-    status: outcome.verdict,
-    detail: outcome.detail,
-    gates: outcome.gates,
-    verification: { verdict: outcome.verdict, checks: outcome.checks },
+    status: round.status,
+    detail: round.detail,
+    gates: round.gates,
+    verification: {
+      verdict: round.status,
+      checks: round.evidence.map((one) => ({
+        command: one.command,
+        exit_code: one.exit_code,
+        tests_executed: one.counts.known ? one.counts.executed : null,
+      })),
+    },
   };
 }
 
-interface OnceOutcome {
-  verdict: 'PASS' | 'FAIL' | 'PARTIAL';
-  detail: string;
-  gates: GateRecord[];
-  checks: CheckRecordOut[];
-  problems: VerificationOutput['problems'];
+async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
+  const { recorder, integration, services } = ctx;
+  const head = await integration.head();
+  const logDir = path.join(services.home.runSessions(recorder.runId), `integration-checks-${round}`);
+  const lease = await new PortLeaser(services.redis, services.keys).lease(2, `${recorder.runId}:integration`);
+  try {
+    const evidence: CheckEvidence[] = [];
+    for (const command of ctx.checks) {
+      if (ctx.signal.aborted) break;
+      const one = await runCheck(CheckSpecSchema.parse(command), {
+        cwd: integration.dir,
+        logDir,
+        env: { PORT: String(lease.ports[0]), ORCA_PORTS: lease.ports.join(',') },
+        signal: ctx.signal,
+      });
+      evidence.push(one);
+      await recorder.record(checkRunEvent(one));
+      ctx.say(`integration check \`${one.command}\`: exit ${one.exit_code ?? one.outcome}, ${one.counts.known ? `${one.counts.executed} test(s) executed` : 'tests not counted'}`);
+    }
+    const audit = { repo: integration.dir, base: ctx.base, head };
+    const flags = await auditTestChanges(audit);
+
+    const result = await ctx.jobs.run({
+      taskId: `_verify-${round}`,
+      role: ctx.role('verification'),
+      prompt: verificationPrompt(ctx, head, await integration.diffFrom(ctx.base), flags),
+      base: head,
+      checks: ctx.checks,
+    });
+    const report = result.status === 'completed' ? VerificationOutputSchema.parse(result.report) : undefined;
+
+    const gated = await gateIntegration({
+      evidence,
+      worktree: integration.dir,
+      leasedPorts: lease.ports,
+      audit,
+      confirmations: report?.confirmations ?? [],
+      verification: report ? { claims: report.checks.map(({ command, exit_code }) => ({ command, exit_code })), commands: result.commands } : undefined,
+    });
+    for (const event of gateRunEvents(gated.gates)) await recorder.record(event);
+    const pass = runMayPass({ evidence, lastMergeAt: recorder.state.lastMergeAt, currentTree: await treeSnapshot(integration.dir), gates: gated.gates });
+    return judge(ctx, { result, report, evidence, gates: gated.gates, pass });
+  } finally {
+    await lease.release();
+  }
 }
 
-async function verifyOnce(ctx: RunContext, round: number): Promise<OnceOutcome> {
-  const head = await ctx.integration.head();
-  const diff = await ctx.integration.diffFrom(ctx.base);
-  const result = await ctx.jobs.run({
-    taskId: `_verify-${round}`,
-    role: ctx.role('verification'),
-    prompt: fillPrompt('verification', {
-      task: ctx.task,
-      base: ctx.base,
-      head,
-      diff: diff.length === 0 ? 'The diff is empty: nothing was changed.' : diff.length <= INLINE_DIFF_CHARS ? `\`\`\`diff\n${diff}\`\`\`` : `(The diff is ${diff.length} characters: read it with git.)`,
-      checks: ctx.checks.length > 0 ? ctx.checks.join(', ') : '(none named: find and run the tests)',
-    }),
-    base: head,
-    checks: ctx.checks,
+function judge(
+  ctx: RunContext,
+  input: { result: AgentJobResult; report: VerificationOutput | undefined; evidence: CheckEvidence[]; gates: GateRecord[]; pass: { ok: boolean; reason: string } },
+): Round {
+  const { report, evidence, gates, pass } = input;
+  const failedChecks = evidence.filter((one) => one.outcome !== 'exited' || one.exit_code !== 0);
+  const problems = failedChecks.map((one) => `\`${one.command}\` failed on the merged tree (${one.outcome === 'exited' ? `exit ${one.exit_code}` : one.outcome}); its output is in ${one.log}`);
+  const real = (report?.problems ?? []).filter((problem) => existsSync(path.join(ctx.integration.dir, problem.file)));
+  problems.push(...real.map((p) => `${p.file}${p.line ? `:${p.line}` : ''}: ${p.what}`));
+  const base = { gates, evidence, problems };
+  if (!report) return { ...base, status: 'FAIL', detail: `the Verification agent did not report: ${input.result.end_reason} (${input.result.detail})` };
+  const dropped = report.problems.length - real.length;
+  const note = dropped > 0 ? `; ${dropped} reported problem(s) named files that do not exist and were dropped` : '';
+  if (failedChecks.length > 0) return { ...base, status: 'FAIL', detail: `integration checks failed: ${failedChecks.map((one) => one.command).join(', ')}${note}` };
+  if (report.verdict === 'FAIL') return { ...base, status: 'FAIL', detail: `verification FAIL: ${problems.join('; ')}${note}` };
+  if (!pass.ok) return { ...base, status: 'PARTIAL', detail: `not a pass: ${pass.reason}${note}` };
+  if (report.verdict === 'PARTIAL') return { ...base, status: 'PARTIAL', detail: `verification PARTIAL${note}` };
+  return { ...base, status: 'PASS', detail: `${pass.reason}; verification PASS${note}` };
+}
+
+function verificationPrompt(ctx: RunContext, head: string, diff: string, flags: AssertionFlag[]): string {
+  const flagText =
+    flags.length === 0
+      ? 'The host found no weakened or removed tests in the diff.'
+      : [
+          'The host flagged these changes to tests. For each one you judge right, add {flag, reason} to `confirmations`; leave out any you do not, and report it as a problem:',
+          ...flags.map((flag) => `- flag ${flag.id} (${flag.kind}) in ${flag.file}: ${flag.detail}\n\`\`\`diff\n${flag.hunk}\n\`\`\``),
+        ].join('\n');
+  return fillPrompt('verification', {
+    task: ctx.task,
+    base: ctx.base,
+    head,
+    diff:
+      diff.length === 0
+        ? 'The diff is empty: nothing was changed.'
+        : diff.length <= INLINE_DIFF_CHARS
+          ? `\`\`\`diff\n${diff}\`\`\``
+          : `(The diff is ${diff.length} characters: read it with git.)`,
+    checks: ctx.checks.length > 0 ? ctx.checks.join(', ') : '(none named: find and run the tests)',
+    flags: flagText,
   });
-  if (result.status !== 'completed') {
-    return { verdict: 'FAIL', detail: `the Verification agent did not report: ${result.end_reason} (${result.detail})`, gates: [], checks: [], problems: [] };
-  }
-  const report = VerificationOutputSchema.parse(result.report);
-  const problems = report.problems.filter((problem) => existsSync(path.join(ctx.integration.dir, problem.file)));
-  const invented = report.problems.length - problems.length;
-  const checks = report.checks.map((check) => ({ command: check.command, exit_code: check.exit_code, tests_executed: null }));
-  let verdict = report.verdict;
-  let detail = `verification ${verdict}`;
-  if (invented > 0) detail += `; ${invented} problem(s) named files that do not exist and were dropped`;
-  if (verdict === 'FAIL') detail = `verification FAIL: ${report.problems.map((p) => `${p.file}${p.line ? `:${p.line}` : ''} ${p.what}`).join('; ')}`;
-  if (verdict === 'PASS' && !ranOwnChecks(report, result)) {
-    verdict = 'FAIL';
-    detail = 'the Verification agent said PASS without running the checks it reported';
-  }
-  return { verdict, detail, gates: [], checks, problems };
 }
 
-/** Every check the Verification agent reports must be a command it ran, with the same exit code. */
-function ranOwnChecks(report: VerificationOutput, result: AgentJobResult): boolean {
-  return report.checks.every((check) => result.commands.some((run) => run.command.trim() === check.command.trim() && run.exit_code === check.exit_code));
-}
-
-async function fixRound(ctx: RunContext, round: number, problems: VerificationOutput['problems']): Promise<boolean> {
+async function fixRound(ctx: RunContext, round: number, problems: string[]): Promise<boolean> {
   const result = await ctx.jobs.run({
     taskId: `_fix-${round}`,
     role: ctx.role('worker'),
     prompt: fillPrompt('fix', {
       task: ctx.task,
-      problems: bulletList(problems.map((p) => `${p.file}${p.line ? `:${p.line}` : ''}: ${p.what}`)),
+      problems: bulletList(problems),
       checks: ctx.checks.length > 0 ? ctx.checks.join(', ') : '(the relevant tests)',
     }),
     base: await ctx.integration.head(),
@@ -102,6 +170,12 @@ async function fixRound(ctx: RunContext, round: number, problems: VerificationOu
   if (result.status !== 'completed' || !result.branch) return false;
   const merged = await ctx.integration.merge(result.branch, `Merge fix round ${round}\n\norca run ${ctx.recorder.runId}`);
   if (merged.kind === 'conflict') return false;
-  await ctx.recorder.record({ type: 'merge', task_id: `_fix-${round}`, outcome: merged.kind === 'merged' ? 'merged' : 'nothing', commit: merged.commit, files: merged.kind === 'merged' ? merged.files : [] });
+  await ctx.recorder.record({
+    type: 'merge',
+    task_id: `_fix-${round}`,
+    outcome: merged.kind === 'merged' ? 'merged' : 'nothing',
+    commit: merged.commit,
+    files: merged.kind === 'merged' ? merged.files : [],
+  });
   return true;
 }

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
-import { branchExists, gitAt, resolveCommit } from './git.js';
+import { branchExists, deleteBranch, gitAt, resolveCommit } from './git.js';
 import { withRepoLock } from './repoLock.js';
 
 export interface WorktreeSpec {
@@ -29,9 +29,34 @@ export async function addWorktree(spec: WorktreeSpec): Promise<string> {
     const args = spec.branch
       ? ['worktree', 'add', '--quiet', '-b', spec.branch, spec.dir, base]
       : ['worktree', 'add', '--quiet', '--detach', spec.dir, base];
-    await gitAt(spec.repo).raw(args);
+    try {
+      await gitAt(spec.repo).raw(args);
+    } catch (error) {
+      // git removes a checkout it could not finish, but keeps the branch it made for it.
+      if (spec.branch && (await branchExists(spec.repo, spec.branch))) await deleteBranch(spec.repo, spec.branch);
+      throw new Error(`git could not check out ${base.slice(0, 12)} into ${spec.dir}: ${oneLine(error)}${diskNote(path.dirname(spec.dir), oneLine(error))}`, { cause: error });
+    }
   });
   return base;
+}
+
+function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).trim().replace(/\s*\n\s*/g, '; ');
+}
+
+/**
+ * git says only "unable to write file" when the disk fills up, and removes what it checked out,
+ * so the space looks free again afterwards: say how much there is, against the size of the files.
+ */
+function diskNote(dir: string, message: string): string {
+  if (!/unable to write|no space left/i.test(message)) return '';
+  try {
+    const fs = statfsSync(dir);
+    const free = Math.floor((fs.bavail * fs.bsize) / 1024);
+    return ` (the file system holding ${dir} has ${free} KiB free: if the files do not fit, free some space or set ORCA_HOME to a folder on a larger disk)`;
+  } catch {
+    return '';
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import parseShell from '@ericcornelissen/bash-parser';
+import { findLayout } from './findCommand.js';
 import { unwrapCommand } from './shellWrappers.js';
 
 type Node = parseShell.Node;
@@ -25,6 +26,21 @@ export interface ShellCommand {
   unclear?: string;
   /** Names of the commands before it in the same pipeline (`curl` in `curl … | sh`). */
   pipedFrom: string[];
+  /** The folders it may run in (after any `cd` before it, and a wrapper's `env -C`). */
+  cwd: PossibleCwds;
+  /** `NAME=value` words written before it (`GIT_DIR=x git …`). */
+  assignments: ShellWord[];
+  /** Run by `find -exec`: the `{}` in its words stands for a path under find's start paths. */
+  placeholder?: FindPlaceholder;
+}
+
+/** What `{}` stands for in a command `find -exec` runs. */
+export interface FindPlaceholder {
+  starts: ShellWord[];
+  /** Where find itself runs, which its relative start paths are relative to. */
+  cwd: PossibleCwds;
+  /** find follows symbolic links (`-L`), so a path under a start may lead anywhere. */
+  followsLinks: boolean;
 }
 
 /**
@@ -71,6 +87,12 @@ class Unanalysable extends Error {}
 interface WalkState {
   cwd: PossibleCwds;
   pipedFrom: string[];
+}
+
+/** What a command gets besides its words: the assignments before it, or the find that runs it. */
+interface RunExtras {
+  assignments?: ShellWord[];
+  placeholder?: FindPlaceholder;
 }
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
@@ -176,9 +198,10 @@ class ShellWalk {
   }
 
   private command(node: Node, src: Source, state: WalkState, depth: number): PossibleCwds {
+    const assignments: ShellWord[] = [];
     for (const prefix of node.prefix ?? []) {
       if (prefix.type === 'Redirect') this.redirect(prefix, src, state.cwd, depth);
-      else this.word(prefix, src, state.cwd, depth);
+      else assignments.push(this.word(prefix, src, state.cwd, depth));
     }
     const written: ShellWord[] = [];
     if (node.name) written.push(this.word(node.name, src, state.cwd, depth));
@@ -189,15 +212,18 @@ class ShellWalk {
       else throw new Unanalysable(`it uses shell syntax the analysis does not handle (${part.type})`);
     }
     if (written.length === 0) return state.cwd;
-    return this.run(written, state, depth);
+    return this.run(written, state, depth, { assignments });
   }
 
-  private run(written: ShellWord[], state: WalkState, depth: number): PossibleCwds {
-    const unwrapped = unwrapCommand(written);
+  private run(written: ShellWord[], state: WalkState, depth: number, extras: RunExtras = {}): PossibleCwds {
+    const { chdir, ...unwrapped } = unwrapCommand(written);
     const name = unwrapped.argv[0];
     const unclear =
       unwrapped.unclear ?? (name?.dynamic ? `the command name ${name.raw} is only known when it runs` : undefined);
-    const found: ShellCommand = { written, ...unwrapped, pipedFrom: state.pipedFrom };
+    // `env -C DIR cmd` runs cmd in DIR; if it cannot get there, cmd does not run at all.
+    const cwd = chdir.reduce<PossibleCwds>((dirs, dir) => moveTo(dirs, dir), state.cwd);
+    const found: ShellCommand = { written, ...unwrapped, pipedFrom: state.pipedFrom, cwd, assignments: extras.assignments ?? [] };
+    if (extras.placeholder) found.placeholder = extras.placeholder;
     if (unclear) found.unclear = unclear;
     this.commands.push(found);
     if (unclear || !name) return state.cwd;
@@ -212,7 +238,7 @@ class ShellWalk {
       const script = shellScript(args);
       if (script.kind === 'dynamic') found.unclear = `the script given to ${command} -c is only known when it runs`;
       else if (script.kind === 'stdin') found.unclear = `${command} reads its script from standard input, which cannot be checked`;
-      else if (script.kind === 'text') this.script(script.text, { cwd: state.cwd, pipedFrom: [] }, depth + 1);
+      else if (script.kind === 'text') this.script(script.text, { cwd: found.cwd, pipedFrom: [] }, depth + 1);
       return state.cwd;
     }
     if (command === 'eval') {
@@ -224,7 +250,13 @@ class ShellWalk {
       return this.script(args.map((arg) => arg.value).join(' '), state, depth + 1);
     }
     if (command === 'find') {
-      for (const inner of findExecCommands(args)) this.run(inner, { cwd: state.cwd, pipedFrom: [] }, depth + 1);
+      const layout = findLayout(args);
+      const placeholder: FindPlaceholder = { starts: layout.starts, cwd: found.cwd, followsLinks: layout.followsLinks };
+      for (const inner of layout.runs) {
+        // -execdir runs in the folder of each file found: somewhere under the start paths.
+        const cwd = inner.inFoundFolder ? undefined : found.cwd;
+        this.run(inner.argv, { cwd, pipedFrom: [] }, depth + 1, { placeholder });
+      }
       return state.cwd;
     }
     if (command === 'cd' || command === 'pushd') return changeDirectory(args, state.cwd);
@@ -295,9 +327,15 @@ function sameCwds(a: PossibleCwds, b: PossibleCwds): boolean {
 function changeDirectory(args: ShellWord[], cwd: PossibleCwds): PossibleCwds {
   const operands = args.filter((arg) => !/^-[LPe@]+$/.test(arg.value));
   const target = operands[0];
-  if (cwd === undefined || !target || target.dynamic || target.value === '-' || operands.length > 1) return undefined;
-  const moved = cwd.map((dir) => (path.posix.isAbsolute(target.value) ? path.posix.normalize(target.value) : path.posix.join(dir, target.value)));
-  return [...new Set([...cwd, ...moved])];
+  if (!target || target.value === '-' || operands.length > 1) return undefined;
+  const moved = moveTo(cwd, target);
+  return cwd === undefined || moved === undefined ? undefined : [...new Set([...cwd, ...moved])];
+}
+
+/** The folders reached by moving from each of `cwd` to `dir`; undefined when that cannot be told. */
+function moveTo(cwd: PossibleCwds, dir: ShellWord): PossibleCwds {
+  if (cwd === undefined || dir.dynamic || dir.value === '') return undefined;
+  return [...new Set(cwd.map((from) => (path.posix.isAbsolute(dir.value) ? path.posix.normalize(dir.value) : path.posix.join(from, dir.value))))];
 }
 
 type ShellScript = { kind: 'text'; text: string } | { kind: 'dynamic' } | { kind: 'stdin' } | { kind: 'file' };
@@ -330,20 +368,4 @@ function shellScript(args: ShellWord[]): ShellScript {
   }
   if (flags.includes('s') || !operand) return { kind: 'stdin' };
   return { kind: 'file' };
-}
-
-/** The commands `find … -exec CMD … ;` (and -execdir, -ok, -okdir) runs. */
-function findExecCommands(args: ShellWord[]): ShellWord[][] {
-  const found: ShellWord[][] = [];
-  for (let index = 0; index < args.length; index += 1) {
-    if (!['-exec', '-execdir', '-ok', '-okdir'].includes(args[index]!.value)) continue;
-    const inner: ShellWord[] = [];
-    index += 1;
-    while (index < args.length && args[index]!.value !== ';' && args[index]!.value !== '+') {
-      inner.push(args[index]!);
-      index += 1;
-    }
-    if (inner.length > 0) found.push(inner);
-  }
-  return found;
 }

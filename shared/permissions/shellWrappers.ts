@@ -21,6 +21,8 @@ interface WrapperSpec {
   defaultCommand?: string;
   /** Runs the command with raised privileges. */
   elevated?: boolean;
+  /** Valued options that run the command in another folder (`env -C DIR`). */
+  chdir?: string[];
 }
 
 const WRAPPERS: Record<string, WrapperSpec> = {
@@ -30,7 +32,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   time: { valued: [], flags: ['-p'] },
   builtin: { valued: [], flags: [] },
   setsid: { valued: [], flags: ['-f', '--fork', '-w', '--wait', '-c', '--ctty'] },
-  env: { valued: ['-u', '--unset', '-C', '--chdir'], flags: ['-i', '--ignore-environment', '-0', '--null', '-'], assignments: true },
+  env: { valued: ['-u', '--unset', '-C', '--chdir'], flags: ['-i', '--ignore-environment', '-0', '--null', '-'], assignments: true, chdir: ['-C', '--chdir'] },
   command: { valued: [], flags: ['-p'], lookupFlags: ['-v', '-V'] },
   exec: { valued: ['-a'], flags: ['-c', '-l'] },
   stdbuf: { valued: ['-i', '-o', '-e', '--input', '--output', '--error'], flags: [] },
@@ -43,6 +45,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
     valued: ['-u', '--user', '-g', '--group', '-h', '--host', '-p', '--prompt', '-C', '--close-from', '-D', '--chdir', '-r', '--role', '-t', '--type', '-T', '--command-timeout', '-U', '--other-user'],
     flags: ['-E', '--preserve-env', '-H', '--set-home', '-n', '--non-interactive', '-P', '--preserve-groups', '-S', '--stdin', '-b', '--background', '-k', '--reset-timestamp', '-K', '--'],
     elevated: true,
+    chdir: ['-D', '--chdir'],
   },
 };
 
@@ -52,6 +55,8 @@ export interface Unwrapped {
   /** The wrappers stripped, outermost first. */
   wrappers: string[];
   elevated: boolean;
+  /** Folders the wrappers move into before running it (`env -C DIR`), outermost first. */
+  chdir: ShellWord[];
   /** Set when the wrapper's options cannot be read, so the real command is not known. */
   unclear?: string;
 }
@@ -60,32 +65,35 @@ export function unwrapCommand(words: ShellWord[]): Unwrapped {
   let argv = words;
   const wrappers: string[] = [];
   let elevated = false;
+  const chdir: ShellWord[] = [];
   for (;;) {
     const name = argv[0];
     const spec = name && !name.dynamic && Object.hasOwn(WRAPPERS, name.value) ? WRAPPERS[name.value] : undefined;
-    if (!name || !spec) return { argv, wrappers, elevated };
+    if (!name || !spec) return { argv, wrappers, elevated, chdir };
     const start = commandStart(argv, spec);
     // A lookup (`command -v x`) or a bare `env` runs nothing: judge the wrapper itself.
-    if (start === 'self') return { argv, wrappers, elevated };
+    if (start === 'self') return { argv, wrappers, elevated, chdir };
     if ('unclear' in start) {
-      return { argv, wrappers, elevated, unclear: `cannot tell which command \`${name.value}\` runs: ${start.unclear}` };
+      return { argv, wrappers, elevated, chdir, unclear: `cannot tell which command \`${name.value}\` runs: ${start.unclear}` };
     }
     let rest = argv.slice(start.index);
     if (rest.length === 0) {
       // `nohup` alone runs nothing: judge it as written.
-      if (!spec.defaultCommand) return { argv, wrappers, elevated };
+      if (!spec.defaultCommand) return { argv, wrappers, elevated, chdir };
       rest = [{ value: spec.defaultCommand, raw: spec.defaultCommand, dynamic: false }];
     }
     wrappers.push(name.value);
     elevated ||= spec.elevated === true;
+    chdir.push(...start.chdir);
     argv = rest;
   }
 }
 
-/** Where the wrapped command starts, 'self' when none runs, or why it cannot be told. */
-function commandStart(argv: ShellWord[], spec: WrapperSpec): { index: number } | { unclear: string } | 'self' {
+/** Where the wrapped command starts (and the folders it moves into), 'self' when none runs, or why it cannot be told. */
+function commandStart(argv: ShellWord[], spec: WrapperSpec): { index: number; chdir: ShellWord[] } | { unclear: string } | 'self' {
   let index = 1;
   let positional = spec.positional ?? 0;
+  const chdir: ShellWord[] = [];
   while (index < argv.length) {
     const word = argv[index]!;
     if (word.dynamic && word.value.startsWith('-')) return { unclear: `its option ${word.raw} is computed when the command runs` };
@@ -98,6 +106,8 @@ function commandStart(argv: ShellWord[], spec: WrapperSpec): { index: number } |
       if (spec.lookupFlags?.includes(value)) return 'self';
       const consumed = optionWidth(value, spec);
       if (consumed === undefined) return { unclear: `it has an option we do not know (${value})` };
+      const folder = chdirValue(argv, index, consumed, spec);
+      if (folder) chdir.push(folder);
       index += consumed;
       continue;
     }
@@ -114,7 +124,17 @@ function commandStart(argv: ShellWord[], spec: WrapperSpec): { index: number } |
   }
   if (index > argv.length) return { unclear: 'an option is missing its value' };
   if (index === argv.length && spec.assignments) return 'self';
-  return { index };
+  return { index, chdir };
+}
+
+/** The folder a chdir option at `index` names: the next word, or the value fused to it (`-C/x`, `--chdir=/x`). */
+function chdirValue(argv: ShellWord[], index: number, width: number, spec: WrapperSpec): ShellWord | undefined {
+  const word = argv[index]!;
+  const option = spec.chdir?.find((name) => word.value === name || word.value.startsWith(name.startsWith('--') ? `${name}=` : name));
+  if (!option) return undefined;
+  if (width === 2) return argv[index + 1];
+  const value = word.value.slice(option.length + (option.startsWith('--') ? 1 : 0));
+  return { value, raw: value, dynamic: word.dynamic };
 }
 
 /** How many words an option takes (1 or 2), or undefined when it is not a known option. */

@@ -1,5 +1,5 @@
 import type { CheckRecord } from '../queue/agentJob.js';
-import { normalizeCommand } from './checkCommand.js';
+import { isCheckCommand, normalizeCommand } from './checkCommand.js';
 import { checkStatus, type CheckStatus } from './checkStatus.js';
 import type { AssertionConfirmation, AssertionFlag, CheckEvidence, ClaimedCheck } from './evidence.js';
 import { allGatesPass, gateResult, type GateResult } from './gateResult.js';
@@ -63,6 +63,11 @@ export async function gateWorkerReport(input: WorkerReportInput): Promise<GateRe
   const checks: GatedCheck[] = [];
   for (const claim of claims.kept) {
     const evidence = latestEvidence(input.evidence, claim.command);
+    if (!evidence && !isCheckCommand(claim.command)) {
+      const passed = claim.exit_code === 0;
+      checks.push({ command: claim.command, exit_code: claim.exit_code, status: passed ? 'passed' : 'failed', reason: 'not a test or build command: held to the tool log only', tests_executed: null });
+      continue;
+    }
     if (!evidence) {
       checks.push({ command: claim.command, exit_code: claim.exit_code, status: 'not_run', reason: `no evidence of \`${claim.command}\` was recorded (tree, counts): it cannot count as run on this tree`, tests_executed: null });
       continue;
@@ -71,7 +76,9 @@ export async function gateWorkerReport(input: WorkerReportInput): Promise<GateRe
     const { status, reason } = await checkStatus(evidence, current, target);
     checks.push({ command: claim.command, exit_code: evidence.exit_code, status, reason, tests_executed: evidence.counts.known ? evidence.counts.executed : null, evidence });
   }
-  const unbacked = checks.filter((check) => check.evidence === undefined && check.exit_code === 0);
+  // A claimed test or build run must have evidence on this tree. Other commands an agent cites (an
+  // ad-hoc probe, a grep) are not recorded as evidence: they are held to the tool log alone (claims).
+  const unbacked = checks.filter((check) => check.evidence === undefined && check.exit_code === 0 && isCheckCommand(check.command));
 
   const flags = await auditTestChanges(input.audit);
   const onTree = await staleGate(backing, current);

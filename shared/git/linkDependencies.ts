@@ -1,0 +1,32 @@
+import { existsSync, lstatSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+
+/** Installed-dependency folders a worktree borrows from its repository rather than reinstalling. */
+const DEPENDENCY_FOLDERS = ['node_modules'];
+
+/**
+ * A fresh worktree has no installed dependencies. When the repository has them, link them in so
+ * the agent (or an integration check) can build and test; returns what it linked, which commits
+ * must leave out (a symlink is no directory to git, so `node_modules/` rules would not).
+ */
+export function linkDependencies(repo: string, dir: string): string[] {
+  const linked: string[] = [];
+  for (const name of DEPENDENCY_FOLDERS) {
+    const source = path.join(repo, name);
+    const target = path.join(dir, name);
+    if (existsSync(source) && !exists(target)) {
+      symlinkSync(source, target, 'dir');
+      linked.push(name);
+    }
+  }
+  return linked;
+}
+
+function exists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
