@@ -37,6 +37,7 @@ export function createReportGate(options: ReportGateOptions): StopCheck & { last
       const failed = last.gates.filter((gate) => !gate.ok && gate.name !== 'assertions');
       if (failed.length === 0 || refusals >= maxRefusals) return undefined;
       refusals += 1;
+      session.toolContext.emit({ type: 'notice', level: 'warn', message: `Report refused by the gates (${failed.map((gate) => gate.name).join(', ')}): ${failed.map((gate) => gate.reason).join('; ')}` });
       return REFUSAL.replace('{reasons}', failed.map((gate) => `- ${gate.name}: ${gate.reason}`).join('\n'));
     },
   };

@@ -110,4 +110,22 @@ describe('orca run, end to end with real workers, Redis and git', () => {
     expect(Object.fromEntries(json.tasks.map((t) => [t.id, t.status]))).toEqual({ base: 'failed', 'uses-base': 'blocked', independent: 'merged' });
     expect(git(repo, 'show', `${json.integration_branch}:src/report.ts`)).toContain('in the sales report');
   });
+
+  it("does not merge a worker whose report claims a test run it never made; the honest one merges", async () => {
+    const env = await OrcaTestEnv.open();
+    const repo = createSampleRepo(path.join(env.dir('repo'), 'shop-lib')).dir;
+    const { code, json } = await orcaRun(env, repo, path.join(SCRIPTS, 'claimed-not-run.json'));
+    expect(code).toBe(1);
+    expect(json.status).toBe('PARTIAL');
+    expect(Object.fromEntries(json.tasks.map((t) => [t.id, t.status]))).toEqual({ honest: 'merged', liar: 'failed' });
+    const events = await runEvents(env, json.run_id);
+    const refusals = events.filter((e) => e.task_id === 'liar' && e.event.type === 'notice' && String(e.event.message).startsWith('Report refused by the gates'));
+    // Refused twice with the claims gate named; the third time it may end, and its gates fail it.
+    expect(refusals).toHaveLength(2);
+    expect(String(refusals[0]!.event.message)).toContain('claims');
+    const liarGates = events.filter((e) => e.event.task_id === 'liar' && e.event.type === 'gate' && e.event.ok === false).map((e) => e.event.name);
+    expect(liarGates).toContain('claims');
+    expect(git(repo, 'show', `${json.integration_branch}:src/cart.ts`)).not.toContain('for the cart');
+  });
 });
+
