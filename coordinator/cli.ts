@@ -4,16 +4,9 @@ import { publishAbort } from '../shared/queue/runAbort.js';
 import { Keys } from '../shared/queue/keys.js';
 import { connectRedis, pingRedis, redisUrl } from '../shared/queue/redisConnection.js';
 import { isSlug } from '../shared/git/slug.js';
-import { runWorkerProcess } from '../workers/workerProcess.js';
-import { agentCommand } from './agentCommand.js';
 import { CLEAN_RULES, cleanCommand, parseAge } from './cleanCommand.js';
-import { runCommand } from './runCommand.js';
-import { resumeCommand } from './resumeCommand.js';
 import { appendRunEvent } from '../shared/queue/runEvents.js';
 import { UserError } from './repoCheck.js';
-import { boardCommand } from './board/boardCommand.js';
-import { statusCommand } from './board/statusCommand.js';
-import { serveCommand } from './board/web/serveCommand.js';
 
 /** `orca`: the command line (../shared/INTERFACES.md). Exit codes: 0 pass, 1 fail, 2 bad input, 130 aborted. */
 const program = new Command('orca')
@@ -41,7 +34,7 @@ program
   .option('--max-cost <usd>', 'cost budget for the whole run, in US dollars', positiveNumber)
   .option('--timeout <minutes>', 'wall clock budget for the whole run', positiveNumber)
   .action(async (task: string, options) => {
-    process.exitCode = await runCommand({
+    process.exitCode = await (await import('./runCommand.js')).runCommand({
       task,
       repo: options.repo,
       base: options.base,
@@ -91,7 +84,7 @@ program
   .option('--json', 'print one JSON object when the run ends', false)
   .action(async (run: string, options) => {
     if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
-    process.exitCode = await resumeCommand(run, {
+    process.exitCode = await (await import('./resumeCommand.js')).resumeCommand(run, {
       json: options.json,
       workers: options.workers,
       concurrency: options.concurrency,
@@ -113,7 +106,7 @@ program
   .option('--allow-dirty', 'run even though the repository has uncommitted changes', false)
   .option('--json', 'print one JSON object when the agent ends', false)
   .action(async (prompt: string, options) => {
-    process.exitCode = await agentCommand({
+    process.exitCode = await (await import('./agentCommand.js')).agentCommand({
       role: options.role,
       prompt,
       repo: options.repo,
@@ -133,7 +126,7 @@ program
   .addOption(new Option('--concurrency <n>', 'agent jobs at once').argParser(positiveInt).default(2))
   .action(async (options: { concurrency: number }) => {
     await pingRedis(redisUrl());
-    await runWorkerProcess({ concurrency: options.concurrency });
+    await (await import('../workers/workerProcess.js')).runWorkerProcess({ concurrency: options.concurrency });
   });
 
 program
@@ -142,7 +135,7 @@ program
   .argument('[run]', 'the run id')
   .option('--json', 'print the board as one JSON object', false)
   .action(async (run: string | undefined, options: { json: boolean }) => {
-    process.exitCode = await statusCommand(run, options);
+    process.exitCode = await (await import('./board/statusCommand.js')).statusCommand(run, options);
   });
 
 program
@@ -150,7 +143,7 @@ program
   .description('the run\'s task board, live in the terminal: q quits, a aborts the run (one snapshot without a terminal)')
   .argument('[run]', 'the run id (default: the latest run)')
   .action(async (run: string | undefined) => {
-    process.exitCode = await boardCommand(run);
+    process.exitCode = await (await import('./board/boardCommand.js')).boardCommand(run);
   });
 
 program
@@ -160,7 +153,7 @@ program
   .option('--host <host>', 'address to bind; anything but loopback needs a token', '127.0.0.1')
   .option('--token <token>', 'required of every request (default ORCA_BOARD_TOKEN)')
   .action(async (options: { port: number; host: string; token?: string }) => {
-    process.exitCode = await serveCommand(options);
+    process.exitCode = await (await import('./board/web/serveCommand.js')).serveCommand(options);
   });
 
 program

@@ -112,7 +112,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   });
   try {
     workspace = await prepareWorkspace(job, deps.home, { config: repoHooks, context: hookContext });
-    await progress.runEvent({ type: 'workspace', kind: workspace.kind, dir: workspace.dir, branch: workspace.branch ?? null, start: workspace.start, ports: lease.ports });
+    await progress.runEvent({ type: 'workspace', kind: workspace.kind, dir: workspace.dir, branch: workspace.branch ?? null, start: workspace.start, ports: lease.ports, host: os.hostname(), pid: process.pid });
 
     let model: Model;
     try {
