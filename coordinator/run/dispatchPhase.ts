@@ -175,6 +175,7 @@ async function resolveConflict(ctx: RunContext, task: TaskRecord, files: string[
   const result = await ctx.jobs
     .run({
       taskId: `_resolve-${task.id}-${round}`,
+      title: `redo ${task.id} on the integration head (merge conflict)`,
       role: ctx.role('worker'),
       prompt: fillPrompt('resolve', {
         id: task.id,

@@ -10,7 +10,7 @@ import { RunFailure, type RunContext } from './runContext.js';
 export async function explorePhase(ctx: RunContext): Promise<void> {
   const { recorder, jobs } = ctx;
   await recorder.record({ type: 'run_phase', phase: 'exploring' });
-  const first = await jobs.run({ taskId: '_coordinator', role: ctx.role('coordinator'), prompt: fillPrompt('coordinator', { task: ctx.task }), base: ctx.base });
+  const first = await jobs.run({ taskId: '_coordinator', title: 'decide what to explore', role: ctx.role('coordinator'), prompt: fillPrompt('coordinator', { task: ctx.task }), base: ctx.base });
   if (first.status !== 'completed') throw new RunFailure(`the coordinator agent did not report: ${first.end_reason} (${first.detail})`);
   const { questions } = CoordinatorOutputSchema.parse(first.report);
   if (questions.length === 0) {
@@ -23,6 +23,7 @@ export async function explorePhase(ctx: RunContext): Promise<void> {
     questions.map((question, index) =>
       jobs.run({
         taskId: `_explore-${index + 1}`,
+        title: question.slice(0, 120),
         role: ctx.role('explore'),
         prompt: fillPrompt('explore', { question, task: ctx.task }),
         base: ctx.base,

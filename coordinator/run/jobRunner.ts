@@ -16,8 +16,8 @@ export interface JobSpec {
   subtask?: string;
   checks?: string[];
   fileState?: InheritedFileState[];
-  /** Record task_state events for it (plan subtasks and orca's own jobs alike). */
-  visible?: boolean;
+  /** How the board names the job (orca's own jobs; plan subtasks have their plan title). */
+  title?: string;
 }
 
 /**
@@ -65,7 +65,7 @@ export class JobRunner {
         type: 'task_created',
         task_id: spec.taskId,
         role: spec.role.name,
-        title: spec.prompt.split('\n', 1)[0]!.slice(0, 120),
+        title: spec.title ?? spec.prompt.split('\n', 1)[0]!.slice(0, 120),
         depends_on: [],
         paths: [],
         checks: spec.checks ?? [],

@@ -15,6 +15,7 @@ export async function planPhase(ctx: RunContext): Promise<void> {
   const findings = recorder.state.findings;
   const result = await jobs.run({
     taskId: '_plan',
+    title: 'plan the task',
     role: ctx.role('plan'),
     prompt: fillPrompt('plan', {
       task: ctx.task,

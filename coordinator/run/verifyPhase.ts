@@ -89,6 +89,7 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
 
     const result = await ctx.jobs.run({
       taskId: `_verify-${round}`,
+      title: 'verify the merged result',
       role: ctx.role('verification'),
       prompt: verificationPrompt(ctx, head, await integration.diffFrom(ctx.base), flags),
       base: head,
@@ -158,6 +159,7 @@ function verificationPrompt(ctx: RunContext, head: string, diff: string, flags: 
 async function fixRound(ctx: RunContext, round: number, problems: string[]): Promise<boolean> {
   const result = await ctx.jobs.run({
     taskId: `_fix-${round}`,
+    title: 'fix what verification found',
     role: ctx.role('worker'),
     prompt: fillPrompt('fix', {
       task: ctx.task,
