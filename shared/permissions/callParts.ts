@@ -1,20 +1,16 @@
-import path from 'node:path';
-import { isInside, type Workspace } from '../files/workspace.js';
-import { ToolError } from '../tools/toolError.js';
-import { analyzeBash, isHarmlessWriteTarget, type ShellWrite } from './bashAnalysis.js';
-import { isReadOnlyShellCommand } from './bashLevel.js';
-import { destructiveReason } from './destructiveCommands.js';
-import { guardedReason } from './guardedPaths.js';
+import type { Workspace } from '../files/workspace.js';
+import { bashParts } from './bashParts.js';
 import type { PermissionMode } from './mode.js';
 import { EDIT_TOOLS, READ_TOOLS, type RuleSubject } from './ruleMatch.js';
+import { guardedOf, resolveInWorkspace } from './workspaceWrites.js';
 
 /**
- * One thing a call does that rules are checked against: the call itself for most tools, each
- * simple command and each file redirection for Bash. A call is allowed by rules only when every
- * part is.
+ * One thing a call does that rules are checked against: the call itself for most tools; for
+ * Bash, each simple command, each file a redirection writes and each path a command writes. A
+ * call is allowed by rules only when every part is.
  */
 export interface CallPart {
-  /** The tool name rules are matched against (`Write` for a Bash redirection). */
+  /** The tool name rules are matched against (`Write` for a path a Bash command writes). */
   tool: string;
   subject: RuleSubject;
   /** How the part is shown in reasons: a command or a path. */
@@ -41,6 +37,8 @@ export interface PartsContext {
   writableOutside: string[];
   /** Level for a Bash command that is not read-only (workspace-write when it runs in the sandbox). */
   shellLevel: PermissionMode;
+  /** Bash runs in the sandbox, which stops writes outside the worktree that the words of a command do not show. */
+  sandboxed: boolean;
 }
 
 /** Input fields that name the file or folder a tool works on. */
@@ -72,100 +70,8 @@ function fileParts(tool: string, requested: string | undefined, level: Permissio
   if ('refusal' in resolved) return { refusal: { by: 'workspace', reason: resolved.refusal }, parts: [], denyOnly: [], summary: given };
   const part: CallPart = { tool, subject: { kind: 'path', paths: resolved.paths }, label: given, level };
   const guarded = writes ? guardedOf(resolved.relatives) : undefined;
-  if (guarded) part.needsNamedAllow = { by: 'guarded-path', reason: guarded, example: `Edit(${resolved.relatives[0]})` };
+  if (guarded) part.needsNamedAllow = { by: 'guarded-path', reason: guarded.reason, example: `Edit(${guarded.relative})` };
   return { parts: [part], denyOnly: [], summary: given };
-}
-
-function bashParts(command: string, context: PartsContext): CallParts {
-  const summary = command;
-  const analysis = analyzeBash(command);
-  if (!analysis.ok) {
-    return { refusal: { by: 'bash-analysis', reason: `the command cannot be checked: ${analysis.reason}` }, parts: [], denyOnly: [], summary };
-  }
-  const parts: CallPart[] = [];
-  for (const found of analysis.commands) {
-    const written = found.written.map((word) => word.raw).join(' ');
-    const runs = found.argv.map((word) => word.raw).join(' ');
-    const part: CallPart = {
-      tool: 'Bash',
-      subject: { kind: 'command', texts: [...new Set([written, runs])] },
-      label: written,
-      level: isReadOnlyShellCommand(found) ? 'read-only' : context.shellLevel,
-    };
-    // A command that cannot be identified might be a destructive one: it needs the same named allow.
-    const destructive = destructiveReason(found);
-    const concern = destructive ?? found.unclear;
-    if (concern) {
-      const by = destructive ? 'destructive' : 'bash-analysis';
-      part.needsNamedAllow = { by, reason: `\`${written}\`: ${concern}`, example: `Bash(${runs})` };
-    }
-    parts.push(part);
-  }
-  for (const write of analysis.writes) {
-    const outcome = redirectPart(write, context);
-    if (outcome === undefined) continue;
-    if ('refusal' in outcome) return { refusal: outcome.refusal, parts: [], denyOnly: [], summary };
-    parts.push(outcome);
-  }
-  const denyOnly: CallPart[] = [{ tool: 'Bash', subject: { kind: 'command', texts: [command.trim()] }, label: command.trim(), level: 'read-only' }];
-  return { parts, denyOnly, summary };
-}
-
-/** A redirection as a write of its target, checked like a Write of that path; undefined when it writes nowhere. */
-function redirectPart(write: ShellWrite, context: PartsContext): CallPart | { refusal: { by: string; reason: string } } | undefined {
-  const target = write.target;
-  const shown = `${write.op} ${target.raw}`;
-  if (target.dynamic || /[*?[]/.test(target.value)) {
-    return { refusal: { by: 'bash-analysis', reason: `cannot tell which file \`${shown}\` writes until it runs; name the file literally` } };
-  }
-  if (isHarmlessWriteTarget(target.value)) return undefined;
-  if (write.cwd === undefined && !path.posix.isAbsolute(target.value)) {
-    return { refusal: { by: 'bash-analysis', reason: `cannot tell which folder \`${shown}\` writes into after the \`cd\` before it; use an absolute path or drop the cd` } };
-  }
-  const root = context.workspace.root;
-  const candidates = (write.cwd ?? ['.']).map((cwd) => path.resolve(root, cwd, target.value));
-  const paths: string[] = [];
-  const relatives: string[] = [];
-  for (const candidate of candidates) {
-    // The sandbox's private /tmp is not the host's: nothing written there reaches the user.
-    const privateScratch = !context.workspace.contains(candidate) && context.writableOutside.some((dir) => isInside(candidate, dir));
-    if (privateScratch) continue;
-    const resolved = resolveInWorkspace(context.workspace, candidate, 'write');
-    if ('refusal' in resolved) return { refusal: { by: 'workspace', reason: `\`${shown}\`: ${resolved.refusal}` } };
-    paths.push(...resolved.paths);
-    relatives.push(...resolved.relatives);
-  }
-  if (paths.length === 0) return undefined;
-  const part: CallPart = { tool: 'Write', subject: { kind: 'path', paths }, label: shown, level: 'workspace-write' };
-  const guarded = guardedOf(relatives);
-  if (guarded) part.needsNamedAllow = { by: 'guarded-path', reason: guarded, example: `Edit(${relatives[0]})` };
-  return part;
-}
-
-/** The path as given and where it really leads (symlinks followed), or the workspace's refusal. */
-function resolveInWorkspace(
-  workspace: Workspace,
-  requested: string,
-  access: 'read' | 'write',
-): { paths: string[]; relatives: string[] } | { refusal: string } {
-  let real: string;
-  try {
-    real = workspace.resolve(requested, access);
-  } catch (error) {
-    if (error instanceof ToolError) return { refusal: error.message };
-    throw error;
-  }
-  const paths = [...new Set([path.resolve(workspace.root, requested), real])];
-  const relatives = paths.filter((file) => workspace.contains(file)).map((file) => workspace.relative(file));
-  return { paths, relatives };
-}
-
-function guardedOf(relatives: string[]): string | undefined {
-  for (const relative of relatives) {
-    const reason = guardedReason(relative);
-    if (reason) return reason;
-  }
-  return undefined;
 }
 
 function stringField(input: unknown, field: string): string | undefined {

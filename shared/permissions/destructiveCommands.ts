@@ -6,8 +6,10 @@ import type { ShellCommand } from './bashAnalysis.js';
  */
 export function destructiveReason(command: ShellCommand): string | undefined {
   if (command.elevated) return 'it runs through sudo, as root';
-  const [name, ...rest] = command.argv.map((word) => word.value);
-  if (!name) return undefined;
+  const [written, ...rest] = command.argv.map((word) => word.value);
+  if (!written) return undefined;
+  // `/bin/rm` is rm.
+  const name = written.slice(written.lastIndexOf('/') + 1);
   if (name === 'rm') return rmReason(rest);
   if (name === 'git') return gitReason(rest);
   if (name === 'dd' && rest.some((arg) => arg.startsWith('of='))) return 'dd writes raw bytes over its of= target';

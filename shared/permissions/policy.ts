@@ -34,11 +34,13 @@ export interface PermissionDecision {
 export interface PolicyOptions {
   /** The user's home, for `~/` rules. */
   home?: string;
-  /** Folders outside the workspace Bash redirections may write (the sandbox's private /tmp). */
+  /** Folders outside the workspace Bash may write (the sandbox's private /tmp). */
   writableOutside?: string[];
   /**
    * Bash runs in the sandbox, where a command can write only the worktree: a command that is not
-   * read-only then needs workspace-write instead of full-access.
+   * read-only then needs workspace-write instead of full-access, and a write its words do not
+   * show (`cp x $DEST`, a command run after `cd` elsewhere) is left to the sandbox. Without it,
+   * such a command is refused.
    */
   bashSandboxed?: boolean;
 }
@@ -103,6 +105,7 @@ export class PermissionPolicy {
       workspace: context.workspace,
       writableOutside: this.writableOutside,
       shellLevel: this.shellLevel,
+      sandboxed: this.options.bashSandboxed === true,
     });
     const summary = facts.summary;
     const decision = (behavior: RuleBehavior, by: string, reason: string): PermissionDecision => ({ behavior, by, reason, summary });

@@ -92,6 +92,37 @@ describe('redirections', () => {
   });
 });
 
+describe('where each command runs', () => {
+  it('records the folders a command may run in, after cd and a wrapper’s env -C', () => {
+    const found = analysed('npm test; cd pkg && make; env -C /elsewhere touch x; (cd sub; ls); pwd').commands;
+    expect(found.map((command) => [command.argv[0]!.value, command.cwd])).toEqual([
+      ['npm', ['.']],
+      ['cd', ['.']],
+      ['make', ['.', 'pkg']],
+      ['touch', ['/elsewhere']],
+      ['cd', ['.', 'pkg']],
+      ['ls', ['.', 'pkg', 'sub', 'pkg/sub']],
+      ['pwd', ['.', 'pkg']],
+    ]);
+    expect(analysed('sudo -D /x rm y').commands[0]!.cwd).toEqual(['/x']);
+    expect(analysed('env -C "$D" make').commands[0]!.cwd).toBeUndefined();
+    expect(analysed("env -C sub bash -c 'touch x'").commands[1]!.cwd).toEqual(['sub']);
+  });
+
+  it('keeps the assignments written before a command', () => {
+    expect(analysed('GIT_DIR=/x/.git git commit').commands[0]!.assignments.map((word) => word.value)).toEqual(['GIT_DIR=/x/.git']);
+  });
+
+  it('tells a command find -exec runs what its {} stands for, and that -execdir runs it elsewhere', () => {
+    const [, exec] = analysed('find src lib -name "*.o" -exec rm {} +').commands;
+    expect(exec!.placeholder).toEqual({ starts: [expect.objectContaining({ value: 'src' }), expect.objectContaining({ value: 'lib' })], cwd: ['.'], followsLinks: false });
+    expect(exec!.cwd).toEqual(['.']);
+    const [, execdir] = analysed('find -L . -execdir touch {} \\;').commands;
+    expect(execdir!.placeholder).toMatchObject({ starts: [expect.objectContaining({ value: '.' })], followsLinks: true });
+    expect(execdir!.cwd).toBeUndefined();
+  });
+});
+
 describe('commands that cannot be analysed fail', () => {
   it.each([
     ['an unclosed quote', 'echo "unterminated'],
@@ -158,6 +189,7 @@ describe('destructive commands', () => {
 
   it.each([
     'rm -rf build',
+    '/bin/rm -rf build',
     'rm -r -f build',
     'rm --recursive --force build',
     'git reset --hard HEAD~1',

@@ -6,6 +6,9 @@ import { agentJobId } from '../../shared/queue/agentQueue.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { reportTurn, scriptedJob, testRunId, toolTurn } from '../support/scriptedJobs.js';
+import { packageRoot } from '../../shared/runtime/compiledEntry.js';
+
+const BARRIER_SCRIPT = path.join(packageRoot(), 'tests', 'fixtures', 'workers', 'barrier.mjs');
 
 describe('workers on other hosts', { timeout: SLOW_TEST_MS }, () => {
   it('share nothing but Redis and a bare repository: each clones, works and pushes its branch back', async () => {
@@ -34,7 +37,7 @@ describe('workers on other hosts', { timeout: SLOW_TEST_MS }, () => {
           role: { sandbox: false },
           env: { BARRIER: barrier },
           turns: [
-            toolTurn('Bash', { command: 'touch "$BARRIER/$ORCA_TASK_ID"; while [ "$(ls "$BARRIER" | wc -l)" -lt 2 ]; do sleep 0.05; done' }),
+            toolTurn('Bash', { command: `node ${BARRIER_SCRIPT}` }),
             toolTurn('Write', { file_path: `${taskId}.txt`, content: `${taskId}\n` }),
             reportTurn(`wrote ${taskId}.txt`),
           ],
@@ -44,6 +47,8 @@ describe('workers on other hosts', { timeout: SLOW_TEST_MS }, () => {
     const results = await Promise.all(['t1', 't2'].map((taskId) => orca.result(agentJobId(runId, taskId, 1))));
 
     expect(results.map((r) => r.status)).toEqual(['completed', 'completed']);
+    // Both reached the barrier and passed it: they ran at the same time.
+    for (const result of results) expect(result.commands.map((c) => c.exit_code)).toEqual([0]);
     expect(new Set(results.map((r) => r.pid))).toEqual(new Set(workers.map((w) => w.pid)));
     for (const result of results) {
       const other = result.task_id === 't1' ? 't2' : 't1';
