@@ -48,7 +48,7 @@ describe('the web board in a real browser, during scripted orca runs', () => {
     const env = await OrcaTestEnv.open();
     const repo = makeRepo({ 'README.md': '# two files\n' });
     const { url } = await startServe(env);
-    const run = startOrca(env, ['run', 'write a.txt, then b.txt', '--repo', repo, '--script', path.join(FIXTURES, 'two-tasks.json'), '--workers', '1']);
+    const run = startOrca(env, ['run', 'write a.txt, then b.txt', '--repo', repo, '--script', path.join(FIXTURES, 'two-tasks.json'), '--workers', '1', '--check', 'test -f a.txt && test -f b.txt']);
     const [, runId] = await run.printed(/^orca: run (\S+)$/m);
 
     const browser = await openBrowser();
