@@ -1,6 +1,5 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { InvalidArgumentError } from 'commander';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { RunStreamEntrySchema } from '../shared/queue/runEvents.js';
@@ -23,9 +22,6 @@ export interface CleanOptions {
   dryRun: boolean;
   cwd: string;
 }
-
-/** The rules `orca clean --help` prints after its options. */
-export const CLEAN_RULES = readFileSync(new URL('./clean.txt', import.meta.url), 'utf8');
 
 const PENDING_STATES = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-children', 'paused'] as const;
 
@@ -316,12 +312,4 @@ function duration(ms: number): string {
   if (s < 7_200) return `${Math.round(s / 60)}m`;
   if (s < 172_800) return `${Math.round(s / 3_600)}h`;
   return `${Math.round(s / 86_400)}d`;
-}
-
-/** `--older-than`: a whole number with s, m, h or d (`30m`, `12h`, `7d`; `0` for any age). */
-export function parseAge(value: string): number {
-  const match = /^(\d+)([smhd]?)$/.exec(value.trim());
-  if (!match) throw new InvalidArgumentError('expected a whole number with s, m, h or d, e.g. 30m, 12h, 7d');
-  const unit = { '': 1_000, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
-  return Number(match[1]) * unit;
 }

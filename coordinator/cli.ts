@@ -4,8 +4,7 @@ import { publishAbort } from '../shared/queue/runAbort.js';
 import { Keys } from '../shared/queue/keys.js';
 import { connectRedis, pingRedis, redisUrl } from '../shared/queue/redisConnection.js';
 import { isSlug } from '../shared/git/slug.js';
-import { CLEAN_RULES, cleanCommand, parseAge } from './cleanCommand.js';
-import { appendRunEvent } from '../shared/queue/runEvents.js';
+import { CLEAN_RULES, parseAge } from './cleanOptions.js';
 import { UserError } from './repoCheck.js';
 
 /** `orca`: the command line (../shared/INTERFACES.md). Exit codes: 0 pass, 1 fail, 2 bad input, 130 aborted. */
@@ -66,6 +65,7 @@ for (const [name, approved] of [['approve', true], ['reject', false]] as const) 
       try {
         const keys = new Keys();
         if ((await redis.exists(keys.events(run))) === 0) throw new UserError(`run ${run} is not known to this Redis (${redisUrl()}).`);
+        const { appendRunEvent } = await import('../shared/queue/runEvents.js');
         await appendRunEvent(redis, keys, { run_id: run, source: 'run', event: { type: 'approval', at: Date.now(), approved, by: `orca ${name}` } });
         process.stdout.write(`orca: run ${run} ${approved ? 'approved' : 'rejected'}\n`);
       } finally {
@@ -181,7 +181,7 @@ program
   .option('--dry-run', 'print what would be removed, remove nothing', false)
   .addHelpText('after', CLEAN_RULES)
   .action(async (options: { olderThan: number; repo: string[]; keepBranches: boolean; dryRun: boolean }) => {
-    process.exitCode = await cleanCommand({ olderThanMs: options.olderThan, repos: options.repo, keepBranches: options.keepBranches, dryRun: options.dryRun, cwd: process.cwd() });
+    process.exitCode = await (await import('./cleanCommand.js')).cleanCommand({ olderThanMs: options.olderThan, repos: options.repo, keepBranches: options.keepBranches, dryRun: options.dryRun, cwd: process.cwd() });
   });
 
 function collect(value: string, previous: string[]): string[] {

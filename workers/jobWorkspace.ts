@@ -48,7 +48,9 @@ export async function prepareWorkspace(
 ): Promise<JobWorkspace> {
   const remote = job.repo.remote;
   const repo = remote ? await ensureClone(remote, home.clone(remoteKey(remote)), job.base) : realpathSync(job.repo.path!);
-  await resolveCommit(repo, job.base);
+  const taskBranch = job.role.workspace === 'branch' ? (job.branch ?? `orca/${job.run_id}/${job.task_id}`) : undefined;
+  // Both only read the repository, so they are asked at once: they are on every job's way to its agent.
+  const [, branchThere] = await Promise.all([resolveCommit(repo, job.base), taskBranch ? branchExists(repo, taskBranch) : false]);
 
   if (job.role.workspace === 'view') {
     const dir = home.view(repoKeyOf(repo), job.base);
@@ -63,13 +65,16 @@ export async function prepareWorkspace(
     return { repo, dir, kind: 'scratch', base: job.base, start, linked: linkDependencies(repo, dir), remote };
   }
 
-  const branch = job.branch ?? `orca/${job.run_id}/${job.task_id}`;
+  const branch = taskBranch!;
   const dir = home.worktree(job.run_id, job.task_id);
   // A dead attempt's tree is never reused: whatever it half-wrote is gone with it. It may live
   // under another ORCA_HOME on this host, still holding the branch: the job is ours now.
   if (existsSync(dir)) await removeWorktree(repo, dir);
-  for (const stale of await listWorktrees(repo)) {
-    if (stale.branch === branch) await removeWorktree(repo, stale.dir);
+  // Only an existing branch can be held by another worktree: a fresh task skips the listing.
+  if (branchThere) {
+    for (const stale of await listWorktrees(repo)) {
+      if (stale.branch === branch) await removeWorktree(repo, stale.dir);
+    }
   }
 
   const hook = await runHooks(hooks.config, 'WorktreeCreate', { name: `${job.run_id}/${job.task_id}` }, hooks.context(repo));
@@ -80,7 +85,7 @@ export async function prepareWorkspace(
     const adopted = await adoptHookWorktree(hook.worktreePath, repo, job.base, branch, () => previousAttempt(repo, branch, job.base, Boolean(remote)));
     return { repo, ...adopted, kind: 'branch', base: job.base, linked: [], remote };
   }
-  const previous = await previousAttempt(repo, branch, job.base, Boolean(remote));
+  const previous = await previousAttempt(repo, branch, job.base, Boolean(remote), branchThere);
   if (previous) {
     start = await addWorktreeForBranch(repo, dir, branch);
   } else {
@@ -94,7 +99,7 @@ export async function prepareWorkspace(
  * Whether a dead attempt left commits on the task branch. A branch with none is deleted so the
  * new attempt starts cleanly from the base. For a remote, the branch it pushed counts.
  */
-async function previousAttempt(repo: string, branch: string, base: string, remote: boolean): Promise<boolean> {
+async function previousAttempt(repo: string, branch: string, base: string, remote: boolean, exists?: boolean): Promise<boolean> {
   if (remote) {
     const tracking = `refs/remotes/origin/${branch}`;
     const pushed = (await gitAt(repo).raw(['for-each-ref', '--format=%(objectname)', tracking])).trim();
@@ -103,7 +108,7 @@ async function previousAttempt(repo: string, branch: string, base: string, remot
       return true;
     }
   }
-  if (!(await branchExists(repo, branch))) return false;
+  if (!(exists ?? (await branchExists(repo, branch)))) return false;
   if ((await commitsAhead(repo, base, branch)) > 0) return true;
   await deleteBranch(repo, branch);
   return false;

@@ -6,6 +6,7 @@ import { outputSchema } from '../roles/outputs.js';
 import { Harness } from '../shared/agent/harness.js';
 import type { AgentResult } from '../shared/agent/query.js';
 import { describeZodError } from '../shared/boundary/zodIssues.js';
+import { readFreshWorktreeSnapshot, type GitSnapshot } from '../shared/context/gitSnapshot.js';
 import type { AgentEvent } from '../shared/events/agentEvent.js';
 import { rebaseFileState } from '../shared/files/fileStateTransfer.js';
 import { commitAll } from '../shared/git/commit.js';
@@ -112,6 +113,10 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   });
   try {
     workspace = await prepareWorkspace(job, deps.home, { config: repoHooks, context: hookContext });
+    // Asked now, read when the harness is built: it overlaps the steps in between. A job that
+    // ends before that (a model it cannot make) has no use for it, nor for its failure.
+    const gitAtStart = freshSnapshot(workspace, job.base);
+    gitAtStart.catch(() => undefined);
     await progress.runEvent({ type: 'workspace', kind: workspace.kind, dir: workspace.dir, branch: workspace.branch ?? null, start: workspace.start, ports: lease.ports, host: os.hostname(), pid: process.pid });
 
     let model: Model;
@@ -160,6 +165,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       sessionId: `${job.run_id}.${job.task_id}.${attempt}`,
       agentId: `${job.run_id}/${job.task_id}`,
       transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
+      gitAtStart: await gitAtStart,
     });
     attachTaskList(services, { store: new RedisTaskStore(deps.redis, deps.keys, job.run_id, job.task_id), hooks: harness.hooks });
     if (dropped.length > 0) {
@@ -168,9 +174,12 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     const result = await harness.run(job.prompt, (event) => progress.agentEvent(event));
     const status = statusOf(result, signal);
     // The final word on the Report's claims, on the tree as the agent left it (before the commit).
+    // The report gate gave it on the final Report already, and nothing has run since unless a
+    // SessionEnd hook did: only then is it judged again (each judgement is several git processes).
+    const judged = (harness.hooks.byEvent.SessionEnd ?? []).length === 0 ? reportGate?.last() : undefined;
     const gates =
       claimsOf && status === 'completed'
-        ? await gateSession(harness.session, { claimsOf, base: job.base, leasedPorts: lease.ports, who: `${job.role.name} ${job.task_id}` }, result.report)
+        ? (judged ?? (await gateSession(harness.session, { claimsOf, base: job.base, leasedPorts: lease.ports, who: `${job.role.name} ${job.task_id}` }, result.report)))
         : undefined;
     if (workspace.kind === 'branch' && status === 'completed') {
       // An attempt that resumed a dead one's commits and added nothing still hands those back.
@@ -220,6 +229,15 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       });
     }
   }
+}
+
+/**
+ * A task worktree checked out just now at the base is known to be clean (but for what orca linked
+ * in): its snapshot needs no status of the whole tree before the agent's first request.
+ */
+async function freshSnapshot(workspace: JobWorkspace, base: string): Promise<GitSnapshot | undefined> {
+  if (workspace.kind !== 'branch' || !workspace.branch || workspace.madeByHook || workspace.start !== base) return undefined;
+  return readFreshWorktreeSnapshot(workspace.dir, workspace.branch, workspace.start, workspace.linked);
 }
 
 function statusOf(result: AgentResult, signal: AbortSignal): AgentJobResult['status'] {

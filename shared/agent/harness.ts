@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { createContextAssembler } from '../context/assembler.js';
 import type { CompactionConfigInput } from '../context/compactionConfig.js';
+import type { GitSnapshot } from '../context/gitSnapshot.js';
 import { skillGrantsIn } from '../context/skillGrants.js';
 import { staticSystemPrompt } from '../context/staticPrompt.js';
 import type { AgentEvent } from '../events/agentEvent.js';
@@ -63,6 +64,8 @@ export interface HarnessOptions {
   wrapSlots?: (slots: ToolPipelineSlots) => ToolPipelineSlots;
   /** Stop checks run after the Stop hooks (the report gate, the verification nudge). */
   stopChecks?: StopCheck[];
+  /** The workspace's git state at the start, when the caller knows it (it just checked it out). */
+  gitAtStart?: GitSnapshot;
 }
 
 /**
@@ -113,6 +116,7 @@ export class Harness {
         homeDir: options.homeDir,
         requiredChecks: options.requiredChecks,
         compaction: options.compaction,
+        gitAtStart: options.gitAtStart,
         onCompact: async (phase, info) => {
           const context = hookContextFor(info.session.toolContext);
           if (phase === 'pre') {

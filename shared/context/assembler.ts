@@ -33,6 +33,8 @@ export interface ContextAssemblerOptions {
   onCompact?: CompactHook;
   /** Check git status before each model call to report changes in the reminder (default true). */
   gitStatusEachTurn?: boolean;
+  /** The git state at session start when the caller knows it (a worktree it just checked out). */
+  gitAtStart?: GitSnapshot;
 }
 
 interface SessionState {
@@ -137,7 +139,7 @@ export class OrcaContextAssembler implements ContextAssembler {
     const instructions = loadProjectInstructions({ cwd: root, homeDir: this.homeDir });
     const rules = loadRules({ projectDirs: folders, homeDir: this.homeDir, repoRoot });
     const library = skillLibraryFor(session.toolContext.services, () => ({ projectDirs: folders, homeDir: this.homeDir }));
-    const gitAtStart = await readGitSnapshot(root);
+    const gitAtStart = this.options.gitAtStart ?? (await readGitSnapshot(root));
     const dynamic = dynamicContextText({ cwd: root, date: new Date(session.startedAt), git: gitAtStart, shellEnv: session.toolContext.shell.env, limits: session.limits });
     const warn = (message: string) => session.toolContext.emit({ type: 'notice', level: 'warn', message });
     for (const skipped of instructions.skipped) warn(`instructions: skipped ${skipped.path}: ${skipped.reason}`);

@@ -1,30 +1,45 @@
 import { execFile } from 'node:child_process';
-import { simpleGit, type SimpleGit } from 'simple-git';
+import { existsSync } from 'node:fs';
+
+/** What orca asks of git in a folder: `raw(args)` runs `git ARGS` there and resolves with stdout. */
+export interface GitClient {
+  raw(args: string[]): Promise<string>;
+}
+
+/** Identity fixed, so commits made by orca never depend on (or fail for lack of) the user's git config. */
+const ORCA_GIT_CONFIG = ['-c', 'user.name=orca', '-c', 'user.email=orca@localhost', '-c', 'commit.gpgsign=false'];
+/** Output is read whole (a diff, `ls-tree -r` of a large repository); only memory bounds it. */
+const MAX_OUTPUT = 512 * 1024 * 1024;
 
 /**
- * A git client for one folder. Identity is fixed so commits made by orca never depend on (or
- * fail for lack of) the user's git config, and prompts are disabled so git never waits on a tty.
- * orca's own commits skip the repository's commit hooks (`--no-verify`).
+ * A git client for one folder. Prompts are disabled so git never waits on a tty; the environment
+ * is otherwise the user's own (GIT_SSH_COMMAND for pushes to a remote, …). orca's own commits
+ * skip the repository's commit hooks (`--no-verify`).
+ *
+ * `raw` rejects with git's stderr when git exits non-zero and says why on stderr; a command that
+ * fails silently (`rev-parse --verify --quiet` of a missing ref) resolves with its output, for
+ * the caller to judge: simple-git's contract for `raw`, kept. orca runs git itself because
+ * simple-git waits 50 ms after every command that prints nothing, and a job runs several of
+ * those (worktree add and remove, branch checks, add, commit) on the way to and from its agent.
  */
-export function gitAt(dir: string, signal?: AbortSignal): SimpleGit {
-  return simpleGit({
-    baseDir: dir,
-    abort: signal,
-    config: ['user.name=orca', 'user.email=orca@localhost', 'commit.gpgsign=false'],
-    // The environment is the user's own (EDITOR, GIT_SSH_COMMAND for pushes to a remote, …);
-    // simple-git refuses such variables unless told they are trusted.
-    unsafe: {
-      allowUnsafeEditor: true,
-      allowUnsafePager: true,
-      allowUnsafeSshCommand: true,
-      allowUnsafeAskPass: true,
-      allowUnsafeConfigPaths: true,
-      allowUnsafeGitProxy: true,
-      allowUnsafeTemplateDir: true,
-      allowUnsafeDiffExternal: true,
-      allowUnsafeConfigEnvCount: true,
-    },
-  }).env({ ...process.env, GIT_TERMINAL_PROMPT: '0' });
+export function gitAt(dir: string, signal?: AbortSignal): GitClient {
+  return {
+    raw: (args) =>
+      new Promise((resolve, reject) => {
+        // Spawning in a missing folder fails as "spawn git ENOENT", as if git were missing.
+        if (!existsSync(dir)) return reject(new Error(`cannot run git in ${dir}: the folder does not exist`));
+        execFile(
+          'git',
+          [...ORCA_GIT_CONFIG, ...args],
+          { cwd: dir, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: MAX_OUTPUT, signal, encoding: 'utf8' },
+          (error, stdout, stderr) => {
+            if (error && typeof (error as { code?: unknown }).code !== 'number') return reject(error);
+            if (error && stderr.length > 0) return reject(new Error(stderr));
+            resolve(stdout);
+          },
+        );
+      }),
+  };
 }
 
 /** The commit a ref names, or an error saying the ref is missing in that repository. */
@@ -57,15 +72,15 @@ export async function deleteBranch(repo: string, branch: string): Promise<void> 
 }
 
 /**
- * Runs git and reports its exit code instead of guessing: simple-git's `raw` resolves on a
- * failing `git merge` that printed its conflict to stdout, so commands whose exit code matters
+ * Runs git and reports its exit code instead of guessing: `raw` resolves on a failing
+ * `git merge` that printed its conflict only to stdout, so commands whose exit code matters
  * (merges) go through here.
  */
 export function runGit(cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     execFile(
       'git',
-      ['-c', 'user.name=orca', '-c', 'user.email=orca@localhost', '-c', 'commit.gpgsign=false', ...args],
+      [...ORCA_GIT_CONFIG, ...args],
       { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error && typeof (error as { code?: unknown }).code !== 'number') return reject(error);

@@ -20,7 +20,8 @@ export async function withRepoLock<T>(repo: string, fn: () => Promise<T>): Promi
       lockfilePath: path.join(gitDir, 'orca-worktree.lock'),
       stale: 30_000,
       update: 5_000,
-      retries: { retries: 600, factor: 1.2, minTimeout: 10, maxTimeout: 250 },
+      // Short polls: a job waiting here is a job not yet started, and a poll is one mkdir.
+      retries: { retries: 1_500, factor: 1.2, minTimeout: 10, maxTimeout: 50 },
     });
     try {
       return await fn();
@@ -36,7 +37,22 @@ export async function withRepoLock<T>(repo: string, fn: () => Promise<T>): Promi
   }
 }
 
-export async function commonGitDir(repo: string): Promise<string> {
-  const dir = (await gitAt(repo).raw(['rev-parse', '--git-common-dir'])).trim();
-  return path.resolve(repo, dir);
+const commonDirs = new Map<string, Promise<string>>();
+
+/**
+ * The git folder a repository's worktrees share. Asked of git once per folder and process: it is
+ * on the path of every worktree added or removed, and a repository does not move its git folder.
+ */
+export function commonGitDir(repo: string): Promise<string> {
+  const key = path.resolve(repo);
+  let found = commonDirs.get(key);
+  if (!found) {
+    found = gitAt(key)
+      .raw(['rev-parse', '--git-common-dir'])
+      .then((dir) => path.resolve(key, dir.trim()));
+    // A failure (no repository there yet) is not remembered: the next call asks again.
+    found.catch(() => commonDirs.delete(key));
+    commonDirs.set(key, found);
+  }
+  return found;
 }

@@ -19,7 +19,8 @@ export interface WorktreeSpec {
  * Returns the commit the worktree starts at.
  */
 export async function addWorktree(spec: WorktreeSpec): Promise<string> {
-  const base = await resolveCommit(spec.repo, spec.base);
+  // A full sha needs no lookup first: `git worktree add` refuses one that is not a commit.
+  const base = /^[0-9a-f]{40}$/.test(spec.base) ? spec.base : await resolveCommit(spec.repo, spec.base);
   mkdirSync(path.dirname(spec.dir), { recursive: true });
   await withRepoLock(spec.repo, async () => {
     if (existsSync(spec.dir)) throw new Error(`worktree folder ${spec.dir} already exists; remove it (orca clean) or use another task id.`);

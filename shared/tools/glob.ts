@@ -79,7 +79,7 @@ export const globTool = defineTool({
       .filter((rel) => !gitignore.ignores(rel));
     if (kept.length === 0) return none;
 
-    const dated = (await Promise.all(kept.map((rel) => withMtime(base, rel)))).filter((entry) => entry !== undefined);
+    const dated = (await mtimesOf(base, kept)).filter((entry) => entry !== undefined);
     if (dated.length === 0) return none;
     dated.sort((a, b) => b.mtime - a.mtime || comparePaths(a.rel, b.rel));
     const display = (rel: string) => (base === workspace.root ? rel : path.join(base, rel));
@@ -94,6 +94,23 @@ export const globTool = defineTool({
     return { content, data: { filenames, numFiles: dated.length, truncated: more > 0 } };
   },
 });
+
+/** lstat calls in flight at once: tens of thousands at once cost a worker hundreds of MB. */
+const PARALLEL_STATS = 64;
+
+/** Each file's modification time, in order, a bounded number of lstat calls at a time. */
+async function mtimesOf(base: string, rels: string[]): Promise<Array<{ rel: string; mtime: number } | undefined>> {
+  const out = new Array<{ rel: string; mtime: number } | undefined>(rels.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < rels.length) {
+      const index = next++;
+      out[index] = await withMtime(base, rels[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_STATS, rels.length) }, worker));
+  return out;
+}
 
 /** A found file with its modification time; undefined when it was deleted since it was found. */
 async function withMtime(base: string, rel: string): Promise<{ rel: string; mtime: number } | undefined> {

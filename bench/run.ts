@@ -1,0 +1,231 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Command } from 'commander';
+import { packageRoot } from '../shared/runtime/compiledEntry.js';
+import { ABORT_TARGET_MS, abortBenchmark } from './abortLatency.js';
+import { agents64Benchmark } from './agents64.js';
+import { benchTempRoot } from './benchEnv.js';
+import { CACHE_SHARE_TARGET, runContextBenchmark } from './context.js';
+import { EFFICIENCY_TARGET, efficiencyBenchmark } from './efficiency.js';
+import { GREP_RATIO_TARGET, grepRatioBenchmark } from './grepRatio.js';
+import { makeLargeRepo } from './largeRepo.js';
+import { mergeBenchmark } from './mergeBench.js';
+import { startBenchmark } from './startLatency.js';
+import { round } from './stats.js';
+import { WORKER_RSS_TARGET_MB, workerRssBenchmark } from './workerRss.js';
+
+/**
+ * `npm run bench`: every benchmark of issue 9, each figure beside the reference it is measured
+ * against in the same run, printed as a table and written to bench/results.json. Not part of
+ * `npm test`. `--only efficiency,grep` runs some of them; `--quick` runs fewer repetitions (for
+ * trying the harness, not for figures).
+ */
+
+interface Figure {
+  key: string;
+  value: number;
+  /** What it is measured against, measured in the same run. */
+  reference?: { what: string; value: number };
+  target?: string;
+  met?: boolean;
+  note: string;
+}
+
+const SECTIONS = ['grep', 'start', 'merge', 'rss', 'efficiency', 'abort', 'agents64', 'context'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const program = new Command('bench')
+  .option('--only <names>', `comma-separated sections: ${SECTIONS.join(', ')}`)
+  .option('--quick', 'fewer repetitions: checks the benchmarks run, gives no figures worth keeping', false)
+  .option('--out <file>', 'where to write the results', path.join(packageRoot(), 'bench', 'results.json'));
+
+async function main(): Promise<void> {
+  const options = program.parse(process.argv).opts<{ only?: string; quick: boolean; out: string }>();
+  const only = options.only ? (options.only.split(',').map((name) => name.trim()) as Section[]) : [...SECTIONS];
+  const unknown = only.filter((name) => !SECTIONS.includes(name));
+  if (unknown.length > 0) throw new Error(`unknown section(s) ${unknown.join(', ')}: choose from ${SECTIONS.join(', ')}`);
+  const quick = options.quick;
+  const started = Date.now();
+  const machine = {
+    cpus: os.cpus().length,
+    memory_gb: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    temp_root: benchTempRoot(),
+    load_average_at_start: os.loadavg().map((load) => round(load, 2)),
+  };
+  const figures: Figure[] = [];
+  const details: Record<string, unknown> = {};
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  say(`orca benchmarks (${only.join(', ')}) on ${machine.cpus} CPUs, load ${machine.load_average_at_start.join(' ')}; files under ${machine.temp_root}`);
+
+  const needsLarge = only.some((name) => ['grep', 'start', 'merge', 'rss'].includes(name));
+  const largeRoot = needsLarge ? mkdtempSync(path.join(benchTempRoot(), 'orca-bench-large-')) : undefined;
+  try {
+    const large = largeRoot ? timedSync(say, 'generating the 20,000-file repository', () => makeLargeRepo(path.join(largeRoot, 'repo'), quick ? 2_000 : 20_000)) : undefined;
+
+    if (only.includes('grep')) {
+      const result = await timed(say, 'grep', () => grepRatioBenchmark(large!.dir, { repetitions: quick ? 3 : 15 }));
+      details.grep = result;
+      const content = result.cases[0]!;
+      figures.push({
+        key: 'grep_ratio',
+        value: result.grep_ratio,
+        reference: { what: 'raw rg, ms', value: content.rg_ms },
+        target: `≤ ${GREP_RATIO_TARGET}`,
+        met: result.grep_ratio <= GREP_RATIO_TARGET,
+        note: `content mode, ${content.lines} lines: tool ${content.tool_ms} ms; ${result.cases.slice(1).map((c) => `${c.mode} ${c.ratio}`).join(', ')}`,
+      });
+    }
+
+    if (only.includes('start')) {
+      const result = await timed(say, 'start latency', () => startBenchmark(large!, { jobs: quick ? 5 : 100 }));
+      details.start = result;
+      const worktree = { what: 'git worktree add, ms (median)', value: result.worktree_add_ms };
+      const met = result.start_p50_ms <= result.target_ms;
+      const phases = result.phases_p50;
+      figures.push({
+        key: 'start_p50_ms',
+        value: result.start_p50_ms,
+        reference: worktree,
+        target: `≤ 1.1 × worktree_add + 50 = ${result.target_ms}`,
+        met,
+        note: `p50 phases: added → workspace ${phases.workspace_ms}, → session ${phases.harness_ms}, → first request ${phases.first_request_ms}`,
+      });
+      figures.push({ key: 'start_p99_ms', value: result.start_p99_ms, reference: { what: 'git worktree add p99, ms', value: result.worktree_add_p99_ms }, note: `${result.jobs} jobs` });
+      figures.push({ key: 'worktree_add_ms', value: result.worktree_add_ms, note: 'bare `git worktree add -b` of the same commit, median' });
+    }
+
+    if (only.includes('merge')) {
+      const result = await timed(say, 'merge', () => mergeBenchmark(large!, largeRoot!, { repetitions: quick ? 1 : 3 }));
+      details.merge = result;
+      figures.push({
+        key: 'merge_32_ms',
+        value: result.merge_32_ms,
+        reference: { what: 'bare git merge --no-ff × 32, ms', value: result.git_merge_32_ms },
+        note: `${result.per_merge_ms} ms per merge, on the 20,000-file repository`,
+      });
+    }
+
+    if (only.includes('rss')) {
+      const result = await timed(say, 'worker RSS', () => workerRssBenchmark(large!));
+      details.rss = result;
+      figures.push({
+        key: 'worker_rss_mb',
+        value: result.worker_rss_mb,
+        reference: { what: 'idle worker RSS, MB', value: result.idle_rss_mb },
+        target: `≤ ${WORKER_RSS_TARGET_MB}`,
+        met: result.worker_rss_mb <= WORKER_RSS_TARGET_MB,
+        note: `peak (VmHWM) with ${result.agents} agents on the 20,000-file repository`,
+      });
+    }
+  } finally {
+    if (largeRoot) rmSync(largeRoot, { recursive: true, force: true });
+  }
+
+  if (only.includes('efficiency')) {
+    const result = await timed(say, 'efficiency', () => efficiencyBenchmark({ repetitions: quick ? 1 : 3 }));
+    details.efficiency = result;
+    figures.push({
+      key: 'efficiency',
+      value: result.efficiency,
+      reference: { what: 'ideal makespan, ms', value: result.ideal_ms },
+      target: `≥ ${EFFICIENCY_TARGET}`,
+      met: result.efficiency >= EFFICIENCY_TARGET,
+      note:
+        `dispatch phase (first worker job queued → last worker result) ${result.dispatch_ms} ms; ` +
+        `with merges ${result.efficiency_with_merges}; per job: queued → first call ${result.start_overhead_ms} ms, last call → result ${result.end_overhead_ms} ms`,
+    });
+  }
+
+  if (only.includes('abort')) {
+    const result = await timed(say, 'abort', () => abortBenchmark({ runs: quick ? 3 : 20 }));
+    details.abort = result;
+    figures.push({
+      key: 'abort_p95_ms',
+      value: result.abort_p95_ms,
+      reference: { what: 'after the abort was published, p95 ms', value: result.after_publish_p95_ms },
+      target: `≤ ${ABORT_TARGET_MS}`,
+      met: result.abort_p95_ms <= ABORT_TARGET_MS,
+      note: `${result.runs} runs; the CLI's own start (to publishing) p50 ${result.cli_start_p50_ms} ms`,
+    });
+  }
+
+  if (only.includes('agents64')) {
+    const result = await timed(say, '64 agents', () => agents64Benchmark({ agents: quick ? 16 : 64 }));
+    details.agents64 = result;
+    figures.push({
+      key: 'agents_64_stalled',
+      value: result.agents_64_stalled,
+      reference: { what: 'agents running at once (peak)', value: result.peak_in_flight },
+      target: '0',
+      met: result.agents_64_stalled === 0 && result.not_completed === 0,
+      note: `${result.agents} agents; restarted ${result.restarted}, not completed ${result.not_completed}`,
+    });
+  }
+
+  if (only.includes('context')) {
+    const result = await timed(say, 'context', () => runContextBenchmark());
+    details.context = { without: result.without, with: result.with, compactions: result.compactions, contextWindow: result.contextWindow };
+    const share = Math.min(result.with.cacheShare, result.without.cacheShare);
+    figures.push({
+      key: 'cache_share',
+      value: round(share, 3),
+      reference: { what: 'input tokens (with compaction)', value: result.with.inputTokens },
+      target: `≥ ${CACHE_SHARE_TARGET}`,
+      met: result.meetsTarget,
+      note: `40 turns; with compaction ${round(result.with.cacheShare, 3)}, without ${round(result.without.cacheShare, 3)} (the lower is shown)`,
+    });
+  }
+
+  const report = {
+    date: new Date(started).toISOString(),
+    duration_s: round((Date.now() - started) / 1000),
+    machine: { ...machine, load_average_at_end: os.loadavg().map((load) => round(load, 2)) },
+    quick,
+    figures: Object.fromEntries(figures.map(({ key, ...rest }) => [key, rest])),
+    details,
+  };
+  writeFileSync(options.out, `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(`${table(figures)}\n\nload average ${machine.load_average_at_start.join(' ')} → ${report.machine.load_average_at_end.join(' ')}; ${report.duration_s} s; written to ${options.out}\n`);
+}
+
+function table(figures: Figure[]): string {
+  const rows = [
+    ['key', 'value', 'reference (same run)', 'target', 'met', 'note'],
+    ...figures.map((f) => [
+      f.key,
+      String(f.value),
+      f.reference ? `${f.reference.value} (${f.reference.what})` : '',
+      f.target ?? 'reported',
+      f.met === undefined ? '' : f.met ? 'yes' : 'NO',
+      f.note,
+    ]),
+  ];
+  const widths = rows[0]!.slice(0, 5).map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => [...row.slice(0, 5).map((cell, column) => cell.padEnd(widths[column]!)), row[5]].join('  ')).join('\n');
+}
+
+async function timed<T>(say: (line: string) => void, label: string, fn: () => Promise<T>): Promise<T> {
+  const start = Date.now();
+  say(`${label}…`);
+  const result = await fn();
+  say(`${label}: ${round((Date.now() - start) / 1000, 1)} s`);
+  return result;
+}
+
+function timedSync<T>(say: (line: string) => void, label: string, fn: () => T): T {
+  const start = Date.now();
+  say(`${label}…`);
+  const result = fn();
+  say(`${label}: ${round((Date.now() - start) / 1000, 1)} s`);
+  return result;
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
