@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import type { LoadedSettings } from '../settings/loadSettings.js';
 import type { ShellSettings } from '../tools/tool.js';
@@ -41,7 +41,7 @@ export function bwrapWrap(bwrap: string, options: SandboxOptions): ShellWrap {
   const tempDir = realpathSync(options.tempDir);
   // Binds apply in order: /tmp first, so a worktree that lives under /tmp stays visible on top of it.
   const writable = [realpathSync(options.worktree), ...(options.extraWritable ?? []).map((dir) => realpathSync(dir))];
-  const readable = (options.extraReadable ?? []).filter((dir) => existsSync(dir)).map((dir) => realpathSync(dir));
+  const readable = withHiddenLinkTargets((options.extraReadable ?? []).filter((dir) => existsSync(dir)).map((dir) => realpathSync(dir)));
   const fixed = [
     '--die-with-parent',
     '--new-session',
@@ -57,6 +57,43 @@ export function bwrapWrap(bwrap: string, options: SandboxOptions): ShellWrap {
     '--setenv', 'TMPDIR', '/tmp',
   ];
   return (command, cwd) => ({ file: bwrap, args: [...fixed, '--chdir', cwd, '--', 'bash', '-c', command] });
+}
+
+/**
+ * The readable folders and, one level down (two for npm's `@scope/` folders and `.bin`), what their
+ * symlinks point to under the host's /tmp, which the private /tmp hides: a dependency folder
+ * linked in from a checkout under /tmp (`npm link`, a package borrowed from another install)
+ * would otherwise hold links that lead nowhere inside the sandbox.
+ */
+function withHiddenLinkTargets(dirs: string[]): string[] {
+  const found = new Set(dirs);
+  const hidden = (target: string) => target === '/tmp' || target.startsWith('/tmp/');
+  const follow = (dir: string, depth: number) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return; // Unreadable here is unreadable in the sandbox too: nothing to add.
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isSymbolicLink()) {
+        let target: string;
+        try {
+          target = realpathSync(full);
+        } catch {
+          continue; // A dangling link leads nowhere on the host either.
+        }
+        if (hidden(target) && !dirs.some((root) => target === root || target.startsWith(root + path.sep))) {
+          found.add(statSync(target).isDirectory() ? target : path.dirname(target));
+        }
+      } else if (depth > 0 && entry.isDirectory() && (entry.name.startsWith('@') || entry.name === '.bin')) {
+        follow(full, depth - 1);
+      }
+    }
+  };
+  for (const dir of dirs) if (hidden(dir)) follow(dir, 1);
+  return [...found];
 }
 
 const noticesGiven = new Set<string>();

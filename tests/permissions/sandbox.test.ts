@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,11 +12,18 @@ import { makeToolContext } from '../support/toolContext.js';
 // bwrap is installed where orca's tests run; without it these tests must fail, not pass vacuously.
 const bwrap = findOnPath('bwrap');
 
-function sandboxed(options: { network?: boolean } = {}) {
+function sandboxed(options: { network?: boolean; readable?: string[] } = {}) {
   const worktree = tempDir('orca-worktree-');
   const privateTmp = path.join(tempDir('orca-session-'), 'tmp');
   const notices: string[] = [];
-  const sandbox: Sandbox = shellSandbox({ enabled: true, worktree, tempDir: privateTmp, network: options.network ?? false, notify: (message) => notices.push(message) });
+  const sandbox: Sandbox = shellSandbox({
+    enabled: true,
+    worktree,
+    tempDir: privateTmp,
+    network: options.network ?? false,
+    extraReadable: options.readable,
+    notify: (message) => notices.push(message),
+  });
   const ctx = makeToolContext({ root: worktree });
   ctx.shell.wrap = sandbox.wrap;
   const bash = makeBashTool();
@@ -99,6 +106,30 @@ describe('Bash under bwrap, through the Bash tool', () => {
     const result = await run(`echo changed > ${checkout}/README.md`);
     expect(result.exitCode).not.toBe(0);
     expect(readFileSync(path.join(checkout, 'README.md'), 'utf8')).toBe('original\n');
+  });
+
+  it('shows a readable dependency folder under /tmp with what its packages link to there, read-only', async () => {
+    // A repository under /tmp whose node_modules borrows packages from another install under /tmp.
+    const install = tempDir('orca-install-');
+    mkdirSync(path.join(install, 'typescript', 'bin'), { recursive: true });
+    writeFileSync(path.join(install, 'typescript', 'bin', 'tsc'), '#!/bin/sh\necho tsc ran\n', { mode: 0o755 });
+    mkdirSync(path.join(install, 'types-node'));
+    writeFileSync(path.join(install, 'types-node', 'index.d.ts'), 'export {};\n');
+    const modules = path.join(tempDir('orca-repo-'), 'node_modules');
+    mkdirSync(path.join(modules, '@types'), { recursive: true });
+    mkdirSync(path.join(modules, '.bin'));
+    symlinkSync(path.join(install, 'typescript'), path.join(modules, 'typescript'), 'dir');
+    symlinkSync(path.join(install, 'types-node'), path.join(modules, '@types', 'node'), 'dir');
+    symlinkSync('../typescript/bin/tsc', path.join(modules, '.bin', 'tsc'));
+    const { run } = sandboxed({ readable: [modules] });
+    expect(await run(`${modules}/.bin/tsc && cat ${modules}/@types/node/index.d.ts`)).toMatchObject({ exitCode: 0, content: expect.stringContaining('tsc ran\nexport {};') });
+    const write = await run(`echo changed > ${modules}/typescript/bin/tsc`);
+    expect(write.exitCode).not.toBe(0);
+    expect(readFileSync(path.join(install, 'typescript', 'bin', 'tsc'), 'utf8')).toBe('#!/bin/sh\necho tsc ran\n');
+    // Only what the folder links to is shown: the rest of the host's /tmp stays hidden.
+    const other = tempDir('orca-other-');
+    writeFileSync(path.join(other, 'secret.txt'), 'host\n');
+    expect((await run(`cat ${other}/secret.txt`)).exitCode).not.toBe(0);
   });
 
   it('cannot write the user’s home or the rest of the filesystem', async () => {
