@@ -14,6 +14,7 @@ import { Keys } from '../shared/queue/keys.js';
 import { connectRedis, redisUrl } from '../shared/queue/redisConnection.js';
 import { readRunEvents, type RunStreamEntry } from '../shared/queue/runEvents.js';
 import { compiledEntry, packageRoot } from '../shared/runtime/compiledEntry.js';
+import { WORKER_NODE_FLAGS } from '../shared/runtime/workerNodeFlags.js';
 
 /**
  * Where benchmarks keep their repositories, worktrees and ORCA_HOME: ORCA_BENCH_DIR when set,
@@ -96,6 +97,7 @@ export class BenchEnv {
     const child = fork(compiledEntry('workers/main.ts'), ['--concurrency', String(options.concurrency)], {
       cwd: packageRoot(),
       env: this.processEnv(options.env),
+      execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS],
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     const worker = new BenchWorker(child);

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { compiledEntry } from '../shared/runtime/compiledEntry.js';
+import { WORKER_NODE_FLAGS } from '../shared/runtime/workerNodeFlags.js';
 
 /**
  * Worker processes this coordinator starts for itself (`--workers N`), so `orca run` and
@@ -15,7 +16,7 @@ export class LocalWorkers {
     if (options.lockDurationMs) args.push('--lock-duration', String(options.lockDurationMs));
     await Promise.all(
       Array.from({ length: count }, () => {
-        const child = fork(entry, args, { env: options.env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+        const child = fork(entry, args, { env: options.env, execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
         this.children.push(child);
         let stderr = '';
         child.stderr?.on('data', (chunk: Buffer) => {
