@@ -24,15 +24,16 @@ export async function addWorktree(spec: WorktreeSpec): Promise<string> {
   mkdirSync(path.dirname(spec.dir), { recursive: true });
   await withRepoLock(spec.repo, async () => {
     if (existsSync(spec.dir)) throw new Error(`worktree folder ${spec.dir} already exists; remove it (orca clean) or use another task id.`);
-    if (spec.branch && (await branchExists(spec.repo, spec.branch))) {
-      throw new Error(`branch ${spec.branch} already exists in ${spec.repo}.`);
-    }
     const args = spec.branch
       ? ['worktree', 'add', '--quiet', '-b', spec.branch, spec.dir, base]
       : ['worktree', 'add', '--quiet', '--detach', spec.dir, base];
     try {
       await gitAt(spec.repo).raw(args);
     } catch (error) {
+      // git refuses a branch that is there already (asked here, not before: every add holds this lock).
+      if (spec.branch && /a branch named .* already exists/i.test(oneLine(error))) {
+        throw new Error(`branch ${spec.branch} already exists in ${spec.repo}.`, { cause: error });
+      }
       // git removes a checkout it could not finish, but keeps the branch it made for it.
       if (spec.branch && (await branchExists(spec.repo, spec.branch))) await deleteBranch(spec.repo, spec.branch);
       throw new Error(`git could not check out ${base.slice(0, 12)} into ${spec.dir}: ${oneLine(error)}${diskNote(path.dirname(spec.dir), oneLine(error))}`, { cause: error });

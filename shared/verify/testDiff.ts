@@ -28,14 +28,16 @@ export interface TestChanges {
 export async function testChanges(repo: string, base: string, head?: string): Promise<TestChanges> {
   const git = gitAt(repo);
   const range = head === undefined ? [base] : [base, head];
-  const raw = await git.raw(['diff', '--name-status', '-z', '-M', '--no-color', ...range, '--']);
+  // Independent reads, asked at once: a worker's Report waits on them.
+  const [raw, untracked, rootConfigs] = await Promise.all([
+    git.raw(['diff', '--name-status', '-z', '-M', '--no-color', ...range, '--']),
+    head === undefined ? git.raw(['ls-files', '-z', '--others', '--exclude-standard']) : '',
+    git.raw(['ls-tree', '--name-only', base]),
+  ]);
   const entries = parseNameStatus(raw);
-  if (head === undefined) {
-    const untracked = (await git.raw(['ls-files', '-z', '--others', '--exclude-standard'])).split('\0').filter(Boolean);
-    for (const file of untracked) entries.push({ status: 'added', path: file });
-  }
+  for (const file of untracked.split('\0').filter(Boolean)) entries.push({ status: 'added', path: file });
 
-  const matcher = new TestFileMatcher(await configuredTestGlobs(repo, base, head, entries));
+  const matcher = new TestFileMatcher(await configuredTestGlobs(repo, base, head, entries, rootConfigs.split('\n').filter(Boolean)));
   const contentAt = async (ref: string | undefined, file: string): Promise<string> => {
     if (ref === undefined) return readFile(path.join(repo, file), 'utf8');
     return git.raw(['show', `${ref}:${file}`]);
@@ -86,9 +88,14 @@ function parseNameStatus(raw: string): NameStatus[] {
 }
 
 /** Test globs named by the runner configs the diff touches or the repository has at its root, at both ends. */
-async function configuredTestGlobs(repo: string, base: string, head: string | undefined, entries: readonly NameStatus[]): Promise<string[]> {
+async function configuredTestGlobs(
+  repo: string,
+  base: string,
+  head: string | undefined,
+  entries: readonly NameStatus[],
+  rootConfigs: string[],
+): Promise<string[]> {
   const git = gitAt(repo);
-  const rootConfigs = (await git.raw(['ls-tree', '--name-only', base])).split('\n').filter(Boolean);
   const candidates = new Set([...rootConfigs, ...entries.map((entry) => entry.path)]);
   const probe = new TestFileMatcher();
   const globs = new Set<string>();

@@ -35,7 +35,12 @@ export async function treeSnapshot(root: string): Promise<TreeSnapshot> {
   const git = gitAt(top);
   const files = new Map<string, string>();
   const dirty = new Set<string>();
-  for (const line of (await git.raw(['--no-optional-locks', 'ls-files', '-z', '--stage'])).split('\0')) {
+  // Two reads of the same index, asked at once: this snapshot is on the way to every check and gate.
+  const [staged, statusOut] = await Promise.all([
+    git.raw(['--no-optional-locks', 'ls-files', '-z', '--stage']),
+    git.raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all']),
+  ]);
+  for (const line of staged.split('\0')) {
     const match = /^(\d+) ([0-9a-f]+) (\d)\t(.+)$/s.exec(line);
     if (!match) continue;
     const [, mode, blob, stage, rel] = match;
@@ -43,7 +48,7 @@ export async function treeSnapshot(root: string): Promise<TreeSnapshot> {
     if (stage !== '0') dirty.add(rel!);
     else files.set(rel!, `${mode} ${blob}`);
   }
-  const status = (await git.raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all'])).split('\0');
+  const status = statusOut.split('\0');
   for (let index = 0; index < status.length; index += 1) {
     const entry = status[index]!;
     if (entry.length < 4) continue;
@@ -67,7 +72,12 @@ export async function treeSnapshot(root: string): Promise<TreeSnapshot> {
   return { digest: hash.digest('hex'), root: top, files: new Map(sorted.map((rel) => [rel, files.get(rel)!])) };
 }
 
+const tops = new Map<string, string>();
+
+/** The work tree a folder is in, asked of git once per folder and process: a folder does not change work tree. */
 async function repositoryTop(root: string): Promise<string> {
+  const known = tops.get(root);
+  if (known !== undefined) return known;
   let top = '';
   try {
     top = (await gitAt(root).raw(['rev-parse', '--show-toplevel'])).trim();
@@ -75,6 +85,7 @@ async function repositoryTop(root: string): Promise<string> {
     throw new Error(`cannot hash the tree at ${root}: ${error instanceof Error ? error.message.trim() : String(error)}`);
   }
   if (top === '') throw new Error(`cannot hash the tree at ${root}: it is not inside a git work tree`);
+  tops.set(root, top);
   return top;
 }
 

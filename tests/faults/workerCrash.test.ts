@@ -17,7 +17,9 @@ describe('a worker killed mid-job during orca run', () => {
     const env = await OrcaTestEnv.open();
     const repo = path.join(env.dir('repo'), 'project');
     const base = makeRunRepo(repo);
-    const hold = "if [ -n \"$ORCA_TEST_HOLD\" ]; then echo partial > half.txt; while :; do sleep 0.05; done; fi";
+    // Should the dead worker's shell outlive it, it waits only while the dead attempt's worktree is
+    // there: the retry removes that, so no test leaves a loop running on the machine.
+    const hold = "if [ -n \"$ORCA_TEST_HOLD\" ]; then echo partial > half.txt; while [ -e half.txt ]; do sleep 0.05; done; fi";
     const script = writeRunScript(env.dir('script'), [
       { id: 'quick', paths: ['src/quick.txt'], turns: checkedWriter('src/quick.txt') },
       { id: 'held', paths: ['src/held.txt'], turns: checkedWriter('src/held.txt', [{ tools: [{ name: 'Bash', input: { command: hold } }] }]) },

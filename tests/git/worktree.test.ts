@@ -39,6 +39,19 @@ describe('worktrees', () => {
     );
   });
 
+  it('refuses a branch that exists already, leaving it where it was and checking nothing out', async () => {
+    const repo = makeRepo({ 'a.txt': 'one\n' });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'branch', 'orca/r1/taken');
+    commitFiles(repo, { 'a.txt': 'two\n' }, 'moves HEAD on');
+    const dir = path.join(tempDir('orca-wt-'), 'taken');
+    await expect(addWorktree({ repo, dir, base: git(repo, 'rev-parse', 'HEAD'), branch: 'orca/r1/taken' })).rejects.toThrow(
+      /branch orca\/r1\/taken already exists/,
+    );
+    expect(git(repo, 'rev-parse', 'orca/r1/taken')).toBe(base);
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it('makes detached read-only views without a branch', async () => {
     const repo = makeRepo();
     const base = git(repo, 'rev-parse', 'HEAD');
