@@ -1,4 +1,4 @@
-import { gitAt } from './git.js';
+import { gitAt, runGit } from './git.js';
 
 /**
  * Commits everything in a worktree (tracked changes, new files; ignored files stay out) on its
@@ -10,9 +10,13 @@ export async function commitAll(dir: string, message: string, options: { exclude
   // directory to git, so a `node_modules/` ignore rule would not keep it out.
   const excluded = (options.exclude ?? []).map((p) => `:(exclude)${p}`);
   await git.raw(['add', '--all', '--', '.', ...excluded]);
-  const staged = (await git.raw(['diff', '--cached', '--name-only'])).trim();
-  if (!staged) return undefined;
-  await git.raw(['commit', '--quiet', '--no-verify', '-m', message]);
+  const commit = await runGit(dir, ['commit', '--quiet', '--no-verify', '-m', message]);
+  if (commit.code !== 0) {
+    // git says "nothing to commit" on stdout, in the user's language: the index is asked instead,
+    // only then (a job's way out runs one git process fewer).
+    if ((await runGit(dir, ['diff', '--cached', '--quiet'])).code === 0) return undefined;
+    throw new Error(`git commit failed in ${dir}: ${(commit.stderr || commit.stdout).trim()}`);
+  }
   return (await git.raw(['rev-parse', 'HEAD'])).trim();
 }
 
