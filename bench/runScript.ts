@@ -100,17 +100,22 @@ export function makeRunRepo(dir: string, files: Record<string, string> = { 'READ
 }
 
 /**
- * An agent job for a built-in role whose Scripted model plays `turns`: what a coordinator would
- * enqueue, for benchmarks that drive the queue without one.
+ * An agent job for a built-in role (the worker by default) whose Scripted model plays `turns`:
+ * what a coordinator would enqueue, with the role changed only where `role` says. Benchmarks and
+ * tests that drive the queue without a coordinator build their jobs with it.
  */
 export function scriptedAgentJob(options: {
   runId: string;
   taskId: string;
-  repo: string;
+  /** A folder (the repository on this host) or `{ remote }` for workers elsewhere. */
+  repo: string | { path: string } | { remote: string };
   base: string;
   turns: ScriptTurn[];
   roleName?: string;
   role?: Partial<RoleSpec>;
+  env?: Record<string, string>;
+  fileState?: AgentJobInput['file_state'];
+  ports?: number;
 }): AgentJobInput {
   const builtin = builtinRole(options.roleName ?? 'worker');
   if (!builtin) throw new Error(`no built-in role ${options.roleName}`);
@@ -120,11 +125,14 @@ export function scriptedAgentJob(options: {
     task_id: options.taskId,
     subtask: options.taskId,
     role,
-    prompt: `benchmark task ${options.taskId}`,
-    repo: { path: options.repo },
+    prompt: `scripted task ${options.taskId}`,
+    repo: typeof options.repo === 'string' ? { path: options.repo } : options.repo,
     base: options.base,
     branch: role.workspace === 'branch' ? `orca/${options.runId}/${options.taskId}` : undefined,
     model: { script: { latency_ms: 0, agents: [{ when: { role: role.name }, turns: options.turns }] } },
+    env: options.env ?? {},
+    file_state: options.fileState ?? [],
+    ports: options.ports,
   };
 }
 

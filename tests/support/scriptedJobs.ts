@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { builtinRole } from '../../roles/builtinRoles.js';
-import { roleSpec } from '../../roles/roleCatalog.js';
 import type { ScriptTurn } from '../../shared/model/scriptFile.js';
-import type { AgentJobInput, RoleSpec } from '../../shared/queue/agentJob.js';
 import type { Keys } from '../../shared/queue/keys.js';
 import { readRunEvents } from '../../shared/queue/runEvents.js';
 
@@ -12,39 +9,8 @@ export function testRunId(label: string): string {
   return `${label}-${randomBytes(3).toString('hex')}`;
 }
 
-/**
- * An agent job for a built-in role (the worker by default) whose model is a Scripted one playing
- * `turns`: what a coordinator would enqueue, with the role changed only where `role` says.
- */
-export function scriptedJob(options: {
-  runId: string;
-  taskId: string;
-  repo: { path: string } | { remote: string };
-  base: string;
-  turns: ScriptTurn[];
-  role?: Partial<RoleSpec>;
-  roleName?: string;
-  env?: Record<string, string>;
-  fileState?: AgentJobInput['file_state'];
-  ports?: number;
-}): AgentJobInput {
-  const builtin = builtinRole(options.roleName ?? 'worker');
-  if (!builtin) throw new Error(`no built-in role ${options.roleName}`);
-  const role = { ...roleSpec(builtin), ...options.role };
-  return {
-    run_id: options.runId,
-    task_id: options.taskId,
-    role,
-    prompt: `test task ${options.taskId}`,
-    repo: options.repo,
-    base: options.base,
-    branch: role.workspace === 'branch' ? `orca/${options.runId}/${options.taskId}` : undefined,
-    model: { script: { latency_ms: 0, agents: [{ when: { role: role.name }, turns: options.turns }] } },
-    env: options.env ?? {},
-    file_state: options.fileState ?? [],
-    ports: options.ports,
-  };
-}
+/** An agent job whose Scripted model plays `turns` (bench/runScript.ts builds it for tests and benchmarks alike). */
+export { scriptedAgentJob as scriptedJob } from '../../bench/runScript.js';
 
 /** The worker role's closing turn. */
 export function reportTurn(summary = 'done'): ScriptTurn {

@@ -49,13 +49,14 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
         base: head,
         role: { sandbox: false },
         env: { GO: go },
-        turns: [toolTurn('Write', { file_path: 'active.txt', content: 'active\n' }), toolTurn('Bash', { command: 'while [ ! -e "$GO" ]; do sleep 0.05; done' }), reportTurn('went on')],
+        turns: [toolTurn('Write', { file_path: 'active.txt', content: 'active\n' }), toolTurn('Bash', { command: `: ${run.active}; while [ ! -e "$GO" ]; do sleep 0.05; done` }), reportTurn('went on')],
       }),
     );
     for (const runId of [run.agent, run.dead, run.ended]) expect((await orca.result(agentJobId(runId, 'w', 1))).status).toBe('completed');
     expect((await orca.result(agentJobId(run.agent, 'look', 1))).status).toBe('completed');
     await runEvent(run.ended, { type: 'run_end', status: 'PASS', usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, cost_usd: 0, detail: 'done' });
-    await waitForProcesses([run.aborted]);
+    // Both held in their shells: the active job is running (its session started) before anything is judged.
+    await waitForProcesses([run.aborted, run.active]);
     await publishAbort(orca.redis, orca.keys, run.aborted, 'test');
     expect((await orca.result(agentJobId(run.aborted, 'w', 1))).status).toBe('aborted');
     // A lease the agent run's job never gave back (a worker that died holding it).
