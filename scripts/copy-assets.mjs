@@ -4,7 +4,7 @@
 import { cpSync, existsSync, statSync } from 'node:fs';
 
 // Browser scripts (not compiled: they run in the page as they are) live in `assets/` folders.
-const ASSET = /\.(md|txt|json|html|css)$|[\\/]assets[\\/][^\\/]+\.js$/;
+const ASSET = /\.(md|txt|json|html|css|sh)$|[\\/]assets[\\/][^\\/]+\.js$/;
 const TEMPLATES = ['coordinator/demo/sample-repo'];
 
 for (const dir of ['coordinator', 'workers', 'roles', 'shared', 'bench']) {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnGroup, type ProcessGroup } from '../runtime/processGroup.js';
 import { expandVariables } from './expandVariables.js';
 import type { HookRawResult, HookRunOptions } from './hookOutput.js';
 import type { CommandHook } from './hooksConfig.js';
@@ -10,76 +10,58 @@ const OUTPUT_GRACE_MS = 2_000;
 
 /**
  * Runs one command hook: `bash -c <command>` (or `command` with `args`, no shell) in its own
- * process group, with the input JSON on stdin. On timeout or abort the whole group is killed, so
+ * process group (runtime/processGroup.ts), with the input JSON on stdin. On timeout or abort the
+ * whole group is killed at once; when the hook is done, anything it left running is stopped too, so
  * nothing the hook started outlives it.
  */
-export function runCommandHook(hook: CommandHook, inputJson: string, options: HookRunOptions): Promise<HookRawResult> {
-  return new Promise((resolve) => {
-    const [file, args] = hook.args ? [hook.command, hook.args.map((arg) => expandVariables(arg, options.env))] : ['bash', ['-c', hook.command]];
-    const child = spawn(file, args, {
-      cwd: options.cwd,
-      env: options.env,
-      // Its own process group: a timeout kills the hook and every process it started.
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const stdout = collector();
-    const stderr = collector();
-    child.stdout.on('data', stdout.add);
-    child.stderr.on('data', stderr.add);
+export async function runCommandHook(hook: CommandHook, inputJson: string, options: HookRunOptions): Promise<HookRawResult> {
+  const [file, args] = hook.args ? [hook.command, hook.args.map((arg) => expandVariables(arg, options.env))] : ['bash', ['-c', hook.command]];
+  let group: ProcessGroup;
+  try {
+    group = await spawnGroup(file, args, { cwd: options.cwd, env: options.env, stdin: inputJson });
+  } catch (error) {
+    return { kind: 'failed', message: `could not start the hook: ${error instanceof Error ? error.message : String(error)}`, exitCode: null, stdout: '', stderr: '' };
+  }
+  const { child } = group;
+  const stdout = collector();
+  const stderr = collector();
+  child.stdout.on('data', stdout.add);
+  child.stderr.on('data', stderr.add);
 
-    let settled = false;
-    let killedFor: 'timeout' | 'abort' | undefined;
-    const killGroup = (why: 'timeout' | 'abort') => {
-      if (killedFor || child.pid === undefined) return;
-      killedFor = why;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // The group is already gone.
-      }
-    };
-    const timer = setTimeout(() => killGroup('timeout'), options.timeoutMs);
-    const onAbort = () => killGroup('abort');
-    if (options.signal.aborted) onAbort();
-    else options.signal.addEventListener('abort', onAbort, { once: true });
+  let killedFor: 'timeout' | 'abort' | undefined;
+  const killGroup = (why: 'timeout' | 'abort') => {
+    if (killedFor) return;
+    killedFor = why;
+    void group.kill(0).catch(() => undefined); // a survivor is reported by the kill below
+  };
+  const timer = setTimeout(() => killGroup('timeout'), options.timeoutMs);
+  const onAbort = () => killGroup('abort');
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener('abort', onAbort, { once: true });
 
-    let grace: NodeJS.Timeout | undefined;
-    const finish = (result: HookRawResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(grace);
-      options.signal.removeEventListener('abort', onAbort);
-      resolve(result);
-    };
-
-    const conclude = (code: number | null, signal: NodeJS.Signals | null) => {
-      const out = { stdout: stdout.text(), stderr: stderr.text() };
-      if (killedFor === 'timeout') return finish({ kind: 'timeout', timeoutMs: options.timeoutMs, ...out });
-      if (killedFor === 'abort') return finish({ kind: 'failed', message: 'the hook was killed: the session was aborted', exitCode: null, ...out });
-      if (code === null) return finish({ kind: 'failed', message: `the hook was killed by ${signal ?? 'a signal'}`, exitCode: null, ...out });
-      finish({ kind: 'exited', exitCode: code, ...out });
-    };
-
-    child.on('error', (error) => {
-      finish({ kind: 'failed', message: `could not start the hook: ${error.message}`, exitCode: null, stdout: stdout.text(), stderr: stderr.text() });
-    });
+  try {
     // `close` comes once the output is all read. A process the hook left behind can hold the
-    // pipes open after the hook itself exited: then stop reading after a grace period.
-    child.on('close', conclude);
-    child.on('exit', (code, signal) => {
-      grace = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-        conclude(code, signal);
-      }, OUTPUT_GRACE_MS);
+    // pipes open after the hook itself exited: then reading stops after a grace period.
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+      child.once('close', (code: number | null, signal: NodeJS.Signals | null) => resolve([code, signal]));
+      void group.exited.then(({ code, signal }) => {
+        setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          resolve([code, signal]);
+        }, OUTPUT_GRACE_MS).unref();
+      });
     });
-
-    // A hook may exit without reading its input; the broken pipe that follows is not an error.
-    child.stdin.on('error', () => {});
-    child.stdin.end(inputJson);
-  });
+    const out = { stdout: stdout.text(), stderr: stderr.text() };
+    if (killedFor === 'timeout') return { kind: 'timeout', timeoutMs: options.timeoutMs, ...out };
+    if (killedFor === 'abort') return { kind: 'failed', message: 'the hook was killed: the session was aborted', exitCode: null, ...out };
+    if (code === null) return { kind: 'failed', message: `the hook was killed by ${signal ?? 'a signal'}`, exitCode: null, ...out };
+    return { kind: 'exited', exitCode: code, ...out };
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', onAbort);
+    await group.kill();
+  }
 }
 
 function collector() {

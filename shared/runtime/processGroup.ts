@@ -1,8 +1,9 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { GroupWatchdog } from './groupWatchdog.js';
 
 /** How long a group gets to stop after SIGTERM before SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -18,11 +19,15 @@ export interface LeaderExit {
 export interface SpawnGroupOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Written to the command's stdin, which is then closed; without it stdin is closed from the start. */
+  stdin?: string;
 }
 
 /** Every group this module started and has not yet seen gone, so they can all be killed at once. */
 const live = new Set<ProcessGroup>();
 let exitHookInstalled = false;
+/** Stops the live groups should this process die without running its exit handler (SIGKILL). */
+const watchdog = new GroupWatchdog();
 
 /**
  * A command running in its own process group (and session), so that one signal to the group
@@ -35,7 +40,7 @@ export class ProcessGroup {
   readonly exited: Promise<LeaderExit>;
   private killing: Promise<void> | undefined;
 
-  constructor(readonly child: ChildProcessByStdio<null, Readable, Readable>) {
+  constructor(readonly child: ChildProcessByStdio<Writable | null, Readable, Readable>) {
     if (child.pid === undefined) throw new Error('ProcessGroup needs a started child process');
     // With `detached: true` the child calls setsid(), so its pid is its group id.
     this.pgid = child.pid;
@@ -51,6 +56,7 @@ export class ProcessGroup {
     this.killing ??= terminateGroup(this.pgid, graceMs).then(
       () => {
         live.delete(this);
+        watchdog.ended(this.pgid);
       },
       (error: unknown) => {
         this.killing = undefined; // let a later call (killAllProcessGroups) try again
@@ -62,23 +68,31 @@ export class ProcessGroup {
 }
 
 /**
- * Starts `file args` in a new process group with stdin closed and stdout/stderr piped. Throws when
- * the process cannot be started (missing program, missing cwd).
+ * Starts `file args` in a new process group with stdout/stderr piped and stdin closed (after
+ * `options.stdin`, when given). Throws when the process cannot be started (missing program,
+ * missing cwd).
  */
 export async function spawnGroup(file: string, args: string[], options: SpawnGroupOptions): Promise<ProcessGroup> {
   const child = spawn(file, args, {
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (child.pid === undefined) {
     const [error] = (await once(child, 'error')) as [Error];
     throw new Error(`could not start ${file} in ${options.cwd}: ${error.message}`);
   }
+  if (child.stdin) {
+    // A command may exit without reading its input; the broken pipe that follows is not an error.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.stdin);
+  }
   installExitHook();
-  const group = new ProcessGroup(child);
+  // stdout and stderr are pipes above, so never null.
+  const group = new ProcessGroup(child as ChildProcessByStdio<Writable | null, Readable, Readable>);
   live.add(group);
+  watchdog.started(group.pgid);
   return group;
 }
 

@@ -178,6 +178,18 @@ describe('command hooks: timeouts and aborts', () => {
     expect(await waitForGroupToEnd(pgid)).toEqual([]);
   });
 
+  it('stops what a hook left running in the background once it is done, its answer kept', async () => {
+    const context = testHookContext();
+    const pgidFile = path.join(context.projectDir, 'pgid');
+    // Its own output closed, so the leftover sleep does not hold the hook's pipes open.
+    const command = `ps -o pgid= -p $$ > ${shellQuote(pgidFile)}; sleep 600.301 >/dev/null 2>&1 & echo "context from the hook"`;
+    const outcome = await runHooks(hooksOf({ SessionStart: [{ hooks: [{ type: 'command', command }] }] }), 'SessionStart', { source: 'startup' }, context);
+
+    expect(outcome.additionalContext).toEqual(['context from the hook']);
+    expect(hookEvents(context.events)).toMatchObject([{ outcome: 'ok', exit_code: 0 }]);
+    expect(runningInGroup(Number(readFileSync(pgidFile, 'utf8')))).toEqual([]);
+  });
+
   it('kills running hooks when the session is aborted', async () => {
     const controller = new AbortController();
     const context = testHookContext({ signal: controller.signal });

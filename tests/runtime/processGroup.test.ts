@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   groupAlive,
@@ -7,7 +8,7 @@ import {
   spawnGroup,
   type ProcessGroup,
 } from '../../shared/runtime/processGroup.js';
-import { processesMatching, waitForProcesses } from '../support/processTable.js';
+import { processesMatching, waitForNoProcess, waitForProcesses } from '../support/processTable.js';
 import { tempDir } from '../support/tempDir.js';
 
 // Unique sleep durations (600.2xx) name each test's processes in `ps`, so files running in
@@ -43,6 +44,14 @@ describe('spawnGroup', () => {
     expect(group.pgid).not.toBe(ownPgid);
     expect(after).toBe('after-cat');
     expect(liveProcessGroups()).not.toContain(group.pgid);
+  });
+
+  it('writes `stdin` to the command, then closes it', async () => {
+    const group = await spawnGroup('bash', ['-c', 'cat; echo "<end>"'], { cwd: tempDir(), env: process.env, stdin: '{"hook":"input"}' });
+    const stdout = collect(group);
+    expect(await group.exited).toEqual({ code: 0, signal: null });
+    await group.kill();
+    expect(stdout()).toBe('{"hook":"input"}<end>\n');
   });
 
   it('refuses a missing working folder, naming it, and tracks nothing', async () => {
@@ -117,5 +126,26 @@ describe('killAllProcessGroups', () => {
     expect(processesMatching('sleep 600.206')).toEqual([]);
     expect(processesMatching('sleep 600.207')).toEqual([]);
     expect(liveProcessGroups()).toEqual([]);
+  });
+});
+
+describe('a process killed with SIGKILL', () => {
+  it('leaves nothing running: its watchdog stops the groups it had started, grandchildren included', async () => {
+    // A process like a worker: it starts a group whose command starts a grandchild, then dies
+    // without running any exit handler.
+    const entry = new URL('../../dist/shared/runtime/processGroup.js', import.meta.url).href;
+    const program = `const { spawnGroup } = await import(${JSON.stringify(entry)});
+      await spawnGroup('bash', ['-c', 'bash -c "sleep 600.208; true" & sleep 600.209; true'], { cwd: process.cwd(), env: process.env });
+      console.log('started');
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', program], { cwd: tempDir(), stdio: ['ignore', 'pipe', 'inherit'] });
+    await once(child.stdout, 'data');
+    await waitForProcesses(['sleep 600.208', 'sleep 600.209']);
+
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+
+    expect(await waitForNoProcess('sleep 600.208')).toEqual([]);
+    expect(await waitForNoProcess('sleep 600.209')).toEqual([]);
   });
 });
