@@ -3,10 +3,9 @@ import { parseScript } from '../shared/model/scriptFile.js';
 import { UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
 import { RunRecorder } from './run/runRecorder.js';
-import { runReport } from './run/runResult.js';
+import { exitCodeOf, printRunResult } from './run/runResult.js';
 import { OrcaServices } from './services.js';
 
-const EXIT: Record<string, number> = { PASS: 0, FAIL: 1, PARTIAL: 1, ABORTED: 130 };
 
 /**
  * `orca resume RUN`: carries on a run whose coordinator died, from what Redis and git hold. The
@@ -20,7 +19,7 @@ export async function resumeCommand(runId: string, options: { json: boolean; wor
     const { state } = recorder;
     if (state.ended) {
       process.stderr.write(`orca: run ${runId} already ended: ${state.status}\n`);
-      return EXIT[state.status ?? 'FAIL'] ?? 1;
+      return exitCodeOf(state.status);
     }
     const settings = state.settings;
     const script = settings?.script ? parseScript(settings.script as object, `the script of run ${runId}`) : undefined;
@@ -46,9 +45,7 @@ export async function resumeCommand(runId: string, options: { json: boolean; wor
       say,
       tty: Boolean(process.stderr.isTTY) && !options.json,
     });
-    if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-    else process.stdout.write(`${runReport(result, recorder.state)}\n`);
-    return EXIT[result.status] ?? 1;
+    return printRunResult(result, recorder.state, options.json);
   } finally {
     await services.close();
   }

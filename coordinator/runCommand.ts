@@ -7,7 +7,7 @@ import { detectChecks } from './detectChecks.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
 import { RunRecorder } from './run/runRecorder.js';
-import { runReport } from './run/runResult.js';
+import { printRunResult } from './run/runResult.js';
 import { newRunId } from './runId.js';
 import { OrcaServices } from './services.js';
 
@@ -31,7 +31,6 @@ export interface RunCommandOptions {
 }
 
 /** Exit codes per verdict (../shared/INTERFACES.md). */
-const EXIT: Record<string, number> = { PASS: 0, FAIL: 1, PARTIAL: 1, ABORTED: 130 };
 
 /** `orca run`: one whole run, from a task to a verified integration branch. */
 export async function runCommand(options: RunCommandOptions): Promise<number> {
@@ -95,9 +94,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       say,
       tty: Boolean(process.stderr.isTTY) && !options.json,
     });
-    if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-    else process.stdout.write(`${runReport(result, recorder.state)}\n`);
-    return EXIT[result.status] ?? 1;
+    return printRunResult(result, recorder.state, options.json);
   } finally {
     await services.close();
   }

@@ -58,6 +58,17 @@ export function runJson(
   };
 }
 
+/** The exit code of `orca run` / `orca resume` for a run's status (../shared/INTERFACES.md). */
+export function exitCodeOf(status: string | undefined): number {
+  return ({ PASS: 0, FAIL: 1, PARTIAL: 1, ABORTED: 130 } as Record<string, number>)[status ?? 'FAIL'] ?? 1;
+}
+
+/** Prints a run's result (the JSON with `--json`, else the report) and returns its exit code. */
+export function printRunResult(json: RunJson, state: RunState, asJson: boolean): number {
+  process.stdout.write(asJson ? `${JSON.stringify(json)}\n` : `${runReport(json, state)}\n`);
+  return exitCodeOf(json.status);
+}
+
 /** The result as a person reads it: the tasks, the verdict with its evidence, and what it cost. */
 export function runReport(json: RunJson, state: RunState): string {
   const lines: string[] = [];

@@ -1,5 +1,6 @@
-import { existsSync, lstatSync, symlinkSync } from 'node:fs';
+import { existsSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
+import { entryExists } from '../files/entryExists.js';
 
 /** Installed-dependency folders a worktree borrows from its repository rather than reinstalling. */
 const DEPENDENCY_FOLDERS = ['node_modules'];
@@ -14,19 +15,10 @@ export function linkDependencies(repo: string, dir: string): string[] {
   for (const name of DEPENDENCY_FOLDERS) {
     const source = path.join(repo, name);
     const target = path.join(dir, name);
-    if (existsSync(source) && !exists(target)) {
+    if (existsSync(source) && !entryExists(target)) {
       symlinkSync(source, target, 'dir');
       linked.push(name);
     }
   }
   return linked;
-}
-
-function exists(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch {
-    return false;
-  }
 }

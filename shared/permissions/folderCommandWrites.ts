@@ -2,7 +2,7 @@ import type { PossibleCwds, ShellWord } from './bashAnalysis.js';
 import { hasOption, valuesOf, type OptionArity, type OptionSpec } from './commandOptions.js';
 import { findLayout } from './findCommand.js';
 import { isReadOnlyCommand } from './readOnlyCommands.js';
-import type { WriteCollector, WriteReader } from './writeCollector.js';
+import type { WriteReader } from './writeCollector.js';
 import { mayBecomeOption } from './wordShape.js';
 
 const HERE: ShellWord = { value: '.', raw: '.', dynamic: false };

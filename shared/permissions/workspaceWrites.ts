@@ -1,6 +1,7 @@
-import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { entryExists } from '../files/entryExists.js';
 import { isInside, type Workspace } from '../files/workspace.js';
 import { ToolError } from '../tools/toolError.js';
 import { isHarmlessWriteTarget, type PossibleCwds } from './bashAnalysis.js';
@@ -155,7 +156,7 @@ function matching(folder: string, segments: string[], dot: boolean): string[] {
     const isMatch = /[*?[]/.test(segment) ? picomatch(segment, { dot, nobrace: true, noextglob: true, noglobstar: true }) : undefined;
     for (const dir of found) {
       if (!isMatch) {
-        if (exists(path.join(dir, segment))) next.push(path.join(dir, segment));
+        if (entryExists(path.join(dir, segment))) next.push(path.join(dir, segment));
         continue;
       }
       let names: string[];
@@ -169,15 +170,6 @@ function matching(folder: string, segments: string[], dot: boolean): string[] {
     found = next;
   }
   return found;
-}
-
-function exists(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Whether a shell pattern segment (`*`, `?`, `[…]`, `\x`) can match `text`; a bracket is taken to match any character. */
