@@ -20,8 +20,9 @@ export async function withRepoLock<T>(repo: string, fn: () => Promise<T>): Promi
       lockfilePath: path.join(gitDir, 'orca-worktree.lock'),
       stale: 30_000,
       update: 5_000,
-      // Short polls: a job waiting here is a job not yet started, and a poll is one mkdir.
-      retries: { retries: 1_500, factor: 1.2, minTimeout: 10, maxTimeout: 50 },
+      // Polls every 5 ms: a job waiting here is a job not yet started, a poll is one mkdir, and a
+      // backoff would leave the lock idle between holders (8 jobs start at once in a wave).
+      retries: { retries: 6_000, factor: 1, minTimeout: 5, maxTimeout: 5 },
     });
     try {
       return await fn();
