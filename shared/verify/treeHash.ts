@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync, realpathSync } from 'node:fs';
 import { lstat, readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gitAt } from '../git/git.js';
@@ -78,6 +78,12 @@ const tops = new Map<string, string>();
 async function repositoryTop(root: string): Promise<string> {
   const known = tops.get(root);
   if (known !== undefined) return known;
+  // A folder holding `.git` (a repository, or a worktree's link file) is its own top, as git says.
+  if (existsSync(path.join(root, '.git')) && !process.env.GIT_WORK_TREE && !process.env.GIT_DIR) {
+    const top = realpathSync(root);
+    tops.set(root, top);
+    return top;
+  }
   let top = '';
   try {
     top = (await gitAt(root).raw(['rev-parse', '--show-toplevel'])).trim();
