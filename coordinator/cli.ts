@@ -126,7 +126,10 @@ program
   .addOption(new Option('--concurrency <n>', 'agent jobs at once').argParser(positiveInt).default(2))
   .action(async (options: { concurrency: number }) => {
     await pingRedis(redisUrl());
-    await (await import('../workers/workerProcess.js')).runWorkerProcess({ concurrency: options.concurrency });
+    const { hasWorkerNodeFlags, relaunchWorker } = await import('./workerRelaunch.js');
+    // A worker wants V8 tuned for size (shared/runtime/workerNodeFlags.ts), which only a new process can get.
+    if (!hasWorkerNodeFlags()) process.exitCode = await relaunchWorker(['--concurrency', String(options.concurrency)]);
+    else await (await import('../workers/workerProcess.js')).runWorkerProcess({ concurrency: options.concurrency });
   });
 
 program
