@@ -126,6 +126,8 @@ program
   .addOption(new Option('--concurrency <n>', 'agent jobs at once').argParser(positiveInt).default(2))
   .action(async (options: { concurrency: number }) => {
     await pingRedis(redisUrl());
+    // Checked here, before a child is started for the worker, so the one line comes from `orca`.
+    new (await import('../shared/runtime/orcaHome.js')).OrcaHome().ensureWritable();
     const { hasWorkerNodeFlags, relaunchWorker } = await import('./workerRelaunch.js');
     // A worker wants V8 tuned for size (shared/runtime/workerNodeFlags.ts), which only a new process can get.
     if (!hasWorkerNodeFlags()) process.exitCode = await relaunchWorker(['--concurrency', String(options.concurrency)]);
