@@ -117,6 +117,8 @@ export class Harness {
         requiredChecks: options.requiredChecks,
         compaction: options.compaction,
         gitAtStart: options.gitAtStart,
+        // A hook may change files at any event, where the session's own tool log cannot see it.
+        othersMayWrite: Object.values(hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
         onCompact: async (phase, info) => {
           const context = hookContextFor(info.session.toolContext);
           if (phase === 'pre') {

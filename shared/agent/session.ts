@@ -30,7 +30,7 @@ export interface PreparedContext {
 export interface ContextAssembler {
   prepare(session: AgentSession): Promise<PreparedContext>;
   /** Told of every tool result, so it can react (conditional rules after a Read, …). */
-  afterTool?(session: AgentSession, call: { name: string; input: unknown; isError: boolean }): void;
+  afterTool?(session: AgentSession, call: { name: string; input: unknown; isError: boolean; mayWrite: boolean }): void;
 }
 
 export interface StopInfo {

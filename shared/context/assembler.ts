@@ -35,11 +35,18 @@ export interface ContextAssemblerOptions {
   gitStatusEachTurn?: boolean;
   /** The git state at session start when the caller knows it (a worktree it just checked out). */
   gitAtStart?: GitSnapshot;
+  /**
+   * Whether something besides the session's own tool calls may change its files (hooks are
+   * configured): then git status is taken before every call, not only after a call that may write.
+   */
+  othersMayWrite?: boolean;
 }
 
 interface SessionState {
   system: SystemBlock[];
   gitAtStart: GitSnapshot;
+  /** The last git snapshot taken, and whether a tool call that may write ran since. */
+  git: { snapshot: GitSnapshot; stale: boolean };
   decisions: ViewDecisions;
   conditionalRules: Rule[];
   pendingRules: Array<{ rule: Rule; trigger: string }>;
@@ -117,8 +124,21 @@ export class OrcaContextAssembler implements ContextAssembler {
     return { system: state.system, messages, cacheTools: true };
   }
 
-  afterTool(session: AgentSession, call: { name: string; input: unknown; isError: boolean }): void {
+  /**
+   * The git state before a call: taken again only when something may have changed the files since
+   * the last one (a tool call that may write, or hooks), since each take is a `git status` of the
+   * whole tree, and an Explore agent's turns are mostly reads.
+   */
+  private async currentGit(session: AgentSession, state: SessionState): Promise<GitSnapshot> {
+    if (state.git.stale || this.options.othersMayWrite) {
+      state.git = { snapshot: await readGitSnapshot(session.workspace.root), stale: false };
+    }
+    return state.git.snapshot;
+  }
+
+  afterTool(session: AgentSession, call: { name: string; input: unknown; isError: boolean; mayWrite: boolean }): void {
     const state = this.states.get(session);
+    if (state && call.mayWrite) state.git.stale = true;
     // Tools run only after a first prepare(); without one there is no session state to update.
     if (!state || call.name !== 'Read' || call.isError) return;
     const entry = session.ledger.all().at(-1);
@@ -154,6 +174,7 @@ export class OrcaContextAssembler implements ContextAssembler {
     const state: SessionState = {
       system: [{ text: session.systemPrompt, cache: true }, { text: dynamic }],
       gitAtStart,
+      git: { snapshot: gitAtStart, stale: false },
       decisions,
       conditionalRules: rules.rules.filter((rule) => rule.patterns),
       pendingRules: [],
@@ -179,7 +200,7 @@ export class OrcaContextAssembler implements ContextAssembler {
       extras.push({ kind: 'rule', block: { type: 'text', text } });
     }
     if (session.turns > 1 && !extras.some((extra) => extra.kind === 'reminder')) {
-      const now = this.options.gitStatusEachTurn === false ? state.gitAtStart : await readGitSnapshot(session.workspace.root);
+      const now = this.options.gitStatusEachTurn === false ? state.gitAtStart : await this.currentGit(session, state);
       const text = turnReminderText({
         turn: session.turns,
         limits: session.limits,

@@ -85,6 +85,8 @@ export interface ToolRunResult {
   additionalContext: string[];
   stop?: string;
   spilledTo?: string;
+  /** Whether the call may have changed files: false for a call that never got past its schema or is read-only. */
+  mayWrite: boolean;
 }
 
 /**
@@ -121,7 +123,8 @@ export async function runToolCall(
     });
     const block: ToolResultBlock = { type: 'tool_result', tool_use_id: request.id, content: budget.content };
     if (isError) block.is_error = true;
-    return { block, input: extra.checked?.input, output: extra.output, additionalContext, stop, spilledTo: budget.spilledTo };
+    const mayWrite = extra.checked !== undefined && !extra.checked.readOnly;
+    return { block, input: extra.checked?.input, output: extra.output, additionalContext, stop, spilledTo: budget.spilledTo, mayWrite };
   };
 
   const tool = registry.get(request.name);

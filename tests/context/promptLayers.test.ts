@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createContextAssembler } from '../../shared/context/assembler.js';
 import { staticSystemPrompt } from '../../shared/context/staticPrompt.js';
 import { makeRepo } from '../support/gitRepo.js';
-import { bash, messagesText, REPORT_TURN, runScripted } from './scriptedSession.js';
+import { tempDir } from '../support/tempDir.js';
+import { bash, messagesText, read, REPORT_TURN, runScripted } from './scriptedSession.js';
 
 describe('prompt layers', () => {
   it('keeps the static system bytes identical over 10 turns while git status changes', async () => {
@@ -45,6 +47,40 @@ describe('prompt layers', () => {
     expect(reminder.type === 'text' && reminder.text).toContain('Git status now (changed since the session started)');
     expect(reminder.type === 'text' && reminder.text).toContain(' M notes.txt');
     expect(requests.every((request) => !request.system.some((block) => block.text.includes(' M notes.txt')))).toBe(true);
+  });
+
+  it('takes git status again only after a call that may write, or before every call when hooks could write', async () => {
+    // Every git the session runs goes through this shim, which counts the `status` calls.
+    const shim = tempDir('orca-git-shim-');
+    const log = path.join(shim, 'calls.log');
+    writeFileSync(path.join(shim, 'git'), `#!/bin/sh\ncase " $* " in *" status "*) echo status >> '${log}';; esac\nexec ${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()} "$@"\n`, { mode: 0o755 });
+    const statusCalls = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${shim}:${savedPath}`;
+    try {
+      const run = async (othersMayWrite: boolean) => {
+        rmSync(log, { force: true });
+        const repo = makeRepo({ 'README.md': '# demo\n', 'notes.txt': 'start\n' });
+        const { model } = await runScripted({
+          root: repo,
+          turns: [read('README.md'), read('notes.txt'), bash('echo more >> notes.txt'), read('README.md'), REPORT_TURN],
+          context: createContextAssembler({ homeDir: repo, othersMayWrite }),
+        });
+        const reminders = model.requests.map((request) => messagesText(request).includes('Git status now (changed since the session started)'));
+        return { calls: statusCalls(), reminders };
+      };
+      // One at the start, one after the Bash that appended: the reads need none.
+      const quiet = await run(false);
+      expect(quiet.calls).toBe(2);
+      // The change is reported from the request after the Bash on.
+      expect(quiet.reminders).toEqual([false, false, false, true, true]);
+      // With hooks that could write, one before every call after the first.
+      const hooked = await run(true);
+      expect(hooked.calls).toBe(5);
+      expect(hooked.reminders).toEqual(quiet.reminders);
+    } finally {
+      process.env.PATH = savedPath;
+    }
   });
 
   it('gives two sessions of the same role the same static prompt, in different repositories', async () => {
