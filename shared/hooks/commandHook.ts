@@ -5,8 +5,6 @@ import type { CommandHook } from './hooksConfig.js';
 
 /** Output kept per stream; a hook that prints more is cut, and says so. */
 const MAX_OUTPUT_CHARS = 1_000_000;
-/** How long output is still read after the hook process exited. */
-const OUTPUT_GRACE_MS = 2_000;
 
 /**
  * Runs one command hook: `bash -c <command>` (or `command` with `args`, no shell) in its own
@@ -27,41 +25,19 @@ export async function runCommandHook(hook: CommandHook, inputJson: string, optio
   const stderr = collector();
   child.stdout.on('data', stdout.add);
   child.stderr.on('data', stderr.add);
-
-  let killedFor: 'timeout' | 'abort' | undefined;
-  const killGroup = (why: 'timeout' | 'abort') => {
-    if (killedFor) return;
-    killedFor = why;
-    void group.kill(0).catch(() => undefined); // a survivor is reported by the kill below
-  };
-  const timer = setTimeout(() => killGroup('timeout'), options.timeoutMs);
-  const onAbort = () => killGroup('abort');
-  if (options.signal.aborted) onAbort();
-  else options.signal.addEventListener('abort', onAbort, { once: true });
-
-  try {
-    // `close` comes once the output is all read. A process the hook left behind can hold the
-    // pipes open after the hook itself exited: then reading stops after a grace period.
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
-      child.once('close', (code: number | null, signal: NodeJS.Signals | null) => resolve([code, signal]));
-      void group.exited.then(({ code, signal }) => {
-        setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-          resolve([code, signal]);
-        }, OUTPUT_GRACE_MS).unref();
-      });
-    });
-    const out = { stdout: stdout.text(), stderr: stderr.text() };
-    if (killedFor === 'timeout') return { kind: 'timeout', timeoutMs: options.timeoutMs, ...out };
-    if (killedFor === 'abort') return { kind: 'failed', message: 'the hook was killed: the session was aborted', exitCode: null, ...out };
-    if (code === null) return { kind: 'failed', message: `the hook was killed by ${signal ?? 'a signal'}`, exitCode: null, ...out };
-    return { kind: 'exited', exitCode: code, ...out };
-  } finally {
-    clearTimeout(timer);
-    options.signal.removeEventListener('abort', onAbort);
-    await group.kill();
+  // No grace for a hook past its time, nor for what it left running once it answered.
+  const stoppedBy = await group.waitForEnd({ timeoutMs: options.timeoutMs, signal: options.signal, graceMs: 0 });
+  const { code, signal } = await group.exited;
+  // A process that left the group can hold the pipes open: then reading stops after a grace period.
+  if (!(await group.outputClosedWithin())) {
+    child.stdout.destroy();
+    child.stderr.destroy();
   }
+  const out = { stdout: stdout.text(), stderr: stderr.text() };
+  if (stoppedBy === 'timeout') return { kind: 'timeout', timeoutMs: options.timeoutMs, ...out };
+  if (stoppedBy === 'abort') return { kind: 'failed', message: 'the hook was killed: the session was aborted', exitCode: null, ...out };
+  if (code === null) return { kind: 'failed', message: `the hook was killed by ${signal ?? 'a signal'}`, exitCode: null, ...out };
+  return { kind: 'exited', exitCode: code, ...out };
 }
 
 function collector() {

@@ -10,6 +10,8 @@ export const DEFAULT_KILL_GRACE_MS = 2_000;
 /** SIGKILL cannot be refused, but a process in uninterruptible I/O dies only when the I/O returns. */
 const SIGKILL_WAIT_MS = 5_000;
 const POLL_MS = 25;
+/** How long output is still read after the group was killed, before its pipes are given up. */
+const OUTPUT_DRAIN_MS = 2_000;
 
 export interface LeaderExit {
   code: number | null;
@@ -38,6 +40,8 @@ export class ProcessGroup {
   readonly pgid: number;
   /** The leader's exit; its children may live on in the group until `kill()`. */
   readonly exited: Promise<LeaderExit>;
+  /** The leader exited and its stdout and stderr are closed (all its output was read). */
+  private readonly closed: Promise<void>;
   private killing: Promise<void> | undefined;
 
   constructor(readonly child: ChildProcessByStdio<Writable | null, Readable, Readable>) {
@@ -45,6 +49,44 @@ export class ProcessGroup {
     // With `detached: true` the child calls setsid(), so its pid is its group id.
     this.pgid = child.pid;
     this.exited = once(child, 'exit').then(([code, signal]) => ({ code, signal }) as LeaderExit);
+    this.closed = new Promise((resolve) => child.once('close', () => resolve()));
+  }
+
+  /**
+   * Waits for the leader to exit, the timeout or the abort, whichever comes first, then kills the
+   * group however the wait ended, so nothing the command started (background jobs included)
+   * outlives it. Says what stopped it: undefined when the leader exited by itself.
+   */
+  async waitForEnd(options: { timeoutMs: number; signal?: AbortSignal; graceMs?: number }): Promise<'timeout' | 'abort' | undefined> {
+    const { signal } = options;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      const stop = new Promise<'timeout' | 'abort'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
+        onAbort = () => resolve('abort');
+        signal?.addEventListener('abort', onAbort, { once: true });
+        if (signal?.aborted) resolve('abort');
+      });
+      return await Promise.race([this.exited.then(() => undefined), stop]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      await this.kill(options.graceMs);
+    }
+  }
+
+  /**
+   * Whether the output pipes close within `ms`. After `kill()` they close at once, unless a process
+   * that left the group (a daemon that called setsid) still holds them: then the caller stops reading.
+   */
+  async outputClosedWithin(ms = OUTPUT_DRAIN_MS): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([this.closed.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**

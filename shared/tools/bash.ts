@@ -11,12 +11,6 @@ import { ToolError } from './toolError.js';
 
 export const BASH_TOOL = 'Bash';
 
-/**
- * Once the group is gone its pipes close at once, unless a process that left the group (setsid,
- * a daemon) still holds them; past this the call stops waiting for it.
- */
-const DRAIN_WAIT_MS = 2_000;
-
 export const BashInputSchema = z.strictObject({
   command: z
     .string()
@@ -100,29 +94,15 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
   const stderr = new OutputCapture(group.child.stderr, `${stem}.stderr.txt`, limits);
 
   let stoppedBy: 'timeout' | 'abort' | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
   try {
-    const stop = new Promise<'timeout' | 'abort'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      onAbort = () => resolve('abort');
-      ctx.signal.addEventListener('abort', onAbort, { once: true });
-      if (ctx.signal.aborted) resolve('abort');
-    });
-    stoppedBy = await Promise.race([group.exited.then(() => undefined), stop]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) ctx.signal.removeEventListener('abort', onAbort);
-    // Whatever ended the wait (exit, timeout, abort, a bug), nothing the command started may
-    // outlive the call: this also ends background jobs the shell left behind.
-    await group.kill(graceMs).catch((error: unknown) => {
-      stdout.abandon();
-      stderr.abandon();
-      throw error;
-    });
+    stoppedBy = await group.waitForEnd({ timeoutMs, signal: ctx.signal, graceMs });
+  } catch (error) {
+    stdout.abandon();
+    stderr.abandon();
+    throw error;
   }
   const exit = await group.exited;
-  const escaped = !(await settlesWithin(Promise.all([stdout.closed, stderr.closed]), DRAIN_WAIT_MS));
+  const escaped = !(await group.outputClosedWithin());
   if (escaped) {
     stdout.abandon();
     stderr.abandon();
@@ -194,15 +174,3 @@ function minutes(ms: number): string {
   return `${Number.isInteger(value) ? value : value.toFixed(1)} minute${value === 1 ? '' : 's'}`;
 }
 
-/** Whether `promise` settles within `ms`; the timer does not outlive the wait. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true as const), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

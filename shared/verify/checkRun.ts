@@ -37,8 +37,6 @@ export interface RunCheckOptions {
 }
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10 * 60_000;
-/** Once the group is killed its pipes close at once, unless a process that left the group holds them. */
-const DRAIN_WAIT_MS = 2_000;
 /** Past this, a log is not read for counting (the counts are then unknown, said so). */
 const MAX_COUNTED_LOG_BYTES = 64 * 1024 * 1024;
 
@@ -66,28 +64,13 @@ export async function runCheck(spec: CheckSpec, options: RunCheckOptions): Promi
   }
   group.child.stdout.pipe(log, { end: false });
   group.child.stderr.pipe(log, { end: false });
-  const drained = Promise.all([finished(group.child.stdout).catch(() => undefined), finished(group.child.stderr).catch(() => undefined)]);
 
-  let stoppedBy: 'timeout' | 'abort' | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  try {
-    const stop = new Promise<'timeout' | 'abort'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      onAbort = () => resolve('abort');
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-    });
-    stoppedBy = await Promise.race([group.exited.then(() => undefined), stop]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) options.signal?.removeEventListener('abort', onAbort);
-    // Background jobs the check left behind die with it, however it ended.
-    await group.kill(options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
-  }
+  // Background jobs the check left behind die with it, however it ended.
+  const stoppedBy = await group.waitForEnd({ timeoutMs, signal: options.signal, graceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS });
   const exit = await group.exited;
   const finishedAt = Date.now();
   const targets = watcher.stop();
-  if (!(await settles(drained, DRAIN_WAIT_MS))) {
+  if (!(await group.outputClosedWithin())) {
     group.child.stdout.destroy();
     group.child.stderr.destroy();
   }
@@ -133,11 +116,3 @@ function slugOf(command: string): string {
   return command.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'check';
 }
 
-async function settles(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
