@@ -1,14 +1,13 @@
 import type { CheckRecord } from '../queue/agentJob.js';
-import { checkStatus } from './checkStatus.js';
-import type { AssertionConfirmation, CheckEvidence, ClaimedCheck } from './evidence.js';
+import type { ClaimedCheck } from './evidence.js';
 import { allGatesPass, gateResult, type GateResult } from './gateResult.js';
-import { assertionsGate, auditTestChanges, type AuditInput } from './gates/assertions.js';
+import { assertionsGate, auditTestChanges } from './gates/assertions.js';
 import { claimsGate } from './gates/claims.js';
 import { staleGate } from './gates/stale.js';
 import { targetGate } from './gates/target.js';
 import { zeroTestsGate } from './gates/zeroTests.js';
-import { treeSnapshot, type TreeSnapshot } from './treeHash.js';
-import type { GatedCheck, GateReport } from './workerGates.js';
+import { treeSnapshot } from './treeHash.js';
+import { gatedCheck, type GatedCheck, type GateReport, type GateTreeInput } from './workerGates.js';
 
 /**
  * The five gates on the integration checks: the host's own runs (checkRun.ts) on the merged
@@ -16,15 +15,7 @@ import type { GatedCheck, GateReport } from './workerGates.js';
  * run's base to the integration head audited (assertions), and, when the Verification agent has
  * reported, its claimed checks held against its own tool log (claims).
  */
-export interface IntegrationInput {
-  /** The integration checks as the host ran them. */
-  evidence: readonly CheckEvidence[];
-  /** The integration worktree. */
-  worktree: string;
-  currentTree?: TreeSnapshot;
-  leasedPorts: readonly number[];
-  audit: AuditInput;
-  confirmations?: readonly AssertionConfirmation[];
+export interface IntegrationInput extends GateTreeInput {
   /** The Verification agent's `checks` and its own tool log, when it has reported. */
   verification?: { claims: readonly ClaimedCheck[]; commands: readonly CheckRecord[] };
 }
@@ -33,10 +24,7 @@ export async function gateIntegration(input: IntegrationInput): Promise<GateRepo
   const current = input.currentTree ?? (await treeSnapshot(input.worktree));
   const target = { worktree: input.worktree, leasedPorts: input.leasedPorts };
   const checks: GatedCheck[] = [];
-  for (const evidence of input.evidence) {
-    const { status, reason } = await checkStatus(evidence, current, target);
-    checks.push({ command: evidence.command, exit_code: evidence.exit_code, status, reason, tests_executed: evidence.counts.known ? evidence.counts.executed : null, evidence });
-  }
+  for (const evidence of input.evidence) checks.push(await gatedCheck(evidence, current, target));
   const claims = input.verification
     ? claimsGate(input.verification.claims, input.verification.commands, 'the Verification agent')
     : { gate: gateResult('claims', true, 'no agent claims to hold against a tool log: the integration checks were run by the host'), dropped: [] };

@@ -35,14 +35,11 @@ export interface GateReport {
   flags: AssertionFlag[];
 }
 
-export interface WorkerReportInput {
-  /** What the agent says it ran: worker `claimed_checks`, or verification `checks`. */
-  claims: readonly ClaimedCheck[];
-  /** Its own tool log: the job result's `commands` (or commandsFromLedger of its session). */
-  commands: readonly CheckRecord[];
-  /** The host's evidence of its check runs (CheckRecorder.evidence()); [] when none was recorded. */
+/** What every run of the gates judges the checks on: the host's evidence, the tree now, the diff. */
+export interface GateTreeInput {
+  /** The host's evidence of its check runs (CheckRecorder.evidence(), or checkRun for the integration checks). */
   evidence: readonly CheckEvidence[];
-  /** The agent's worktree; the servers its checks talked to must run from inside it. */
+  /** The worktree; the servers its checks talked to must run from inside it. */
   worktree: string;
   /** The worktree's tree now; hashed from `worktree` when absent. */
   currentTree?: TreeSnapshot;
@@ -50,8 +47,21 @@ export interface WorkerReportInput {
   /** The diff audited for weakened tests: base to head (head absent: the worktree as it is). */
   audit: AuditInput;
   confirmations?: readonly AssertionConfirmation[];
+}
+
+export interface WorkerReportInput extends GateTreeInput {
+  /** What the agent says it ran: worker `claimed_checks`, or verification `checks`. */
+  claims: readonly ClaimedCheck[];
+  /** Its own tool log: the job result's `commands` (or commandsFromLedger of its session). */
+  commands: readonly CheckRecord[];
   /** Who made the claims, for the reasons (`worker t1`). */
   who?: string;
+}
+
+/** A check judged on its evidence (checkStatus) as the report shows it. */
+export async function gatedCheck(evidence: CheckEvidence, current: TreeSnapshot, target: { worktree: string; leasedPorts: readonly number[] }): Promise<GatedCheck> {
+  const { status, reason } = await checkStatus(evidence, current, target);
+  return { command: evidence.command, exit_code: evidence.exit_code, status, reason, tests_executed: evidence.counts.known ? evidence.counts.executed : null, evidence };
 }
 
 export async function gateWorkerReport(input: WorkerReportInput): Promise<GateReport> {
@@ -73,8 +83,7 @@ export async function gateWorkerReport(input: WorkerReportInput): Promise<GateRe
       continue;
     }
     backing.push(evidence);
-    const { status, reason } = await checkStatus(evidence, current, target);
-    checks.push({ command: claim.command, exit_code: evidence.exit_code, status, reason, tests_executed: evidence.counts.known ? evidence.counts.executed : null, evidence });
+    checks.push({ ...(await gatedCheck(evidence, current, target)), command: claim.command });
   }
   // A claimed test or build run must have evidence on this tree. Other commands an agent cites (an
   // ad-hoc probe, a grep) are not recorded as evidence: they are held to the tool log alone (claims).
