@@ -2,8 +2,8 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 
-/** The watchdog's script: what it is told, and what it does once its parent is gone. */
-const SCRIPT = readFileSync(new URL('./groupWatchdog.sh', import.meta.url), 'utf8');
+/** The watchdog's script (what it is told, and what it does once its parent is gone), read on first use. */
+let script: string | undefined;
 
 /**
  * Process groups are started detached (their own session), so they do not die with the process
@@ -35,7 +35,8 @@ export class GroupWatchdog {
 
   /** Starts a watchdog and tells it every group being watched (the first, or after one was lost). */
   private start(): void {
-    const child = spawn('bash', ['-c', SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    script ??= readFileSync(new URL('./groupWatchdog.sh', import.meta.url), 'utf8');
+    const child = spawn('bash', ['-c', script], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
     child.unref();
     const lost = (why: string) => {
       if (this.child !== undefined && this.child !== child) return;
