@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { agentJobId } from '../shared/queue/agentQueue.js';
+import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { BenchEnv } from './benchEnv.js';
 import { pidsWithMarker } from './processScan.js';
 import { makeRunRepo, reportTurn, scriptedAgentJob } from './runScript.js';

@@ -1,4 +1,4 @@
-import { agentJobId } from '../shared/queue/agentQueue.js';
+import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { BenchEnv } from './benchEnv.js';
 import { makeRunRepo, reportTurn, scriptedAgentJob } from './runScript.js';
 

@@ -8,13 +8,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JobWaiter } from '../coordinator/jobWaiter.js';
-import type { AgentJobResult } from '../shared/queue/agentJob.js';
-import { AgentQueue } from '../shared/queue/agentQueue.js';
-import { Keys } from '../shared/queue/keys.js';
-import { connectRedis, redisUrl } from '../shared/queue/redisConnection.js';
-import { readRunEvents, type RunStreamEntry } from '../shared/queue/runEvents.js';
-import { compiledEntry, packageRoot } from '../shared/runtime/compiledEntry.js';
-import { WORKER_NODE_FLAGS } from '../shared/runtime/workerNodeFlags.js';
+import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
+import { AgentQueue } from '../shared/infra/queue/agentQueue.js';
+import { Keys } from '../shared/infra/redis/keys.js';
+import { connectRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
+import { readRunEvents } from '../shared/infra/board/runEvents.js';
+import { type RunStreamEntry } from '../shared/core/events/runStreamEntry.js';
+import { compiledEntry, packageRoot } from '../shared/core/runtime/compiledEntry.js';
+import { WORKER_NODE_FLAGS } from '../shared/core/runtime/workerNodeFlags.js';
 
 /**
  * Where benchmarks keep their repositories, worktrees and ORCA_HOME: ORCA_BENCH_DIR when set,

@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ReadFileState } from '../shared/files/readFileState.js';
-import { Workspace } from '../shared/files/workspace.js';
-import { ripgrepPath } from '../shared/search/ripgrep.js';
-import { grepTool, type GrepInput } from '../shared/tools/grep.js';
-import type { ToolContext } from '../shared/tools/tool.js';
+import { ReadFileState } from '../shared/core/files/readFileState.js';
+import { Workspace } from '../shared/core/files/workspace.js';
+import { ripgrepPath } from '../shared/policy/search/ripgrep.js';
+import { grepTool, type GrepInput } from '../shared/policy/tools/grep.js';
+import type { ToolContext } from '../shared/core/tool/tool.js';
 import { median, round } from './stats.js';
 
 /**
@@ -83,7 +83,7 @@ export async function grepRatioBenchmark(repo: string, options: { repetitions?: 
     shell: { env: {}, defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000 },
     mode: 'read-only',
     emit: () => {},
-    services: new Map(),
+    services: {},
   };
   try {
     const cases: GrepCaseResult[] = [];

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
-import { packageRoot } from '../shared/runtime/compiledEntry.js';
+import { packageRoot } from '../shared/core/runtime/compiledEntry.js';
 import { ABORT_TARGET_MS, abortBenchmark } from './abortLatency.js';
 import { agents64Benchmark } from './agents64.js';
 import { benchTempRoot } from './benchEnv.js';

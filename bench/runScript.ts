@@ -3,8 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { builtinRole } from '../roles/builtinRoles.js';
 import { roleSpec } from '../roles/roleCatalog.js';
-import type { ScriptFile, ScriptTurn } from '../shared/model/scriptFile.js';
-import type { AgentJobInput, RoleSpec } from '../shared/queue/agentJob.js';
+import type { ScriptFile, ScriptTurn } from '../shared/core/model/scriptFile.js';
+import type { AgentJobInput, RoleSpec } from '../shared/infra/queue/agentJob.js';
 
 /**
  * Scripts for whole `orca run`s played by the Scripted model, and the small repository they run

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { agentJobId } from '../shared/queue/agentQueue.js';
+import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { BenchEnv } from './benchEnv.js';
 import { reportTurn, scriptedAgentJob } from './runScript.js';
 import { median, percentile, round } from './stats.js';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { agentJobId } from '../shared/queue/agentQueue.js';
+import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { BenchEnv } from './benchEnv.js';
 import { memoryOf } from './processScan.js';
 import { reportTurn, scriptedAgentJob } from './runScript.js';

@@ -2,15 +2,15 @@ import { existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { RunStreamEntrySchema } from '../shared/queue/runEvents.js';
-import { gitAt } from '../shared/git/git.js';
-import { isSlug } from '../shared/git/slug.js';
-import { listWorktrees, pruneWorktrees, removeWorktree } from '../shared/git/worktree.js';
-import { AgentQueue } from '../shared/queue/agentQueue.js';
-import { Keys } from '../shared/queue/keys.js';
-import { connectRedis, pingRedis, redisUrl } from '../shared/queue/redisConnection.js';
-import { OrcaHome } from '../shared/runtime/orcaHome.js';
-import { PortLeaser } from '../shared/runtime/portLease.js';
+import { RunStreamEntrySchema } from '../shared/core/events/runStreamEntry.js';
+import { gitAt } from '../shared/core/git/git.js';
+import { isSlug } from '../shared/core/git/slug.js';
+import { listWorktrees, pruneWorktrees, removeWorktree } from '../shared/core/git/worktree.js';
+import { AgentQueue } from '../shared/infra/queue/agentQueue.js';
+import { Keys } from '../shared/infra/redis/keys.js';
+import { connectRedis, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
+import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import { PortLeaser } from '../shared/infra/ports/portLease.js';
 import { UserError } from './repoCheck.js';
 
 export interface CleanOptions {

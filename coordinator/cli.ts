@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { publishAbort } from '../shared/queue/runAbort.js';
-import { Keys } from '../shared/queue/keys.js';
-import { connectRedis, pingRedis, redisUrl } from '../shared/queue/redisConnection.js';
-import { isSlug } from '../shared/git/slug.js';
+import { publishAbort } from '../shared/infra/queue/runAbort.js';
+import { Keys } from '../shared/infra/redis/keys.js';
+import { connectRedis, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
+import { isSlug } from '../shared/core/git/slug.js';
 import { CLEAN_RULES, parseAge } from './cleanOptions.js';
 import { UserError } from './repoCheck.js';
 
@@ -65,7 +65,7 @@ for (const [name, approved] of [['approve', true], ['reject', false]] as const) 
       try {
         const keys = new Keys();
         if ((await redis.exists(keys.events(run))) === 0) throw new UserError(`run ${run} is not known to this Redis (${redisUrl()}).`);
-        const { appendRunEvent } = await import('../shared/queue/runEvents.js');
+        const { appendRunEvent } = await import('../shared/infra/board/runEvents.js');
         await appendRunEvent(redis, keys, { run_id: run, source: 'run', event: { type: 'approval', at: Date.now(), approved, by: `orca ${name}` } });
         process.stdout.write(`orca: run ${run} ${approved ? 'approved' : 'rejected'}\n`);
       } finally {
@@ -127,9 +127,9 @@ program
   .action(async (options: { concurrency: number }) => {
     await pingRedis(redisUrl());
     // Checked here, before a child is started for the worker, so the one line comes from `orca`.
-    new (await import('../shared/runtime/orcaHome.js')).OrcaHome().ensureWritable();
+    new (await import('../shared/core/runtime/orcaHome.js')).OrcaHome().ensureWritable();
     const { hasWorkerNodeFlags, relaunchWorker } = await import('./workerRelaunch.js');
-    // A worker wants V8 tuned for size (shared/runtime/workerNodeFlags.ts), which only a new process can get.
+    // A worker wants V8 tuned for size (shared/core/runtime/workerNodeFlags.ts), which only a new process can get.
     if (!hasWorkerNodeFlags()) process.exitCode = await relaunchWorker(['--concurrency', String(options.concurrency)]);
     else await (await import('../workers/workerProcess.js')).runWorkerProcess({ concurrency: options.concurrency });
   });

@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../shared/events/agentEvent.js';
+import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 
 /** One terminal line for an agent event, or undefined for events not worth a line. */
 export function eventLine(event: AgentEvent, who = ''): string | undefined {

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { compiledEntry } from '../shared/runtime/compiledEntry.js';
-import { WORKER_NODE_FLAGS } from '../shared/runtime/workerNodeFlags.js';
+import { compiledEntry } from '../shared/core/runtime/compiledEntry.js';
+import { WORKER_NODE_FLAGS } from '../shared/core/runtime/workerNodeFlags.js';
 
 /**
  * Worker processes this coordinator starts for itself (`--workers N`), so `orca run` and

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import getPort from 'get-port';
-import { DEFAULT_REDIS_URL, pingRedis } from '../shared/queue/redisConnection.js';
-import { findOnPath } from '../shared/permissions/sandbox.js';
+import { DEFAULT_REDIS_URL, pingRedis } from '../shared/infra/redis/redisConnection.js';
+import { findOnPath } from '../shared/policy/permissions/sandbox.js';
 
 export interface RedisService {
   url: string;

@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { gitAt, resolveCommit } from '../shared/git/git.js';
+import { gitAt, resolveCommit } from '../shared/core/git/git.js';
 
 /** A problem the user can fix, reported as one line with exit code 2. */
 export class UserError extends Error {

@@ -1,5 +1,5 @@
-import { MISSING_API_KEY } from '../shared/model/anthropic.js';
-import { parseScript } from '../shared/model/scriptFile.js';
+import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
+import { parseScript } from '../shared/core/model/scriptFile.js';
 import { UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
 import { RunRecorder } from './run/runRecorder.js';

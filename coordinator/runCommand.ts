@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { MISSING_API_KEY } from '../shared/model/anthropic.js';
-import { resolveModelAlias } from '../shared/model/modelAliases.js';
-import { loadScriptFile } from '../shared/model/scriptFile.js';
-import { OrcaHome } from '../shared/runtime/orcaHome.js';
+import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
+import { resolveModelAlias } from '../shared/core/model/modelAliases.js';
+import { loadScriptFile } from '../shared/core/model/scriptFile.js';
+import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { detectChecks } from './detectChecks.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';

@@ -1,5 +1,5 @@
-import type { RunEvent, RunPhase, RunStatus, TaskStatus } from '../shared/events/runEvent.js';
-import { addUsage, emptyUsage, type Usage } from '../shared/model/usage.js';
+import type { RunEvent, RunPhase, RunStatus, TaskStatus } from '../shared/core/events/runEvent.js';
+import { addUsage, emptyUsage, type Usage } from '../shared/core/model/usage.js';
 
 export interface TaskRecord {
   id: string;

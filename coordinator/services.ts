@@ -1,9 +1,9 @@
 import type { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { AgentQueue } from '../shared/queue/agentQueue.js';
-import { Keys } from '../shared/queue/keys.js';
-import { connectRedis } from '../shared/queue/redisConnection.js';
-import { OrcaHome } from '../shared/runtime/orcaHome.js';
+import { AgentQueue } from '../shared/infra/queue/agentQueue.js';
+import { Keys } from '../shared/infra/redis/keys.js';
+import { connectRedis } from '../shared/infra/redis/redisConnection.js';
+import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { JobWaiter } from './jobWaiter.js';
 import { LocalWorkers } from './localWorkers.js';
 import { ensureRedis, type RedisService } from './redisService.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { compiledEntry } from '../shared/runtime/compiledEntry.js';
-import { WORKER_NODE_FLAGS } from '../shared/runtime/workerNodeFlags.js';
+import { compiledEntry } from '../shared/core/runtime/compiledEntry.js';
+import { WORKER_NODE_FLAGS } from '../shared/core/runtime/workerNodeFlags.js';
 
 /** Whether this process runs with the V8 flags a worker wants (they can only be given at start). */
 export function hasWorkerNodeFlags(): boolean {

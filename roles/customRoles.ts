@@ -2,9 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import matter from 'gray-matter';
 import { z } from 'zod';
-import { describeZodError } from '../shared/boundary/zodIssues.js';
-import { resolveModelAlias } from '../shared/model/modelAliases.js';
-import type { PermissionMode } from '../shared/permissions/mode.js';
+import { describeZodError } from '../shared/core/boundary/zodIssues.js';
+import { resolveModelAlias } from '../shared/core/model/modelAliases.js';
+import type { PermissionMode } from '../shared/core/tool/permissionMode.js';
 import { BUILTIN_ROLES } from './builtinRoles.js';
 import type { RoleDefinition } from './role.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OutputKind } from '../shared/queue/agentJob.js';
+import type { OutputKind } from '../shared/infra/queue/agentJob.js';
 import { findCycle } from './planGraph.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { AgentLimits } from '../shared/agent/limits.js';
-import type { PermissionMode } from '../shared/permissions/mode.js';
-import type { OutputKind } from '../shared/queue/agentJob.js';
+import type { AgentLimits } from '../shared/core/loop/limits.js';
+import type { PermissionMode } from '../shared/core/tool/permissionMode.js';
+import type { OutputKind } from '../shared/infra/queue/agentJob.js';
 
 /**
  * A role is data: what the agent is told, which tools it may call, the permission mode it runs

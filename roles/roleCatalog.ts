@@ -1,5 +1,5 @@
-import type { RoleSpec } from '../shared/queue/agentJob.js';
-import { catalogToolNames } from '../shared/tools/catalog.js';
+import type { RoleSpec } from '../shared/infra/queue/agentJob.js';
+import { catalogToolNames } from '../shared/policy/tools/catalog.js';
 import { BUILTIN_ROLES } from './builtinRoles.js';
 import { loadCustomRoles } from './customRoles.js';
 import type { RoleDefinition } from './role.js';

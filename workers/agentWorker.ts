@@ -1,13 +1,13 @@
 import os from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { AgentJob, AgentJobResult } from '../shared/queue/agentJob.js';
-import { AGENT_QUEUE, type Keys } from '../shared/queue/keys.js';
-import { connectRedis } from '../shared/queue/redisConnection.js';
-import { subscribeAborts } from '../shared/queue/runAbort.js';
-import type { OrcaHome } from '../shared/runtime/orcaHome.js';
-import { PortLeaser } from '../shared/runtime/portLease.js';
-import { killAllProcessGroups } from '../shared/runtime/processGroup.js';
+import type { AgentJob, AgentJobResult } from '../shared/infra/queue/agentJob.js';
+import { AGENT_QUEUE, type Keys } from '../shared/infra/redis/keys.js';
+import { connectRedis } from '../shared/infra/redis/redisConnection.js';
+import { subscribeAborts } from '../shared/infra/queue/runAbort.js';
+import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import { PortLeaser } from '../shared/infra/ports/portLease.js';
+import { killAllProcessGroups } from '../shared/core/runtime/processGroup.js';
 import { runAgentJob } from './runAgentJob.js';
 
 export interface AgentWorkerOptions {

@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { isInside } from '../shared/files/workspace.js';
-import type { HookContext } from '../shared/hooks/hookContext.js';
-import { runHooks } from '../shared/hooks/hookRunner.js';
-import type { HooksConfig } from '../shared/hooks/hooksConfig.js';
-import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/git/git.js';
-import { ensureClone, pushBranch, remoteKey } from '../shared/git/remoteClone.js';
-import { linkDependencies } from '../shared/git/linkDependencies.js';
-import { addWorktree, addWorktreeForBranch, ensureView, listWorktrees, pruneWorktrees, removeWorktree } from '../shared/git/worktree.js';
-import type { AgentJob } from '../shared/queue/agentJob.js';
-import type { OrcaHome } from '../shared/runtime/orcaHome.js';
+import { isInside } from '../shared/core/files/workspace.js';
+import type { HookContext } from '../shared/policy/hooks/hookContext.js';
+import { runHooks } from '../shared/policy/hooks/hookRunner.js';
+import type { HooksConfig } from '../shared/policy/hooks/hooksConfig.js';
+import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/core/git/git.js';
+import { ensureClone, pushBranch, remoteKey } from '../shared/core/git/remoteClone.js';
+import { linkDependencies } from '../shared/core/git/linkDependencies.js';
+import { addWorktree, addWorktreeForBranch, ensureView, listWorktrees, pruneWorktrees, removeWorktree } from '../shared/core/git/worktree.js';
+import type { AgentJob } from '../shared/infra/queue/agentJob.js';
+import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 
 /** Where one job's agent works, and how to put it away afterwards. */
 export interface JobWorkspace {

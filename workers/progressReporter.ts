@@ -1,10 +1,10 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { AgentEvent } from '../shared/events/agentEvent.js';
-import type { AgentJob } from '../shared/queue/agentJob.js';
-import type { Keys } from '../shared/queue/keys.js';
-import { appendRunEvent } from '../shared/queue/runEvents.js';
-import { SecretRedactor } from '../shared/runtime/secretRedaction.js';
+import type { AgentEvent } from '../shared/core/events/agentEvent.js';
+import type { AgentJob } from '../shared/infra/queue/agentJob.js';
+import type { Keys } from '../shared/infra/redis/keys.js';
+import { appendRunEvent } from '../shared/infra/board/runEvents.js';
+import { SecretRedactor } from '../shared/core/runtime/secretRedaction.js';
 
 /** How often a job's progress is written to BullMQ at most. */
 const PROGRESS_EVERY_MS = 500;

@@ -3,35 +3,35 @@ import path from 'node:path';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { outputSchema } from '../roles/outputs.js';
-import { Harness } from '../shared/agent/harness.js';
-import type { AgentResult } from '../shared/agent/query.js';
-import { describeZodError } from '../shared/boundary/zodIssues.js';
-import { readFreshWorktreeSnapshot, type GitSnapshot } from '../shared/context/gitSnapshot.js';
-import type { AgentEvent } from '../shared/events/agentEvent.js';
-import { rebaseFileState } from '../shared/files/fileStateTransfer.js';
-import { commitAll } from '../shared/git/commit.js';
-import { gitAt } from '../shared/git/git.js';
-import { commonGitDir } from '../shared/git/repoLock.js';
-import { transcriptPathFor, type HookContext } from '../shared/hooks/hookContext.js';
-import { loadHooks } from '../shared/hooks/hookSettings.js';
-import { AnthropicModel } from '../shared/model/anthropic.js';
-import type { Model } from '../shared/model/model.js';
-import { ModelError } from '../shared/model/modelError.js';
-import { ScriptedModel } from '../shared/model/scripted.js';
-import { parseScript } from '../shared/model/scriptFile.js';
-import { emptyUsage } from '../shared/model/usage.js';
-import { AgentJobSchema, type AgentJob, type AgentJobResult } from '../shared/queue/agentJob.js';
-import type { Keys } from '../shared/queue/keys.js';
-import { isAborted } from '../shared/queue/runAbort.js';
-import type { OrcaHome } from '../shared/runtime/orcaHome.js';
-import type { PortLeaser } from '../shared/runtime/portLease.js';
-import { toolsNamed } from '../shared/tools/catalog.js';
-import { RedisTaskStore } from '../shared/tasks/redisTaskStore.js';
-import { attachTaskList } from '../shared/tasks/taskListService.js';
-import { createVerificationNudge } from '../shared/tasks/verificationNudge.js';
-import { CheckRecorder } from '../shared/verify/checkRecorder.js';
-import { commandsFromLedger } from '../shared/verify/gates/claims.js';
-import { createReportGate, gateSession } from '../shared/verify/reportGate.js';
+import { Harness } from '../shared/harness/harness.js';
+import type { AgentResult } from '../shared/core/loop/query.js';
+import { describeZodError } from '../shared/core/boundary/zodIssues.js';
+import { readFreshWorktreeSnapshot, type GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
+import type { AgentEvent } from '../shared/core/events/agentEvent.js';
+import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
+import { commitAll } from '../shared/core/git/commit.js';
+import { gitAt } from '../shared/core/git/git.js';
+import { commonGitDir } from '../shared/core/git/repoLock.js';
+import { transcriptPathFor, type HookContext } from '../shared/policy/hooks/hookContext.js';
+import { loadHooks } from '../shared/policy/hooks/hookSettings.js';
+import { AnthropicModel } from '../shared/core/model/anthropic.js';
+import type { Model } from '../shared/core/model/model.js';
+import { ModelError } from '../shared/core/model/modelError.js';
+import { ScriptedModel } from '../shared/core/model/scripted.js';
+import { parseScript } from '../shared/core/model/scriptFile.js';
+import { emptyUsage } from '../shared/core/model/usage.js';
+import { AgentJobSchema, type AgentJob, type AgentJobResult } from '../shared/infra/queue/agentJob.js';
+import type { Keys } from '../shared/infra/redis/keys.js';
+import { isAborted } from '../shared/infra/queue/runAbort.js';
+import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import type { PortLeaser } from '../shared/infra/ports/portLease.js';
+import { toolsNamed } from '../shared/policy/tools/catalog.js';
+import { RedisTaskStore } from '../shared/infra/tasks/redisTaskStore.js';
+import type { SessionServices } from '../shared/core/tool/tool.js';
+import { createVerificationNudge } from '../shared/infra/tasks/verificationNudge.js';
+import { CheckRecorder } from '../shared/infra/verify/checks/checkRecorder.js';
+import { commandsFromLedger } from '../shared/infra/verify/gates/claims.js';
+import { createReportGate, gateSession } from '../shared/infra/verify/checks/reportGate.js';
 import { claimsReader } from '../roles/outputs.js';
 import { prepareWorkspace, releaseWorkspace, type JobWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
@@ -131,7 +131,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
 
     const { state, dropped } = rebaseFileState(job.file_state, workspace.dir);
     // The host's own record of the agent's checks, its task list, and the gate on its Report.
-    const services = new Map<string, unknown>();
+    const services: SessionServices = { taskList: { store: new RedisTaskStore(deps.redis, deps.keys, job.run_id, job.task_id) } };
     const checkRecorder = new CheckRecorder().attachTo(services);
     const claimsOf = claimsReader(job.role.output);
     const reportGate = claimsOf
@@ -167,7 +167,6 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
       gitAtStart: await gitAtStart,
     });
-    attachTaskList(services, { store: new RedisTaskStore(deps.redis, deps.keys, job.run_id, job.task_id), hooks: harness.hooks });
     if (dropped.length > 0) {
       harness.session.pending.push({ type: 'notice', level: 'info', message: `inherited file state dropped for files that differ here: ${dropped.join(', ')}` });
     }

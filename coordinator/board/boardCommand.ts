@@ -1,7 +1,7 @@
-import { readRunBoard } from '../../shared/board/readBoard.js';
-import { publishAbort } from '../../shared/queue/runAbort.js';
-import { followRunEvents } from '../../shared/queue/runEventFollower.js';
-import { lastRunEventId } from '../../shared/queue/runEvents.js';
+import { readRunBoard } from '../../shared/infra/board/readBoard.js';
+import { publishAbort } from '../../shared/infra/queue/runAbort.js';
+import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
+import { lastRunEventId } from '../../shared/infra/board/runEvents.js';
 import { boardText } from './boardText.js';
 import { BoardSource } from './boardSource.js';
 

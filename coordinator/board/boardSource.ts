@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import { latestRunId, readRunBoard, type RunBoard } from '../../shared/board/readBoard.js';
-import { isSlug } from '../../shared/git/slug.js';
-import { Keys } from '../../shared/queue/keys.js';
-import { connectRedis, pingRedis, redisUrl } from '../../shared/queue/redisConnection.js';
+import { latestRunId, readRunBoard, type RunBoard } from '../../shared/infra/board/readBoard.js';
+import { isSlug } from '../../shared/core/git/slug.js';
+import { Keys } from '../../shared/infra/redis/keys.js';
+import { connectRedis, pingRedis, redisUrl } from '../../shared/infra/redis/redisConnection.js';
 import { UserError } from '../repoCheck.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { RunBoard, TaskView } from '../../shared/board/readBoard.js';
-import { ENDED_TASK_STATUSES } from '../../shared/board/runState.js';
-import type { TaskStatus } from '../../shared/events/runEvent.js';
-import { totalInputTokens } from '../../shared/model/usage.js';
+import type { RunBoard, TaskView } from '../../shared/infra/board/readBoard.js';
+import { ENDED_TASK_STATUSES } from '../../shared/infra/board/runState.js';
+import type { TaskStatus } from '../../shared/core/events/runEvent.js';
+import { totalInputTokens } from '../../shared/core/model/usage.js';
 
 /**
  * A run's board as lines of text: a header for the run, a row per task (status, role, elapsed,

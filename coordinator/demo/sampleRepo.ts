@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../shared/runtime/compiledEntry.js';
+import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 
 /**
  * Makes the demo's sample repository: a small TypeScript library with tests, committed in a

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { branchExists, gitAt, resolveCommit, runGit } from '../../shared/git/git.js';
-import { linkDependencies } from '../../shared/git/linkDependencies.js';
-import { addWorktreeForBranch } from '../../shared/git/worktree.js';
+import { branchExists, gitAt, resolveCommit, runGit } from '../../shared/core/git/git.js';
+import { linkDependencies } from '../../shared/core/git/linkDependencies.js';
+import { addWorktreeForBranch } from '../../shared/core/git/worktree.js';
 
 export type MergeOutcome =
   | { kind: 'merged'; commit: string; files: string[] }

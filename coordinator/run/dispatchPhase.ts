@@ -1,9 +1,9 @@
-import type { TaskStatus } from '../../shared/events/runEvent.js';
-import type { InheritedFileState } from '../../shared/files/readFileState.js';
-import type { AgentJobResult } from '../../shared/queue/agentJob.js';
+import type { TaskStatus } from '../../shared/core/events/runEvent.js';
+import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
+import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import picomatch from 'picomatch';
-import { gateRunEvents } from '../../shared/verify/evidenceEvents.js';
-import { failedGatesText } from '../../shared/verify/gateResult.js';
+import { gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
+import { failedGatesText } from '../../shared/infra/verify/evidence/gateResult.js';
 import type { MergeOutcome } from '../merge/integration.js';
 import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import type { TaskRecord } from '../runState.js';

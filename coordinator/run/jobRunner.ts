@@ -1,9 +1,9 @@
 import type { RoleDefinition } from '../../roles/role.js';
 import { roleSpec } from '../../roles/roleCatalog.js';
-import type { InheritedFileState } from '../../shared/files/readFileState.js';
-import type { Script } from '../../shared/model/scriptFile.js';
-import { agentJobId } from '../../shared/queue/agentQueue.js';
-import type { AgentJobResult } from '../../shared/queue/agentJob.js';
+import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
+import type { Script } from '../../shared/core/model/scriptFile.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import type { OrcaServices } from '../services.js';
 import type { RunRecorder } from './runRecorder.js';
 

@@ -1,5 +1,5 @@
 import { PlanOutputSchema } from '../../roles/outputs.js';
-import { gitAt } from '../../shared/git/git.js';
+import { gitAt } from '../../shared/core/git/git.js';
 import { PlanError, schedulePlan } from '../plan/dag.js';
 import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import { RunFailure, type RunContext } from './runContext.js';

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { RoleDefinition } from '../../roles/role.js';
 import { availableRoles } from '../../roles/roleCatalog.js';
-import type { RunStatus } from '../../shared/events/runEvent.js';
-import type { Script } from '../../shared/model/scriptFile.js';
-import { connectRedis } from '../../shared/queue/redisConnection.js';
-import { publishAbort, subscribeAborts } from '../../shared/queue/runAbort.js';
+import type { RunStatus } from '../../shared/core/events/runEvent.js';
+import type { Script } from '../../shared/core/model/scriptFile.js';
+import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
+import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
 import { IntegrationBranch } from '../merge/integration.js';
 import type { OrcaServices } from '../services.js';
 import { waitForApproval } from './approval.js';

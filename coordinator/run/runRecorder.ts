@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { RunEventSchema, type RunEvent, type RunEventInput } from '../../shared/events/runEvent.js';
-import type { Keys } from '../../shared/queue/keys.js';
-import { appendRunEvent, readRunEvents } from '../../shared/queue/runEvents.js';
+import { RunEventSchema, type RunEvent, type RunEventInput } from '../../shared/core/events/runEvent.js';
+import type { Keys } from '../../shared/infra/redis/keys.js';
+import { appendRunEvent, readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { applyRunEvent, emptyRunState, type RunState } from '../runState.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { RunStatus } from '../../shared/events/runEvent.js';
+import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import type { RunState } from '../runState.js';
 
 export interface GateRecord {

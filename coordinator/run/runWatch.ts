@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import { totalInputTokens } from '../../shared/model/usage.js';
-import type { Keys } from '../../shared/queue/keys.js';
-import { followRunEvents } from '../../shared/queue/runEventFollower.js';
-import type { RunStreamEntry } from '../../shared/queue/runEvents.js';
+import { totalInputTokens } from '../../shared/core/model/usage.js';
+import type { Keys } from '../../shared/infra/redis/keys.js';
+import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
+import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
 import type { RunState } from '../runState.js';
 
 export interface RunBudgets {

@@ -5,12 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { builtinRole } from '../../roles/builtinRoles.js';
 import { outputSchema } from '../../roles/outputs.js';
-import { runSession } from '../../shared/agent/query.js';
-import { AgentSession } from '../../shared/agent/session.js';
-import type { AgentEvent } from '../../shared/events/agentEvent.js';
-import { createModel } from '../../shared/model/createModel.js';
-import { loadScriptFile } from '../../shared/model/scriptFile.js';
-import { toolsNamed } from '../../shared/tools/catalog.js';
+import { runSession } from '../../shared/core/loop/query.js';
+import { AgentSession } from '../../shared/core/loop/session.js';
+import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
+import { createModel } from '../../shared/core/model/createModel.js';
+import { loadScriptFile } from '../../shared/core/model/scriptFile.js';
+import { toolsNamed } from '../../shared/policy/tools/catalog.js';
 import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
 import { tempDir } from '../support/tempDir.js';
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentShellEnv, SecretRedactor } from '../../shared/runtime/secretRedaction.js';
-import { Transcript } from '../../shared/agent/transcript.js';
-import { stamp } from '../../shared/events/agentEvent.js';
+import { agentShellEnv, SecretRedactor } from '../../shared/core/runtime/secretRedaction.js';
+import { Transcript } from '../../shared/core/loop/transcript.js';
+import { stamp } from '../../shared/core/events/agentEvent.js';
 import { tempDir } from '../support/tempDir.js';
 
 describe('transcripts', () => {

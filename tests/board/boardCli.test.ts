@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { readRunBoard } from '../../shared/board/readBoard.js';
-import { isAborted } from '../../shared/queue/runAbort.js';
-import { redisUrl } from '../../shared/queue/redisConnection.js';
-import { compiledEntry, packageRoot } from '../../shared/runtime/compiledEntry.js';
+import { readRunBoard } from '../../shared/infra/board/readBoard.js';
+import { isAborted } from '../../shared/infra/queue/runAbort.js';
+import { redisUrl } from '../../shared/infra/redis/redisConnection.js';
+import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 import { RunEvents } from './runEvents.js';
 import { waitFor } from './waitFor.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { boardText, duration, tokens } from '../../coordinator/board/boardText.js';
-import { readRunBoard } from '../../shared/board/readBoard.js';
+import { readRunBoard } from '../../shared/infra/board/readBoard.js';
 import { testRedis } from '../support/redis.js';
 import { RunEvents } from './runEvents.js';
 

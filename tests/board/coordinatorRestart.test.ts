@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRunBoard } from '../../shared/board/readBoard.js';
-import { publishAbort } from '../../shared/queue/runAbort.js';
-import { packageRoot } from '../../shared/runtime/compiledEntry.js';
+import { readRunBoard } from '../../shared/infra/board/readBoard.js';
+import { publishAbort } from '../../shared/infra/queue/runAbort.js';
+import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 import { httpRequest } from './httpRequest.js';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach } from 'vitest';
-import { compiledEntry, packageRoot } from '../../shared/runtime/compiledEntry.js';
+import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 // Imported for its afterEach too: registered before ours, it runs after ours, once the processes are gone.
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 import { waitFor } from './waitFor.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Keys } from '../../shared/queue/keys.js';
-import { appendRunEvent, readRunEvents } from '../../shared/queue/runEvents.js';
-import { publishAbort } from '../../shared/queue/runAbort.js';
-import { latestRunId, listRuns, readRunBoard } from '../../shared/board/readBoard.js';
+import { Keys } from '../../shared/infra/redis/keys.js';
+import { appendRunEvent, readRunEvents } from '../../shared/infra/board/runEvents.js';
+import { publishAbort } from '../../shared/infra/queue/runAbort.js';
+import { latestRunId, listRuns, readRunBoard } from '../../shared/infra/board/readBoard.js';
 import { testRedis } from '../support/redis.js';
 import { RunEvents } from './runEvents.js';
 

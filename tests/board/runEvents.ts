@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import type { AgentEventInput } from '../../shared/events/agentEvent.js';
-import type { RunEventInput, TaskStatus } from '../../shared/events/runEvent.js';
-import type { Usage } from '../../shared/model/usage.js';
-import type { Keys } from '../../shared/queue/keys.js';
-import { appendRunEvent } from '../../shared/queue/runEvents.js';
+import type { AgentEventInput } from '../../shared/core/events/agentEvent.js';
+import type { RunEventInput, TaskStatus } from '../../shared/core/events/runEvent.js';
+import type { Usage } from '../../shared/core/model/usage.js';
+import type { Keys } from '../../shared/infra/redis/keys.js';
+import { appendRunEvent } from '../../shared/infra/board/runEvents.js';
 
 /**
  * Writes a run's events the way the coordinator and the workers do: through appendRunEvent, onto

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { packageRoot } from '../../shared/runtime/compiledEntry.js';
+import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 import { openBrowser } from './browser.js';

@@ -1,15 +1,16 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createContextAssembler } from '../../shared/context/assembler.js';
-import type { CompactHookInfo } from '../../shared/context/autocompact.js';
-import { CHECKS_HEADING, UNVERIFIED_HEADING } from '../../shared/context/checkEvidence.js';
-import { HANDOFF_PROMPT, HANDOFF_SECTIONS } from '../../shared/context/handoff.js';
-import { TASK_LIST_SERVICE, type TaskListSource } from '../../shared/context/taskListSource.js';
-import type { AgentEvent } from '../../shared/events/agentEvent.js';
-import { AnthropicModel } from '../../shared/model/anthropic.js';
-import type { ScriptTurn } from '../../shared/model/scriptFile.js';
+import { createContextAssembler } from '../../shared/policy/context/assembler.js';
+import type { CompactHookInfo } from '../../shared/policy/context/autocompact.js';
+import { CHECKS_HEADING, UNVERIFIED_HEADING } from '../../shared/policy/context/checkEvidence.js';
+import { HANDOFF_PROMPT, HANDOFF_SECTIONS } from '../../shared/policy/context/handoff.js';
+import { RedisTaskStore } from '../../shared/infra/tasks/redisTaskStore.js';
+import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
+import { AnthropicModel } from '../../shared/core/model/anthropic.js';
+import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import { makeRepo } from '../support/gitRepo.js';
+import { testRedis } from '../support/redis.js';
 import { MessagesServer, reply } from '../support/messagesServer.js';
 import { tempDir } from '../support/tempDir.js';
 import { bash, messagesText, read, REPORT_TURN, runScripted } from './scriptedSession.js';
@@ -238,7 +239,11 @@ describe('autocompact', () => {
       'big.txt': `${'filler line for the context window\n'.repeat(2_500)}`,
       '.claude/skills/tidy/SKILL.md': '---\ndescription: Tidy up.\n---\nTIDY-SKILL-BODY\n',
     });
-    const tasks: TaskListSource = { list: () => [{ id: '1', subject: 'Write the parser', status: 'in_progress' }, { id: '2', subject: 'Add tests', status: 'pending' }] };
+    const { redis, keys } = testRedis();
+    const tasks = new RedisTaskStore(redis, keys, 'run-1', 't1');
+    await tasks.create({ subject: 'Write the parser', description: 'p' });
+    await tasks.update('1', { status: 'in_progress' });
+    await tasks.create({ subject: 'Add tests', description: 't' });
     const turns: ScriptTurn[] = [
       { tools: [{ name: 'Skill', input: { skill: 'tidy' } }] },
       ...Array.from({ length: 7 }, (_, index) => read(`f${index}.txt`)),
@@ -250,7 +255,7 @@ describe('autocompact', () => {
     const { model, events, session } = await runScripted({
       root: repo,
       turns,
-      services: new Map([[TASK_LIST_SERVICE, tasks]]),
+      services: { taskList: { store: tasks } },
       // Each file back at most 500 tokens: a 20,000-token threshold leaves 5,000 for all of them.
       context: createContextAssembler({ homeDir: tempDir('orca-home-'), compaction: { ...AUTOCOMPACT_AT_20K, restoreFileTokens: 500 } }),
     });

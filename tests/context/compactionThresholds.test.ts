@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createContextAssembler } from '../../shared/context/assembler.js';
-import type { CompactionConfigInput } from '../../shared/context/compactionConfig.js';
-import type { AgentEvent } from '../../shared/events/agentEvent.js';
-import { estimateRequestTokens } from '../../shared/model/tokenEstimate.js';
-import type { ScriptTurn } from '../../shared/model/scriptFile.js';
+import { createContextAssembler } from '../../shared/policy/context/assembler.js';
+import type { CompactionConfigInput } from '../../shared/policy/context/compactionConfig.js';
+import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
+import { estimateRequestTokens } from '../../shared/core/model/tokenEstimate.js';
+import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { bash, messagesText, read, REPORT_TURN, runScripted, type ScriptedRun } from './scriptedSession.js';

@@ -1,19 +1,19 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { runSession, type AgentResult } from '../../shared/agent/query.js';
-import { AgentSession, type ContextAssembler } from '../../shared/agent/session.js';
-import type { AgentLimits } from '../../shared/agent/limits.js';
-import type { AgentEvent } from '../../shared/events/agentEvent.js';
-import type { Model, ModelEvent, ModelRequest } from '../../shared/model/model.js';
-import { parseScript, type ScriptTurn } from '../../shared/model/scriptFile.js';
-import { ScriptedModel } from '../../shared/model/scripted.js';
-import { staticSystemPrompt } from '../../shared/context/staticPrompt.js';
-import { bashTool } from '../../shared/tools/bash.js';
-import { editTool } from '../../shared/tools/edit.js';
-import { readTool } from '../../shared/tools/read.js';
-import { skillTool } from '../../shared/tools/skill.js';
-import type { AnyTool } from '../../shared/tools/tool.js';
-import { writeTool } from '../../shared/tools/write.js';
+import { runSession, type AgentResult } from '../../shared/core/loop/query.js';
+import { AgentSession, type ContextAssembler } from '../../shared/core/loop/session.js';
+import type { AgentLimits } from '../../shared/core/loop/limits.js';
+import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
+import type { Model, ModelEvent, ModelRequest } from '../../shared/core/model/model.js';
+import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile.js';
+import { ScriptedModel } from '../../shared/core/model/scripted.js';
+import { staticSystemPrompt } from '../../shared/policy/context/staticPrompt.js';
+import { bashTool } from '../../shared/policy/tools/bash.js';
+import { editTool } from '../../shared/policy/tools/edit.js';
+import { readTool } from '../../shared/policy/tools/read.js';
+import { skillTool } from '../../shared/policy/tools/skill.js';
+import type { AnyTool, SessionServices } from '../../shared/core/tool/tool.js';
+import { writeTool } from '../../shared/policy/tools/write.js';
 import { tempDir } from '../support/tempDir.js';
 
 /**
@@ -57,7 +57,7 @@ export async function runScripted(options: {
   role?: string;
   tools?: AnyTool[];
   limits?: Partial<AgentLimits>;
-  services?: Map<string, unknown>;
+  services?: SessionServices;
   shellEnv?: Record<string, string>;
   onEvent?: (event: AgentEvent, session: AgentSession) => void;
   model?: Model;

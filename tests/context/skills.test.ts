@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createContextAssembler } from '../../shared/context/assembler.js';
-import { SKILL_GRANTS, SkillGrants } from '../../shared/context/skillGrants.js';
-import { discoverSkills, splitToolList } from '../../shared/context/skills.js';
+import { createContextAssembler } from '../../shared/policy/context/assembler.js';
+import { SkillGrants } from '../../shared/policy/context/skillGrants.js';
+import { discoverSkills, splitToolList } from '../../shared/policy/context/skills.js';
 import { makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { bash, messagesText, REPORT_TURN, runScripted } from './scriptedSession.js';
@@ -29,7 +29,7 @@ describe('skills', () => {
       context: createContextAssembler({ homeDir: home }),
       onEvent: (event, session) => {
         if (event.type !== 'tool_call') return;
-        const grants = session.toolContext.services.get(SKILL_GRANTS) as SkillGrants;
+        const grants = session.toolContext.services.skillGrants!;
         grantsSeen.push({ turn: event.turn, rules: grants.allowRules() });
       },
     });

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Message } from '../../shared/model/message.js';
+import type { Message } from '../../shared/core/model/message.js';
 
 /** The Messages API's structural rules: user first, roles alternating, every tool_use answered next. */
 export function expectValidConversation(messages: Message[]): void {

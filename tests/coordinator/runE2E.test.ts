@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
-import { readRunEvents } from '../../shared/queue/runEvents.js';
-import { packageRoot } from '../../shared/runtime/compiledEntry.js';
+import { readRunEvents } from '../../shared/infra/board/runEvents.js';
+import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 

@@ -6,10 +6,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
 import { CHECK_COMMAND, runScript, type ScriptedSubtask } from '../../bench/runScript.js';
-import type { ScriptTurn } from '../../shared/model/scriptFile.js';
-import type { Keys } from '../../shared/queue/keys.js';
-import { readRunEvents, type RunStreamEntry } from '../../shared/queue/runEvents.js';
-import { compiledEntry, packageRoot } from '../../shared/runtime/compiledEntry.js';
+import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
+import type { Keys } from '../../shared/infra/redis/keys.js';
+import { readRunEvents } from '../../shared/infra/board/runEvents.js';
+import { type RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
+import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import type { OrcaTestEnv } from '../support/orcaEnv.js';
 
 /**

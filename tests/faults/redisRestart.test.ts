@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import getPort from 'get-port';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHECK_COMMAND, makeRunRepo } from '../../bench/runScript.js';
-import { connectRedis, pingRedis } from '../../shared/queue/redisConnection.js';
+import { connectRedis, pingRedis } from '../../shared/infra/redis/redisConnection.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 import { checkedWriter, is, OrcaProcess, runEvents, waitForEntry, waitForGate, writeRunScript } from './faultRun.js';

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECK_COMMAND, makeRunRepo } from '../../bench/runScript.js';
-import { connectRedis } from '../../shared/queue/redisConnection.js';
-import { agentJobId } from '../../shared/queue/agentQueue.js';
+import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 import { checkedWriter, is, OrcaProcess, waitForEntry, writeRunScript } from './faultRun.js';

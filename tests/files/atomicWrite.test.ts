@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../shared/files/atomicWrite.js';
-import { ToolError } from '../../shared/tools/toolError.js';
+import { writeFileAtomic } from '../../shared/core/files/atomicWrite.js';
+import { ToolError } from '../../shared/core/boundary/toolError.js';
 import { tempDir } from '../support/tempDir.js';
 
 describe('writeFileAtomic', () => {

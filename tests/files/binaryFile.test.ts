@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sniffBinary } from '../../shared/files/binaryFile.js';
+import { sniffBinary } from '../../shared/core/files/binaryFile.js';
 
 describe('sniffBinary', () => {
   it('names common binary formats by their signatures', () => {

@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exportFileState, rebaseFileState } from '../../shared/files/fileStateTransfer.js';
-import { hashBytes, ReadFileState } from '../../shared/files/readFileState.js';
-import { editTool } from '../../shared/tools/edit.js';
-import { writeTool } from '../../shared/tools/write.js';
-import { ToolRegistry } from '../../shared/tools/registry.js';
-import { modeOnlySlots, runToolCall } from '../../shared/tools/pipeline.js';
+import { exportFileState, rebaseFileState } from '../../shared/core/files/fileStateTransfer.js';
+import { hashBytes, ReadFileState } from '../../shared/core/files/readFileState.js';
+import { editTool } from '../../shared/policy/tools/edit.js';
+import { writeTool } from '../../shared/policy/tools/write.js';
+import { ToolRegistry } from '../../shared/core/tool/registry.js';
+import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { numberedLine, numberLines, splitLines } from '../../shared/files/numberedLines.js';
+import { numberedLine, numberLines, splitLines } from '../../shared/core/files/numberedLines.js';
 
 describe('numbered lines', () => {
   it('splits text into lines without an extra one after the final line break', () => {

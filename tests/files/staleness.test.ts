@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hashBytes, ReadFileState } from '../../shared/files/readFileState.js';
-import { checkFreshness, describeView, recordWritten } from '../../shared/files/staleness.js';
+import { hashBytes, ReadFileState } from '../../shared/core/files/readFileState.js';
+import { checkFreshness, describeView, recordWritten } from '../../shared/core/files/staleness.js';
 
 const path = '/ws/a.ts';
 const hash = hashBytes('const a = 1;\n');

@@ -5,7 +5,7 @@ import {
   encodeText,
   lineEndingView,
   normalizeLineEndings,
-} from '../../shared/files/textCodec.js';
+} from '../../shared/core/files/textCodec.js';
 
 function roundTrip(bytes: Buffer): Buffer {
   const decoded = decodeText(bytes);

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { runHooks } from '../../shared/hooks/hookRunner.js';
+import { runHooks } from '../../shared/policy/hooks/hookRunner.js';
 import { tempDir } from '../support/tempDir.js';
 import { exitHook, fixture, hookEvents, hooksOf, recorded, respondHook, shellQuote, testHookContext } from './hookTestKit.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { HookEventName } from '../../shared/hooks/hookEvents.js';
-import type { HookPayloads } from '../../shared/hooks/hookInput.js';
-import { runHooks } from '../../shared/hooks/hookRunner.js';
+import type { HookEventName } from '../../shared/policy/hooks/hookEvents.js';
+import type { HookPayloads } from '../../shared/policy/hooks/hookInput.js';
+import { runHooks } from '../../shared/policy/hooks/hookRunner.js';
 import { tempDir } from '../support/tempDir.js';
 import { hookEvents, hooksOf, respondHook, testHookContext } from './hookTestKit.js';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runHooks } from '../../shared/hooks/hookRunner.js';
+import { runHooks } from '../../shared/policy/hooks/hookRunner.js';
 import { tempDir } from '../support/tempDir.js';
 import { exitHook, hooksOf, respondHook, testHookContext } from './hookTestKit.js';
 

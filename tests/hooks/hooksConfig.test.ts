@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { matchingHooks } from '../../shared/hooks/hookRunner.js';
-import { HooksConfigError, parseHooksConfig } from '../../shared/hooks/hooksConfig.js';
-import { loadHooks } from '../../shared/hooks/hookSettings.js';
+import { matchingHooks } from '../../shared/policy/hooks/hookRunner.js';
+import { HooksConfigError, parseHooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
+import { loadHooks } from '../../shared/policy/hooks/hookSettings.js';
 import { tempDir } from '../support/tempDir.js';
 
 const file = '/repo/.claude/settings.json';

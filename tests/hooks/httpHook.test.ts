@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runHooks } from '../../shared/hooks/hookRunner.js';
+import { runHooks } from '../../shared/policy/hooks/hookRunner.js';
 import { hookEvents, hooksOf, testHookContext } from './hookTestKit.js';
 
 interface Received {

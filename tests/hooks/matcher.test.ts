@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matchingHooks } from '../../shared/hooks/hookRunner.js';
-import { compileMatcher, MatcherError } from '../../shared/hooks/matcher.js';
+import { matchingHooks } from '../../shared/policy/hooks/hookRunner.js';
+import { compileMatcher, MatcherError } from '../../shared/policy/hooks/matcher.js';
 import { hooksOf } from './hookTestKit.js';
 
 describe('matcher forms', () => {

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { AgentSession } from '../../shared/agent/session.js';
-import { query } from '../../shared/agent/query.js';
-import type { AgentEvent } from '../../shared/events/agentEvent.js';
-import { AnthropicModel, MISSING_API_KEY, type AnthropicModelOptions } from '../../shared/model/anthropic.js';
-import type { ModelEvent, ModelRequest } from '../../shared/model/model.js';
-import { ModelError } from '../../shared/model/modelError.js';
+import { AgentSession } from '../../shared/core/loop/session.js';
+import { query } from '../../shared/core/loop/query.js';
+import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
+import { AnthropicModel, MISSING_API_KEY, type AnthropicModelOptions } from '../../shared/core/model/anthropic.js';
+import type { ModelEvent, ModelRequest } from '../../shared/core/model/model.js';
+import { ModelError } from '../../shared/core/model/modelError.js';
 import { MessagesServer, reply } from '../support/messagesServer.js';
 import { tempDir } from '../support/tempDir.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MODEL } from '../../shared/model/anthropic.js';
-import { costOf, priceOf } from '../../shared/model/pricing.js';
+import { DEFAULT_MODEL } from '../../shared/core/model/anthropic.js';
+import { costOf, priceOf } from '../../shared/core/model/pricing.js';
 
 describe('model prices', () => {
   it.each([

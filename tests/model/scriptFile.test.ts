@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ModelError } from '../../shared/model/modelError.js';
-import { loadScriptFile, parseScript } from '../../shared/model/scriptFile.js';
+import { ModelError } from '../../shared/core/model/modelError.js';
+import { loadScriptFile, parseScript } from '../../shared/core/model/scriptFile.js';
 import { tempDir } from '../support/tempDir.js';
 
 /** The example from INTERFACES.md, verbatim. */

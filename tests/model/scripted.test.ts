@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Message } from '../../shared/model/message.js';
-import type { ModelEvent, ModelRequest, ToolSpec } from '../../shared/model/model.js';
-import { ModelError } from '../../shared/model/modelError.js';
-import { ScriptedModel, type ScriptedAgentIdentity } from '../../shared/model/scripted.js';
-import { parseScript, type Script } from '../../shared/model/scriptFile.js';
-import { estimateRequestTokens, estimateTokens } from '../../shared/model/tokenEstimate.js';
-import { totalInputTokens } from '../../shared/model/usage.js';
+import type { Message } from '../../shared/core/model/message.js';
+import type { ModelEvent, ModelRequest, ToolSpec } from '../../shared/core/model/model.js';
+import { ModelError } from '../../shared/core/model/modelError.js';
+import { ScriptedModel, type ScriptedAgentIdentity } from '../../shared/core/model/scripted.js';
+import { parseScript, type Script } from '../../shared/core/model/scriptFile.js';
+import { estimateRequestTokens, estimateTokens } from '../../shared/core/model/tokenEstimate.js';
+import { totalInputTokens } from '../../shared/core/model/usage.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeBash, type BashAnalysis } from '../../shared/permissions/bashAnalysis.js';
-import { bashLevel, isReadOnlyBash } from '../../shared/permissions/bashLevel.js';
-import { destructiveReason } from '../../shared/permissions/destructiveCommands.js';
+import { analyzeBash } from '../../shared/policy/permissions/shell/bashAnalysis.js';
+import type { BashAnalysis } from '../../shared/policy/permissions/shell/shellTypes.js';
+import { bashLevel, isReadOnlyBash } from '../../shared/policy/permissions/shell/bashLevel.js';
+import { destructiveReason } from '../../shared/policy/permissions/shell/destructiveCommands.js';
 
 function analysed(command: string): Extract<BashAnalysis, { ok: true }> {
   const result = analyzeBash(command);

@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Workspace } from '../../shared/files/workspace.js';
-import { bashLevel } from '../../shared/permissions/bashLevel.js';
-import type { PermissionMode } from '../../shared/permissions/mode.js';
-import { PermissionPolicy, type PolicyOptions } from '../../shared/permissions/policy.js';
-import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/permissions/rule.js';
+import { Workspace } from '../../shared/core/files/workspace.js';
+import { bashLevel } from '../../shared/policy/permissions/shell/bashLevel.js';
+import type { PermissionMode } from '../../shared/core/tool/permissionMode.js';
+import { PermissionPolicy, type PolicyOptions } from '../../shared/policy/permissions/policy.js';
+import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/policy/permissions/rule.js';
 import { tempDir } from '../support/tempDir.js';
 
 /**

@@ -2,16 +2,16 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { AgentEventInput } from '../../shared/events/agentEvent.js';
-import { bashLevel, isReadOnlyBash } from '../../shared/permissions/bashLevel.js';
-import type { PermissionMode } from '../../shared/permissions/mode.js';
-import { createPermissionDecider } from '../../shared/permissions/permissionSlot.js';
-import { PermissionPolicy } from '../../shared/permissions/policy.js';
-import { DenyPrompter, RecordingPrompter, type Prompter } from '../../shared/permissions/prompter.js';
-import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/permissions/rule.js';
-import { modeOnlySlots, runToolCall, type PreToolUseOutcome, type ToolPipelineSlots } from '../../shared/tools/pipeline.js';
-import { ToolRegistry } from '../../shared/tools/registry.js';
-import { defineTool } from '../../shared/tools/tool.js';
+import type { AgentEventInput } from '../../shared/core/events/agentEvent.js';
+import { bashLevel, isReadOnlyBash } from '../../shared/policy/permissions/shell/bashLevel.js';
+import type { PermissionMode } from '../../shared/core/tool/permissionMode.js';
+import { createPermissionDecider } from '../../shared/policy/permissions/permissionSlot.js';
+import { PermissionPolicy } from '../../shared/policy/permissions/policy.js';
+import { DenyPrompter, RecordingPrompter, type Prompter } from '../../shared/policy/permissions/prompter.js';
+import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/policy/permissions/rule.js';
+import { modeOnlySlots, runToolCall, type PreToolUseOutcome, type ToolPipelineSlots } from '../../shared/core/tool/pipeline.js';
+import { ToolRegistry } from '../../shared/core/tool/registry.js';
+import { defineTool } from '../../shared/core/tool/tool.js';
 import { makeToolContext } from '../support/toolContext.js';
 
 // Stand-ins with the real tools' names and levels that record what ran instead of doing it, so

@@ -1,12 +1,12 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Workspace } from '../../shared/files/workspace.js';
-import { bashLevel } from '../../shared/permissions/bashLevel.js';
-import { modeCovers, PERMISSION_MODES, type PermissionMode } from '../../shared/permissions/mode.js';
-import { PermissionPolicy, type DecisionContext, type PolicyOptions } from '../../shared/permissions/policy.js';
-import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/permissions/rule.js';
-import { loadSettings } from '../../shared/settings/loadSettings.js';
+import { Workspace } from '../../shared/core/files/workspace.js';
+import { bashLevel } from '../../shared/policy/permissions/shell/bashLevel.js';
+import { modeCovers, PERMISSION_MODES, type PermissionMode } from '../../shared/core/tool/permissionMode.js';
+import { PermissionPolicy, type DecisionContext, type PolicyOptions } from '../../shared/policy/permissions/policy.js';
+import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/policy/permissions/rule.js';
+import { loadSettings } from '../../shared/policy/settings/loadSettings.js';
 import { tempDir } from '../support/tempDir.js';
 
 type Rules = Partial<Record<RuleBehavior, string[]>>;

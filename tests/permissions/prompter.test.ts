@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DenyPrompter, InteractivePrompter, RecordingPrompter, type PermissionQuestion } from '../../shared/permissions/prompter.js';
+import { DenyPrompter, InteractivePrompter, RecordingPrompter, type PermissionQuestion } from '../../shared/policy/permissions/prompter.js';
 
 const question = (summary: string): PermissionQuestion => ({ tool: 'Bash', summary, reason: 'Bash needs full-access and this session runs in read-only' });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { pathPatternMatches } from '../../shared/permissions/pathPattern.js';
-import { isBroken, parseRule, ruleLabel } from '../../shared/permissions/rule.js';
-import { commandPatternMatches, ruleAppliesTo } from '../../shared/permissions/ruleMatch.js';
+import { pathPatternMatches } from '../../shared/policy/permissions/pathPattern.js';
+import { isBroken, parseRule, ruleLabel } from '../../shared/policy/permissions/rule.js';
+import { commandPatternMatches, ruleAppliesTo } from '../../shared/policy/permissions/ruleMatch.js';
 
 describe('parsing rules', () => {
   it('reads a bare tool and a tool with a specifier', () => {

@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findOnPath, networkAllowance, shellSandbox, type Sandbox } from '../../shared/permissions/sandbox.js';
-import type { LoadedSettings } from '../../shared/settings/loadSettings.js';
-import { makeBashTool, type BashResultData } from '../../shared/tools/bash.js';
+import { findOnPath, networkAllowance, shellSandbox, type Sandbox } from '../../shared/policy/permissions/sandbox.js';
+import type { LoadedSettings } from '../../shared/policy/settings/loadSettings.js';
+import { makeBashTool, type BashResultData } from '../../shared/policy/tools/bash.js';
 import { processesMatching, waitForNoProcess } from '../support/processTable.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findSuspiciousLines, presentToolResult } from '../../shared/permissions/untrusted.js';
+import { findSuspiciousLines, presentToolResult } from '../../shared/policy/permissions/untrusted.js';
 
 const fenceOf = (text: string) => /<untrusted-data source="[^"]+" id="([0-9a-f]{12})">/.exec(text)?.[1];
 

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { analyzeBash, type ShellCommand } from '../../shared/permissions/bashAnalysis.js';
-import type { WriteTarget } from '../../shared/permissions/writeCollector.js';
-import { commandWrites } from '../../shared/permissions/writeTargets.js';
+import { analyzeBash } from '../../shared/policy/permissions/shell/bashAnalysis.js';
+import type { ShellCommand } from '../../shared/policy/permissions/shell/shellTypes.js';
+import type { WriteTarget } from '../../shared/policy/permissions/shell/writeCollector.js';
+import { commandWrites } from '../../shared/policy/permissions/shell/writeTargets.js';
 
 function commands(command: string): ShellCommand[] {
   const analysis = analyzeBash(command);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PortLeaser } from '../../shared/runtime/portLease.js';
+import { PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { testRedis } from '../support/redis.js';
 
 describe('port leases', () => {

@@ -7,7 +7,7 @@ import {
   liveProcessGroups,
   spawnGroup,
   type ProcessGroup,
-} from '../../shared/runtime/processGroup.js';
+} from '../../shared/core/runtime/processGroup.js';
 import { processesMatching, waitForNoProcess, waitForProcesses } from '../support/processTable.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -133,7 +133,7 @@ describe('a process killed with SIGKILL', () => {
   it('leaves nothing running: its watchdog stops the groups it had started, grandchildren included', async () => {
     // A process like a worker: it starts a group whose command starts a grandchild, then dies
     // without running any exit handler.
-    const entry = new URL('../../dist/shared/runtime/processGroup.js', import.meta.url).href;
+    const entry = new URL('../../dist/shared/core/runtime/processGroup.js', import.meta.url).href;
     const program = `const { spawnGroup } = await import(${JSON.stringify(entry)});
       await spawnGroup('bash', ['-c', 'bash -c "sleep 600.208; true" & sleep 600.209; true'], { cwd: process.cwd(), env: process.env });
       console.log('started');

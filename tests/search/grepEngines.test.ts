@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { GrepQuery } from '../../shared/search/grepQuery.js';
-import { grepPool } from '../../shared/search/grepPool.js';
-import { runJsGrep } from '../../shared/search/jsGrep.js';
-import { ripgrepArgs, ripgrepPath, runRipgrep } from '../../shared/search/ripgrep.js';
-import { compiledEntry } from '../../shared/runtime/compiledEntry.js';
+import type { GrepQuery } from '../../shared/policy/search/grepQuery.js';
+import { grepPool } from '../../shared/policy/search/grepPool.js';
+import { runJsGrep } from '../../shared/policy/search/jsGrep.js';
+import { ripgrepArgs, ripgrepPath, runRipgrep } from '../../shared/policy/search/ripgrep.js';
+import { compiledEntry } from '../../shared/core/runtime/compiledEntry.js';
 import { ensureBuilt, makeSearchFixture } from './searchFixture.js';
 
 beforeAll(ensureBuilt);
@@ -46,7 +46,7 @@ describe('the JS fallback engine', () => {
 
   it('does not keep a process alive once the search is done', async () => {
     const root = makeSearchFixture();
-    const entry = pathToFileURL(compiledEntry('shared/search/jsGrep.ts')).href;
+    const entry = pathToFileURL(compiledEntry('shared/policy/search/jsGrep.ts')).href;
     const script = `
       const { runJsGrep } = await import(${JSON.stringify(entry)});
       const result = await runJsGrep(${JSON.stringify(query(root))}, new AbortController().signal);

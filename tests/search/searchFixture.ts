@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { compiledEntry } from '../../shared/runtime/compiledEntry.js';
+import { compiledEntry } from '../../shared/core/runtime/compiledEntry.js';
 import { tempDir } from '../support/tempDir.js';
 
 /**
@@ -69,7 +69,7 @@ export function makeSearchFixture(): string {
  */
 export function ensureBuilt(): void {
   try {
-    compiledEntry('shared/search/grepWorker.ts');
+    compiledEntry('shared/policy/search/grepWorker.ts');
   } catch {
     execFileSync('npm', ['run', 'build'], { stdio: 'ignore' });
   }

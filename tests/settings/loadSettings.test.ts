@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSettings, SettingsError, userClaudeDir } from '../../shared/settings/loadSettings.js';
+import { loadSettings, SettingsError, userClaudeDir } from '../../shared/policy/settings/loadSettings.js';
 import { tempDir } from '../support/tempDir.js';
 
 function project(files: Record<string, string>): { root: string; user: string } {

@@ -9,11 +9,11 @@ import type { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
 import { JobWaiter } from '../../coordinator/jobWaiter.js';
-import type { AgentJobResult } from '../../shared/queue/agentJob.js';
-import { AgentQueue } from '../../shared/queue/agentQueue.js';
-import { Keys } from '../../shared/queue/keys.js';
-import { connectRedis, redisUrl } from '../../shared/queue/redisConnection.js';
-import { compiledEntry, packageRoot } from '../../shared/runtime/compiledEntry.js';
+import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
+import { AgentQueue } from '../../shared/infra/queue/agentQueue.js';
+import { Keys } from '../../shared/infra/redis/keys.js';
+import { connectRedis, redisUrl } from '../../shared/infra/redis/redisConnection.js';
+import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { deleteKeys } from './redis.js';
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
-import { Keys } from '../../shared/queue/keys.js';
-import { connectRedis } from '../../shared/queue/redisConnection.js';
+import { Keys } from '../../shared/infra/redis/keys.js';
+import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 
 const opened: Array<{ redis: Redis; prefix: string }> = [];
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { ScriptTurn } from '../../shared/model/scriptFile.js';
-import type { Keys } from '../../shared/queue/keys.js';
-import { readRunEvents } from '../../shared/queue/runEvents.js';
+import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
+import type { Keys } from '../../shared/infra/redis/keys.js';
+import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 
 /** A run id of this test's own (slug-safe). */
 export function testRunId(label: string): string {

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { AgentEventInput } from '../../shared/events/agentEvent.js';
-import { ReadFileState } from '../../shared/files/readFileState.js';
-import { Workspace } from '../../shared/files/workspace.js';
-import type { PermissionMode } from '../../shared/permissions/mode.js';
-import type { ToolContext } from '../../shared/tools/tool.js';
+import type { AgentEventInput } from '../../shared/core/events/agentEvent.js';
+import { ReadFileState } from '../../shared/core/files/readFileState.js';
+import { Workspace } from '../../shared/core/files/workspace.js';
+import type { PermissionMode } from '../../shared/core/tool/permissionMode.js';
+import type { ToolContext } from '../../shared/core/tool/tool.js';
 import { tempDir } from './tempDir.js';
 
 /** A ToolContext rooted in `root` (a fresh temp folder by default), recording what it emits. */
@@ -23,7 +23,7 @@ export function makeToolContext(
     shell: { env: {}, defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000 },
     mode: options.mode ?? 'full-access',
     emit: (event) => events.push(event),
-    services: new Map(),
+    services: {},
     events,
   };
 }

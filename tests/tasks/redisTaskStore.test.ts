@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RedisTaskStore } from '../../shared/tasks/redisTaskStore.js';
-import { TaskRuleError } from '../../shared/tasks/taskRules.js';
+import { RedisTaskStore } from '../../shared/infra/tasks/redisTaskStore.js';
+import { TaskRuleError } from '../../shared/infra/tasks/taskRules.js';
 import { testRedis } from '../support/redis.js';
 
 function store(listId = 'worker-t1') {

@@ -1,15 +1,13 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { taskListIn } from '../../shared/context/taskListSource.js';
-import type { HooksConfig } from '../../shared/hooks/hooksConfig.js';
-import { RedisTaskStore } from '../../shared/tasks/redisTaskStore.js';
-import { attachTaskList } from '../../shared/tasks/taskListService.js';
-import { catalogToolNames } from '../../shared/tools/catalog.js';
-import { modeOnlySlots, runToolCall } from '../../shared/tools/pipeline.js';
-import { ToolRegistry } from '../../shared/tools/registry.js';
-import { taskCreateTool } from '../../shared/tools/taskCreate.js';
-import { taskListTool } from '../../shared/tools/taskList.js';
-import { taskUpdateTool } from '../../shared/tools/taskUpdate.js';
+import type { HooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
+import { RedisTaskStore } from '../../shared/infra/tasks/redisTaskStore.js';
+import { catalogToolNames } from '../../shared/policy/tools/catalog.js';
+import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
+import { ToolRegistry } from '../../shared/core/tool/registry.js';
+import { taskCreateTool } from '../../shared/policy/tools/taskCreate.js';
+import { taskListTool } from '../../shared/policy/tools/taskList.js';
+import { taskUpdateTool } from '../../shared/policy/tools/taskUpdate.js';
 import { exitHook, hooksOf, recorded, respondHook } from '../hooks/hookTestKit.js';
 import { testRedis } from '../support/redis.js';
 import { tempDir } from '../support/tempDir.js';
@@ -21,7 +19,8 @@ function withTaskList(hooks?: HooksConfig) {
   const { redis, keys } = testRedis();
   const store = new RedisTaskStore(redis, keys, 'run-1', 't1');
   const ctx = makeToolContext({ mode: 'read-only' });
-  attachTaskList(ctx.services, { store, hooks });
+  ctx.services.taskList = { store };
+  ctx.services.hooks = hooks;
   let n = 0;
   const call = async (name: string, input: unknown) => {
     const run = await runToolCall({ id: `toolu_${++n}`, name, input }, registry, modeOnlySlots, ctx);
@@ -77,12 +76,6 @@ describe('TaskCreate, TaskUpdate, TaskList', () => {
     const ctx = makeToolContext();
     const run = await runToolCall({ id: 'toolu_1', name: 'TaskList', input: {} }, registry, modeOnlySlots, ctx);
     expect(run.block).toMatchObject({ is_error: true, content: 'TaskList is not available: this session has no task list.' });
-  });
-
-  it('registers the list where an autocompaction looks for it', async () => {
-    const { call, ctx } = withTaskList();
-    await call('TaskCreate', { subject: 'Write the parser', description: 'p' });
-    expect(await taskListIn(ctx.services)!.list()).toEqual([{ id: '1', subject: 'Write the parser', status: 'pending' }]);
   });
 });
 

@@ -1,12 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killAllProcessGroups, liveProcessGroups } from '../../shared/runtime/processGroup.js';
-import { BashInputSchema, bashTool, makeBashTool, type BashResultData } from '../../shared/tools/bash.js';
-import { modeOnlySlots, runToolCall } from '../../shared/tools/pipeline.js';
-import { ToolRegistry } from '../../shared/tools/registry.js';
-import type { ToolContext } from '../../shared/tools/tool.js';
-import { ToolError } from '../../shared/tools/toolError.js';
+import { killAllProcessGroups, liveProcessGroups } from '../../shared/core/runtime/processGroup.js';
+import { BashInputSchema, bashTool, makeBashTool, type BashResultData } from '../../shared/policy/tools/bash.js';
+import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
+import { ToolRegistry } from '../../shared/core/tool/registry.js';
+import type { ToolContext } from '../../shared/core/tool/tool.js';
+import { ToolError } from '../../shared/core/boundary/toolError.js';
 import { processesMatching, waitForNoProcess, waitForProcesses } from '../support/processTable.js';
 import { makeToolContext } from '../support/toolContext.js';
 

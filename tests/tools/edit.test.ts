@@ -1,12 +1,12 @@
 import { readFileSync, realpathSync, statSync, symlinkSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hashBytes } from '../../shared/files/readFileState.js';
-import { editTool } from '../../shared/tools/edit.js';
-import { modeOnlySlots, runToolCall } from '../../shared/tools/pipeline.js';
-import { readTool } from '../../shared/tools/read.js';
-import { ToolRegistry } from '../../shared/tools/registry.js';
-import { writeTool } from '../../shared/tools/write.js';
+import { hashBytes } from '../../shared/core/files/readFileState.js';
+import { editTool } from '../../shared/policy/tools/edit.js';
+import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
+import { readTool } from '../../shared/policy/tools/read.js';
+import { ToolRegistry } from '../../shared/core/tool/registry.js';
+import { writeTool } from '../../shared/policy/tools/write.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
 

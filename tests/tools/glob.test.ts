@@ -1,10 +1,10 @@
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { modeOnlySlots, runToolCall } from '../../shared/tools/pipeline.js';
-import { ToolRegistry } from '../../shared/tools/registry.js';
-import { globTool, type GlobInput } from '../../shared/tools/glob.js';
-import { ToolError } from '../../shared/tools/toolError.js';
+import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
+import { ToolRegistry } from '../../shared/core/tool/registry.js';
+import { globTool, type GlobInput } from '../../shared/policy/tools/glob.js';
+import { ToolError } from '../../shared/core/boundary/toolError.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
 

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { grepPool } from '../../shared/search/grepPool.js';
-import { modeOnlySlots, runToolCall } from '../../shared/tools/pipeline.js';
-import { inputSchema, ToolRegistry } from '../../shared/tools/registry.js';
-import { grepTool, makeGrepTool, type GrepInput } from '../../shared/tools/grep.js';
-import { ToolError } from '../../shared/tools/toolError.js';
+import { grepPool } from '../../shared/policy/search/grepPool.js';
+import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
+import { inputSchema, ToolRegistry } from '../../shared/core/tool/registry.js';
+import { grepTool, makeGrepTool, type GrepInput } from '../../shared/policy/tools/grep.js';
+import { ToolError } from '../../shared/core/boundary/toolError.js';
 import { ensureBuilt, makeSearchFixture } from '../search/searchFixture.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';

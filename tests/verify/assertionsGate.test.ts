@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assertionsGate, auditTestChanges } from '../../shared/verify/gates/assertions.js';
+import { assertionsGate, auditTestChanges } from '../../shared/infra/verify/gates/assertions.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
 
 const CART_TEST = `import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isCheckCommand, normalizeCommand } from '../../shared/verify/checkCommand.js';
+import { isCheckCommand, normalizeCommand } from '../../shared/infra/verify/evidence/checkCommand.js';
 
 describe('check commands', () => {
   const checks = [

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { treeSnapshot } from '../../shared/verify/treeHash.js';
+import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { tempDir } from '../support/tempDir.js';
 import { addProject, bash, report, runWorker, TEST_COMMAND } from './traps/trapKit.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCheck } from '../../shared/verify/checkRun.js';
-import { treeSnapshot } from '../../shared/verify/treeHash.js';
+import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
+import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { processesMatching, waitForNoProcess } from '../support/processTable.js';
 import { tempDir } from '../support/tempDir.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolLedgerEntry } from '../../shared/agent/toolLedger.js';
-import type { CheckRecord } from '../../shared/queue/agentJob.js';
-import { claimsGate, commandsFromLedger } from '../../shared/verify/gates/claims.js';
+import type { ToolLedgerEntry } from '../../shared/core/loop/toolLedger.js';
+import type { CheckRecord } from '../../shared/infra/verify/evidence/evidence.js';
+import { claimsGate, commandsFromLedger } from '../../shared/infra/verify/gates/claims.js';
 
 const log: CheckRecord[] = [
   { command: 'npm test', exit_code: 1, at: 1 },

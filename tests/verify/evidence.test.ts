@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { describeZodError } from '../../shared/boundary/zodIssues.js';
-import { RunEventSchema } from '../../shared/events/runEvent.js';
-import { runCheck } from '../../shared/verify/checkRun.js';
-import { CheckEvidenceSchema, CheckSpecSchema } from '../../shared/verify/evidence.js';
-import { checkRunEvent, gateRunEvents } from '../../shared/verify/evidenceEvents.js';
-import { gateIntegration } from '../../shared/verify/integrationGates.js';
+import { describeZodError } from '../../shared/core/boundary/zodIssues.js';
+import { RunEventSchema } from '../../shared/core/events/runEvent.js';
+import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
+import { CheckEvidenceSchema, CheckSpecSchema } from '../../shared/infra/verify/evidence/evidence.js';
+import { checkRunEvent, gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
+import { gateIntegration } from '../../shared/infra/verify/gates/integrationGates.js';
 import { tempDir } from '../support/tempDir.js';
 import { addProject, TEST_COMMAND } from './traps/trapKit.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { targetPortsOf } from '../../shared/verify/gates/target.js';
+import { targetPortsOf } from '../../shared/infra/verify/gates/target.js';
 
 describe('the ports a check talks to', () => {
   it('are read from loopback addresses in its command, with $PORT-style variables from its environment', () => {

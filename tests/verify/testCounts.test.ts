@@ -3,9 +3,9 @@ import { readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { TestCounts } from '../../shared/verify/evidence.js';
-import { isJUnitXml, parseJUnitXml } from '../../shared/verify/junit.js';
-import { describeCounts, parseTestCounts } from '../../shared/verify/testCounts.js';
+import type { TestCounts } from '../../shared/infra/verify/evidence/evidence.js';
+import { isJUnitXml, parseJUnitXml } from '../../shared/infra/verify/evidence/junit.js';
+import { describeCounts, parseTestCounts } from '../../shared/infra/verify/evidence/testCounts.js';
 import { tempDir } from '../support/tempDir.js';
 import { writeFiles } from '../support/gitRepo.js';
 

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeTreeChanges, loadManifest, saveManifest, treeChanges, treeSnapshot } from '../../shared/verify/treeHash.js';
+import { describeTreeChanges, loadManifest, saveManifest, treeChanges, treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentJobId } from '../../shared/queue/agentQueue.js';
-import { isAborted } from '../../shared/queue/runAbort.js';
-import { PortLeaser } from '../../shared/runtime/portLease.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import { isAborted } from '../../shared/infra/queue/runAbort.js';
+import { PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { waitForNoProcess } from '../support/processTable.js';

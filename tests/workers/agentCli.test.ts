@@ -2,8 +2,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
-import { agentJobId, parseJobResult } from '../../shared/queue/agentQueue.js';
-import { packageRoot } from '../../shared/runtime/compiledEntry.js';
+import { agentJobId, parseJobResult } from '../../shared/infra/queue/agentQueue.js';
+import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 

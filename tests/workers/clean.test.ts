@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentJobId } from '../../shared/queue/agentQueue.js';
-import { publishAbort } from '../../shared/queue/runAbort.js';
-import { appendRunEvent } from '../../shared/queue/runEvents.js';
-import { PortLeaser } from '../../shared/runtime/portLease.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import { publishAbort } from '../../shared/infra/queue/runAbort.js';
+import { appendRunEvent } from '../../shared/infra/board/runEvents.js';
+import { PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { waitForProcesses } from '../support/processTable.js';

@@ -1,10 +1,10 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentJobId } from '../../shared/queue/agentQueue.js';
-import { readRunEvents } from '../../shared/queue/runEvents.js';
-import { packageRoot } from '../../shared/runtime/compiledEntry.js';
-import { PortLeaser } from '../../shared/runtime/portLease.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import { readRunEvents } from '../../shared/infra/board/runEvents.js';
+import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
+import { PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { reportTurn, scriptedJob, testRunId, toolTurn } from '../support/scriptedJobs.js';

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentJobId } from '../../shared/queue/agentQueue.js';
-import { PortLeaser } from '../../shared/runtime/portLease.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import { PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { waitForNoProcess } from '../support/processTable.js';

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentJobId } from '../../shared/queue/agentQueue.js';
-import { packageRoot } from '../../shared/runtime/compiledEntry.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { reportTurn, scriptedJob, testRunId, toolTurn } from '../support/scriptedJobs.js';

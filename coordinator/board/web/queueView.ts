@@ -3,7 +3,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { HonoAdapter } from '@bull-board/hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Hono } from 'hono';
-import type { AgentQueue } from '../../../shared/queue/agentQueue.js';
+import type { AgentQueue } from '../../../shared/infra/queue/agentQueue.js';
 
 export const QUEUES_PATH = '/queues';
 

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { readRunBoard } from '../../../shared/board/readBoard.js';
-import { followRunEvents } from '../../../shared/queue/runEventFollower.js';
-import { lastRunEventId } from '../../../shared/queue/runEvents.js';
+import { readRunBoard } from '../../../shared/infra/board/readBoard.js';
+import { followRunEvents } from '../../../shared/infra/board/runEventFollower.js';
+import { lastRunEventId } from '../../../shared/infra/board/runEvents.js';
 import type { BoardSource } from '../boardSource.js';
 
 /** After new events, the board is sent again at most this often (a burst of tool calls is one update). */

@@ -1,8 +1,8 @@
-import type { RunBoard, TaskView } from '../../../shared/board/readBoard.js';
-import type { Evidence } from '../../../shared/board/runState.js';
-import { describeZodError } from '../../../shared/boundary/zodIssues.js';
-import { AgentJobSchema } from '../../../shared/queue/agentJob.js';
-import { agentJobId, parseJobResult, type AgentQueue } from '../../../shared/queue/agentQueue.js';
+import type { RunBoard, TaskView } from '../../../shared/infra/board/readBoard.js';
+import type { Evidence } from '../../../shared/infra/board/runState.js';
+import { describeZodError } from '../../../shared/core/boundary/zodIssues.js';
+import { AgentJobSchema } from '../../../shared/infra/queue/agentJob.js';
+import { agentJobId, parseJobResult, type AgentQueue } from '../../../shared/infra/queue/agentQueue.js';
 import { fileTail } from './fileTail.js';
 import { taskDiff, type TaskDiff } from './taskDiff.js';
 import { transcriptTail, type TranscriptLine } from './transcriptTail.js';

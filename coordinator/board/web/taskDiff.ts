@@ -1,4 +1,4 @@
-import { gitAt } from '../../../shared/git/git.js';
+import { gitAt } from '../../../shared/core/git/git.js';
 
 /** A diff bigger than this is cut: the page is for reading, the branch has the rest. */
 const DIFF_MAX = 200 * 1024;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ScriptTurn } from '../../../shared/model/scriptFile.js';
-import { commandsFromLedger } from '../../../shared/verify/gates/claims.js';
-import { gateWorkerReport } from '../../../shared/verify/workerGates.js';
+import type { ScriptTurn } from '../../../shared/core/model/scriptFile.js';
+import { commandsFromLedger } from '../../../shared/infra/verify/gates/claims.js';
+import { gateWorkerReport } from '../../../shared/infra/verify/gates/workerGates.js';
 import { git } from '../../support/gitRepo.js';
 import { addProject, bash, report, runWorker, TEST_COMMAND } from './trapKit.js';
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createContextAssembler } from '../../../shared/context/assembler.js';
-import { CHECKS_HEADING } from '../../../shared/context/checkEvidence.js';
-import type { AgentEvent } from '../../../shared/events/agentEvent.js';
-import type { ScriptTurn } from '../../../shared/model/scriptFile.js';
-import type { ClaimedCheck } from '../../../shared/verify/evidence.js';
-import { commandsFromLedger } from '../../../shared/verify/gates/claims.js';
-import { gateWorkerReport } from '../../../shared/verify/workerGates.js';
+import { createContextAssembler } from '../../../shared/policy/context/assembler.js';
+import { CHECKS_HEADING } from '../../../shared/policy/context/checkEvidence.js';
+import type { AgentEvent } from '../../../shared/core/events/agentEvent.js';
+import type { ScriptTurn } from '../../../shared/core/model/scriptFile.js';
+import type { ClaimedCheck } from '../../../shared/infra/verify/evidence/evidence.js';
+import { commandsFromLedger } from '../../../shared/infra/verify/gates/claims.js';
+import { gateWorkerReport } from '../../../shared/infra/verify/gates/workerGates.js';
 import { messagesText, RecordingModel } from '../../context/scriptedSession.js';
 import { tempDir } from '../../support/tempDir.js';
 import { addProject, bash, report, runWorker } from './trapKit.js';

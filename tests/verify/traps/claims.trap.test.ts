@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ClaimedCheck } from '../../../shared/verify/evidence.js';
-import { commandsFromLedger } from '../../../shared/verify/gates/claims.js';
-import { gateWorkerReport } from '../../../shared/verify/workerGates.js';
+import type { ClaimedCheck } from '../../../shared/infra/verify/evidence/evidence.js';
+import { commandsFromLedger } from '../../../shared/infra/verify/gates/claims.js';
+import { gateWorkerReport } from '../../../shared/infra/verify/gates/workerGates.js';
 import { addProject, bash, report, runWorker, TEST_COMMAND } from './trapKit.js';
 
 /** Trap: a claimed command never run. The report says the linter passed; the agent never ran it. */

@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCheck } from '../../../shared/verify/checkRun.js';
-import { commandsFromLedger } from '../../../shared/verify/gates/claims.js';
-import { gateIntegration } from '../../../shared/verify/integrationGates.js';
-import { runMayPass } from '../../../shared/verify/runPass.js';
-import { treeSnapshot } from '../../../shared/verify/treeHash.js';
-import { gateWorkerReport } from '../../../shared/verify/workerGates.js';
+import { runCheck } from '../../../shared/infra/verify/checks/checkRun.js';
+import { commandsFromLedger } from '../../../shared/infra/verify/gates/claims.js';
+import { gateIntegration } from '../../../shared/infra/verify/gates/integrationGates.js';
+import { runMayPass } from '../../../shared/infra/verify/gates/runPass.js';
+import { treeSnapshot } from '../../../shared/infra/verify/evidence/treeHash.js';
+import { gateWorkerReport } from '../../../shared/infra/verify/gates/workerGates.js';
 import { tempDir } from '../../support/tempDir.js';
 import { addProject, bash, report, runWorker, TEST_COMMAND } from './trapKit.js';
 

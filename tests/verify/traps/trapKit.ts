@@ -1,17 +1,17 @@
 import path from 'node:path';
-import { runSession, type AgentResult } from '../../../shared/agent/query.js';
-import { AgentSession, type ContextAssembler, type StopCheck } from '../../../shared/agent/session.js';
-import type { AgentEvent } from '../../../shared/events/agentEvent.js';
-import type { Model } from '../../../shared/model/model.js';
-import { parseScript, type ScriptTurn } from '../../../shared/model/scriptFile.js';
-import { ScriptedModel } from '../../../shared/model/scripted.js';
-import { bashTool } from '../../../shared/tools/bash.js';
-import { editTool } from '../../../shared/tools/edit.js';
-import { modeOnlySlots } from '../../../shared/tools/pipeline.js';
-import { readTool } from '../../../shared/tools/read.js';
-import type { AnyTool } from '../../../shared/tools/tool.js';
-import { writeTool } from '../../../shared/tools/write.js';
-import { CheckRecorder } from '../../../shared/verify/checkRecorder.js';
+import { runSession, type AgentResult } from '../../../shared/core/loop/query.js';
+import { AgentSession, type ContextAssembler, type StopCheck } from '../../../shared/core/loop/session.js';
+import type { AgentEvent } from '../../../shared/core/events/agentEvent.js';
+import type { Model } from '../../../shared/core/model/model.js';
+import { parseScript, type ScriptTurn } from '../../../shared/core/model/scriptFile.js';
+import { ScriptedModel } from '../../../shared/core/model/scripted.js';
+import { bashTool } from '../../../shared/policy/tools/bash.js';
+import { editTool } from '../../../shared/policy/tools/edit.js';
+import { modeOnlySlots } from '../../../shared/core/tool/pipeline.js';
+import { readTool } from '../../../shared/policy/tools/read.js';
+import type { AnyTool, SessionServices } from '../../../shared/core/tool/tool.js';
+import { writeTool } from '../../../shared/policy/tools/write.js';
+import { CheckRecorder } from '../../../shared/infra/verify/checks/checkRecorder.js';
 import { WorkerOutputSchema } from '../../../roles/outputs.js';
 import { git, makeRepo } from '../../support/gitRepo.js';
 import { tempDir } from '../../support/tempDir.js';
@@ -66,14 +66,14 @@ export async function runWorker(options: {
   tools?: AnyTool[];
   context?: ContextAssembler;
   stopCheck?: StopCheck;
-  services?: Map<string, unknown>;
+  services?: SessionServices;
   shellEnv?: Record<string, string>;
   /** Wraps the Scripted model (to record the requests it is sent). */
   wrapModel?: (model: Model) => Model;
 }): Promise<WorkerRun> {
   const script = parseScript({ agents: [{ when: { role: 'worker' }, turns: options.turns }] }, 'trap script');
   const recorder = new CheckRecorder();
-  const services = options.services ?? new Map<string, unknown>();
+  const services: SessionServices = options.services ?? {};
   recorder.attachTo(services);
   const session = new AgentSession({
     role: 'worker',

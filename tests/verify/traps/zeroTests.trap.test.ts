@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { runCheck } from '../../../shared/verify/checkRun.js';
-import { gateIntegration } from '../../../shared/verify/integrationGates.js';
-import { runMayPass } from '../../../shared/verify/runPass.js';
-import { treeSnapshot } from '../../../shared/verify/treeHash.js';
+import { runCheck } from '../../../shared/infra/verify/checks/checkRun.js';
+import { gateIntegration } from '../../../shared/infra/verify/gates/integrationGates.js';
+import { runMayPass } from '../../../shared/infra/verify/gates/runPass.js';
+import { treeSnapshot } from '../../../shared/infra/verify/evidence/treeHash.js';
 import { tempDir } from '../../support/tempDir.js';
 import { addProject, TEST_COMMAND } from './trapKit.js';
 

@@ -1,0 +1,180 @@
+import path from 'node:path';
+import type { z } from 'zod';
+import { createContextAssembler } from '../policy/context/assembler.js';
+import type { CompactionConfigInput } from '../policy/context/compactionConfig.js';
+import type { GitSnapshot } from '../policy/context/gitSnapshot.js';
+import { skillGrantsIn } from '../policy/context/skillGrants.js';
+import { staticSystemPrompt } from '../policy/context/staticPrompt.js';
+import type { AgentEvent } from '../core/events/agentEvent.js';
+import type { ReadFileState } from '../core/files/readFileState.js';
+import { hookContextFor, transcriptPathFor } from '../policy/hooks/hookContext.js';
+import { runHooks } from '../policy/hooks/hookRunner.js';
+import type { HooksConfig } from '../policy/hooks/hooksConfig.js';
+import { hooksFromSettings } from '../policy/hooks/hookSettings.js';
+import { createStopCheck } from '../policy/hooks/stopHooks.js';
+import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
+import type { Model } from '../core/model/model.js';
+import type { PermissionMode } from '../core/tool/permissionMode.js';
+import { createPermissionDecider } from '../policy/permissions/permissionSlot.js';
+import { PermissionPolicy } from '../policy/permissions/policy.js';
+import { DenyPrompter, type Prompter } from '../policy/permissions/prompter.js';
+import { networkAllowance, shellSandbox } from '../policy/permissions/sandbox.js';
+import { loadSettings } from '../policy/settings/loadSettings.js';
+import type { AnyTool, SessionServices } from '../core/tool/tool.js';
+import type { AgentLimits } from '../core/loop/limits.js';
+import { runSession, type AgentResult } from '../core/loop/query.js';
+import { AgentSession, type StopCheck } from '../core/loop/session.js';
+import { chainStopChecks } from '../infra/tasks/stopCheckChain.js';
+import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
+import { Transcript } from '../core/loop/transcript.js';
+
+export interface HarnessOptions {
+  role: { name: string; prompt: string; mode: PermissionMode; limits: Partial<AgentLimits>; sandbox: boolean };
+  tools: AnyTool[];
+  outputSchema: z.ZodType;
+  model: Model;
+  /** The agent's workspace root; also the project whose `.claude/` files apply. */
+  workspaceRoot: string;
+  /** May the agent's shell write the workspace (false for a read-only view)? */
+  workspaceWritable: boolean;
+  /** Folders the sandboxed shell must be able to read (the repository's git folder, linked dependencies). */
+  sandboxReadable?: string[];
+  sessionDir: string;
+  /** Environment for the agent's commands and hooks: PORT, ORCA_PORTS, ORCA_RUN_ID, ORCA_TASK_ID, … */
+  shellEnv: Record<string, string>;
+  fileState?: ReadFileState;
+  signal?: AbortSignal;
+  /** Who answers a permission question; headless workers refuse (the default). */
+  prompter?: Prompter;
+  /** `Stop` for an agent on its own (`orca agent`), `SubagentStop` for one of a run's agents. */
+  stopEvent: 'Stop' | 'SubagentStop';
+  /** The checks named for the task: compaction lists them as not run until they are. */
+  requiredChecks?: string[];
+  compaction?: CompactionConfigInput;
+  /** The user's `~/.claude` (settings, CLAUDE.md, skills), overridable for tests. */
+  userClaudeDir?: string;
+  homeDir?: string;
+  sessionId?: string;
+  agentId?: string;
+  /** Context lines for each transcript entry (run, task, role). */
+  transcriptContext?: Record<string, string>;
+  /** Services the tools reach (the task list, the check recorder); the harness adds the hooks. */
+  services?: SessionServices;
+  /** Wraps the pipeline's slots (the check recorder sees every Bash check this way). */
+  wrapSlots?: (slots: ToolPipelineSlots) => ToolPipelineSlots;
+  /** Stop checks run after the Stop hooks (the report gate, the verification nudge). */
+  stopChecks?: StopCheck[];
+  /** The workspace's git state at the start, when the caller knows it (it just checked it out). */
+  gitAtStart?: GitSnapshot;
+}
+
+/**
+ * One agent session with the whole harness around it: the project's settings (permission rules
+ * and hooks, Claude Code's files), the bwrap sandbox, the context assembler with compaction, the
+ * Stop hooks, and a transcript. The layers above only choose the role, the model and the folder.
+ */
+export class Harness {
+  readonly session: AgentSession;
+  readonly hooks: HooksConfig;
+  readonly transcript: Transcript;
+  readonly sandboxed: boolean;
+
+  constructor(private readonly options: HarnessOptions) {
+    const settings = loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
+    this.hooks = hooksFromSettings(settings.sources);
+    const notices: string[] = [];
+    const sandbox = shellSandbox({
+      enabled: options.role.sandbox,
+      // A read-only view is not writable even to its own shell: the private temp folder stands in.
+      worktree: options.workspaceWritable ? options.workspaceRoot : path.join(options.sessionDir, 'tmp'),
+      tempDir: path.join(options.sessionDir, 'tmp'),
+      network: networkAllowance(settings).allowed,
+      extraReadable: options.sandboxReadable,
+      notify: (message) => notices.push(message),
+    });
+    this.sandboxed = sandbox.active;
+    const policy = PermissionPolicy.fromSettings(settings, { ...sandbox.policy, home: options.homeDir });
+    const decider = createPermissionDecider({
+      policy,
+      prompter: options.prompter ?? new DenyPrompter(),
+      temporaryAllows: (ctx) => skillGrantsIn(ctx.services).activeGrants().map((grant) => ({ rules: grant.rules, source: `skill:${grant.skill}` })),
+    });
+    const hooks = this.hooks;
+    this.session = new AgentSession({
+      role: options.role.name,
+      model: options.model,
+      systemPrompt: staticSystemPrompt(options.role.prompt),
+      tools: options.tools,
+      outputSchema: options.outputSchema,
+      workspaceRoot: options.workspaceRoot,
+      sessionDir: options.sessionDir,
+      mode: options.role.mode,
+      limits: options.role.limits,
+      shell: { env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) }, wrap: sandbox.wrap },
+      slots: (options.wrapSlots ?? ((slots) => slots))(createHarnessSlots({ hooks, permission: decider })),
+      context: createContextAssembler({
+        homeDir: options.homeDir,
+        requiredChecks: options.requiredChecks,
+        compaction: options.compaction,
+        gitAtStart: options.gitAtStart,
+        // A hook may change files at any event, where the session's own tool log cannot see it.
+        othersMayWrite: Object.values(hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
+        onCompact: async (phase, info) => {
+          const context = hookContextFor(info.session.toolContext);
+          if (phase === 'pre') {
+            const outcome = await runHooks(hooks, 'PreCompact', { trigger: info.trigger, custom_instructions: info.customInstructions ?? '' }, context);
+            return outcome.blocked ? { block: outcome.reason ?? 'a PreCompact hook blocked it' } : undefined;
+          }
+          await runHooks(hooks, 'PostCompact', { trigger: info.trigger, compact_summary: info.summary ?? '' }, context);
+          return undefined;
+        },
+      }),
+      stopCheck: chainStopChecks(createStopCheck(hooks, { event: options.stopEvent }), ...(options.stopChecks ?? [])),
+      services: { ...options.services, hooks },
+      fileState: options.fileState,
+      sessionId: options.sessionId,
+      signal: options.signal,
+    });
+    for (const message of notices) this.session.pending.push({ type: 'notice', level: 'warn', message });
+    this.transcript = new Transcript(transcriptPathFor(this.session.toolContext.session.dir), options.transcriptContext);
+  }
+
+  /**
+   * Runs the agent on `prompt` with the session lifecycle hooks around it: SessionStart (and
+   * SubagentStart) may add context, UserPromptSubmit may add context or refuse the prompt,
+   * SessionEnd is told how it went. Every event goes to the transcript and to `onEvent`.
+   */
+  async run(prompt: string, onEvent: (event: AgentEvent) => void = () => {}): Promise<AgentResult> {
+    const { session } = this;
+    const ctx = session.toolContext;
+    const context = hookContextFor(ctx);
+    const record = (event: AgentEvent) => {
+      this.transcript.record(event);
+      onEvent(event);
+    };
+    const extra: string[] = [];
+    try {
+      const start = await runHooks(this.hooks, 'SessionStart', { source: 'startup', model: session.model.id }, context);
+      extra.push(...start.additionalContext);
+      if (this.options.stopEvent === 'SubagentStop') {
+        const sub = await runHooks(this.hooks, 'SubagentStart', { agent_id: this.options.agentId ?? session.id, agent_type: session.role }, context);
+        extra.push(...sub.additionalContext);
+      }
+      const submit = await runHooks(this.hooks, 'UserPromptSubmit', { prompt }, context);
+      if (submit.blocked || submit.stop) {
+        const detail = `a UserPromptSubmit hook refused the task: ${submit.reason ?? submit.stop ?? 'no reason given'}`;
+        const result: AgentResult = { reason: 'stopped_by_hook', detail, turns: 0, usage: session.usage, costUsd: 0 };
+        record({ type: 'end', at: Date.now(), reason: 'stopped_by_hook', detail, turns: 0, usage: session.usage, cost_usd: 0 });
+        return result;
+      }
+      extra.push(...submit.additionalContext);
+      const fullPrompt = extra.length > 0 ? `${prompt}\n\n${extra.join('\n\n')}` : prompt;
+      const result = await runSession(session, fullPrompt, record);
+      await runHooks(this.hooks, 'SessionEnd', { reason: result.reason === 'aborted' ? 'other' : 'prompt_input_exit' }, { ...context, signal: new AbortController().signal });
+      return result;
+    } finally {
+      for (const event of session.pending.splice(0)) this.transcript.record({ ...event, at: Date.now() } as AgentEvent);
+      this.transcript.flush();
+    }
+  }
+}

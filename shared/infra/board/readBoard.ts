@@ -1,0 +1,139 @@
+import type { Redis } from 'ioredis';
+import type { z } from 'zod';
+import { describeZodError } from '../../core/boundary/zodIssues.js';
+import type { Keys } from '../redis/keys.js';
+import {
+  ENDED_TASK_STATUSES,
+  EvidenceSchema,
+  RunNoteSchema,
+  RunStateSchema,
+  TaskStateSchema,
+  type Evidence,
+  type RunNote,
+  type RunState,
+  type TaskState,
+} from './runState.js';
+
+/**
+ * Reading the board: the runs there are, and one run with its tasks, evidence and notes, as
+ * the projection left them in Redis. Each read is one MULTI, so it is a consistent snapshot.
+ */
+
+export interface TaskView extends TaskState {
+  /** What the task is doing now, in one line (the tool in flight, the model's turn, how it ended). */
+  activity: string;
+  evidence: Evidence[];
+}
+
+export interface RunView extends RunState {
+  /** Where the run stands: `running`, how a coordinator run ended (PASS…), or how an `orca agent` run's agent ended. */
+  state: string;
+  /** Someone asked to abort the run (the abort is published; the run's own events say when it stopped). */
+  abort_requested: boolean;
+}
+
+export interface RunBoard {
+  run: RunView;
+  tasks: TaskView[];
+  /** Evidence about the run as a whole: integration checks and gates on the merged tree. */
+  evidence: Evidence[];
+  notes: RunNote[];
+}
+
+export interface RunSummary extends RunView {
+  task_count: number;
+}
+
+/** The newest runs first. */
+export async function listRuns(redis: Redis, keys: Keys, limit = 50): Promise<RunSummary[]> {
+  const ids = await redis.zrevrange(keys.runs(), 0, limit - 1);
+  if (ids.length === 0) return [];
+  const tx = redis.multi();
+  for (const id of ids) tx.hgetall(keys.run(id)).zcard(keys.runTasks(id));
+  tx.smismember(keys.aborted(), ...ids);
+  const replies = results(await tx.exec());
+  const aborted = replies[replies.length - 1] as number[];
+  return ids.map((id, index) => {
+    const run = parseHash(RunStateSchema, replies[index * 2], `run ${id}`);
+    return { ...run, state: runState(run, []), abort_requested: aborted[index] === 1, task_count: replies[index * 2 + 1] as number };
+  });
+}
+
+/** The id of the run created last, or undefined when there is none. */
+export async function latestRunId(redis: Redis, keys: Keys): Promise<string | undefined> {
+  const [id] = await redis.zrevrange(keys.runs(), 0, 0);
+  return id;
+}
+
+/** One run as the board shows it, or undefined when Redis knows no such run. */
+export async function readRunBoard(redis: Redis, keys: Keys, runId: string): Promise<RunBoard | undefined> {
+  const taskIds = await redis.zrange(keys.runTasks(runId), 0, -1);
+  const tx = redis.multi();
+  tx.hgetall(keys.run(runId)).sismember(keys.aborted(), runId).lrange(keys.runEvidence(runId), 0, -1).lrange(keys.runNotes(runId), 0, -1);
+  for (const taskId of taskIds) tx.hgetall(keys.task(runId, taskId)).lrange(keys.taskEvidence(runId, taskId), 0, -1);
+  const replies = results(await tx.exec());
+  const runHash = replies[0] as Record<string, string>;
+  if (Object.keys(runHash).length === 0) return undefined;
+
+  const tasks = taskIds.map((taskId, index): TaskView => {
+    const task = parseHash(TaskStateSchema, replies[4 + index * 2], `task ${taskId} of run ${runId}`);
+    return { ...task, activity: activityOf(task), evidence: parseList(EvidenceSchema, replies[5 + index * 2], `evidence of task ${taskId}`) };
+  });
+  const run = parseHash(RunStateSchema, runHash, `run ${runId}`);
+  return {
+    run: { ...run, state: runState(run, tasks), abort_requested: replies[1] === 1 },
+    tasks,
+    evidence: parseList(EvidenceSchema, replies[2], `evidence of run ${runId}`),
+    notes: parseList(RunNoteSchema, replies[3], `notes of run ${runId}`),
+  };
+}
+
+/**
+ * A coordinator run says how it ended (`run_end`); until then it is running. An `orca agent` run
+ * has one agent and no run events: it stands where its agent does.
+ */
+function runState(run: RunState, tasks: TaskState[]): string {
+  if (run.status) return run.status;
+  if (run.kind === 'run') return 'running';
+  if (tasks.length === 0) return 'starting';
+  const open = tasks.find((task) => !ENDED_TASK_STATUSES.includes(task.status));
+  return open ? 'running' : tasks.map((task) => task.status).join(', ');
+}
+
+function activityOf(task: TaskState): string {
+  if (task.status === 'pending') return task.depends_on.length > 0 ? `waits for ${task.depends_on.join(', ')}` : 'waiting';
+  if (task.status === 'queued') return `queued (attempt ${task.attempt})`;
+  if (ENDED_TASK_STATUSES.includes(task.status)) {
+    if (task.error) return firstLine(task.error);
+    if (task.merge_outcome) return `merge: ${task.merge_outcome}${task.merge_commit ? ` at ${task.merge_commit.slice(0, 12)}` : ''}`;
+    if (task.verdict) return `verdict ${task.verdict}`;
+    if (task.end_reason) return `ended: ${task.end_reason}`;
+    return task.status_detail ? firstLine(task.status_detail) : task.status;
+  }
+  if (task.current_tool) return task.current_tool;
+  if (task.turns > 0) return `model turn ${task.turns}`;
+  return task.worktree ? 'starting the agent' : 'preparing its workspace';
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 160 ? `${line.slice(0, 159)}…` : line;
+}
+
+function results(replies: Array<[Error | null, unknown]> | null): unknown[] {
+  if (!replies) throw new Error('the board read was discarded by Redis');
+  return replies.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
+}
+
+function parseHash<T extends z.ZodType>(schema: T, hash: unknown, subject: string): z.output<T> {
+  const parsed = schema.safeParse(hash);
+  if (!parsed.success) throw new Error(describeZodError(parsed.error, `the board's state of ${subject}`));
+  return parsed.data;
+}
+
+function parseList<T extends z.ZodType>(schema: T, items: unknown, subject: string): Array<z.output<T>> {
+  return (items as string[]).map((item, index) => parseHash(schema, JSON.parse(item), `${subject} [${index}]`));
+}

@@ -1,0 +1,47 @@
+import type { Redis } from 'ioredis';
+import { RunStreamEntrySchema, type RunStreamEntry } from '../../core/events/runStreamEntry.js';
+import { projectEntry } from './projectEvent.js';
+import type { Keys } from '../redis/keys.js';
+
+/** Events kept per run: the stream is capped so a long run cannot grow Redis without bound. */
+const STREAM_MAX = 20_000;
+
+/**
+ * Records an entry on its run's stream and, in the same MULTI, applies it to the board's run and
+ * task hashes (../board/projectEvent.ts): a reader sees both or neither. An entry whose event is
+ * of a known type but malformed is refused before anything is written, naming the field.
+ */
+export async function appendRunEvent(redis: Redis, keys: Keys, entry: RunStreamEntry): Promise<string> {
+  const tx = redis.multi();
+  tx.xadd(keys.events(entry.run_id), 'MAXLEN', '~', STREAM_MAX, '*', 'e', JSON.stringify(entry));
+  projectEntry(tx, keys, entry);
+  const replies = await tx.exec();
+  if (!replies) throw new Error(`the event for run ${entry.run_id} was not recorded: the transaction was discarded`);
+  const failed = replies.find(([error]) => error);
+  if (failed) throw new Error(`the event for run ${entry.run_id} was not fully recorded: ${failed[0]!.message}`);
+  return (replies[0]![1] as string | null) ?? '';
+}
+
+/** Entries after `afterId` (exclusive; `0` for all), oldest first. Malformed entries are an error. */
+export async function readRunEvents(
+  redis: Redis,
+  keys: Keys,
+  runId: string,
+  afterId = '0',
+  count = 1_000,
+): Promise<Array<{ id: string; entry: RunStreamEntry }>> {
+  const start = afterId === '0' ? '-' : `(${afterId}`;
+  const rows = await redis.xrange(keys.events(runId), start, '+', 'COUNT', count);
+  return rows.map(([id, fields]) => {
+    const raw = fields[fields.indexOf('e') + 1];
+    const parsed = RunStreamEntrySchema.safeParse(raw === undefined ? undefined : JSON.parse(raw));
+    if (!parsed.success) throw new Error(`run ${runId} event ${id} is malformed: ${parsed.error.message}`);
+    return { id, entry: parsed.data };
+  });
+}
+
+/** The id of the run's latest entry (`0` when it has none): where a follower starts so it misses nothing after a snapshot. */
+export async function lastRunEventId(redis: Redis, keys: Keys, runId: string): Promise<string> {
+  const [latest] = await redis.xrevrange(keys.events(runId), '+', '-', 'COUNT', 1);
+  return latest?.[0] ?? '0';
+}

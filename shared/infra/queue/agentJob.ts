@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { AgentLimitsSchema } from '../../core/loop/limits.js';
+import { InheritedFileStateSchema } from '../../core/files/readFileState.js';
+import { isSlug } from '../../core/git/slug.js';
+import { UsageSchema } from '../../core/model/usage.js';
+import { PermissionModeSchema } from '../../core/tool/permissionMode.js';
+import { AssertionFlagSchema, CheckRecordSchema, GateResultSchema } from '../verify/evidence/evidence.js';
+
+/**
+ * The payload of an agent job and the result a worker returns: the contract between the
+ * coordinator and worker processes, possibly on other hosts. Checked when a job is added and
+ * again when a worker takes it.
+ */
+
+const Slug = z.string().refine(isSlug, 'must be 1-64 characters from A-Z a-z 0-9 . _ - without ".."');
+const Sha = z.string().regex(/^[0-9a-f]{40}$/, 'must be a full 40-character commit sha');
+
+export const OUTPUT_KINDS = ['coordinator', 'explore', 'plan', 'worker', 'verification'] as const;
+export type OutputKind = (typeof OUTPUT_KINDS)[number];
+
+/** A role as data, serialisable: its output schema is named, not shipped. */
+export const RoleSpecSchema = z.object({
+  name: z.string().min(1),
+  prompt: z.string().min(1),
+  tools: z.array(z.string().min(1)),
+  mode: PermissionModeSchema,
+  model: z.string().min(1).optional(),
+  limits: AgentLimitsSchema.partial(),
+  output: z.enum(OUTPUT_KINDS),
+  /**
+   * `branch`: a worktree and branch of its own, committed at the end (writing roles). `scratch`: a
+   * disposable detached worktree, never committed (verification: it builds and probes). `view`: a
+   * shared read-only checkout of the base commit (explore, plan).
+   */
+  workspace: z.enum(['view', 'scratch', 'branch']),
+  sandbox: z.boolean(),
+  source: z.string(),
+});
+export type RoleSpec = z.infer<typeof RoleSpecSchema>;
+
+export const RepoRefSchema = z
+  .object({
+    /** A repository on this host (the local case). */
+    path: z.string().min(1).optional(),
+    /** A git remote any worker host can reach; the worker clones it and pushes its branch back. */
+    remote: z.string().min(1).optional(),
+  })
+  .refine((repo) => Boolean(repo.path) !== Boolean(repo.remote), 'give exactly one of repo.path and repo.remote');
+
+export const AgentJobSchema = z.object({
+  run_id: Slug,
+  task_id: Slug,
+  /** The plan subtask id, when the job carries one (Scripted model scripts match on it). */
+  subtask: z.string().optional(),
+  role: RoleSpecSchema,
+  prompt: z.string().min(1),
+  repo: RepoRefSchema,
+  /** The commit the agent starts from, named by the coordinator: never whatever HEAD is. */
+  base: Sha,
+  /** The branch a writing role works and commits on (`orca/<run>/<task>`). */
+  branch: z.string().min(1).optional(),
+  ports: z.number().int().min(0).max(16).default(2),
+  /** The parent's file state the task needs, rebased onto the worktree by hash. */
+  file_state: z.array(InheritedFileStateSchema).default([]),
+  model: z.object({
+    id: z.string().min(1).optional(),
+    /** A Scripted model file's content (not a path: workers may be on other hosts). */
+    script: z.unknown().optional(),
+  }),
+  /** Extra environment for the agent's shell. */
+  env: z.record(z.string(), z.string()).default({}),
+  /** Which hook event ends the agent: `Stop` on its own (`orca agent`), `SubagentStop` within a run. */
+  stop_event: z.enum(['Stop', 'SubagentStop']).default('SubagentStop'),
+  /** The checks the task names (a plan subtask's `checks`). */
+  checks: z.array(z.string()).default([]),
+});
+export type AgentJob = z.infer<typeof AgentJobSchema>;
+export type AgentJobInput = z.input<typeof AgentJobSchema>;
+
+export const AgentJobResultSchema = z.object({
+  run_id: z.string(),
+  task_id: z.string(),
+  role: z.string(),
+  status: z.enum(['completed', 'failed', 'aborted']),
+  end_reason: z.string(),
+  detail: z.string(),
+  report: z.unknown().optional(),
+  base: z.string(),
+  branch: z.string().optional(),
+  commit: z.string().optional(),
+  worktree: z.string().optional(),
+  usage: UsageSchema,
+  cost_usd: z.number(),
+  turns: z.number().int(),
+  transcript: z.string(),
+  host: z.string(),
+  pid: z.number().int(),
+  /** Every Bash command the agent ran, with its exit code: what its claims are checked against. */
+  commands: z.array(CheckRecordSchema),
+  /** Files the agent read, with the hash it saw (an Explore agent's `files`, made checkable). */
+  files_read: z.array(z.object({ path: z.string(), hash: z.string(), partial: z.boolean().default(false) })),
+  /** Files it changed, relative to the repository. */
+  files_changed: z.array(z.string()),
+  scripted: z.boolean(),
+  /** The gates on the agent's Report (workers and verification): what its claims are worth. */
+  gates: z
+    .object({
+      ok: z.boolean(),
+      gates: z.array(GateResultSchema),
+      checks: z.array(
+        z.object({
+          command: z.string(),
+          exit_code: z.number().int().nullable(),
+          status: z.string(),
+          reason: z.string(),
+          tests_executed: z.number().int().nullable(),
+          log: z.string().optional(),
+        }),
+      ),
+      flags: z.array(AssertionFlagSchema),
+    })
+    .optional(),
+});
+export type AgentJobResult = z.infer<typeof AgentJobResultSchema>;

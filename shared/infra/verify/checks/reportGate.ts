@@ -1,0 +1,56 @@
+import type { AgentSession, StopCheck } from '../../../core/loop/session.js';
+import { loadDescription } from '../../../core/tool/tool.js';
+import type { ClaimedCheck } from '../evidence/evidence.js';
+import { commandsFromLedger } from '../gates/claims.js';
+import { gateWorkerReport, type GateReport } from '../gates/workerGates.js';
+
+const REFUSAL = loadDescription(import.meta.url, './reportRefused.md');
+
+export interface ReportGateOptions {
+  /** The claimed checks inside a Report input (worker `claimed_checks`, verification `checks`). */
+  claimsOf: (report: unknown) => readonly ClaimedCheck[];
+  /** The commit the agent's work is judged against for weakened tests. */
+  base: string;
+  leasedPorts: readonly number[];
+  /** Reports refused before the agent may end anyway (the job's gates then say what failed). */
+  maxRefusals?: number;
+  who: string;
+}
+
+/**
+ * Holds a Report to the evidence before the agent may end with it: the claimed checks must be in
+ * its own tool log with the same exit codes (claims), ran on the tree as it is now (stale), ran
+ * tests (zero_tests) against servers of this worktree (target). A report that fails one goes back
+ * to the agent with the reasons, so it runs the checks instead of describing them. Weakened tests
+ * (assertions) are not refused here: they go to the Verification agent to confirm or reject.
+ */
+export function createReportGate(options: ReportGateOptions): StopCheck & { last(): GateReport | undefined } {
+  const maxRefusals = options.maxRefusals ?? 2;
+  let refusals = 0;
+  let last: GateReport | undefined;
+  return {
+    last: () => last,
+    async beforeStop(session: AgentSession, info) {
+      if (info.reason !== 'report' || info.report === undefined) return undefined;
+      last = await gateSession(session, options, info.report);
+      const failed = last.gates.filter((gate) => !gate.ok && gate.name !== 'assertions');
+      if (failed.length === 0 || refusals >= maxRefusals) return undefined;
+      refusals += 1;
+      session.toolContext.emit({ type: 'notice', level: 'warn', message: `Report refused by the gates (${failed.map((gate) => gate.name).join(', ')}): ${failed.map((gate) => gate.reason).join('; ')}` });
+      return REFUSAL.replace('{reasons}', failed.map((gate) => `- ${gate.name}: ${gate.reason}`).join('\n'));
+    },
+  };
+}
+
+/** The gates on a session's Report, from its own ledger and the host's evidence of its checks. */
+export async function gateSession(session: AgentSession, options: Omit<ReportGateOptions, 'maxRefusals'>, report: unknown): Promise<GateReport> {
+  return gateWorkerReport({
+    claims: options.claimsOf(report),
+    commands: commandsFromLedger(session.ledger.all()),
+    evidence: session.toolContext.services.checks?.evidence() ?? [],
+    worktree: session.workspace.root,
+    leasedPorts: options.leasedPorts,
+    audit: { repo: session.workspace.root, base: options.base },
+    who: options.who,
+  });
+}

@@ -1,0 +1,115 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { structuredPatch, type StructuredPatchHunk } from 'diff';
+import { gitAt } from '../../../core/git/git.js';
+import { TestFileMatcher, testGlobsInConfig } from './testFiles.js';
+
+/**
+ * The changes to test files and runner configs between two states of a repository: `base` (a
+ * commit) and `head` (a commit, or the working folder when absent, untracked files included).
+ * Renames are followed (git's -M), so a moved test file is compared with its old self. Each
+ * change carries both contents and the unified-diff hunks (the `diff` package, 3 lines of context).
+ */
+export interface FileChange {
+  path: string;
+  /** The path at base, when the file was renamed. */
+  oldPath?: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+  before: string;
+  after: string;
+  hunks: StructuredPatchHunk[];
+}
+
+export interface TestChanges {
+  tests: FileChange[];
+  configs: FileChange[];
+}
+
+export async function testChanges(repo: string, base: string, head?: string): Promise<TestChanges> {
+  const git = gitAt(repo);
+  const range = head === undefined ? [base] : [base, head];
+  // Independent reads, asked at once: a worker's Report waits on them.
+  const [raw, untracked, rootConfigs] = await Promise.all([
+    git.raw(['diff', '--name-status', '-z', '-M', '--no-color', ...range, '--']),
+    head === undefined ? git.raw(['ls-files', '-z', '--others', '--exclude-standard']) : '',
+    git.raw(['ls-tree', '--name-only', base]),
+  ]);
+  const entries = parseNameStatus(raw);
+  for (const file of untracked.split('\0').filter(Boolean)) entries.push({ status: 'added', path: file });
+
+  const matcher = new TestFileMatcher(await configuredTestGlobs(repo, base, head, entries, rootConfigs.split('\n').filter(Boolean)));
+  const contentAt = async (ref: string | undefined, file: string): Promise<string> => {
+    if (ref === undefined) return readFile(path.join(repo, file), 'utf8');
+    return git.raw(['show', `${ref}:${file}`]);
+  };
+  const changes: TestChanges = { tests: [], configs: [] };
+  for (const entry of entries) {
+    const isTest = matcher.isTest(entry.path) || (entry.oldPath !== undefined && matcher.isTest(entry.oldPath));
+    const isConfig = matcher.isRunnerConfig(entry.path);
+    if (!isTest && !isConfig) continue;
+    const before = entry.status === 'added' ? '' : await contentAt(base, entry.oldPath ?? entry.path);
+    const after = entry.status === 'deleted' ? '' : await contentAt(head, entry.path);
+    const patch = structuredPatch(entry.oldPath ?? entry.path, entry.path, before, after, undefined, undefined, { context: 3 });
+    const change: FileChange = { ...entry, before, after, hunks: patch.hunks };
+    // A test file renamed to a name that is no test any more is gone as a test: judged as deleted.
+    if (entry.status === 'renamed' && !matcher.isTest(entry.path)) change.status = 'deleted';
+    (isTest ? changes.tests : changes.configs).push(change);
+  }
+  return changes;
+}
+
+/** A hunk as unified-diff text: `@@ -a,b +c,d @@` and its lines. */
+export function hunkText(hunk: StructuredPatchHunk): string {
+  return [`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines].join('\n');
+}
+
+interface NameStatus {
+  status: FileChange['status'];
+  path: string;
+  oldPath?: string;
+}
+
+function parseNameStatus(raw: string): NameStatus[] {
+  const fields = raw.split('\0');
+  const entries: NameStatus[] = [];
+  for (let index = 0; index < fields.length; ) {
+    const code = fields[index++] ?? '';
+    if (code === '') continue;
+    if (code.startsWith('R') || code.startsWith('C')) {
+      const oldPath = fields[index++]!;
+      const newPath = fields[index++]!;
+      entries.push(code.startsWith('R') ? { status: 'renamed', path: newPath, oldPath } : { status: 'added', path: newPath });
+    } else {
+      const file = fields[index++]!;
+      entries.push({ status: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified', path: file });
+    }
+  }
+  return entries;
+}
+
+/** Test globs named by the runner configs the diff touches or the repository has at its root, at both ends. */
+async function configuredTestGlobs(
+  repo: string,
+  base: string,
+  head: string | undefined,
+  entries: readonly NameStatus[],
+  rootConfigs: string[],
+): Promise<string[]> {
+  const git = gitAt(repo);
+  const candidates = new Set([...rootConfigs, ...entries.map((entry) => entry.path)]);
+  const probe = new TestFileMatcher();
+  const globs = new Set<string>();
+  for (const file of candidates) {
+    if (!probe.isRunnerConfig(file)) continue;
+    for (const ref of [base, head]) {
+      let text: string;
+      try {
+        text = ref === undefined ? await readFile(path.join(repo, file), 'utf8') : await git.raw(['show', `${ref}:${file}`]);
+      } catch {
+        continue; // the config does not exist at this end
+      }
+      for (const glob of testGlobsInConfig(file, text)) globs.add(glob);
+    }
+  }
+  return [...globs];
+}

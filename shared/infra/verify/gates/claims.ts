@@ -1,0 +1,76 @@
+import type { ToolLedgerEntry } from '../../../core/loop/toolLedger.js';
+import type { CheckRecord } from '../evidence/evidence.js';
+import { normalizeCommand } from '../evidence/checkCommand.js';
+import type { ClaimedCheck } from '../evidence/evidence.js';
+import { gateResult, type GateResult } from '../evidence/gateResult.js';
+
+/**
+ * Gate 5, claims: a check an agent says it ran (worker `claimed_checks`, verification `checks`)
+ * counts only when its OWN tool log (the job result's `commands`, or its session's ledger) holds
+ * that command (same words, whitespace aside) with the same exit code. Dropped and flagged:
+ * - a command it never ran (`npm test` is not `npm test 2>&1 | tail`: a pipe's exit code is the
+ *   last command's);
+ * - an exit code none of its runs had;
+ * - a claimed exit 0 when the latest run of that command failed (a pass that was later undone).
+ * The log is the host's record, never the agent's prose.
+ */
+export interface DroppedClaim {
+  claim: ClaimedCheck;
+  why: string;
+}
+
+export interface ClaimsVerdict {
+  gate: GateResult;
+  kept: ClaimedCheck[];
+  dropped: DroppedClaim[];
+}
+
+export function claimsGate(claims: readonly ClaimedCheck[], log: readonly CheckRecord[], who = 'the agent'): ClaimsVerdict {
+  const runs = new Map<string, CheckRecord[]>();
+  for (const run of [...log].sort((a, b) => a.at - b.at)) {
+    const key = normalizeCommand(run.command);
+    runs.set(key, [...(runs.get(key) ?? []), run]);
+  }
+  const kept: ClaimedCheck[] = [];
+  const dropped: DroppedClaim[] = [];
+  for (const claim of claims) {
+    const why = mismatch(claim, runs.get(normalizeCommand(claim.command)) ?? []);
+    if (why) dropped.push({ claim, why });
+    else kept.push(claim);
+  }
+  if (dropped.length > 0) {
+    const list = dropped.map(({ claim, why }) => `\`${claim.command}\` (exit ${claim.exit_code}): ${why}`).join('; ');
+    return { gate: gateResult('claims', false, `${dropped.length} of ${claims.length} checks claimed by ${who} dropped: ${list}`), kept, dropped };
+  }
+  const reason = claims.length === 0 ? `${who} claimed no checks` : `all ${claims.length} checks claimed by ${who} match its own tool log`;
+  return { gate: gateResult('claims', true, reason), kept, dropped };
+}
+
+function mismatch(claim: ClaimedCheck, runs: readonly CheckRecord[]): string | undefined {
+  if (runs.length === 0) return 'never run: no such command in its own tool log';
+  const codes = runs.map((run) => run.exit_code);
+  if (!codes.includes(claim.exit_code)) {
+    return `its own tool log has it exiting ${codes.map((code) => (code === null ? 'without an exit code (timed out, aborted or refused)' : String(code))).join(', ')}, never ${claim.exit_code}`;
+  }
+  const latest = runs.at(-1)!;
+  if (claim.exit_code === 0 && latest.exit_code !== 0) {
+    return `its latest run exited ${latest.exit_code ?? 'without an exit code'}: the earlier pass no longer stands`;
+  }
+  return undefined;
+}
+
+/** The Bash commands of a session's ledger as a command log (what a job result's `commands` holds). */
+export function commandsFromLedger(ledger: readonly ToolLedgerEntry[]): CheckRecord[] {
+  return ledger
+    .filter((entry) => entry.name === 'Bash')
+    .map((entry) => {
+      const data = entry.data as { exitCode?: unknown; outputFile?: unknown } | undefined;
+      const command = (entry.input as { command?: unknown } | undefined)?.command;
+      return {
+        command: typeof command === 'string' ? command : '',
+        exit_code: !entry.isError && typeof data?.exitCode === 'number' ? data.exitCode : null,
+        at: entry.at,
+        ...(typeof data?.outputFile === 'string' ? { output_file: data.outputFile } : {}),
+      };
+    });
+}

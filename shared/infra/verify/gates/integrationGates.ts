@@ -1,0 +1,40 @@
+import type { CheckRecord } from '../evidence/evidence.js';
+import type { ClaimedCheck } from '../evidence/evidence.js';
+import { allGatesPass, gateResult, type GateResult } from '../evidence/gateResult.js';
+import { assertionsGate, auditTestChanges } from './assertions.js';
+import { claimsGate } from './claims.js';
+import { staleGate } from './stale.js';
+import { targetGate } from './target.js';
+import { zeroTestsGate } from './zeroTests.js';
+import { treeSnapshot } from '../evidence/treeHash.js';
+import { gatedCheck, type GatedCheck, type GateReport, type GateTreeInput } from './workerGates.js';
+
+/**
+ * The five gates on the integration checks: the host's own runs (checkRun.ts) on the merged
+ * tree, judged on the tree as it is now (zero_tests, stale, target), the whole diff from the
+ * run's base to the integration head audited (assertions), and, when the Verification agent has
+ * reported, its claimed checks held against its own tool log (claims).
+ */
+export interface IntegrationInput extends GateTreeInput {
+  /** The Verification agent's `checks` and its own tool log, when it has reported. */
+  verification?: { claims: readonly ClaimedCheck[]; commands: readonly CheckRecord[] };
+}
+
+export async function gateIntegration(input: IntegrationInput): Promise<GateReport> {
+  const current = input.currentTree ?? (await treeSnapshot(input.worktree));
+  const target = { worktree: input.worktree, leasedPorts: input.leasedPorts };
+  const checks: GatedCheck[] = [];
+  for (const evidence of input.evidence) checks.push(await gatedCheck(evidence, current, target));
+  const claims = input.verification
+    ? claimsGate(input.verification.claims, input.verification.commands, 'the Verification agent')
+    : { gate: gateResult('claims', true, 'no agent claims to hold against a tool log: the integration checks were run by the host'), dropped: [] };
+  const flags = await auditTestChanges(input.audit);
+  const gates: GateResult[] = [
+    zeroTestsGate(input.evidence),
+    await staleGate(input.evidence, current),
+    targetGate(input.evidence, target),
+    assertionsGate(flags, input.confirmations),
+    claims.gate,
+  ];
+  return { ok: allGatesPass(gates), gates, checks, dropped: claims.dropped, flags };
+}

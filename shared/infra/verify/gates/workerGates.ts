@@ -1,0 +1,113 @@
+import type { CheckRecord } from '../evidence/evidence.js';
+import { isCheckCommand, normalizeCommand } from '../evidence/checkCommand.js';
+import { checkStatus, type CheckStatus } from './checkStatus.js';
+import type { AssertionConfirmation, AssertionFlag, CheckEvidence, ClaimedCheck } from '../evidence/evidence.js';
+import { allGatesPass, gateResult, type GateResult } from '../evidence/gateResult.js';
+import { assertionsGate, auditTestChanges, type AuditInput } from './assertions.js';
+import { claimsGate, type DroppedClaim } from './claims.js';
+import { staleGate } from './stale.js';
+import { targetGate } from './target.js';
+import { zeroTestsGate } from './zeroTests.js';
+import { treeSnapshot, type TreeSnapshot } from '../evidence/treeHash.js';
+
+/**
+ * The five gates on one Worker report (and, with its `checks` as the claims, on a Verification
+ * report). What survives is the claims backed by the agent's own tool log (claims), each with the
+ * host's evidence of that run judged on the worktree as it is now (zero_tests, stale, target),
+ * and the test diff audited (assertions). A claim without recorded evidence is `not_run`: the
+ * host knows its exit code but not its tree or its counts.
+ */
+export interface GatedCheck {
+  command: string;
+  exit_code: number | null;
+  status: CheckStatus;
+  reason: string;
+  tests_executed: number | null;
+  evidence?: CheckEvidence;
+}
+
+export interface GateReport {
+  ok: boolean;
+  /** In gate order: zero_tests, stale, target, assertions, claims. */
+  gates: GateResult[];
+  checks: GatedCheck[];
+  dropped: DroppedClaim[];
+  flags: AssertionFlag[];
+}
+
+/** What every run of the gates judges the checks on: the host's evidence, the tree now, the diff. */
+export interface GateTreeInput {
+  /** The host's evidence of its check runs (CheckRecorder.evidence(), or checkRun for the integration checks). */
+  evidence: readonly CheckEvidence[];
+  /** The worktree; the servers its checks talked to must run from inside it. */
+  worktree: string;
+  /** The worktree's tree now; hashed from `worktree` when absent. */
+  currentTree?: TreeSnapshot;
+  leasedPorts: readonly number[];
+  /** The diff audited for weakened tests: base to head (head absent: the worktree as it is). */
+  audit: AuditInput;
+  confirmations?: readonly AssertionConfirmation[];
+}
+
+export interface WorkerReportInput extends GateTreeInput {
+  /** What the agent says it ran: worker `claimed_checks`, or verification `checks`. */
+  claims: readonly ClaimedCheck[];
+  /** Its own tool log: the job result's `commands` (or commandsFromLedger of its session). */
+  commands: readonly CheckRecord[];
+  /** Who made the claims, for the reasons (`worker t1`). */
+  who?: string;
+}
+
+/** A check judged on its evidence (checkStatus) as the report shows it. */
+export async function gatedCheck(evidence: CheckEvidence, current: TreeSnapshot, target: { worktree: string; leasedPorts: readonly number[] }): Promise<GatedCheck> {
+  const { status, reason } = await checkStatus(evidence, current, target);
+  return { command: evidence.command, exit_code: evidence.exit_code, status, reason, tests_executed: evidence.counts.known ? evidence.counts.executed : null, evidence };
+}
+
+export async function gateWorkerReport(input: WorkerReportInput): Promise<GateReport> {
+  const current = input.currentTree ?? (await treeSnapshot(input.worktree));
+  const target = { worktree: input.worktree, leasedPorts: input.leasedPorts };
+  const claims = claimsGate(input.claims, input.commands, input.who ?? 'the agent');
+
+  const backing: CheckEvidence[] = [];
+  const checks: GatedCheck[] = [];
+  for (const claim of claims.kept) {
+    const evidence = latestEvidence(input.evidence, claim.command);
+    if (!evidence && !isCheckCommand(claim.command)) {
+      const passed = claim.exit_code === 0;
+      checks.push({ command: claim.command, exit_code: claim.exit_code, status: passed ? 'passed' : 'failed', reason: 'not a test or build command: held to the tool log only', tests_executed: null });
+      continue;
+    }
+    if (!evidence) {
+      checks.push({ command: claim.command, exit_code: claim.exit_code, status: 'not_run', reason: `no evidence of \`${claim.command}\` was recorded (tree, counts): it cannot count as run on this tree`, tests_executed: null });
+      continue;
+    }
+    backing.push(evidence);
+    checks.push({ ...(await gatedCheck(evidence, current, target)), command: claim.command });
+  }
+  // A claimed test or build run must have evidence on this tree. Other commands an agent cites (an
+  // ad-hoc probe, a grep) are not recorded as evidence: they are held to the tool log alone (claims).
+  const unbacked = checks.filter((check) => check.evidence === undefined && check.exit_code === 0 && isCheckCommand(check.command));
+
+  const flags = await auditTestChanges(input.audit);
+  const onTree = await staleGate(backing, current);
+  // A claimed pass with no recorded tree is as good as one on another tree: not run on this one.
+  const stale =
+    unbacked.length === 0
+      ? onTree
+      : gateResult('stale', false, [...(onTree.ok ? [] : [onTree.reason]), ...unbacked.map((check) => check.reason)].join('; '));
+  const gates: GateResult[] = [
+    zeroTestsGate(backing),
+    stale,
+    targetGate(backing, target),
+    assertionsGate(flags, input.confirmations),
+    claims.gate,
+  ];
+  return { ok: allGatesPass(gates), gates, checks, dropped: claims.dropped, flags };
+}
+
+/** The latest evidence of `command` (whitespace aside). */
+export function latestEvidence(evidence: readonly CheckEvidence[], command: string): CheckEvidence | undefined {
+  const wanted = normalizeCommand(command);
+  return [...evidence].sort((a, b) => a.started_at - b.started_at).findLast((one) => normalizeCommand(one.command) === wanted);
+}

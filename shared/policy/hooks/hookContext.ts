@@ -1,0 +1,52 @@
+import path from 'node:path';
+import type { AgentEventInput } from '../../core/events/agentEvent.js';
+import type { PermissionMode } from '../../core/tool/permissionMode.js';
+import type { ToolContext } from '../../core/tool/tool.js';
+
+/** What a hook run needs to know about the session that fires it. */
+export interface HookContext {
+  /** The project root: the working directory of command hooks and `CLAUDE_PROJECT_DIR`. */
+  projectDir: string;
+  /** The `cwd` field of the input (the agent's working directory; usually projectDir). */
+  cwd: string;
+  sessionId: string;
+  transcriptPath: string;
+  mode: PermissionMode;
+  role: string;
+  agentId?: string;
+  /** Extra environment for hooks (ORCA_RUN_ID, ORCA_TASK_ID, PORT, …), over the process's own. */
+  env: Record<string, string>;
+  /** Aborting it kills the running hooks' process groups and cancels http hooks. */
+  signal: AbortSignal;
+  emit(event: AgentEventInput): void;
+}
+
+/** Where a session's JSONL transcript lives, as `transcript_path` tells hooks. */
+export function transcriptPathFor(sessionDir: string): string {
+  return path.join(sessionDir, 'transcript.jsonl');
+}
+
+/** The hook context of a tool call: the workspace root is the project, the shell env is the hook env. */
+export function hookContextFor(ctx: ToolContext): HookContext {
+  return {
+    projectDir: ctx.workspace.root,
+    cwd: ctx.workspace.root,
+    sessionId: ctx.session.id,
+    transcriptPath: transcriptPathFor(ctx.session.dir),
+    mode: ctx.mode,
+    role: ctx.session.role,
+    env: ctx.shell.env,
+    signal: ctx.signal,
+    emit: (event) => ctx.emit(event),
+  };
+}
+
+/** The environment a hook process runs with: ours, the session's, and the variables hooks rely on. */
+export function hookEnvironment(context: HookContext): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+  Object.assign(env, context.env);
+  env.CLAUDE_PROJECT_DIR = context.projectDir;
+  env.ORCA_ROLE = context.role;
+  return env;
+}

@@ -1,0 +1,99 @@
+import type { PermissionMode } from '../../core/tool/permissionMode.js';
+import type { HookEventName } from './hookEvents.js';
+
+/**
+ * The JSON a hook reads on stdin (or an http hook receives as its body), field for field as
+ * Claude Code sends it, so hook scripts written for Claude Code read the same names.
+ */
+
+/** What each event adds to the common fields. */
+export interface HookPayloads {
+  SessionStart: { source: 'startup' | 'resume' | 'clear' | 'compact'; model?: string };
+  SessionEnd: { reason: 'clear' | 'resume' | 'logout' | 'prompt_input_exit' | 'other' };
+  UserPromptSubmit: { prompt: string };
+  PreToolUse: { tool_name: string; tool_input: unknown; tool_use_id: string };
+  PostToolUse: { tool_name: string; tool_input: unknown; tool_response: unknown; tool_use_id: string };
+  PostToolUseFailure: { tool_name: string; tool_input: unknown; tool_use_id: string; error: string; is_interrupt: boolean };
+  Stop: { stop_hook_active: boolean; last_assistant_message?: string };
+  SubagentStart: { agent_id: string; agent_type: string };
+  SubagentStop: {
+    stop_hook_active: boolean;
+    agent_id: string;
+    agent_type: string;
+    agent_transcript_path?: string;
+    last_assistant_message?: string;
+  };
+  PreCompact: { trigger: 'manual' | 'auto'; custom_instructions: string };
+  PostCompact: { trigger: 'manual' | 'auto'; compact_summary: string };
+  TaskCreated: { task_id: string; task_subject: string; task_description?: string };
+  TaskCompleted: { task_id: string; task_subject: string; task_description?: string };
+  WorktreeCreate: { name: string };
+  WorktreeRemove: { worktree_path: string };
+  PermissionRequest: { tool_name: string; tool_input: unknown; tool_use_id: string; permission_suggestions?: unknown[] };
+  PermissionDenied: { tool_name: string; tool_input: unknown; tool_use_id: string; reason: string };
+  Notification: { message: string; title?: string; notification_type: string };
+}
+
+/** The fields every event carries. */
+export interface HookCommonInput {
+  session_id: string;
+  transcript_path: string;
+  cwd: string;
+  /** Claude Code's name for the mode (see claudeCodeMode); orca's own is `orca_permission_mode`. */
+  permission_mode: ClaudeCodePermissionMode;
+  orca_permission_mode: PermissionMode;
+  hook_event_name: HookEventName;
+  /** Set when the session runs as an agent of a role (orca: always), as with `claude --agent`. */
+  agent_type?: string;
+  agent_id?: string;
+}
+
+export type HookInput<E extends HookEventName = HookEventName> = HookCommonInput & HookPayloads[E];
+
+export type ClaudeCodePermissionMode = 'plan' | 'acceptEdits' | 'bypassPermissions';
+
+/**
+ * orca's modes under Claude Code's names, so a script that checks `permission_mode` reads a value
+ * it knows: read-only is plan mode, workspace-write accepts edits, full-access needs no prompt
+ * for the mode (rules and hooks still apply, as in Claude Code).
+ */
+export function claudeCodeMode(mode: PermissionMode): ClaudeCodePermissionMode {
+  switch (mode) {
+    case 'read-only':
+      return 'plan';
+    case 'workspace-write':
+      return 'acceptEdits';
+    case 'full-access':
+      return 'bypassPermissions';
+  }
+}
+
+export interface HookInputBase {
+  sessionId: string;
+  transcriptPath: string;
+  cwd: string;
+  mode: PermissionMode;
+  agentType?: string;
+  agentId?: string;
+}
+
+export function buildHookInput<E extends HookEventName>(event: E, base: HookInputBase, payload: HookPayloads[E]): HookInput<E> {
+  const common: HookCommonInput = {
+    session_id: base.sessionId,
+    transcript_path: base.transcriptPath,
+    cwd: base.cwd,
+    permission_mode: claudeCodeMode(base.mode),
+    orca_permission_mode: base.mode,
+    hook_event_name: event,
+  };
+  if (base.agentType !== undefined) common.agent_type = base.agentType;
+  if (base.agentId !== undefined) common.agent_id = base.agentId;
+  return { ...common, ...payload };
+}
+
+/** The value the event's matcher is tested against, if the event has one. */
+export function matchValue(input: Record<string, unknown>, field: string | undefined): string | undefined {
+  if (field === undefined) return undefined;
+  const value = input[field];
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { presentToolResult } from '../permissions/untrusted.js';
+import type { PostToolUseOutcome, PreToolUseOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
+import type { ToolContext } from '../../core/tool/tool.js';
+import { hookContextFor } from './hookContext.js';
+import type { HookOutcome } from './hookOutcome.js';
+import { runHooks } from './hookRunner.js';
+import type { HooksConfig } from './hooksConfig.js';
+
+export interface HarnessSlotsOptions {
+  hooks: HooksConfig;
+  /** The permission decider; it receives PreToolUse's decision and must let no allow override a deny rule. */
+  permission: ToolPipelineSlots['permission'];
+  /** The last look at a result before the model reads it; default: the untrusted-content wrapper. */
+  present?: (toolName: string, content: string) => string;
+}
+
+/**
+ * The tool pipeline's slots with hooks in them: PreToolUse before the permission decision
+ * (its deny refuses the call; its allow/ask and rewritten input go to the decider), PostToolUse
+ * after a success, PostToolUseFailure after a failure, and every result presented through the
+ * untrusted-content wrapper.
+ */
+export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSlots {
+  const { hooks } = options;
+  const present = options.present ?? presentToolResult;
+  return {
+    async preToolUse(call, ctx) {
+      const outcome = await runHooks(
+        hooks,
+        'PreToolUse',
+        { tool_name: call.tool.name, tool_input: inputForHooks(call.input, ctx), tool_use_id: call.id },
+        hookContextFor(ctx),
+      );
+      const pre: PreToolUseOutcome = {};
+      if (outcome.additionalContext.length > 0) pre.additionalContext = outcome.additionalContext;
+      if (outcome.decision !== undefined) pre.decision = outcome.decision;
+      if (outcome.decisionReason !== undefined) pre.reason = outcome.decisionReason;
+      if (outcome.stop !== undefined) {
+        pre.stop = outcome.stop;
+        // The session ends after this call: do not run a tool the hook's stop was meant to prevent.
+        if (pre.decision !== 'deny') {
+          pre.decision = 'deny';
+          pre.reason = `the session is stopping: ${outcome.stop}`;
+        }
+      }
+      if (pre.decision === 'deny') {
+        ctx.emit({ type: 'permission', tool: call.tool.name, decision: 'deny', by: `hook:PreToolUse ${blockingLabels(outcome)}`, reason: pre.reason ?? '' });
+      } else if (outcome.updatedInput !== undefined) {
+        pre.updatedInput = outcome.updatedInput;
+      }
+      return pre;
+    },
+
+    permission: options.permission,
+
+    async postToolUse(call, output, ctx) {
+      const outcome = await runHooks(
+        hooks,
+        'PostToolUse',
+        {
+          tool_name: call.tool.name,
+          tool_input: inputForHooks(call.input, ctx),
+          tool_response: output.data !== undefined ? output.data : output.content,
+          tool_use_id: call.id,
+        },
+        hookContextFor(ctx),
+      );
+      return afterCall(outcome);
+    },
+
+    async postToolUseFailure(call, error, ctx) {
+      const outcome = await runHooks(
+        hooks,
+        'PostToolUseFailure',
+        { tool_name: call.tool.name, tool_input: inputForHooks(call.input, ctx), tool_use_id: call.id, error, is_interrupt: ctx.signal.aborted },
+        hookContextFor(ctx),
+      );
+      return afterCall(outcome);
+    },
+
+    present: (call, content) => present(call.tool.name, content),
+  };
+}
+
+function afterCall(outcome: HookOutcome): PostToolUseOutcome {
+  const post: PostToolUseOutcome = {};
+  if (outcome.additionalContext.length > 0) post.additionalContext = outcome.additionalContext;
+  if (outcome.feedback !== undefined) post.feedback = outcome.feedback;
+  if (outcome.stop !== undefined) post.stop = outcome.stop;
+  return post;
+}
+
+function blockingLabels(outcome: HookOutcome): string {
+  const labels = outcome.results.filter((r) => r.block !== undefined || r.stop !== undefined).map((r) => r.label);
+  return labels.length > 0 ? labels.join('; ') : outcome.results.map((r) => r.label).join('; ');
+}
+
+/**
+ * The tool input as Claude Code shows it to hooks: `file_path` absolute. The model may give it
+ * relative to the workspace; a hook written for Claude Code expects an absolute path.
+ */
+export function inputForHooks(input: unknown, ctx: ToolContext): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  const filePath = (input as Record<string, unknown>).file_path;
+  if (typeof filePath !== 'string' || filePath === '' || path.isAbsolute(filePath)) return input;
+  return { ...input, file_path: path.resolve(ctx.workspace.root, filePath) };
+}

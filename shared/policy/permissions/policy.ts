@@ -1,0 +1,171 @@
+import os from 'node:os';
+import type { Workspace } from '../../core/files/workspace.js';
+import type { LoadedSettings } from '../settings/loadSettings.js';
+import type { CallPart } from './callPart.js';
+import { callParts } from './callParts.js';
+import { modeCovers, modeRank, type PermissionMode } from '../../core/tool/permissionMode.js';
+import { isBroken, parseRule, ruleLabel, RULE_BEHAVIORS, type BrokenRule, type PermissionRule, type RuleBehavior } from './rule.js';
+import { namesItsTarget, ruleAppliesTo, ruleCovers } from './ruleMatch.js';
+
+export interface PermissionCall {
+  tool: string;
+  /** The input as the tool's schema parsed it. */
+  input: unknown;
+  /** The level the tool declares for this input. Bash is judged part by part from its analysis instead. */
+  level: PermissionMode;
+}
+
+export interface DecisionContext {
+  mode: PermissionMode;
+  workspace: Workspace;
+  /** What PreToolUse hooks decided, if anything. */
+  hook?: { decision: 'allow' | 'deny' | 'ask'; reason?: string };
+}
+
+export interface PermissionDecision {
+  behavior: RuleBehavior;
+  /** The rule, mode, hook or check that decided: `deny:Bash(rm -rf *) in .claude/settings.json`, `mode:read-only`, … */
+  by: string;
+  /** Why, in words the model (or the person asked) can act on. */
+  reason: string;
+  /** What the call does, for a prompt: the command or the path. */
+  summary: string;
+}
+
+export interface PolicyOptions {
+  /** The user's home, for `~/` rules. */
+  home?: string;
+  /** Folders outside the workspace Bash may write (the sandbox's private /tmp). */
+  writableOutside?: string[];
+  /**
+   * Bash runs in the sandbox, where a command can write only the worktree: a command that is not
+   * read-only then needs workspace-write instead of full-access, and a write its words do not
+   * show (`cp x $DEST`, a command run after `cd` elsewhere) is left to the sandbox. Without it,
+   * such a command is refused.
+   */
+  bashSandboxed?: boolean;
+}
+
+/**
+ * The permission rules of a session and how they decide a call, in Claude Code's order: a deny
+ * rule refuses; then an ask rule asks; then allow rules allow, when they cover every part of the
+ * call; what they leave is judged by the session's mode. Destructive commands and guarded paths
+ * need an allow rule that names them, in any mode. Anything that cannot be judged (a broken
+ * rule, a command the parser cannot read, a write outside the workspace) is refused.
+ */
+export class PermissionPolicy {
+  readonly rules: PermissionRule[];
+  readonly broken: BrokenRule[];
+  private readonly home: string;
+  private readonly writableOutside: string[];
+  private readonly shellLevel: PermissionMode;
+  private readonly options: PolicyOptions;
+
+  constructor(rules: (PermissionRule | BrokenRule)[], options: PolicyOptions = {}) {
+    this.options = options;
+    const order = (rule: PermissionRule | BrokenRule) => RULE_BEHAVIORS.indexOf(rule.behavior);
+    // Deny, then ask, then allow; within each, the order the rules were written in.
+    const sorted = rules.map((rule, index) => ({ rule, index })).sort((a, b) => order(a.rule) - order(b.rule) || a.index - b.index);
+    this.rules = sorted.map(({ rule }) => rule).filter((rule): rule is PermissionRule => !isBroken(rule));
+    this.broken = sorted.map(({ rule }) => rule).filter(isBroken);
+    this.home = options.home ?? os.homedir();
+    this.writableOutside = options.writableOutside ?? [];
+    this.shellLevel = options.bashSandboxed ? 'workspace-write' : 'full-access';
+  }
+
+  /** The rules of every settings source, most specific source first. */
+  static fromSettings(settings: LoadedSettings, options: PolicyOptions = {}): PermissionPolicy {
+    const rules: (PermissionRule | BrokenRule)[] = [];
+    for (const source of settings.sources) {
+      for (const behavior of RULE_BEHAVIORS) {
+        for (const text of source.settings.permissions?.[behavior] ?? []) rules.push(parseRule(text, behavior, source.label));
+      }
+    }
+    return new PermissionPolicy(rules, options);
+  }
+
+  /**
+   * This policy plus allow rules from elsewhere (a loaded skill's `allowed-tools`), named by
+   * `source`. They are allow rules like any other: deny and ask rules still come first.
+   */
+  withAllowRules(texts: readonly string[], source: string): PermissionPolicy {
+    if (texts.length === 0) return this;
+    return new PermissionPolicy([...this.rules, ...this.broken, ...texts.map((text) => parseRule(text, 'allow', source))], this.options);
+  }
+
+  /** Rules that could not be read, as one line each, for a notice at start-up. */
+  problems(): string[] {
+    return this.broken.map((rule) => {
+      const effect = rule.behavior === 'allow' ? 'it allows nothing until it is fixed' : 'calls it might cover are refused';
+      return `${ruleLabel(rule)} cannot be read (${rule.problem}); ${effect}`;
+    });
+  }
+
+  decide(call: PermissionCall, context: DecisionContext): PermissionDecision {
+    const facts = callParts(call.tool, call.input, call.level, {
+      workspace: context.workspace,
+      writableOutside: this.writableOutside,
+      shellLevel: this.shellLevel,
+      sandboxed: this.options.bashSandboxed === true,
+    });
+    const summary = facts.summary;
+    const decision = (behavior: RuleBehavior, by: string, reason: string): PermissionDecision => ({ behavior, by, reason, summary });
+    const anchors = { root: context.workspace.root, home: this.home };
+
+    if (context.hook?.decision === 'deny') return decision('deny', 'hook:PreToolUse', context.hook.reason ?? 'a PreToolUse hook denied it');
+    if (facts.refusal) return decision('deny', facts.refusal.by, facts.refusal.reason);
+
+    const checked = [...facts.parts, ...facts.denyOnly];
+    for (const behavior of ['deny', 'ask'] as const) {
+      for (const broken of this.broken) {
+        if (broken.behavior !== behavior) continue;
+        const tool = broken.tool;
+        if (tool === undefined || checked.some((part) => ruleAppliesTo(tool, part.tool))) {
+          return decision('deny', ruleLabel(broken), `the ${behavior} rule "${broken.text}" in ${broken.source} cannot be read (${broken.problem}), so calls it might cover are refused; fix the rule`);
+        }
+      }
+      for (const rule of this.rules) {
+        if (rule.behavior !== behavior) continue;
+        // A specifier this tool gives nothing to compare with counts as a match: unclear fails closed.
+        const hit = checked.find((part) => ruleAppliesTo(rule.tool, part.tool) && ruleCovers(rule, part.subject, anchors) !== false);
+        if (!hit) continue;
+        if (behavior === 'deny') return decision('deny', ruleLabel(rule), `the rule ${rule.text} in ${rule.source} denies \`${hit.label}\``);
+        return decision('ask', ruleLabel(rule), `the rule ${rule.text} in ${rule.source} asks before \`${hit.label}\``);
+      }
+    }
+
+    if (context.hook?.decision === 'ask') return decision('ask', 'hook:PreToolUse', context.hook.reason ?? 'a PreToolUse hook asked for confirmation');
+
+    for (const part of facts.parts) {
+      if (!part.needsNamedAllow) continue;
+      const named = this.rules.find(
+        (rule) => rule.behavior === 'allow' && namesItsTarget(rule) && ruleAppliesTo(rule.tool, part.tool) && ruleCovers(rule, part.subject, anchors) === true,
+      );
+      if (!named) {
+        const need = part.needsNamedAllow;
+        return decision('ask', need.by, `${need.reason}; it needs an allow rule that names it, e.g. ${need.example}`);
+      }
+    }
+
+    const allowedBy = new Set<string>();
+    const uncovered: CallPart[] = [];
+    for (const part of facts.parts) {
+      const rule = this.rules.find(
+        (candidate) => candidate.behavior === 'allow' && ruleAppliesTo(candidate.tool, part.tool) && ruleCovers(candidate, part.subject, anchors) === true,
+      );
+      if (rule) allowedBy.add(ruleLabel(rule));
+      else uncovered.push(part);
+    }
+    if (uncovered.length === 0 && allowedBy.size > 0) {
+      return decision('allow', [...allowedBy].join(', '), `allowed by ${[...allowedBy].join(', ')}`);
+    }
+
+    const needed = uncovered.reduce<PermissionMode>((level, part) => (modeRank(part.level) > modeRank(level) ? part.level : level), 'read-only');
+    if (modeCovers(context.mode, needed)) return decision('allow', `mode:${context.mode}`, `mode ${context.mode} covers ${needed}`);
+    const blocking = uncovered.find((part) => !modeCovers(context.mode, part.level));
+    const what = blocking && call.tool === 'Bash' ? ` (\`${blocking.label}\` needs ${blocking.level})` : '';
+    const reason = `${call.tool} needs ${needed} and this session runs in ${context.mode}${what}`;
+    if (context.hook?.decision === 'allow') return decision('allow', 'hook:PreToolUse', `${reason}; a PreToolUse hook allowed it${context.hook.reason ? `: ${context.hook.reason}` : ''}`);
+    return decision('ask', `mode:${context.mode}`, reason);
+  }
+}

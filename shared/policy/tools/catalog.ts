@@ -1,0 +1,42 @@
+import { bashTool } from './bash.js';
+import { editTool } from './edit.js';
+import { globTool } from './glob.js';
+import { grepTool } from './grep.js';
+import { readTool } from './read.js';
+import { skillTool } from './skill.js';
+import { taskCreateTool } from './taskCreate.js';
+import { taskListTool } from './taskList.js';
+import { taskUpdateTool } from './taskUpdate.js';
+import type { AnyTool } from '../../core/tool/tool.js';
+import { writeTool } from './write.js';
+
+/** Every tool a role may name in its allow-list (Report is added to every session by the loop). */
+const CATALOG: readonly AnyTool[] = [
+  readTool,
+  editTool,
+  writeTool,
+  globTool,
+  grepTool,
+  bashTool,
+  skillTool,
+  taskCreateTool,
+  taskUpdateTool,
+  taskListTool,
+] as AnyTool[];
+
+export function catalogToolNames(): string[] {
+  return CATALOG.map((tool) => tool.name);
+}
+
+/**
+ * The tools for an allow-list, in catalog order (a fixed order keeps the cached tool prefix
+ * identical across sessions). An unknown name is an error naming the valid ones.
+ */
+export function toolsNamed(names: readonly string[], extra: readonly AnyTool[] = []): AnyTool[] {
+  const available = [...CATALOG, ...extra];
+  const unknown = names.filter((name) => !available.some((tool) => tool.name === name));
+  if (unknown.length > 0) {
+    throw new Error(`unknown tool ${unknown.map((n) => JSON.stringify(n)).join(', ')}: the tools are ${available.map((t) => t.name).join(', ')}`);
+  }
+  return available.filter((tool) => names.includes(tool.name));
+}
