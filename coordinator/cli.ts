@@ -7,7 +7,7 @@ import { isSlug } from '../shared/core/git/slug.js';
 import { CLEAN_RULES, parseAge } from './cleanOptions.js';
 import { UserError } from './repoCheck.js';
 
-/** `orca`: the command line (../shared/INTERFACES.md). Exit codes: 0 pass, 1 fail, 2 bad input, 130 aborted. */
+/** `orca`: the command line (docs/cli.md). Exit codes: 0 pass, 1 fail, 2 bad input, 130 aborted. */
 const program = new Command('orca')
   .description('A team of coding agents on one repository: each in its own git worktree, on a Redis queue.')
   .showHelpAfterError()

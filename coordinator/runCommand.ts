@@ -30,7 +30,7 @@ export interface RunCommandOptions {
   timeoutMinutes?: number;
 }
 
-/** Exit codes per verdict (../shared/INTERFACES.md). */
+/** Exit codes per verdict (docs/cli.md). */
 
 /** `orca run`: one whole run, from a task to a verified integration branch. */
 export async function runCommand(options: RunCommandOptions): Promise<number> {

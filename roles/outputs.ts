@@ -3,7 +3,7 @@ import type { OutputKind } from '../shared/infra/queue/agentJob.js';
 import { findCycle } from './planGraph.js';
 
 /**
- * What each role hands back: the input of its `Report` tool (../shared/INTERFACES.md, "Role
+ * What each role hands back: the input of its `Report` tool (docs/tools.md, "Report: the roles'
  * outputs"). The host validates a Report against these before anyone reads it.
  */
 

@@ -13,7 +13,7 @@ export interface CheckRecordOut {
   tests_executed: number | null;
 }
 
-/** `orca run --json`: the shape in ../shared/INTERFACES.md. */
+/** `orca run --json`: the shape in docs/json.md. */
 export interface RunJson {
   run_id: string;
   status: RunStatus;
@@ -58,7 +58,7 @@ export function runJson(
   };
 }
 
-/** The exit code of `orca run` / `orca resume` for a run's status (../shared/INTERFACES.md). */
+/** The exit code of `orca run` / `orca resume` for a run's status (docs/cli.md). */
 export function exitCodeOf(status: string | undefined): number {
   return ({ PASS: 0, FAIL: 1, PARTIAL: 1, ABORTED: 130 } as Record<string, number>)[status ?? 'FAIL'] ?? 1;
 }

@@ -5,8 +5,8 @@ import { ModelError } from '../../shared/core/model/modelError.js';
 import { loadScriptFile, parseScript } from '../../shared/core/model/scriptFile.js';
 import { tempDir } from '../support/tempDir.js';
 
-/** The example from INTERFACES.md, verbatim. */
-const INTERFACES_EXAMPLE = `{ "latency_ms": 0,
+/** The example from docs/scripted-model.md, verbatim. */
+const DOCS_EXAMPLE = `{ "latency_ms": 0,
   "agents": [
     { "when": { "role": "worker", "task": "t1" },
       "turns": [
@@ -45,8 +45,8 @@ function parseError(json: string | object): ModelError {
 }
 
 describe('loadScriptFile', () => {
-  it('loads the example from INTERFACES.md and remembers where it came from', async () => {
-    const file = writeScript(INTERFACES_EXAMPLE);
+  it('loads the example from docs/scripted-model.md and remembers where it came from', async () => {
+    const file = writeScript(DOCS_EXAMPLE);
     const script = await loadScriptFile(file);
     expect(script.source).toBe(`script file ${file}`);
     expect(script.latency_ms).toBe(0);
@@ -61,7 +61,7 @@ describe('loadScriptFile', () => {
   });
 
   it('accepts a file saved with a byte-order mark', async () => {
-    const script = await loadScriptFile(writeScript(`\uFEFF${INTERFACES_EXAMPLE}`));
+    const script = await loadScriptFile(writeScript(`\uFEFF${DOCS_EXAMPLE}`));
     expect(script.agents).toHaveLength(1);
   });
 

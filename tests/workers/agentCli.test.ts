@@ -10,7 +10,7 @@ import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 const SCRIPT = path.join(packageRoot(), 'coordinator', 'demo', 'single-agent-script.json');
 const Sha = z.string().regex(/^[0-9a-f]{40}$/);
 
-/** `orca agent --json`, as INTERFACES.md gives it. */
+/** `orca agent --json`, as docs/json.md gives it. */
 const AgentJsonSchema = z.strictObject({
   run_id: z.string().min(1),
   task_id: z.string().min(1),

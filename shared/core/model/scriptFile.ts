@@ -4,8 +4,8 @@ import { describeZodError } from '../boundary/zodIssues.js';
 import { ModelError } from './modelError.js';
 
 /**
- * The Scripted model's file (`--script FILE`), exactly as INTERFACES.md gives it. Objects are
- * strict so a misspelt key (`lantecy_ms`) is an error naming it, not a setting silently ignored.
+ * The Scripted model's file (`--script FILE`), exactly as docs/scripted-model.md gives it. Objects
+ * are strict so a misspelt key (`lantecy_ms`) is an error naming it, not a setting silently ignored.
  */
 
 const LatencySchema = z.number().int().nonnegative();
