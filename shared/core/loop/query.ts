@@ -163,7 +163,7 @@ export async function* query(session: AgentSession, prompt: string): AsyncGenera
         });
         additional.push(...run.additionalContext);
         hookStop ??= run.stop;
-        session.context.afterTool?.(session, { name: use.name, input: run.input ?? use.input, isError: run.block.is_error === true, mayWrite: run.mayWrite });
+        session.context.afterTool?.(session, { name: use.name, input: run.input ?? use.input, data: run.output?.data, isError: run.block.is_error === true, mayWrite: run.mayWrite });
         if (use.name === REPORT_TOOL) {
           if (run.block.is_error) {
             reportAttempts += 1;

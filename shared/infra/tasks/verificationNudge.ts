@@ -1,5 +1,6 @@
 import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import type { AgentSession, StopCheck } from '../../core/loop/session.js';
+import { bashResultFields } from '../../core/tool/bashResultData.js';
 import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import { loadDescription } from '../../core/tool/tool.js';
 import { isCheckCommand } from '../verify/evidence/checkCommand.js';
@@ -80,7 +81,7 @@ function fromLedger(ledger: readonly ToolLedgerEntry[]): { ok: true } | { ok: fa
   const lastPass = ledger.findLastIndex((entry) => {
     if (entry.name !== 'Bash' || entry.isError) return false;
     const command = (entry.input as { command?: unknown } | undefined)?.command;
-    return typeof command === 'string' && isCheckCommand(command) && (entry.data as { exitCode?: unknown } | undefined)?.exitCode === 0;
+    return typeof command === 'string' && isCheckCommand(command) && bashResultFields(entry.data).exitCode === 0;
   });
   if (lastPass < 0) return { ok: false, why: 'no check (tests, type check, build) has passed in this session' };
   if (lastPass < lastEdit) return { ok: false, why: 'files were edited after the last passing check' };

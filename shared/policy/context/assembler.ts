@@ -1,9 +1,9 @@
 import os from 'node:os';
-import path from 'node:path';
 import type { AgentSession, ContextAssembler, PreparedContext } from '../../core/loop/session.js';
 import type { Message } from '../../core/model/message.js';
 import type { SystemBlock } from '../../core/model/model.js';
 import { estimateMessagesTokens, estimateTokens } from '../../core/model/tokenEstimate.js';
+import { readResultFile } from '../../core/tool/readResultData.js';
 import { autocompact, type CompactHook, type CompactTrigger } from './autocompact.js';
 import { collapsedText, findCollapsibleSpans } from './collapse.js';
 import { parseCompactionConfig, thresholdsFor, type CompactionConfig, type CompactionConfigInput } from './compactionConfig.js';
@@ -136,15 +136,12 @@ export class OrcaContextAssembler implements ContextAssembler {
     return state.git.snapshot;
   }
 
-  afterTool(session: AgentSession, call: { name: string; input: unknown; isError: boolean; mayWrite: boolean }): void {
+  afterTool(session: AgentSession, call: { name: string; input: unknown; data?: unknown; isError: boolean; mayWrite: boolean }): void {
     const state = this.states.get(session);
     if (state && call.mayWrite) state.git.stale = true;
     // Tools run only after a first prepare(); without one there is no session state to update.
     if (!state || call.name !== 'Read' || call.isError) return;
-    const entry = session.ledger.all().at(-1);
-    const fromData = (entry?.name === 'Read' ? (entry.data as { file?: { filePath?: unknown } } | undefined) : undefined)?.file?.filePath;
-    const given = (call.input as { file_path?: unknown } | undefined)?.file_path;
-    const file = typeof fromData === 'string' ? fromData : typeof given === 'string' ? path.resolve(session.workspace.root, given) : undefined;
+    const file = readResultFile(call, session.workspace.root);
     if (!file) return;
     for (const rule of state.conditionalRules) {
       if (state.injectedRules.has(rule.file) || state.pendingRules.some((pending) => pending.rule === rule)) continue;

@@ -5,6 +5,7 @@ import type { ReadFileState } from '../../core/files/readFileState.js';
 import { normalizeLineEndings } from '../../core/files/textCodec.js';
 import { loadTextFile } from '../../core/files/textFile.js';
 import type { TextBlock } from '../../core/model/message.js';
+import { readResultFile } from '../../core/tool/readResultData.js';
 import type { SkillInfo, SkillLibrary } from './skills.js';
 import { describeTask, type TaskListSource } from './taskListSource.js';
 
@@ -92,9 +93,7 @@ function recentlyRead(ledger: readonly ToolLedgerEntry[], root: string): string[
   for (let index = ledger.length - 1; index >= 0; index -= 1) {
     const entry = ledger[index]!;
     if (entry.name !== 'Read' || entry.isError) continue;
-    const data = entry.data as { file?: { filePath?: unknown } } | undefined;
-    const given = (entry.input as { file_path?: unknown } | undefined)?.file_path;
-    const file = typeof data?.file?.filePath === 'string' ? data.file.filePath : typeof given === 'string' ? path.resolve(root, given) : undefined;
+    const file = readResultFile(entry, root);
     if (file && !files.includes(file)) files.push(file);
   }
   return files;
