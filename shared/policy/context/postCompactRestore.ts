@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import { numberLines, splitLines } from '../../core/files/numberedLines.js';
-import type { ReadFileState } from '../../core/files/readFileState.js';
 import { normalizeLineEndings } from '../../core/files/textCodec.js';
 import { loadTextFile } from '../../core/files/textFile.js';
 import type { TextBlock } from '../../core/model/message.js';
@@ -16,7 +15,7 @@ import { describeTask, type TaskListSource } from './taskListSource.js';
  * - the task list, when the session has one;
  * - the instructions of the skills in use and the conditional rules already in force.
  * Once the compaction is kept, the session's file state keeps only the files still shown
- * (forgetHiddenReads): for any other file the model must Read again before it edits.
+ * (forgetHiddenReads in forgetReads.ts): for any other file the model must Read again before it edits.
  */
 export interface RestoreInput {
   ledger: readonly ToolLedgerEntry[];
@@ -75,16 +74,6 @@ export async function restoreAfterCompaction(input: RestoreInput): Promise<{ blo
   }
   for (const rule of input.rules) blocks.push({ type: 'text', text: rule });
   return { blocks, shownFiles: shown };
-}
-
-/**
- * Forgets what the session read of files whose content the model no longer sees, so Edit asks
- * for a fresh Read and that Read shows the file instead of an "unchanged" stub.
- */
-export function forgetHiddenReads(fileState: ReadFileState, visible: Set<string>): void {
-  for (const entry of fileState.all()) {
-    if (entry.origin === 'read' && !visible.has(entry.path)) fileState.delete(entry.path);
-  }
 }
 
 /** Files read successfully, newest first, each once. */
