@@ -5,7 +5,7 @@ import { ModelError } from '../model/modelError.js';
 import { addUsage, totalInputTokens, type Usage } from '../model/usage.js';
 import { runToolCall } from '../tool/pipeline.js';
 import { REPORT_TOOL } from '../tool/report.js';
-import { SessionAbort, type AgentSession } from './session.js';
+import { SessionAbort, type AgentSession, type PreparedContext, type StopInfo } from './session.js';
 
 export interface AgentResult {
   reason: EndReason;
@@ -23,30 +23,79 @@ export interface AgentResult {
  * session ended. It always ends with an `end` event naming its reason; nothing stops silently.
  */
 export async function* query(session: AgentSession, prompt: string): AsyncGenerator<AgentEvent, AgentResult> {
-  const { limits } = session;
-  const signal = session.signal;
-  const remaining = limits.wallClockMs - (Date.now() - session.startedAt);
-  const wallClock = setTimeout(() => session.abortController.abort(new SessionAbort('wall_clock')), Math.max(0, remaining));
-  let reportAttempts = 0;
-  let stopContinuation = false;
-
-  const flush = function* (): Generator<AgentEvent> {
-    while (session.pending.length > 0) yield stamp(session.pending.shift()!);
-  };
-  const end = function* (reason: EndReason, detail: string, report?: unknown): Generator<AgentEvent, AgentResult> {
-    clearTimeout(wallClock);
-    yield* flush();
-    const result: AgentResult = { reason, detail, report, turns: session.turns, usage: session.usage, costUsd: session.costUsd };
-    yield stamp({ type: 'end', reason, detail, turns: session.turns, usage: session.usage, cost_usd: session.costUsd, report });
-    return result;
-  };
-  const endAborted = function* (): Generator<AgentEvent, AgentResult> {
-    const why = signal.reason instanceof SessionAbort ? signal.reason.why : String(signal.reason ?? 'aborted');
-    if (why === 'wall_clock') return yield* end('wall_clock', `wall clock limit of ${limits.wallClockMs} ms reached`);
-    return yield* end('aborted', `aborted: ${why}`);
-  };
-
+  const loop = new AgentLoop(session);
   try {
+    yield* loop.startSession(prompt);
+    for (;;) {
+      const limit = loop.limitBeforeTurn();
+      if (limit) return yield* loop.end(limit);
+      yield* loop.startTurn();
+      const request = yield* loop.prepareRequest();
+      const streamed = yield* loop.streamTurn(request);
+      if ('ending' in streamed) return yield* loop.end(streamed.ending);
+      const { answer } = streamed;
+      yield* loop.chargeUsage(answer.usage);
+      yield* loop.appendAnswer(answer);
+      const overBudget = loop.budgetSpent();
+      if (overBudget) return yield* loop.end(overBudget);
+      if (answer.toolUses.length === 0) {
+        const stop = yield* loop.handleStop(answer.stopReason);
+        if (stop) return yield* loop.end(stop);
+        continue;
+      }
+      const round = yield* loop.runToolCalls(answer.toolUses);
+      const after = yield* loop.checkAfterTools(round);
+      if (after) return yield* loop.end(after);
+    }
+  } finally {
+    loop.stopWallClock();
+  }
+}
+
+/** Why the session ends; `AgentLoop.end` turns it into the `end` event and the result. */
+interface Ending {
+  reason: EndReason;
+  detail: string;
+  report?: unknown;
+}
+
+/** The model's answer in one turn, once its stream has ended with a final message. */
+interface TurnAnswer {
+  text: string;
+  toolUses: ToolUseBlock[];
+  stopReason: StopReason;
+  usage: Usage;
+}
+
+/** What one turn's tool calls came to. */
+interface ToolRound {
+  results: ToolResultBlock[];
+  /** Text the hooks added for the model, sent after the results. */
+  additional: string[];
+  /** The Report that was accepted, if one was. */
+  report?: { input: unknown };
+  /** The first hook's request to stop the session. */
+  hookStop?: string;
+}
+
+/**
+ * The steps of the loop, over one session and what lives only while `query` runs: the wall
+ * clock, the refused Reports, and whether the model is going on because a stop check sent it back.
+ * A step that may end the session returns an Ending (or undefined to go on); the outline ends it.
+ */
+class AgentLoop {
+  private readonly wallClock: NodeJS.Timeout;
+  private reportAttempts = 0;
+  private stopContinuation = false;
+  private turn = 0;
+
+  constructor(private readonly session: AgentSession) {
+    const remaining = session.limits.wallClockMs - (Date.now() - session.startedAt);
+    this.wallClock = setTimeout(() => session.abortController.abort(new SessionAbort('wall_clock')), Math.max(0, remaining));
+  }
+
+  *startSession(prompt: string): Generator<AgentEvent> {
+    const { session } = this;
     yield stamp({
       type: 'session_start',
       session_id: session.id,
@@ -55,146 +104,206 @@ export async function* query(session: AgentSession, prompt: string): AsyncGenera
       scripted: session.model.scripted,
       cwd: session.workspace.root,
     });
-    session.messages.push({ role: 'user', content: [{ type: 'text', text: prompt }] });
+    session.messages.push(userText(prompt));
+  }
 
-    for (;;) {
-      if (signal.aborted) return yield* endAborted();
-      if (session.turns >= limits.maxTurns) return yield* end('max_turns', `reached the limit of ${limits.maxTurns} turns`);
-      session.turns += 1;
-      const turn = session.turns;
-      yield stamp({ type: 'turn_start', turn });
+  /** An abort, or the turn limit reached, before another turn starts. */
+  limitBeforeTurn(): Ending | undefined {
+    if (this.session.signal.aborted) return this.abortEnding();
+    const { maxTurns } = this.session.limits;
+    if (this.session.turns >= maxTurns) return { reason: 'max_turns', detail: `reached the limit of ${maxTurns} turns` };
+    return undefined;
+  }
 
-      const prepared = await session.context.prepare(session);
-      yield* flush();
+  *startTurn(): Generator<AgentEvent> {
+    this.session.turns += 1;
+    this.turn = this.session.turns;
+    yield stamp({ type: 'turn_start', turn: this.turn });
+  }
 
-      let text = '';
-      const toolUses: ToolUseBlock[] = [];
-      let stopReason: StopReason | undefined;
-      let usage: Usage | undefined;
-      try {
-        const stream = session.model.stream(
-          {
-            system: prepared.system,
-            messages: prepared.messages,
-            tools: session.registry.specs(),
-            cacheTools: prepared.cacheTools,
-            maxTokens: limits.maxOutputTokens,
-          },
-          signal,
-        );
-        for await (const event of stream) {
-          if (event.type === 'text_delta') {
-            text += event.text;
-            yield stamp({ type: 'text_delta', text: event.text });
-          } else if (event.type === 'tool_use') {
-            toolUses.push({ type: 'tool_use', id: event.id, name: event.name, input: event.input });
-          } else if (event.type === 'retry') {
-            text = '';
-            toolUses.length = 0;
-            yield stamp({ type: 'notice', level: 'warn', message: `model call retried (attempt ${event.attempt}): ${event.reason}` });
-          } else {
-            stopReason = event.stopReason;
-            usage = event.usage;
-          }
-        }
-      } catch (error) {
-        // The partial answer is dropped whole: no half-applied turn reaches the history.
-        if (signal.aborted) return yield* endAborted();
-        const message = error instanceof ModelError ? error.message : error instanceof Error ? error.message : String(error);
-        return yield* end('error', `model call failed: ${message}`);
-      }
-      if (!usage || !stopReason) return yield* end('error', 'the model stream ended without a final message');
+  /** The context layer builds the request (compacting as it needs); its events come out first. */
+  async *prepareRequest(): AsyncGenerator<AgentEvent, PreparedContext> {
+    const prepared = await this.session.context.prepare(this.session);
+    yield* this.flush();
+    return prepared;
+  }
 
-      const cost = session.model.cost(usage);
-      session.usage = addUsage(session.usage, usage);
-      session.costUsd += cost;
-      yield stamp({ type: 'usage', turn, usage, cost_usd: cost, total: session.usage, total_cost_usd: session.costUsd });
-
-      const content: ContentBlock[] = [];
-      if (text) content.push({ type: 'text', text });
-      content.push(...toolUses);
-      if (content.length > 0) session.messages.push({ role: 'assistant', content });
-      if (text) yield stamp({ type: 'assistant_text', turn, text });
-
-      const spent = totalInputTokens(session.usage) + session.usage.output_tokens;
-      if (spent >= limits.maxTokens) return yield* end('token_budget', `used ${spent} tokens of a budget of ${limits.maxTokens}`);
-      if (session.costUsd >= limits.maxCostUsd) {
-        return yield* end('cost_budget', `spent $${session.costUsd.toFixed(4)} of a budget of $${limits.maxCostUsd}`);
-      }
-
-      if (toolUses.length === 0) {
-        if (stopReason === 'max_tokens') {
-          session.messages.push(userText('Your answer was cut off at the output limit. Continue, in smaller steps.'));
-          continue;
-        }
-        const more = await session.stopCheck?.beforeStop(session, { reason: 'no_tool_use', active: stopContinuation });
-        yield* flush();
-        if (more) {
-          stopContinuation = true;
-          session.messages.push(userText(more));
-          continue;
-        }
-        return yield* end('no_tool_use', `the model stopped without calling ${REPORT_TOOL}`);
-      }
-      stopContinuation = false;
-
-      const results: ToolResultBlock[] = [];
-      const additional: string[] = [];
-      let report: { input: unknown } | undefined;
-      let hookStop: string | undefined;
-      for (const use of toolUses) {
-        if (signal.aborted) {
-          results.push({ type: 'tool_result', tool_use_id: use.id, content: `${use.name} was not run: the session was aborted.`, is_error: true });
-          continue;
-        }
-        yield stamp({ type: 'tool_call', turn, id: use.id, name: use.name, input: use.input });
-        const run = await runToolCall(use, session.registry, session.slots, session.toolContext);
-        yield* flush();
-        results.push(run.block);
-        session.ledger.record({
-          turn,
-          id: use.id,
-          name: use.name,
-          input: run.input ?? use.input,
-          isError: run.block.is_error === true,
-          data: run.output?.data,
-          spilledTo: run.spilledTo,
-          at: Date.now(),
-        });
-        additional.push(...run.additionalContext);
-        hookStop ??= run.stop;
-        session.context.afterTool?.(session, { name: use.name, input: run.input ?? use.input, isError: run.block.is_error === true, mayWrite: run.mayWrite });
-        if (use.name === REPORT_TOOL) {
-          if (run.block.is_error) {
-            reportAttempts += 1;
-            yield stamp({ type: 'report_rejected', attempt: reportAttempts, error: run.block.content });
-          } else {
-            report = { input: run.input };
-          }
+  /** Streams the model's answer, passing its text on as it comes; a failed call ends the session. */
+  async *streamTurn(request: PreparedContext): AsyncGenerator<AgentEvent, { answer: TurnAnswer } | { ending: Ending }> {
+    const { session } = this;
+    let text = '';
+    const toolUses: ToolUseBlock[] = [];
+    let stopReason: StopReason | undefined;
+    let usage: Usage | undefined;
+    try {
+      const stream = session.model.stream(
+        {
+          system: request.system,
+          messages: request.messages,
+          tools: session.registry.specs(),
+          cacheTools: request.cacheTools,
+          maxTokens: session.limits.maxOutputTokens,
+        },
+        session.signal,
+      );
+      for await (const event of stream) {
+        if (event.type === 'text_delta') {
+          text += event.text;
+          yield stamp({ type: 'text_delta', text: event.text });
+        } else if (event.type === 'tool_use') {
+          toolUses.push({ type: 'tool_use', id: event.id, name: event.name, input: event.input });
+        } else if (event.type === 'retry') {
+          text = '';
+          toolUses.length = 0;
+          yield stamp({ type: 'notice', level: 'warn', message: `model call retried (attempt ${event.attempt}): ${event.reason}` });
+        } else {
+          stopReason = event.stopReason;
+          usage = event.usage;
         }
       }
-      const resultMessage: Message = { role: 'user', content: [...results] };
-      for (const text of additional) resultMessage.content.push({ type: 'text', text });
-      session.messages.push(resultMessage);
-
-      if (signal.aborted) return yield* endAborted();
-      if (hookStop) return yield* end('stopped_by_hook', `a hook stopped the session: ${hookStop}`);
-      if (report) {
-        const more = await session.stopCheck?.beforeStop(session, { reason: 'report', active: stopContinuation, report: report.input });
-        yield* flush();
-        if (more) {
-          stopContinuation = true;
-          session.messages.push(userText(more));
-          continue;
-        }
-        return yield* end('report', 'the agent reported', report.input);
-      }
-      if (reportAttempts >= limits.maxReportAttempts) {
-        return yield* end('error', `${REPORT_TOOL} was refused ${reportAttempts} times; the last error: ${results.find((r) => r.is_error)?.content ?? ''}`);
-      }
+    } catch (error) {
+      // The partial answer is dropped whole: no half-applied turn reaches the history.
+      if (session.signal.aborted) return { ending: this.abortEnding() };
+      const message = error instanceof ModelError ? error.message : error instanceof Error ? error.message : String(error);
+      return { ending: { reason: 'error', detail: `model call failed: ${message}` } };
     }
-  } finally {
-    clearTimeout(wallClock);
+    if (!usage || !stopReason) return { ending: { reason: 'error', detail: 'the model stream ended without a final message' } };
+    return { answer: { text, toolUses, stopReason, usage } };
+  }
+
+  *chargeUsage(usage: Usage): Generator<AgentEvent> {
+    const { session } = this;
+    const cost = session.model.cost(usage);
+    session.usage = addUsage(session.usage, usage);
+    session.costUsd += cost;
+    yield stamp({ type: 'usage', turn: this.turn, usage, cost_usd: cost, total: session.usage, total_cost_usd: session.costUsd });
+  }
+
+  *appendAnswer({ text, toolUses }: TurnAnswer): Generator<AgentEvent> {
+    const content: ContentBlock[] = [];
+    if (text) content.push({ type: 'text', text });
+    content.push(...toolUses);
+    if (content.length > 0) this.session.messages.push({ role: 'assistant', content });
+    if (text) yield stamp({ type: 'assistant_text', turn: this.turn, text });
+  }
+
+  /** The token or cost budget, once the session has spent it. */
+  budgetSpent(): Ending | undefined {
+    const { session } = this;
+    const { limits } = session;
+    const spent = totalInputTokens(session.usage) + session.usage.output_tokens;
+    if (spent >= limits.maxTokens) return { reason: 'token_budget', detail: `used ${spent} tokens of a budget of ${limits.maxTokens}` };
+    if (session.costUsd >= limits.maxCostUsd) {
+      return { reason: 'cost_budget', detail: `spent $${session.costUsd.toFixed(4)} of a budget of $${limits.maxCostUsd}` };
+    }
+    return undefined;
+  }
+
+  /** An answer without tool calls: cut off, it is asked for the rest; else it ends, unless a stop check sends it back. */
+  async *handleStop(stopReason: StopReason): AsyncGenerator<AgentEvent, Ending | undefined> {
+    if (stopReason === 'max_tokens') {
+      this.session.messages.push(userText('Your answer was cut off at the output limit. Continue, in smaller steps.'));
+      return undefined;
+    }
+    if (yield* this.sentBackByStopCheck({ reason: 'no_tool_use' })) return undefined;
+    return { reason: 'no_tool_use', detail: `the model stopped without calling ${REPORT_TOOL}` };
+  }
+
+  /** Runs the calls in order (none once the session is aborted) and appends their results as one user message. */
+  async *runToolCalls(uses: readonly ToolUseBlock[]): AsyncGenerator<AgentEvent, ToolRound> {
+    // The model is at work again: its next stop is its own, not a continuation a stop check caused.
+    this.stopContinuation = false;
+    const round: ToolRound = { results: [], additional: [] };
+    for (const use of uses) {
+      if (this.session.signal.aborted) {
+        round.results.push({ type: 'tool_result', tool_use_id: use.id, content: `${use.name} was not run: the session was aborted.`, is_error: true });
+        continue;
+      }
+      yield* this.callTool(use, round);
+    }
+    const resultMessage: Message = { role: 'user', content: [...round.results] };
+    for (const text of round.additional) resultMessage.content.push({ type: 'text', text });
+    this.session.messages.push(resultMessage);
+    return round;
+  }
+
+  /** After the tool calls: an abort, a hook's stop, a Report (unless a stop check sends it back), or one refused Report too many. */
+  async *checkAfterTools(round: ToolRound): AsyncGenerator<AgentEvent, Ending | undefined> {
+    if (this.session.signal.aborted) return this.abortEnding();
+    if (round.hookStop) return { reason: 'stopped_by_hook', detail: `a hook stopped the session: ${round.hookStop}` };
+    if (round.report) {
+      if (yield* this.sentBackByStopCheck({ reason: 'report', report: round.report.input })) return undefined;
+      return { reason: 'report', detail: 'the agent reported', report: round.report.input };
+    }
+    if (this.reportAttempts >= this.session.limits.maxReportAttempts) {
+      return { reason: 'error', detail: `${REPORT_TOOL} was refused ${this.reportAttempts} times; the last error: ${round.results.find((r) => r.is_error)?.content ?? ''}` };
+    }
+    return undefined;
+  }
+
+  /** The `end` event, after whatever is still pending, and the result `query` returns. */
+  *end({ reason, detail, report }: Ending): Generator<AgentEvent, AgentResult> {
+    const { session } = this;
+    this.stopWallClock();
+    yield* this.flush();
+    const result: AgentResult = { reason, detail, report, turns: session.turns, usage: session.usage, costUsd: session.costUsd };
+    yield stamp({ type: 'end', reason, detail, turns: session.turns, usage: session.usage, cost_usd: session.costUsd, report });
+    return result;
+  }
+
+  stopWallClock(): void {
+    clearTimeout(this.wallClock);
+  }
+
+  /** One call through the tool pipeline, recorded in the ledger and told to the context layer. */
+  private async *callTool(use: ToolUseBlock, round: ToolRound): AsyncGenerator<AgentEvent> {
+    const { session, turn } = this;
+    yield stamp({ type: 'tool_call', turn, id: use.id, name: use.name, input: use.input });
+    const run = await runToolCall(use, session.registry, session.slots, session.toolContext);
+    yield* this.flush();
+    round.results.push(run.block);
+    session.ledger.record({
+      turn,
+      id: use.id,
+      name: use.name,
+      input: run.input ?? use.input,
+      isError: run.block.is_error === true,
+      data: run.output?.data,
+      spilledTo: run.spilledTo,
+      at: Date.now(),
+    });
+    round.additional.push(...run.additionalContext);
+    round.hookStop ??= run.stop;
+    session.context.afterTool?.(session, { name: use.name, input: run.input ?? use.input, data: run.output?.data, isError: run.block.is_error === true, mayWrite: run.mayWrite });
+    if (use.name !== REPORT_TOOL) return;
+    if (run.block.is_error) {
+      this.reportAttempts += 1;
+      yield stamp({ type: 'report_rejected', attempt: this.reportAttempts, error: run.block.content });
+    } else {
+      round.report = { input: run.input };
+    }
+  }
+
+  /** Asks the stop checks; when one sends the agent back, its message becomes the next user message. */
+  private async *sentBackByStopCheck(info: Omit<StopInfo, 'active'>): AsyncGenerator<AgentEvent, boolean> {
+    const more = await this.session.stopCheck?.beforeStop(this.session, { ...info, active: this.stopContinuation });
+    yield* this.flush();
+    if (!more) return false;
+    this.stopContinuation = true;
+    this.session.messages.push(userText(more));
+    return true;
+  }
+
+  private abortEnding(): Ending {
+    const { signal, limits } = this.session;
+    const why = signal.reason instanceof SessionAbort ? signal.reason.why : String(signal.reason ?? 'aborted');
+    if (why === 'wall_clock') return { reason: 'wall_clock', detail: `wall clock limit of ${limits.wallClockMs} ms reached` };
+    return { reason: 'aborted', detail: `aborted: ${why}` };
+  }
+
+  /** Events emitted from inside tools, slots and the context layer since the last flush. */
+  private *flush(): Generator<AgentEvent> {
+    while (this.session.pending.length > 0) yield stamp(this.session.pending.shift()!);
   }
 }
 

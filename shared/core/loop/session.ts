@@ -29,8 +29,8 @@ export interface PreparedContext {
  */
 export interface ContextAssembler {
   prepare(session: AgentSession): Promise<PreparedContext>;
-  /** Told of every tool result, so it can react (conditional rules after a Read, …). */
-  afterTool?(session: AgentSession, call: { name: string; input: unknown; isError: boolean; mayWrite: boolean }): void;
+  /** Told of every tool result, so it can react (conditional rules after a Read, …); `data` is the tool's `ToolOutput.data`. */
+  afterTool?(session: AgentSession, call: { name: string; input: unknown; data?: unknown; isError: boolean; mayWrite: boolean }): void;
 }
 
 export interface StopInfo {

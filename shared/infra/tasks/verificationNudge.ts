@@ -1,5 +1,7 @@
 import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import type { AgentSession, StopCheck } from '../../core/loop/session.js';
+import { bashResultFields } from '../../core/tool/bashResultData.js';
+import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import { loadDescription } from '../../core/tool/tool.js';
 import { isCheckCommand } from '../verify/evidence/checkCommand.js';
 import { staleProblem } from '../verify/gates/stale.js';
@@ -26,7 +28,6 @@ export interface VerificationNudgeOptions {
 }
 
 const NUDGE = loadDescription(import.meta.url, './nudge.md');
-const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
 
 export function createVerificationNudge(options: VerificationNudgeOptions = {}): StopCheck {
   const minCompleted = options.minCompleted ?? 3;
@@ -76,11 +77,11 @@ async function freshPassingEvidence(session: AgentSession): Promise<{ ok: true }
 }
 
 function fromLedger(ledger: readonly ToolLedgerEntry[]): { ok: true } | { ok: false; why: string } {
-  const lastEdit = ledger.findLastIndex((entry) => EDIT_TOOLS.has(entry.name) && !entry.isError);
+  const lastEdit = ledger.findLastIndex((entry) => EDITING_TOOLS.has(entry.name) && !entry.isError);
   const lastPass = ledger.findLastIndex((entry) => {
     if (entry.name !== 'Bash' || entry.isError) return false;
     const command = (entry.input as { command?: unknown } | undefined)?.command;
-    return typeof command === 'string' && isCheckCommand(command) && (entry.data as { exitCode?: unknown } | undefined)?.exitCode === 0;
+    return typeof command === 'string' && isCheckCommand(command) && bashResultFields(entry.data).exitCode === 0;
   });
   if (lastPass < 0) return { ok: false, why: 'no check (tests, type check, build) has passed in this session' };
   if (lastPass < lastEdit) return { ok: false, why: 'files were edited after the last passing check' };

@@ -21,7 +21,7 @@ import { filePathOf, toolCallsIn } from './toolCalls.js';
  *
  * It fails, changing nothing, when there is nothing before the last exchange, when a PreCompact
  * hook blocks it, when the model's summary call fails or leaves out a section, or when the result
- * would not be smaller than what it replaces. The assembler
+ * would not be smaller than what it replaces. autocompactAttempts.ts
  * counts failures in a row and turns autocompaction off after `maxAutocompactFailures`.
  */
 export type CompactTrigger = 'auto' | 'manual';

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import type { Message } from '../../core/model/message.js';
+import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import { isCheckCommand, normalizeCommand } from '../../infra/verify/evidence/checkCommand.js';
 import { resultFileOf } from './resultArchive.js';
 import { bashOutcome, toolCallsIn, type ToolCall } from './toolCalls.js';
@@ -42,8 +43,6 @@ export interface CheckEvidence {
   notRun: string[];
 }
 
-const EDIT_TOOLS = new Set(['Edit', 'Write', 'NotebookEdit', 'MultiEdit']);
-
 export function collectCheckEvidence(input: {
   ledger: readonly ToolLedgerEntry[];
   messages: readonly Message[];
@@ -55,7 +54,7 @@ export function collectCheckEvidence(input: {
   const edits: EditRecord[] = [];
   const runs: CheckRun[] = [];
   input.ledger.forEach((entry, order) => {
-    if (EDIT_TOOLS.has(entry.name) && !entry.isError) {
+    if (EDITING_TOOLS.has(entry.name) && !entry.isError) {
       const file = (entry.input as { file_path?: unknown } | undefined)?.file_path;
       if (typeof file === 'string') edits.push({ file: display(file, input.root), tool: entry.name, turn: entry.turn, order });
       return;

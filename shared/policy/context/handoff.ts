@@ -3,6 +3,7 @@ import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import type { Message } from '../../core/model/message.js';
 import type { Model, SystemBlock } from '../../core/model/model.js';
 import type { Usage } from '../../core/model/usage.js';
+import { bashResultFields } from '../../core/tool/bashResultData.js';
 import { loadDescription } from '../../core/tool/tool.js';
 import type { CheckEvidence } from './checkEvidence.js';
 import { resultFileOf } from './resultArchive.js';
@@ -129,14 +130,14 @@ function filesTouched(calls: ToolCall[], root: string): string {
 function errorsAndFixes(calls: ToolCall[], root: string): string {
   const lines: string[] = [];
   calls.forEach((call, index) => {
-    const bashExit = (call.entry?.data as { exitCode?: unknown } | undefined)?.exitCode;
-    const nonZero = call.name === 'Bash' && typeof bashExit === 'number' && bashExit !== 0;
+    const bashExit = bashResultFields(call.entry?.data).exitCode;
+    const nonZero = call.name === 'Bash' && bashExit !== undefined && bashExit !== 0;
     if (!failed(call) && !nonZero) return;
     const what = `${call.name} ${describeInput(call, root, 120)}`;
     const how = nonZero ? `exit code ${bashExit}` : firstLine(call.result?.content ?? '');
     const same = (next: ToolCall) => next.name === call.name && JSON.stringify(next.input) === JSON.stringify(call.input);
     const succeeded = (next: ToolCall) =>
-      !failed(next) && (next.name !== 'Bash' || (next.entry?.data as { exitCode?: unknown } | undefined)?.exitCode === 0);
+      !failed(next) && (next.name !== 'Bash' || bashResultFields(next.entry?.data).exitCode === 0);
     const redone = calls.slice(index + 1).find((next) => same(next) && succeeded(next));
     const after = redone ? `; the same call later succeeded (turn ${redone.entry?.turn ?? '?'})` : '; not shown fixed since';
     lines.push(`- Turn ${call.entry?.turn ?? '?'}: ${what} → ${how}${after}.`);

@@ -5,8 +5,8 @@ import { bashOutcome, describeInput, failed, type ToolCall } from './toolCalls.j
  * Level 3, microcompact: the results of old Read, Bash, Grep, Glob, Edit and Write calls (all but
  * the most recent `keep` of them) become a one-line placeholder that keeps the tool, its input,
  * how it ended and a path holding the whole result. The tool_use stays, so the pairing the API
- * requires and the record of what was done both survive; only the bulk goes. (The assembler
- * leaves alone a result already shorter than its placeholder.)
+ * requires and the record of what was done both survive; only the bulk goes. (The compaction
+ * ladder leaves alone a result already shorter than its placeholder.)
  */
 export const MICROCOMPACT_TOOLS = new Set(['Read', 'Bash', 'Grep', 'Glob', 'Edit', 'Write']);
 

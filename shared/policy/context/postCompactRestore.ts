@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import { numberLines, splitLines } from '../../core/files/numberedLines.js';
-import type { ReadFileState } from '../../core/files/readFileState.js';
 import { normalizeLineEndings } from '../../core/files/textCodec.js';
 import { loadTextFile } from '../../core/files/textFile.js';
 import type { TextBlock } from '../../core/model/message.js';
+import { readResultFile } from '../../core/tool/readResultData.js';
 import type { SkillInfo, SkillLibrary } from './skills.js';
 import { describeTask, type TaskListSource } from './taskListSource.js';
 
@@ -15,7 +15,7 @@ import { describeTask, type TaskListSource } from './taskListSource.js';
  * - the task list, when the session has one;
  * - the instructions of the skills in use and the conditional rules already in force.
  * Once the compaction is kept, the session's file state keeps only the files still shown
- * (forgetHiddenReads): for any other file the model must Read again before it edits.
+ * (forgetHiddenReads in forgetReads.ts): for any other file the model must Read again before it edits.
  */
 export interface RestoreInput {
   ledger: readonly ToolLedgerEntry[];
@@ -76,25 +76,13 @@ export async function restoreAfterCompaction(input: RestoreInput): Promise<{ blo
   return { blocks, shownFiles: shown };
 }
 
-/**
- * Forgets what the session read of files whose content the model no longer sees, so Edit asks
- * for a fresh Read and that Read shows the file instead of an "unchanged" stub.
- */
-export function forgetHiddenReads(fileState: ReadFileState, visible: Set<string>): void {
-  for (const entry of fileState.all()) {
-    if (entry.origin === 'read' && !visible.has(entry.path)) fileState.delete(entry.path);
-  }
-}
-
 /** Files read successfully, newest first, each once. */
 function recentlyRead(ledger: readonly ToolLedgerEntry[], root: string): string[] {
   const files: string[] = [];
   for (let index = ledger.length - 1; index >= 0; index -= 1) {
     const entry = ledger[index]!;
     if (entry.name !== 'Read' || entry.isError) continue;
-    const data = entry.data as { file?: { filePath?: unknown } } | undefined;
-    const given = (entry.input as { file_path?: unknown } | undefined)?.file_path;
-    const file = typeof data?.file?.filePath === 'string' ? data.file.filePath : typeof given === 'string' ? path.resolve(root, given) : undefined;
+    const file = readResultFile(entry, root);
     if (file && !files.includes(file)) files.push(file);
   }
   return files;

@@ -51,6 +51,18 @@ export function sourceMessages(all: readonly Message[], decisions: ViewDecisions
   return decisions.compacted ? all.slice(decisions.compacted.keepFrom) : [...all];
 }
 
+/** Indexes (in `source`) of messages inside spans already collapsed. */
+export function foldedIndexes(source: readonly Message[], decisions: ViewDecisions): Set<number> {
+  const folded = new Set<number>();
+  for (const span of decisions.collapsed) {
+    const start = source.indexOf(span.start);
+    const end = source.indexOf(span.end);
+    if (start < 0 || end < start) continue;
+    for (let index = start; index <= end; index += 1) folded.add(index);
+  }
+  return folded;
+}
+
 export function buildView(all: readonly Message[], decisions: ViewDecisions): Message[] {
   const source = sourceMessages(all, decisions);
   const context: TextBlock[] = decisions.contextText ? [{ type: 'text', text: decisions.contextText }] : [];

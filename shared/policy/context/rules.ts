@@ -14,7 +14,7 @@ import { stripHtmlComments } from './markdownText.js';
  *   instructions, in the context message.
  * - With `paths` (a comma list or a YAML list of globs; braces allowed: `src/**\/*.{ts,tsx}`) it is
  *   conditional: after a successful Read of a file that matches, its body is shown before the
- *   next model call, once per session (the assembler does the once).
+ *   next model call, once per session (conditionalRules.ts does the once).
  * - Globs are relative to the folder holding the rule's `.claude` (the repository root for the
  *   user's rules). A file outside that folder matches nothing.
  */

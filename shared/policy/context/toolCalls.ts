@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../../core/model/message.js';
+import { readResultFile } from '../../core/tool/readResultData.js';
 
 /**
  * The tool calls of a transcript, each joined with its result block and the host's ledger entry,
@@ -53,8 +54,7 @@ function field(value: unknown, key: string): unknown {
 
 /** The file a Read, Edit or Write call named, absolute (relative paths taken from `root`). */
 export function filePathOf(call: ToolCall, root: string): string | undefined {
-  const fromData = field(field(call.entry?.data, 'file'), 'filePath');
-  if (typeof fromData === 'string') return fromData;
+  if (call.name === 'Read') return readResultFile({ name: call.name, input: call.input, data: call.entry?.data }, root);
   const given = field(call.input, 'file_path');
   return typeof given === 'string' ? path.resolve(root, given) : undefined;
 }

@@ -1,8 +1,9 @@
 import type { Workspace } from '../../core/files/workspace.js';
 import { bashParts } from './bashParts.js';
 import type { CallPart, CallParts, PartsContext } from './callPart.js';
+import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import type { PermissionMode } from '../../core/tool/permissionMode.js';
-import { EDIT_TOOLS, READ_TOOLS, type RuleSubject } from './ruleMatch.js';
+import { READ_TOOLS, type RuleSubject } from './ruleMatch.js';
 import { guardedOf, resolveInWorkspace } from './workspaceWrites.js';
 
 /** Input fields that name the file or folder a tool works on. */
@@ -25,7 +26,7 @@ export function callParts(tool: string, input: unknown, level: PermissionMode, c
 }
 
 function fileParts(tool: string, requested: string | undefined, level: PermissionMode, workspace: Workspace): CallParts {
-  const writes = EDIT_TOOLS.has(tool);
+  const writes = EDITING_TOOLS.has(tool);
   if (requested === undefined && !READ_TOOLS.has(tool)) {
     return { refusal: { by: 'workspace', reason: `${tool} was called without a file path` }, parts: [], denyOnly: [], summary: tool };
   }

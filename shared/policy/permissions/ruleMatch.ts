@@ -1,9 +1,9 @@
+import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import { pathPatternMatches, type PathAnchors } from './pathPattern.js';
 import type { PermissionRule } from './rule.js';
 
-/** Tools a `Read(…)` rule governs, and tools an `Edit(…)` rule governs (Write among them). */
+/** Tools a `Read(…)` rule governs; an `Edit(…)` rule governs the editing tools (Write among them). */
 export const READ_TOOLS = new Set(['Read', 'Grep', 'Glob', 'LS', 'NotebookRead']);
-export const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
 
 /** What a rule's specifier is compared with, for one call (or one part of a Bash call). */
 export type RuleSubject =
@@ -20,7 +20,7 @@ export type RuleSubject =
 export function ruleAppliesTo(ruleTool: string, toolName: string): boolean {
   if (ruleTool === toolName) return true;
   if (ruleTool === 'Read') return READ_TOOLS.has(toolName);
-  if (ruleTool === 'Edit') return EDIT_TOOLS.has(toolName);
+  if (ruleTool === 'Edit') return EDITING_TOOLS.has(toolName);
   return false;
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import { loadDescription } from '../../core/tool/tool.js';
 
 /**
@@ -7,7 +8,7 @@ import { loadDescription } from '../../core/tool/tool.js';
  * instruction ("ignore previous instructions", "SYSTEM:", a fake end marker) reads as what it
  * is; such text is also flagged above the block. Results orca writes itself pass unchanged.
  */
-const OWN_RESULTS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'Report', 'TaskCreate', 'TaskUpdate', 'TaskList', 'TaskGet', 'Skill']);
+const OWN_RESULTS = new Set([...EDITING_TOOLS, 'Report', 'TaskCreate', 'TaskUpdate', 'TaskList', 'TaskGet', 'Skill']);
 
 const NOTE = loadDescription(import.meta.url, './untrustedNote.txt');
 const WARNING = loadDescription(import.meta.url, './untrustedWarning.txt');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_CAPTURE_LIMITS, OutputCapture, type CaptureLimits } from '../../core/runtime/outputCapture.js';
 import { DEFAULT_KILL_GRACE_MS, spawnGroup, type LeaderExit } from '../../core/runtime/processGroup.js';
+import type { BashResultData } from '../../core/tool/bashResultData.js';
 import { DEFAULT_RESULT_LIMIT } from '../../core/tool/resultBudget.js';
 import { defineTool, loadDescription, type ToolContext, type ToolOutput } from '../../core/tool/tool.js';
 import { ToolError } from '../../core/boundary/toolError.js';
@@ -23,19 +24,6 @@ export const BashInputSchema = z.strictObject({
     .describe('Clear, concise description of what this command does in 5-10 words, for display only'),
 });
 export type BashInput = z.infer<typeof BashInputSchema>;
-
-/** What the host sees in ToolOutput.data: the verification layer records commands and exit codes from it. */
-export interface BashResultData {
-  exitCode: number | null;
-  /** The signal that ended the command's shell, when one did. */
-  signal: NodeJS.Signals | null;
-  stdoutBytes: number;
-  stderrBytes: number;
-  /** The whole stdout, when it outgrew memory. */
-  outputFile?: string;
-  /** The whole stderr, when it outgrew memory. */
-  stderrFile?: string;
-}
 
 export interface BashToolOptions {
   capture?: CaptureLimits;

@@ -3,6 +3,7 @@ import { numberedLine, splitLines } from '../../core/files/numberedLines.js';
 import type { FileStateEntry } from '../../core/files/readFileState.js';
 import { normalizeLineEndings } from '../../core/files/textCodec.js';
 import { loadTextFile, type TextFile } from '../../core/files/textFile.js';
+import type { ReadResultData } from '../../core/tool/readResultData.js';
 import { defineTool, loadDescription } from '../../core/tool/tool.js';
 import { ToolError } from '../../core/boundary/toolError.js';
 
@@ -69,7 +70,7 @@ export const readTool = defineTool({
       ctx.fileState.set(nextEntry(known, file, { full: true }, 0));
       return {
         content: `${shown} exists but is empty.`,
-        data: { type: 'text', file: { filePath: abs, content: '', numLines: 0, startLine: 1, totalLines: 0 } },
+        data: { type: 'text', file: { filePath: abs, content: '', numLines: 0, startLine: 1, totalLines: 0 } } satisfies ReadResultData,
       };
     }
 
@@ -96,7 +97,7 @@ export const readTool = defineTool({
       const range = view.full ? 'the whole file' : `lines ${start}–${end}`;
       return {
         content: `${shown} is unchanged since your earlier Read of ${range} in this conversation: that result is still current, so it is not repeated here.`,
-        data: { type: 'file_unchanged', file: { filePath: abs } },
+        data: { type: 'file_unchanged', file: { filePath: abs } } satisfies ReadResultData,
       };
     }
 
@@ -113,7 +114,7 @@ export const readTool = defineTool({
       data: {
         type: 'text',
         file: { filePath: abs, content: lines.slice(start - 1, end).join('\n'), numLines: numbered.length, startLine: start, totalLines: total },
-      },
+      } satisfies ReadResultData,
     };
   },
 });

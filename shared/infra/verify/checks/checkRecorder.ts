@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { bashResultFields } from '../../../core/tool/bashResultData.js';
 import type { PostToolUseOutcome, ToolPipelineSlots } from '../../../core/tool/pipeline.js';
 import type { SessionServices, ToolContext, ToolOutput } from '../../../core/tool/tool.js';
 import { isCheckCommand } from '../evidence/checkCommand.js';
@@ -91,15 +92,15 @@ export class CheckRecorder {
     const finishedAt = Date.now();
     const targets = pending.watcher.stop();
     const command = commandOf('Bash', input) ?? '';
-    const data = (result.output?.data ?? {}) as { exitCode?: unknown; signal?: unknown; outputFile?: unknown; stderrFile?: unknown };
+    const data = bashResultFields(result.output?.data);
     // The result as the model saw it holds stdout, then `[stderr]` and stderr; a stream that
     // outgrew memory was spilled whole to a file, which then stands for it.
     const [stdoutShown, stderrShown] = splitStreams(result.output?.content ?? result.error ?? '');
     const stem = path.join(this.dir(ctx), id.replace(/[^A-Za-z0-9_-]/g, '_'));
-    const stdoutFile = typeof data.outputFile === 'string' ? data.outputFile : writeLog(`${stem}.log`, stdoutShown);
-    const stderrFile = typeof data.stderrFile === 'string' ? data.stderrFile : stderrShown !== '' ? writeLog(`${stem}.stderr.log`, stderrShown) : undefined;
-    const exitCode = result.output && typeof data.exitCode === 'number' ? data.exitCode : null;
-    const signal = typeof data.signal === 'string' ? data.signal : null;
+    const stdoutFile = data.outputFile ?? writeLog(`${stem}.log`, stdoutShown);
+    const stderrFile = data.stderrFile ?? (stderrShown !== '' ? writeLog(`${stem}.stderr.log`, stderrShown) : undefined);
+    const exitCode = result.output && data.exitCode !== undefined ? data.exitCode : null;
+    const signal = data.signal ?? null;
     const outcome: CheckEvidence['outcome'] = result.output
       ? exitCode !== null
         ? 'exited'

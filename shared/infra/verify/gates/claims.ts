@@ -1,4 +1,5 @@
 import type { ToolLedgerEntry } from '../../../core/loop/toolLedger.js';
+import { bashResultFields } from '../../../core/tool/bashResultData.js';
 import type { CheckRecord } from '../evidence/evidence.js';
 import { normalizeCommand } from '../evidence/checkCommand.js';
 import type { ClaimedCheck } from '../evidence/evidence.js';
@@ -64,13 +65,13 @@ export function commandsFromLedger(ledger: readonly ToolLedgerEntry[]): CheckRec
   return ledger
     .filter((entry) => entry.name === 'Bash')
     .map((entry) => {
-      const data = entry.data as { exitCode?: unknown; outputFile?: unknown } | undefined;
+      const data = bashResultFields(entry.data);
       const command = (entry.input as { command?: unknown } | undefined)?.command;
       return {
         command: typeof command === 'string' ? command : '',
-        exit_code: !entry.isError && typeof data?.exitCode === 'number' ? data.exitCode : null,
+        exit_code: !entry.isError && data.exitCode !== undefined ? data.exitCode : null,
         at: entry.at,
-        ...(typeof data?.outputFile === 'string' ? { output_file: data.outputFile } : {}),
+        ...(data.outputFile !== undefined ? { output_file: data.outputFile } : {}),
       };
     });
 }

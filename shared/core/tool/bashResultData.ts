@@ -1,0 +1,38 @@
+/**
+ * What Bash puts in `ToolOutput.data`. Typed here, below the tool, because those who read it
+ * (check recording, claim checks, the verification nudge, hand-offs) sit in tiers that may not
+ * import tools/.
+ */
+export interface BashResultData {
+  exitCode: number | null;
+  /** The signal that ended the command's shell, when one did. */
+  signal: NodeJS.Signals | null;
+  stdoutBytes: number;
+  stderrBytes: number;
+  /** The whole stdout, when it outgrew memory. */
+  outputFile?: string;
+  /** The whole stderr, when it outgrew memory. */
+  stderrFile?: string;
+}
+
+/** The fields of a Bash result the host reads, each only when it is there and well-formed. */
+export interface BashResultFields {
+  exitCode?: number;
+  signal?: string;
+  outputFile?: string;
+  stderrFile?: string;
+}
+
+/**
+ * Reads a Bash call's data (a ledger entry's `data`, a tool output's). It is checked, not cast: a
+ * call that was refused, timed out or aborted has none, and any tool may be registered under the name.
+ */
+export function bashResultFields(data: unknown): BashResultFields {
+  if (typeof data !== 'object' || data === null) return {};
+  const fields: BashResultFields = {};
+  if ('exitCode' in data && typeof data.exitCode === 'number') fields.exitCode = data.exitCode;
+  if ('signal' in data && typeof data.signal === 'string') fields.signal = data.signal;
+  if ('outputFile' in data && typeof data.outputFile === 'string') fields.outputFile = data.outputFile;
+  if ('stderrFile' in data && typeof data.stderrFile === 'string') fields.stderrFile = data.stderrFile;
+  return fields;
+}
