@@ -68,7 +68,7 @@ export async function verifyPhase(ctx: RunContext): Promise<VerifyOutcome> {
 async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
   const { recorder, integration, services } = ctx;
   const head = await integration.head();
-  const logDir = path.join(services.home.runSessions(recorder.runId), `integration-checks-${round}`);
+  const logDir = services.home.integrationCheckLogs(recorder.runId, round);
   const lease = await new PortLeaser(services.redis, services.keys).lease(2, `${recorder.runId}:integration`);
   try {
     const evidence: CheckEvidence[] = [];
