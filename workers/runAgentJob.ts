@@ -24,7 +24,7 @@ import { AgentJobSchema, type AgentJob, type AgentJobResult } from '../shared/in
 import type { Keys } from '../shared/infra/redis/keys.js';
 import { isAborted } from '../shared/infra/queue/runAbort.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
-import type { PortLeaser } from '../shared/infra/ports/portLease.js';
+import { portLeaseOwner, type PortLeaser } from '../shared/infra/ports/portLease.js';
 import { toolsNamed } from '../shared/policy/tools/catalog.js';
 import { RedisTaskStore } from '../shared/infra/tasks/redisTaskStore.js';
 import type { SessionServices } from '../shared/core/tool/tool.js';
@@ -90,7 +90,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
 
   if (await isAborted(deps.redis, deps.keys, job.run_id)) return base({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
 
-  const lease = await deps.leaser.lease(job.ports, String(bullJob.id));
+  const lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
   // A remote's project settings are not on this host before its worktree exists: only the user's
   // hooks apply then (ORCA_HOME stands in as a project root with no .claude of its own; never a
   // shared folder such as /tmp, where anyone could plant a settings file with hooks).
