@@ -78,9 +78,28 @@ export async function gatherInventory(sources: InventorySources): Promise<CleanI
   const cwdRepo = await commonDirOf(sources.cwd);
   if (cwdRepo) repos.add(cwdRepo);
 
-  // The queue: what is waiting or running is untouchable; finished jobs name their repositories.
+  const pendingBases = await readQueue(sources.queue, runs, repos);
+  const { worktrees, sessions } = await readOrcaFolders(home, runs, repos);
+  const leases = (await sources.leaser.held()).map((lease) => ({ ...lease, run: parsePortLeaseOwner(lease.owner).runId }));
+  for (const lease of leases) runs.get(lease.run);
+  if ((await redis.type(keys.runs())) === 'zset') for (const id of await redis.zrange(keys.runs(), 0, -1)) runs.get(id);
+  const branches = await readTaskBranches(repos, runs);
+  for (const facts of runs.all()) await readRunRecord(redis, keys, facts, runs, sources.note);
+
+  const views = listDir(home.viewsRoot()).map((repoKey) => ({
+    folder: home.repoViews(repoKey),
+    commits: listDir(home.repoViews(repoKey)).map((commit) => ({ commit, dir: home.view(repoKey, commit) })),
+  }));
+  return { runs: runs.all(), repos: [...repos], pendingBases, worktrees, sessions, branches, leases, views };
+}
+
+/**
+ * The queue: what is waiting or running is untouchable; finished jobs name their repositories.
+ * Returns the commits waiting or running jobs start from.
+ */
+async function readQueue(queue: AgentQueue, runs: KnownRuns, repos: Set<string>): Promise<Set<string>> {
   const pendingBases = new Set<string>();
-  for (const [jobs, pending] of [[await sources.queue.queue.getJobs([...PENDING_STATES]), true], [await sources.queue.queue.getJobs(['completed', 'failed']), false]] as const) {
+  for (const [jobs, pending] of [[await queue.queue.getJobs([...PENDING_STATES]), true], [await queue.queue.getJobs(['completed', 'failed']), false]] as const) {
     for (const job of jobs) {
       if (!job) continue;
       const facts = JobFactsSchema.safeParse(job.data);
@@ -96,8 +115,11 @@ export async function gatherInventory(sources: InventorySources): Promise<CleanI
       if (dir) repos.add(dir);
     }
   }
+  return pendingBases;
+}
 
-  // orca's own folders, the clones it keeps, the leases and run records in Redis.
+/** orca's own folders of each run, and the repositories they and the clones it keeps belong to. */
+async function readOrcaFolders(home: OrcaHome, runs: KnownRuns, repos: Set<string>): Promise<Pick<CleanInventory, 'worktrees' | 'sessions'>> {
   for (const id of listDir(home.worktreesRoot())) runs.touch(id, newestMtime(home.runWorktrees(id)));
   const sessions = new Map(listDir(home.sessionsRoot()).map((id) => [id, home.runSessions(id)] as const));
   for (const [id, folder] of sessions) runs.touch(id, newestMtime(folder));
@@ -114,11 +136,11 @@ export async function gatherInventory(sources: InventorySources): Promise<CleanI
     const dir = await commonDirOf(home.clone(clone));
     if (dir) repos.add(dir);
   }
-  const leases = (await sources.leaser.held()).map((lease) => ({ ...lease, run: parsePortLeaseOwner(lease.owner).runId }));
-  for (const lease of leases) runs.get(lease.run);
-  if ((await redis.type(keys.runs())) === 'zset') for (const id of await redis.zrange(keys.runs(), 0, -1)) runs.get(id);
+  return { worktrees, sessions };
+}
 
-  // Task branches in every repository known, with when they last moved.
+/** Task branches (`orca/<run>/…`) in every repository known, with when they last moved. */
+async function readTaskBranches(repos: Set<string>, runs: KnownRuns): Promise<TaskBranch[]> {
   const branches: TaskBranch[] = [];
   for (const repo of repos) {
     const refs = await gitAt(repo).raw(['for-each-ref', '--format=%(refname:short) %(objectname) %(committerdate:unix)', 'refs/heads/orca/']);
@@ -130,14 +152,7 @@ export async function gatherInventory(sources: InventorySources): Promise<CleanI
       runs.touch(id, Number(when) * 1_000);
     }
   }
-
-  for (const facts of runs.all()) await readRunRecord(redis, keys, facts, runs, sources.note);
-
-  const views = listDir(home.viewsRoot()).map((repoKey) => ({
-    folder: home.repoViews(repoKey),
-    commits: listDir(home.repoViews(repoKey)).map((commit) => ({ commit, dir: home.view(repoKey, commit) })),
-  }));
-  return { runs: runs.all(), repos: [...repos], pendingBases, worktrees, sessions, branches, leases, views };
+  return branches;
 }
 
 /** The newest mtime of a folder and what is directly in it (a transcript grows while its agent runs). */
