@@ -63,11 +63,12 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
 
   if (await isAborted(deps.redis, deps.keys, job.run_id)) return resultOf({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
 
-  const lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
   // A remote's project settings are not on this host before its worktree exists: only the user's
   // hooks apply then (ORCA_HOME stands in as a project root with no .claude of its own; never a
-  // shared folder such as /tmp, where anyone could plant a settings file with hooks).
+  // shared folder such as /tmp, where anyone could plant a settings file with hooks). Read before
+  // the ports are leased: a settings file that cannot be read fails the job holding none.
   const repoHooks = loadHooks(job.repo.path ?? deps.home.root, { userClaudeDir: deps.userClaudeDir });
+  const lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
   const progress = new ProgressReporter(bullJob, deps.redis, deps.keys, job);
   const hookContext = workspaceHookContext(job, sessionDir, progress);
   let workspace: JobWorkspace | undefined;
