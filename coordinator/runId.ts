@@ -6,3 +6,11 @@ export function newRunId(now = new Date()): string {
   const stamp = `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}-${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}${pad(now.getUTCSeconds())}`;
   return `r${stamp}-${randomBytes(2).toString('hex')}`;
 }
+
+/** When a run id made by `newRunId` says its run started; 0 for an id made otherwise. */
+export function runIdStartedAt(runId: string): number {
+  const match = /^r(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-/.exec(runId);
+  if (!match) return 0;
+  const [, y, mo, d, h, mi, s] = match.map(Number) as number[];
+  return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!);
+}

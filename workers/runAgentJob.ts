@@ -2,16 +2,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { outputSchema } from '../roles/outputs.js';
-import { Harness } from '../shared/harness/harness.js';
+import type { Harness } from '../shared/harness/harness.js';
 import type { AgentResult } from '../shared/core/loop/query.js';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import { readFreshWorktreeSnapshot, type GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
-import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
 import { commitAll } from '../shared/core/git/commit.js';
 import { gitAt } from '../shared/core/git/git.js';
-import { commonGitDir } from '../shared/core/git/repoLock.js';
 import { transcriptPathFor, type HookContext } from '../shared/policy/hooks/hookContext.js';
 import { loadHooks } from '../shared/policy/hooks/hookSettings.js';
 import { AnthropicModel } from '../shared/core/model/anthropic.js';
@@ -24,15 +21,10 @@ import { AgentJobSchema, type AgentJob, type AgentJobResult } from '../shared/in
 import type { Keys } from '../shared/infra/redis/keys.js';
 import { isAborted } from '../shared/infra/queue/runAbort.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
-import type { PortLeaser } from '../shared/infra/ports/portLease.js';
-import { toolsNamed } from '../shared/policy/tools/catalog.js';
-import { RedisTaskStore } from '../shared/infra/tasks/redisTaskStore.js';
-import type { SessionServices } from '../shared/core/tool/tool.js';
-import { createVerificationNudge } from '../shared/infra/tasks/verificationNudge.js';
-import { CheckRecorder } from '../shared/infra/verify/checks/checkRecorder.js';
+import { portLeaseOwner, type PortLeaser } from '../shared/infra/ports/portLease.js';
 import { commandsFromLedger } from '../shared/infra/verify/gates/claims.js';
-import { createReportGate, gateSession } from '../shared/infra/verify/checks/reportGate.js';
-import { claimsReader } from '../roles/outputs.js';
+import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
+import { buildJobHarness, judgeReport } from './jobHarness.js';
 import { prepareWorkspace, releaseWorkspace, type JobWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
 
@@ -67,7 +59,62 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   const job = parseJob(bullJob.data);
   const attempt = String(bullJob.attemptsStarted ?? 1);
   const sessionDir = deps.home.session(job.run_id, job.task_id, `${bullJob.id ?? 'job'}-${attempt}`.replace(/[^A-Za-z0-9._-]/g, '_'));
-  const base = (extra: Partial<AgentJobResult>): AgentJobResult => ({
+  const resultOf = jobResult(job, sessionDir);
+
+  if (await isAborted(deps.redis, deps.keys, job.run_id)) return resultOf({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
+
+  // A remote's project settings are not on this host before its worktree exists: only the user's
+  // hooks apply then (ORCA_HOME stands in as a project root with no .claude of its own; never a
+  // shared folder such as /tmp, where anyone could plant a settings file with hooks). Read before
+  // the ports are leased: a settings file that cannot be read fails the job holding none.
+  const repoHooks = loadHooks(job.repo.path ?? deps.home.root, { userClaudeDir: deps.userClaudeDir });
+  const lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
+  const progress = new ProgressReporter(bullJob, deps.redis, deps.keys, job);
+  const hookContext = workspaceHookContext(job, sessionDir, progress);
+  let workspace: JobWorkspace | undefined;
+  let outcome = { committed: false, keep: false };
+  try {
+    workspace = await prepareWorkspace(job, deps.home, { config: repoHooks, context: (dir) => hookContext(dir, signal) });
+    // Asked now, read when the harness is built: it overlaps the steps in between. A job that
+    // ends before that (a model it cannot make) has no use for it, nor for its failure.
+    const gitAtStart = freshSnapshot(workspace, job.base);
+    gitAtStart.catch(() => undefined);
+    await announceWorkspace(progress, workspace, lease.ports);
+
+    const model = buildModel(job);
+    if (model instanceof ModelError) return resultOf({ detail: model.message, worktree: workspace.dir });
+    const session = await buildJobHarness({
+      job,
+      redis: deps.redis,
+      keys: deps.keys,
+      workspace,
+      ports: lease.ports,
+      model,
+      sessionDir,
+      attempt,
+      signal,
+      userClaudeDir: deps.userClaudeDir,
+      gitAtStart,
+    });
+    const result = await session.harness.run(job.prompt, (event) => progress.agentEvent(event));
+    const status = statusOf(result, signal);
+    const gates = status === 'completed' ? await judgeReport(session, result.report) : undefined;
+    const commit = status === 'completed' ? await commitWork(workspace, job, result) : undefined;
+    outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps) };
+    return resultOf(await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit }));
+  } finally {
+    await progress.flush();
+    await lease.release();
+    if (workspace) {
+      // Its hooks run even after an abort: they get a signal of their own, never aborted.
+      await releaseWorkspace(workspace, outcome, { config: repoHooks, context: (dir) => hookContext(dir, new AbortController().signal) });
+    }
+  }
+}
+
+/** A result with every field the job has not reached yet at its empty value: a failed job by default. */
+function jobResult(job: AgentJob, sessionDir: string): (extra: Partial<AgentJobResult>) => AgentJobResult {
+  return (extra) => ({
     run_id: job.run_id,
     task_id: job.task_id,
     role: job.role.name,
@@ -87,20 +134,11 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     scripted: job.model.script !== undefined,
     ...extra,
   });
+}
 
-  if (await isAborted(deps.redis, deps.keys, job.run_id)) return base({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
-
-  const lease = await deps.leaser.lease(job.ports, String(bullJob.id));
-  // A remote's project settings are not on this host before its worktree exists: only the user's
-  // hooks apply then (ORCA_HOME stands in as a project root with no .claude of its own; never a
-  // shared folder such as /tmp, where anyone could plant a settings file with hooks).
-  const repoHooks = loadHooks(job.repo.path ?? deps.home.root, { userClaudeDir: deps.userClaudeDir });
-  let workspace: JobWorkspace | undefined;
-  let keep = false;
-  let commit: string | undefined;
-  const progress = new ProgressReporter(bullJob, deps.redis, deps.keys, job);
-  // Hooks fired around the workspace (WorktreeCreate/Remove) belong to the repository, not to a session.
-  const hookContext = (dir: string, hookSignal: AbortSignal = signal): HookContext => ({
+/** Hooks fired around the workspace (WorktreeCreate/Remove) belong to the repository, not to a session. */
+function workspaceHookContext(job: AgentJob, sessionDir: string, progress: ProgressReporter): (dir: string, signal: AbortSignal) => HookContext {
+  return (dir, signal) => ({
     projectDir: dir,
     cwd: dir,
     sessionId: `${job.run_id}.${job.task_id}`,
@@ -108,126 +146,84 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     mode: job.role.mode,
     role: job.role.name,
     env: { ORCA_RUN_ID: job.run_id, ORCA_TASK_ID: job.task_id },
-    signal: hookSignal,
+    signal,
     emit: (event) => progress.agentEvent({ ...event, at: Date.now() } as AgentEvent),
   });
+}
+
+async function announceWorkspace(progress: ProgressReporter, workspace: JobWorkspace, ports: number[]): Promise<void> {
+  await progress.runEvent({ type: 'workspace', kind: workspace.kind, dir: workspace.dir, branch: workspace.branch ?? null, start: workspace.start, ports, host: os.hostname(), pid: process.pid });
+}
+
+/** The job's script played back, or the model its role names; one it cannot make is returned, as the job's failure. */
+function buildModel(job: AgentJob): Model | ModelError {
   try {
-    workspace = await prepareWorkspace(job, deps.home, { config: repoHooks, context: hookContext });
-    // Asked now, read when the harness is built: it overlaps the steps in between. A job that
-    // ends before that (a model it cannot make) has no use for it, nor for its failure.
-    const gitAtStart = freshSnapshot(workspace, job.base);
-    gitAtStart.catch(() => undefined);
-    await progress.runEvent({ type: 'workspace', kind: workspace.kind, dir: workspace.dir, branch: workspace.branch ?? null, start: workspace.start, ports: lease.ports, host: os.hostname(), pid: process.pid });
-
-    let model: Model;
-    try {
-      model = job.model.script
-        ? new ScriptedModel(parseScript(job.model.script as object, 'the job script'), { role: job.role.name, task: job.subtask, prompt: job.prompt })
-        : new AnthropicModel({ model: job.role.model ?? job.model.id });
-    } catch (error) {
-      if (error instanceof ModelError) return base({ detail: error.message, worktree: workspace.dir });
-      throw error;
-    }
-
-    const { state, dropped } = rebaseFileState(job.file_state, workspace.dir);
-    // The host's own record of the agent's checks, its task list, and the gate on its Report.
-    const services: SessionServices = { taskList: { store: new RedisTaskStore(deps.redis, deps.keys, job.run_id, job.task_id) } };
-    const checkRecorder = new CheckRecorder().attachTo(services);
-    const claimsOf = claimsReader(job.role.output);
-    const reportGate = claimsOf
-      ? createReportGate({ claimsOf, base: job.base, leasedPorts: lease.ports, who: `${job.role.name} ${job.task_id}` })
-      : undefined;
-    const harness = new Harness({
-      services,
-      wrapSlots: (slots) => checkRecorder.wrap(slots),
-      stopChecks: [...(reportGate ? [reportGate] : []), ...(job.role.output === 'worker' ? [createVerificationNudge()] : [])],
-      role: job.role,
-      tools: toolsNamed(job.role.tools),
-      outputSchema: outputSchema(job.role.output),
-      model,
-      workspaceRoot: workspace.dir,
-      workspaceWritable: workspace.kind !== 'view',
-      sandboxReadable: [await commonGitDir(workspace.repo), ...workspace.linked.map((name) => path.join(workspace!.repo, name))],
-      sessionDir,
-      shellEnv: {
-        PORT: String(lease.ports[0] ?? ''),
-        ORCA_PORTS: lease.ports.join(','),
-        ORCA_RUN_ID: job.run_id,
-        ORCA_TASK_ID: job.task_id,
-        ORCA_ROLE: job.role.name,
-        ...job.env,
-      },
-      fileState: state,
-      signal,
-      stopEvent: job.stop_event,
-      requiredChecks: job.checks,
-      userClaudeDir: deps.userClaudeDir,
-      sessionId: `${job.run_id}.${job.task_id}.${attempt}`,
-      agentId: `${job.run_id}/${job.task_id}`,
-      transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
-      gitAtStart: await gitAtStart,
-    });
-    if (dropped.length > 0) {
-      harness.session.pending.push({ type: 'notice', level: 'info', message: `inherited file state dropped for files that differ here: ${dropped.join(', ')}` });
-    }
-    const result = await harness.run(job.prompt, (event) => progress.agentEvent(event));
-    const status = statusOf(result, signal);
-    // The final word on the Report's claims, on the tree as the agent left it (before the commit).
-    // The report gate gave it on the final Report already, and nothing has run since unless a
-    // SessionEnd hook did: only then is it judged again (each judgement is several git processes).
-    const judged = (harness.hooks.byEvent.SessionEnd ?? []).length === 0 ? reportGate?.last() : undefined;
-    const gates =
-      claimsOf && status === 'completed'
-        ? (judged ?? (await gateSession(harness.session, { claimsOf, base: job.base, leasedPorts: lease.ports, who: `${job.role.name} ${job.task_id}` }, result.report)))
-        : undefined;
-    if (workspace.kind === 'branch' && status === 'completed') {
-      // An attempt that resumed a dead one's commits and added nothing still hands those back.
-      commit = (await commitAll(workspace.dir, commitMessage(job, result), { exclude: workspace.linked })) ?? (workspace.start !== job.base ? workspace.start : undefined);
-    }
-    // A failed or aborted agent's changes stay in its worktree for inspection, uncommitted; not
-    // when the job is being handed to another worker, which starts over from the branch.
-    keep = status !== 'completed' && !(status === 'aborted' && deps.handingBack?.() === true);
-    const commands = commandsFromLedger(harness.session.ledger.all());
-    return base({
-      status,
-      end_reason: result.reason,
-      detail: result.detail,
-      report: result.report,
-      branch: commit ? workspace.branch : undefined,
-      commit,
-      worktree: workspace.dir,
-      usage: result.usage,
-      cost_usd: result.costUsd,
-      turns: result.turns,
-      commands,
-      files_read: harness.session.fileState
-        .all()
-        .filter((entry) => entry.origin === 'read' && workspace!.dir && entry.path.startsWith(workspace!.dir + path.sep))
-        .map((entry) => ({ path: path.relative(workspace!.dir, entry.path).split(path.sep).join('/'), hash: entry.hash, partial: entry.isPartialView })),
-      // The task's whole change, a dead attempt's commits included: what a merge of the branch brings.
-      files_changed: commit ? await changedFiles(workspace.dir, job.base, commit) : [],
-      scripted: model.scripted,
-      ...(gates
-        ? {
-            gates: {
-              ok: gates.ok,
-              gates: gates.gates,
-              checks: gates.checks.map(({ evidence, ...check }) => ({ ...check, ...(evidence ? { log: evidence.log } : {}) })),
-              flags: gates.flags,
-            },
-          }
-        : {}),
-    });
-  } finally {
-    await progress.flush();
-    await lease.release();
-    if (workspace) {
-      await releaseWorkspace(workspace, { committed: commit !== undefined, keep }, {
-        config: repoHooks,
-        context: (dir) => hookContext(dir, new AbortController().signal),
-      });
-    }
+    return job.model.script
+      ? new ScriptedModel(parseScript(job.model.script as object, 'the job script'), { role: job.role.name, task: job.subtask, prompt: job.prompt })
+      : new AnthropicModel({ model: job.role.model ?? job.model.id });
+  } catch (error) {
+    if (error instanceof ModelError) return error;
+    throw error;
   }
+}
+
+/** A completed agent's work, committed on the task branch: the commit it hands back, if any. */
+async function commitWork(workspace: JobWorkspace, job: AgentJob, result: AgentResult): Promise<string | undefined> {
+  if (workspace.kind !== 'branch') return undefined;
+  // An attempt that resumed a dead one's commits and added nothing still hands those back.
+  return (await commitAll(workspace.dir, commitMessage(job, result), { exclude: workspace.linked })) ?? (workspace.start !== job.base ? workspace.start : undefined);
+}
+
+/**
+ * A failed or aborted agent's changes stay in its worktree for inspection, uncommitted; not
+ * when the job is being handed to another worker, which starts over from the branch.
+ */
+function keepsChanges(status: AgentJobResult['status'], deps: JobDeps): boolean {
+  return status !== 'completed' && !(status === 'aborted' && deps.handingBack?.() === true);
+}
+
+interface RanJob {
+  workspace: JobWorkspace;
+  model: Model;
+  harness: Harness;
+  result: AgentResult;
+  status: AgentJobResult['status'];
+  gates?: GateReport;
+  commit?: string;
+}
+
+/** What a job whose agent ran hands back: how it ended, what it read, ran and changed, and the gates' verdict. */
+async function ranResult(job: AgentJob, { workspace, model, harness, result, status, gates, commit }: RanJob): Promise<Partial<AgentJobResult>> {
+  return {
+    status,
+    end_reason: result.reason,
+    detail: result.detail,
+    report: result.report,
+    branch: commit ? workspace.branch : undefined,
+    commit,
+    worktree: workspace.dir,
+    usage: result.usage,
+    cost_usd: result.costUsd,
+    turns: result.turns,
+    commands: commandsFromLedger(harness.session.ledger.all()),
+    files_read: harness.session.fileState
+      .all()
+      .filter((entry) => entry.origin === 'read' && workspace.dir && entry.path.startsWith(workspace.dir + path.sep))
+      .map((entry) => ({ path: path.relative(workspace.dir, entry.path).split(path.sep).join('/'), hash: entry.hash, partial: entry.isPartialView })),
+    // The task's whole change, a dead attempt's commits included: what a merge of the branch brings.
+    files_changed: commit ? await changedFiles(workspace.dir, job.base, commit) : [],
+    scripted: model.scripted,
+    ...(gates
+      ? {
+          gates: {
+            ok: gates.ok,
+            gates: gates.gates,
+            checks: gates.checks.map(({ evidence, ...check }) => ({ ...check, ...(evidence ? { log: evidence.log } : {}) })),
+            flags: gates.flags,
+          },
+        }
+      : {}),
+  };
 }
 
 /**

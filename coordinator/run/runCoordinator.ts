@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { RoleDefinition } from '../../roles/role.js';
 import { availableRoles } from '../../roles/roleCatalog.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
@@ -68,7 +67,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
   watch.start();
 
   const roles = new Map(availableRoles(settings.repo).roles.map((role) => [role.name, role]));
-  const integration = new IntegrationBranch(settings.repo, runId, path.join(services.home.runWorktrees(runId), '.integration'));
+  const integration = new IntegrationBranch(settings.repo, runId, services.home.integrationWorktree(runId));
   const ctx: RunContext = {
     services,
     recorder,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { VerificationOutputSchema, type VerificationOutput } from '../../roles/outputs.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
-import { PortLeaser } from '../../shared/infra/ports/portLease.js';
+import { PortLeaser, portLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
 import { CheckSpecSchema, type AssertionFlag, type CheckEvidence } from '../../shared/infra/verify/evidence/evidence.js';
 import { checkRunEvent, gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
@@ -68,8 +68,8 @@ export async function verifyPhase(ctx: RunContext): Promise<VerifyOutcome> {
 async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
   const { recorder, integration, services } = ctx;
   const head = await integration.head();
-  const logDir = path.join(services.home.runSessions(recorder.runId), `integration-checks-${round}`);
-  const lease = await new PortLeaser(services.redis, services.keys).lease(2, `${recorder.runId}:integration`);
+  const logDir = services.home.integrationCheckLogs(recorder.runId, round);
+  const lease = await new PortLeaser(services.redis, services.keys).lease(2, portLeaseOwner(recorder.runId, 'integration'));
   try {
     const evidence: CheckEvidence[] = [];
     for (const command of ctx.checks) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { isAborted } from '../../shared/infra/queue/runAbort.js';
-import { PortLeaser } from '../../shared/infra/ports/portLease.js';
+import { parsePortLeaseOwner, PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { waitForNoProcess } from '../support/processTable.js';
@@ -67,11 +67,11 @@ describe('cascaded abort', { timeout: SLOW_TEST_MS }, () => {
       expect(git(repo, 'rev-parse', `orca/${runId}/${result.task_id}`)).toBe(base);
     }
     const leaser = new PortLeaser(orca.redis, orca.keys);
-    expect((await leaser.held()).filter((lease) => lease.owner.startsWith(`${runId}|`))).toEqual([]);
+    expect((await leaser.held()).filter((lease) => parsePortLeaseOwner(lease.owner).runId === runId)).toEqual([]);
 
     // The other run went on: still running, its lease still held; then it completes.
     expect(await orca.queue.queue.getJobState(agentJobId(otherRun, 'o1', 1))).toBe('active');
-    expect((await leaser.held()).filter((lease) => lease.owner.startsWith(`${otherRun}|`))).toHaveLength(2);
+    expect((await leaser.held()).filter((lease) => parsePortLeaseOwner(lease.owner).runId === otherRun)).toHaveLength(2);
     writeFileSync(go, '');
     expect((await orca.result(agentJobId(otherRun, 'o1', 1))).status).toBe('completed');
     expect(await leaser.held()).toEqual([]);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../../shared/infra/queue/runAbort.js';
 import { appendRunEvent } from '../../shared/infra/board/runEvents.js';
-import { PortLeaser } from '../../shared/infra/ports/portLease.js';
+import { parsePortLeaseOwner, PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { waitForProcesses } from '../support/processTable.js';
@@ -68,7 +68,7 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
     const branch = (runId: string) => git(repo, 'branch', '--list', `orca/${runId}/w`);
     const views = () => readdirSync(path.join(orca.home, 'views')).flatMap((key) => readdirSync(path.join(orca.home, 'views', key)));
     const leaser = new PortLeaser(orca.redis, orca.keys);
-    const owners = async () => (await leaser.held()).map((lease) => lease.owner.split('|')[0]);
+    const owners = async () => (await leaser.held()).map((lease) => parsePortLeaseOwner(lease.owner).runId);
     for (const runId of Object.values(run)) {
       expect(existsSync(worktree(runId)), runId).toBe(true);
       expect(existsSync(sessions(runId)), runId).toBe(true);

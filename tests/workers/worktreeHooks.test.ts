@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import { parsePortLeaseOwner, PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
@@ -90,5 +91,16 @@ describe('WorktreeCreate and WorktreeRemove hooks', { timeout: SLOW_TEST_MS }, (
     expect(existsSync(path.join(repo, 'evil.txt'))).toBe(false);
     expect(git(repo, 'status', '--porcelain')).toBe('');
     expect(existsSync(path.join(repo, 'a.txt'))).toBe(true);
+  });
+
+  it('cannot be read from a settings file that is not JSON: the job fails saying so, with no port left leased', async () => {
+    const repo = orca.dir('unreadable-settings');
+    git(repo, 'init', '-q', '-b', 'main');
+    const base = commitFiles(repo, { 'a.txt': 'a\n', '.claude/settings.json': '{ "hooks": ' }, 'initial');
+    const runId = testRunId('unreadable');
+    await orca.queue.add(scriptedJob({ runId, taskId: 't1', repo: { path: repo }, base, turns: [reportTurn()] }));
+    await expect(orca.result(agentJobId(runId, 't1', 1))).rejects.toThrow(/settings\.json is not valid JSON/);
+    const leases = await new PortLeaser(orca.redis, orca.keys).held();
+    expect(leases.filter((lease) => parsePortLeaseOwner(lease.owner).runId === runId)).toEqual([]);
   });
 });

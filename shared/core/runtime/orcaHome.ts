@@ -25,28 +25,62 @@ export class OrcaHome {
     return this;
   }
 
+  /** Task worktrees, one folder per run (`<run>/<task>`, and the run's integration worktree). */
+  worktreesRoot(): string {
+    return path.join(this.root, 'worktrees');
+  }
+
   worktree(runId: string, taskId: string): string {
-    return path.join(this.root, 'worktrees', runId, taskId);
+    return path.join(this.runWorktrees(runId), taskId);
+  }
+
+  /** The coordinator's checkout of a run's integration branch, beside the run's task worktrees. */
+  integrationWorktree(runId: string): string {
+    return path.join(this.runWorktrees(runId), '.integration');
   }
 
   runWorktrees(runId: string): string {
-    return path.join(this.root, 'worktrees', runId);
+    return path.join(this.worktreesRoot(), runId);
+  }
+
+  /** Read-only views, one folder per repository (`<repoKey>/<commit>`). */
+  viewsRoot(): string {
+    return path.join(this.root, 'views');
+  }
+
+  repoViews(repoKey: string): string {
+    return path.join(this.viewsRoot(), repoKey);
   }
 
   /** A detached, read-only checkout of one commit, shared by the read-only agents that need it. */
   view(repoKey: string, commit: string): string {
-    return path.join(this.root, 'views', repoKey, commit);
+    return path.join(this.repoViews(repoKey), commit);
+  }
+
+  /** This host's clones of remotes, one folder per remote. */
+  clonesRoot(): string {
+    return path.join(this.root, 'repos');
   }
 
   clone(remoteKey: string): string {
-    return path.join(this.root, 'repos', remoteKey);
+    return path.join(this.clonesRoot(), remoteKey);
+  }
+
+  /** Agents' session folders (transcripts, spilled tool results), one folder per run. */
+  sessionsRoot(): string {
+    return path.join(this.root, 'sessions');
   }
 
   session(runId: string, taskId: string, attempt: string): string {
-    return path.join(this.root, 'sessions', runId, `${taskId}.${attempt}`);
+    return path.join(this.runSessions(runId), `${taskId}.${attempt}`);
+  }
+
+  /** The logs of one round of a run's integration checks, beside its agents' sessions. */
+  integrationCheckLogs(runId: string, round: number): string {
+    return path.join(this.runSessions(runId), `integration-checks-${round}`);
   }
 
   runSessions(runId: string): string {
-    return path.join(this.root, 'sessions', runId);
+    return path.join(this.sessionsRoot(), runId);
   }
 }

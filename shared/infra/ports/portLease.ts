@@ -6,6 +6,20 @@ import type { Keys } from '../redis/keys.js';
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
+/**
+ * Who holds a lease, the run first (`<run>|<holder>`): `orca clean` drops a finished run's leases
+ * by it. The holder says what in the run: a worker's job attempt, the coordinator's checks.
+ */
+export function portLeaseOwner(runId: string, holder: string): string {
+  return `${runId}|${holder}`;
+}
+
+/** The parts of an owner made by `portLeaseOwner`; one made otherwise is all run, no holder. */
+export function parsePortLeaseOwner(owner: string): { runId: string; holder?: string } {
+  const at = owner.indexOf('|');
+  return at < 0 ? { runId: owner } : { runId: owner.slice(0, at), holder: owner.slice(at + 1) };
+}
+
 export interface PortLease {
   ports: number[];
   /** Stops renewing and deletes the leases this owner still holds. */

@@ -10,6 +10,16 @@ export function agentJobId(runId: string, taskId: string, attempt: number): stri
 }
 
 /**
+ * The parts of a job id made by `agentJobId`. The run comes first and is always there (an id
+ * with no `|` is all run); task and attempt are missing from an id that was not made here.
+ */
+export function parseAgentJobId(jobId: string): { runId: string; taskId?: string; attempt?: number } {
+  const [runId = '', taskId, attempt, ...rest] = jobId.split('|');
+  if (taskId === undefined || attempt === undefined || rest.length > 0 || !/^\d+$/.test(attempt)) return { runId };
+  return { runId, taskId, attempt: Number(attempt) };
+}
+
+/**
  * The one queue agent jobs go through. A payload is checked against its schema before it is
  * added, so a bad job never reaches a worker; the worker checks it again when it takes it.
  */

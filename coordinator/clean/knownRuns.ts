@@ -1,0 +1,34 @@
+import { runIdStartedAt } from '../runId.js';
+
+/** What `orca clean` found of one run, from everything that names it. */
+export interface RunFacts {
+  id: string;
+  /** Its jobs waiting or running. */
+  pending: number;
+  finished: number;
+  /** A coordinator run (`orca run`): between its jobs it may be merging or verifying. */
+  coordinated: boolean;
+  ended?: string;
+  lastActive: number;
+}
+
+/** The runs `orca clean` found, each with the latest sign of activity seen for it. */
+export class KnownRuns {
+  private readonly runs = new Map<string, RunFacts>();
+
+  /** The run's facts, a run first named here starting at the time its id says. */
+  get(id: string): RunFacts {
+    let facts = this.runs.get(id);
+    if (!facts) this.runs.set(id, (facts = { id, pending: 0, finished: 0, coordinated: false, lastActive: runIdStartedAt(id) }));
+    return facts;
+  }
+
+  touch(id: string, at: number | undefined): void {
+    if (at && at > this.get(id).lastActive) this.get(id).lastActive = at;
+  }
+
+  /** In the order they were first named. */
+  all(): RunFacts[] {
+    return [...this.runs.values()];
+  }
+}

@@ -1,0 +1,99 @@
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+import { claimsReader, outputSchema } from '../roles/outputs.js';
+import { Harness } from '../shared/harness/harness.js';
+import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
+import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
+import { commonGitDir } from '../shared/core/git/repoLock.js';
+import type { Model } from '../shared/core/model/model.js';
+import type { AgentJob } from '../shared/infra/queue/agentJob.js';
+import type { Keys } from '../shared/infra/redis/keys.js';
+import { toolsNamed } from '../shared/policy/tools/catalog.js';
+import { RedisTaskStore } from '../shared/infra/tasks/redisTaskStore.js';
+import type { SessionServices } from '../shared/core/tool/tool.js';
+import { createVerificationNudge } from '../shared/infra/tasks/verificationNudge.js';
+import { CheckRecorder } from '../shared/infra/verify/checks/checkRecorder.js';
+import { createReportGate, gateSession, type ReportGateOptions } from '../shared/infra/verify/checks/reportGate.js';
+import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
+import type { JobWorkspace } from './jobWorkspace.js';
+
+/** A job's harness, and the gate on its Report when its role's output makes claims. */
+export interface JobHarness {
+  harness: Harness;
+  reportGate?: { options: Omit<ReportGateOptions, 'maxRefusals'>; gate: ReturnType<typeof createReportGate> };
+}
+
+export interface JobHarnessInput {
+  job: AgentJob;
+  redis: Redis;
+  keys: Keys;
+  workspace: JobWorkspace;
+  ports: number[];
+  model: Model;
+  sessionDir: string;
+  /** This attempt of the job (BullMQ's count), part of the session id. */
+  attempt: string;
+  signal: AbortSignal;
+  userClaudeDir?: string;
+  /** The repository's state for the agent's context, asked for earlier. */
+  gitAtStart: Promise<GitSnapshot | undefined>;
+}
+
+/**
+ * The harness one job's agent runs in: the parent's file state rebased onto the workspace, and
+ * the host's own record of the agent's checks, its task list, and the gate on its Report.
+ */
+export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarness> {
+  const { job, workspace, ports } = input;
+  const { state, dropped } = rebaseFileState(job.file_state, workspace.dir);
+  const services: SessionServices = { taskList: { store: new RedisTaskStore(input.redis, input.keys, job.run_id, job.task_id) } };
+  const checkRecorder = new CheckRecorder().attachTo(services);
+  const claimsOf = claimsReader(job.role.output);
+  const gateOptions = claimsOf ? { claimsOf, base: job.base, leasedPorts: ports, who: `${job.role.name} ${job.task_id}` } : undefined;
+  const reportGate = gateOptions ? { options: gateOptions, gate: createReportGate(gateOptions) } : undefined;
+  const harness = new Harness({
+    services,
+    wrapSlots: (slots) => checkRecorder.wrap(slots),
+    stopChecks: [...(reportGate ? [reportGate.gate] : []), ...(job.role.output === 'worker' ? [createVerificationNudge()] : [])],
+    role: job.role,
+    tools: toolsNamed(job.role.tools),
+    outputSchema: outputSchema(job.role.output),
+    model: input.model,
+    workspaceRoot: workspace.dir,
+    workspaceWritable: workspace.kind !== 'view',
+    sandboxReadable: [await commonGitDir(workspace.repo), ...workspace.linked.map((name) => path.join(workspace.repo, name))],
+    sessionDir: input.sessionDir,
+    shellEnv: {
+      PORT: String(ports[0] ?? ''),
+      ORCA_PORTS: ports.join(','),
+      ORCA_RUN_ID: job.run_id,
+      ORCA_TASK_ID: job.task_id,
+      ORCA_ROLE: job.role.name,
+      ...job.env,
+    },
+    fileState: state,
+    signal: input.signal,
+    stopEvent: job.stop_event,
+    requiredChecks: job.checks,
+    userClaudeDir: input.userClaudeDir,
+    sessionId: `${job.run_id}.${job.task_id}.${input.attempt}`,
+    agentId: `${job.run_id}/${job.task_id}`,
+    transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
+    gitAtStart: await input.gitAtStart,
+  });
+  if (dropped.length > 0) {
+    harness.session.pending.push({ type: 'notice', level: 'info', message: `inherited file state dropped for files that differ here: ${dropped.join(', ')}` });
+  }
+  return { harness, reportGate };
+}
+
+/**
+ * The final word on the Report's claims, on the tree as the agent left it (before the commit).
+ * The report gate gave it on the final Report already, and nothing has run since unless a
+ * SessionEnd hook did: only then is it judged again (each judgement is several git processes).
+ */
+export async function judgeReport({ harness, reportGate }: JobHarness, report: unknown): Promise<GateReport | undefined> {
+  if (!reportGate) return undefined;
+  const judged = (harness.hooks.byEvent.SessionEnd ?? []).length === 0 ? reportGate.gate.last() : undefined;
+  return judged ?? (await gateSession(harness.session, reportGate.options, report));
+}
