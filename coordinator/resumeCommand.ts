@@ -1,3 +1,4 @@
+import { DONE_WELL } from '../shared/core/events/taskStatusGroups.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { parseScript } from '../shared/core/model/scriptFile.js';
 import { UserError } from './repoCheck.js';
@@ -26,7 +27,7 @@ export async function resumeCommand(runId: string, options: { json: boolean; wor
     if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
     process.stderr.write(`orca: run ${runId}\n`);
     const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
-    say?.(`resuming run ${runId} (phase ${state.phase ?? 'start'}; ${[...state.tasks.values()].filter((t) => t.status === 'merged').length} task(s) already merged)`);
+    say?.(`resuming run ${runId} (phase ${state.phase ?? 'start'}; ${[...state.tasks.values()].filter((t) => DONE_WELL.includes(t.status)).length} task(s) already merged)`);
     const remaining = settings?.deadline ? settings.deadline - Date.now() : undefined;
     const result = await coordinateRun(services, recorder, {
       task: state.task,

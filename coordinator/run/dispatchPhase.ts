@@ -1,4 +1,4 @@
-import type { TaskStatus } from '../../shared/core/events/runEvent.js';
+import { DONE_WELL, NOT_STARTED, SETTLED, SETTLED_UNMERGED } from '../../shared/core/events/taskStatusGroups.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import picomatch from 'picomatch';
@@ -11,8 +11,6 @@ import type { RunContext } from './runContext.js';
 
 /** Conflict workers tried for one task before it fails with the conflict shown. */
 const RESOLVE_ATTEMPTS = 2;
-
-const SETTLED: readonly TaskStatus[] = ['merged', 'verified', 'failed', 'blocked', 'aborted', 'cancelled'];
 
 /**
  * Runs the plan's subtasks as a DAG. This is the coordinator's own scheduler, not BullMQ flows:
@@ -43,7 +41,7 @@ export async function dispatchPhase(ctx: RunContext): Promise<void> {
   }
   // Whatever never started (the run was aborted, or a budget ran out) is cancelled, saying so.
   for (const task of planTasks(ctx)) {
-    if (task.status === 'pending' || task.status === 'queued') {
+    if (NOT_STARTED.includes(task.status)) {
       await recorder.record({ type: 'task_state', task_id: task.id, status: 'cancelled', attempt: task.attempt, detail: 'the run stopped before this task ran' });
     }
   }
@@ -56,7 +54,7 @@ function planTasks(ctx: RunContext): TaskRecord[] {
 
 function isMerged(ctx: RunContext, id: string): boolean {
   const status = ctx.recorder.state.tasks.get(id)?.status;
-  return status === 'merged' || status === 'verified';
+  return status !== undefined && DONE_WELL.includes(status);
 }
 
 /** Marks every pending task that depends (directly or not) on a task that can no longer merge. */
@@ -68,7 +66,7 @@ async function blockDependants(ctx: RunContext): Promise<void> {
       if (task.status !== 'pending') continue;
       const dead = task.depends_on.find((dep) => {
         const status = ctx.recorder.state.tasks.get(dep)?.status;
-        return status !== undefined && SETTLED.includes(status) && status !== 'merged' && status !== 'verified';
+        return status !== undefined && SETTLED_UNMERGED.includes(status);
       });
       if (dead === undefined) continue;
       const status = ctx.recorder.state.tasks.get(dead)!.status;

@@ -2,6 +2,7 @@ import type { RoleDefinition } from '../../roles/role.js';
 import { roleSpec } from '../../roles/roleCatalog.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
+import { ADOPTABLE } from '../../shared/core/events/taskStatusGroups.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import type { OrcaServices } from '../services.js';
@@ -99,7 +100,7 @@ export class JobRunner {
    */
   private async adopt(taskId: string): Promise<AgentJobResult | undefined> {
     const task = this.recorder.state.tasks.get(taskId);
-    if (!task?.jobId || !['queued', 'running', 'completed'].includes(task.status)) return undefined;
+    if (!task?.jobId || !ADOPTABLE.includes(task.status)) return undefined;
     const job = await this.services.queue.getJob(task.jobId);
     if (!job || (await job.getState()) === 'failed') return undefined;
     return this.settle(taskId, task.jobId, task.attempt);

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { RoleDefinition } from '../../roles/role.js';
 import { availableRoles } from '../../roles/roleCatalog.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
+import { DONE_WELL } from '../../shared/core/events/taskStatusGroups.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
@@ -149,7 +150,7 @@ async function approve(ctx: RunContext, tty: boolean, stop: (reason: string) => 
 function verdictOf(ctx: RunContext, verify: VerifyOutcome | undefined, abortReason: string | undefined): { status: RunStatus; detail: string } {
   if (abortReason) return { status: 'ABORTED', detail: abortReason };
   const tasks = (ctx.recorder.state.plan?.subtasks ?? []).map((s) => ctx.recorder.state.tasks.get(s.id)!);
-  const unmerged = tasks.filter((task) => task.status !== 'merged' && task.status !== 'verified');
+  const unmerged = tasks.filter((task) => !DONE_WELL.includes(task.status));
   if (!verify) return { status: 'FAIL', detail: 'the merged tree was not verified' };
   if (verify.status === 'FAIL') return { status: 'FAIL', detail: verify.detail };
   if (unmerged.length > 0) {

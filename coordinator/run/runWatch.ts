@@ -3,6 +3,7 @@ import { totalInputTokens } from '../../shared/core/model/usage.js';
 import type { Keys } from '../../shared/infra/redis/keys.js';
 import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
 import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
+import { IN_FLIGHT, SETTLED } from '../../shared/core/events/taskStatusGroups.js';
 import type { RunState } from '../runState.js';
 
 export interface RunBudgets {
@@ -93,8 +94,8 @@ export class RunWatch {
   private summary(doing = ''): void {
     if (!this.options.print || !this.options.tty) return;
     const tasks = [...this.state.tasks.values()].filter((task) => !task.id.startsWith('_'));
-    const done = tasks.filter((task) => ['merged', 'verified', 'failed', 'blocked', 'aborted', 'cancelled'].includes(task.status)).length;
-    const running = [...this.state.tasks.values()].filter((task) => task.status === 'queued' || task.status === 'running').length;
+    const done = tasks.filter((task) => SETTLED.includes(task.status)).length;
+    const running = [...this.state.tasks.values()].filter((task) => IN_FLIGHT.includes(task.status)).length;
     const { tokens, cost } = this.totals();
     const text = `[${done}/${tasks.length} done · ${running} agent(s) running · ${tokens.toLocaleString('en-US')} tokens · $${cost.toFixed(4)}] ${doing}`;
     process.stderr.write(`\r\x1b[2K${text.slice(0, (process.stderr.columns ?? 120) - 1)}`);

@@ -6,7 +6,8 @@ import { RunEventSchema, type RunEvent, type TaskStatus } from '../../core/event
 import type { Usage } from '../../core/model/usage.js';
 import type { Keys } from '../redis/keys.js';
 import type { RunStreamEntry } from '../../core/events/runStreamEntry.js';
-import { ENDED_TASK_STATUSES, type Evidence, type RunNote } from './runState.js';
+import type { Evidence, RunNote } from './boardSchemas.js';
+import { ENDED } from '../../core/events/taskStatusGroups.js';
 import { describeToolCall } from './toolActivity.js';
 import { WorkspaceEventSchema, type WorkspaceEvent } from './workspaceEvent.js';
 
@@ -306,5 +307,5 @@ function statusAfter(reason: EndReason): TaskStatus {
 }
 
 function isEnded(status: TaskStatus): boolean {
-  return ENDED_TASK_STATUSES.includes(status);
+  return ENDED.includes(status);
 }
