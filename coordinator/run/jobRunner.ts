@@ -100,10 +100,10 @@ export class JobRunner {
    */
   private async adopt(taskId: string): Promise<AgentJobResult | undefined> {
     const task = this.recorder.state.tasks.get(taskId);
-    if (!task?.jobId || !ADOPTABLE.includes(task.status)) return undefined;
-    const job = await this.services.queue.getJob(task.jobId);
+    if (!task?.job_id || !ADOPTABLE.includes(task.status)) return undefined;
+    const job = await this.services.queue.getJob(task.job_id);
     if (!job || (await job.getState()) === 'failed') return undefined;
-    return this.settle(taskId, task.jobId, task.attempt);
+    return this.settle(taskId, task.job_id, task.attempt);
   }
 
   private async settle(taskId: string, jobId: string, attempt: number): Promise<AgentJobResult> {
@@ -116,7 +116,7 @@ export class JobRunner {
       await recorder.record({ type: 'task_state', task_id: taskId, status: 'failed', attempt, job_id: jobId, detail });
       throw error;
     }
-    if (recorder.state.tasks.get(taskId)?.resultJobId === jobId) return result;
+    if (recorder.state.tasks.get(taskId)?.result_job_id === jobId) return result;
     if (taskId.startsWith('_')) {
       // orca's own jobs (coordinator, explore, plan, verify, …) settle here; plan subtasks settle when merged.
       const status = result.status === 'completed' ? 'completed' : result.status === 'aborted' ? 'aborted' : 'failed';

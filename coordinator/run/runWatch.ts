@@ -4,7 +4,7 @@ import type { Keys } from '../../shared/infra/redis/keys.js';
 import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
 import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
 import { IN_FLIGHT, SETTLED } from '../../shared/core/events/taskStatusGroups.js';
-import type { RunState } from '../runState.js';
+import type { RunFold } from '../../shared/infra/board/runFold.js';
 
 export interface RunBudgets {
   /** Input (all kinds) plus output tokens over every agent of the run. */
@@ -27,7 +27,7 @@ export class RunWatch {
   constructor(
     private readonly connection: Redis,
     private readonly keys: Keys,
-    private readonly state: RunState,
+    private readonly state: RunFold,
     private readonly options: {
       budgets: RunBudgets;
       onBudget: (reason: string) => void;
@@ -37,7 +37,7 @@ export class RunWatch {
   ) {}
 
   start(afterId = '$'): void {
-    this.following = followRunEvents(this.connection, this.keys, this.state.runId, (entry) => this.onEntry(entry), this.stop.signal, afterId);
+    this.following = followRunEvents(this.connection, this.keys, this.state.run.run_id, (entry) => this.onEntry(entry), this.stop.signal, afterId);
     this.following.catch((error: unknown) => this.options.print?.(`orca: the run's event stream could not be followed: ${(error as Error).message}`));
   }
 
@@ -48,8 +48,8 @@ export class RunWatch {
   }
 
   totals(): { tokens: number; cost: number } {
-    let tokens = totalInputTokens(this.state.usage) + this.state.usage.output_tokens;
-    let cost = this.state.costUsd;
+    let tokens = totalInputTokens(this.state.run.result_usage) + this.state.run.result_usage.output_tokens;
+    let cost = this.state.run.result_cost_usd;
     for (const agent of this.live.values()) {
       tokens += agent.tokens;
       cost += agent.cost;
@@ -93,7 +93,7 @@ export class RunWatch {
 
   private summary(doing = ''): void {
     if (!this.options.print || !this.options.tty) return;
-    const tasks = [...this.state.tasks.values()].filter((task) => !task.id.startsWith('_'));
+    const tasks = [...this.state.tasks.values()].filter((task) => !task.task_id.startsWith('_'));
     const done = tasks.filter((task) => SETTLED.includes(task.status)).length;
     const running = [...this.state.tasks.values()].filter((task) => IN_FLIGHT.includes(task.status)).length;
     const { tokens, cost } = this.totals();
