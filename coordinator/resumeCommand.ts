@@ -1,3 +1,4 @@
+import { DONE_WELL } from '../shared/core/events/taskStatusGroups.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { parseScript } from '../shared/core/model/scriptFile.js';
 import { UserError } from './repoCheck.js';
@@ -17,22 +18,23 @@ export async function resumeCommand(runId: string, options: { json: boolean; wor
   try {
     const recorder = await RunRecorder.load(services.redis, services.keys, runId);
     const { state } = recorder;
-    if (state.ended) {
-      process.stderr.write(`orca: run ${runId} already ended: ${state.status}\n`);
-      return exitCodeOf(state.status);
+    const { run } = state;
+    if (run.ended_at !== undefined) {
+      process.stderr.write(`orca: run ${runId} already ended: ${run.status}\n`);
+      return exitCodeOf(run.status);
     }
-    const settings = state.settings;
+    const settings = run.settings;
     const script = settings?.script ? parseScript(settings.script as object, `the script of run ${runId}`) : undefined;
     if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
     process.stderr.write(`orca: run ${runId}\n`);
     const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
-    say?.(`resuming run ${runId} (phase ${state.phase ?? 'start'}; ${[...state.tasks.values()].filter((t) => t.status === 'merged').length} task(s) already merged)`);
+    say?.(`resuming run ${runId} (phase ${run.phase ?? 'start'}; ${[...state.tasks.values()].filter((t) => DONE_WELL.includes(t.status)).length} task(s) already merged)`);
     const remaining = settings?.deadline ? settings.deadline - Date.now() : undefined;
     const result = await coordinateRun(services, recorder, {
-      task: state.task,
-      repo: state.repo,
-      base: state.base,
-      checks: state.checks,
+      task: run.task ?? '',
+      repo: run.repo ?? '',
+      base: run.base ?? '',
+      checks: run.checks,
       model: settings?.model_id,
       script,
       approve: settings?.approve ?? false,

@@ -1,6 +1,6 @@
 import type { RunBoard, TaskView } from '../../shared/infra/board/readBoard.js';
-import { ENDED_TASK_STATUSES } from '../../shared/infra/board/runState.js';
 import type { TaskStatus } from '../../shared/core/events/runEvent.js';
+import { ENDED } from '../../shared/core/events/taskStatusGroups.js';
 import { totalInputTokens } from '../../shared/core/model/usage.js';
 
 /**
@@ -80,7 +80,7 @@ export function boardText(board: RunBoard, options: BoardTextOptions): string[] 
 }
 
 function taskRow(task: TaskView, now: number): string[] {
-  const ended = ENDED_TASK_STATUSES.includes(task.status);
+  const ended = ENDED.includes(task.status);
   const elapsed = task.started_at === undefined ? '–' : duration((ended ? (task.ended_at ?? task.started_at) : now) - task.started_at);
   const input = totalInputTokens(task.usage);
   return [

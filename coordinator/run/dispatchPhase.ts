@@ -1,18 +1,16 @@
-import type { TaskStatus } from '../../shared/core/events/runEvent.js';
+import { DONE_WELL, NOT_STARTED, SETTLED, SETTLED_UNMERGED } from '../../shared/core/events/taskStatusGroups.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
+import type { TaskRecord } from '../../shared/infra/board/runChange.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import picomatch from 'picomatch';
 import { gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
 import { failedGatesText } from '../../shared/infra/verify/evidence/gateResult.js';
 import type { MergeOutcome } from '../merge/integration.js';
 import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
-import type { TaskRecord } from '../runState.js';
 import type { RunContext } from './runContext.js';
 
 /** Conflict workers tried for one task before it fails with the conflict shown. */
 const RESOLVE_ATTEMPTS = 2;
-
-const SETTLED: readonly TaskStatus[] = ['merged', 'verified', 'failed', 'blocked', 'aborted', 'cancelled'];
 
 /**
  * Runs the plan's subtasks as a DAG. This is the coordinator's own scheduler, not BullMQ flows:
@@ -32,10 +30,10 @@ export async function dispatchPhase(ctx: RunContext): Promise<void> {
     if (!ctx.signal.aborted) {
       for (const task of tasks) {
         // Pending, or (on a resumed run) queued, running or completed but not yet merged.
-        if (SETTLED.includes(task.status) || running.has(task.id)) continue;
+        if (SETTLED.includes(task.status) || running.has(task.task_id)) continue;
         if (!task.depends_on.every((dep) => isMerged(ctx, dep))) continue;
-        const work = runTask(ctx, task).finally(() => running.delete(task.id));
-        running.set(task.id, work);
+        const work = runTask(ctx, task).finally(() => running.delete(task.task_id));
+        running.set(task.task_id, work);
       }
     }
     if (running.size === 0) break;
@@ -43,20 +41,20 @@ export async function dispatchPhase(ctx: RunContext): Promise<void> {
   }
   // Whatever never started (the run was aborted, or a budget ran out) is cancelled, saying so.
   for (const task of planTasks(ctx)) {
-    if (task.status === 'pending' || task.status === 'queued') {
-      await recorder.record({ type: 'task_state', task_id: task.id, status: 'cancelled', attempt: task.attempt, detail: 'the run stopped before this task ran' });
+    if (NOT_STARTED.includes(task.status)) {
+      await recorder.record({ type: 'task_state', task_id: task.task_id, status: 'cancelled', attempt: task.attempt, detail: 'the run stopped before this task ran' });
     }
   }
 }
 
 function planTasks(ctx: RunContext): TaskRecord[] {
-  const ids = ctx.recorder.state.plan?.subtasks.map((task) => task.id) ?? [];
+  const ids = ctx.recorder.state.run.plan?.subtasks.map((task) => task.id) ?? [];
   return ids.map((id) => ctx.recorder.state.tasks.get(id)!).filter(Boolean);
 }
 
 function isMerged(ctx: RunContext, id: string): boolean {
   const status = ctx.recorder.state.tasks.get(id)?.status;
-  return status === 'merged' || status === 'verified';
+  return status !== undefined && DONE_WELL.includes(status);
 }
 
 /** Marks every pending task that depends (directly or not) on a task that can no longer merge. */
@@ -68,12 +66,12 @@ async function blockDependants(ctx: RunContext): Promise<void> {
       if (task.status !== 'pending') continue;
       const dead = task.depends_on.find((dep) => {
         const status = ctx.recorder.state.tasks.get(dep)?.status;
-        return status !== undefined && SETTLED.includes(status) && status !== 'merged' && status !== 'verified';
+        return status !== undefined && SETTLED_UNMERGED.includes(status);
       });
       if (dead === undefined) continue;
       const status = ctx.recorder.state.tasks.get(dead)!.status;
-      await ctx.recorder.record({ type: 'task_state', task_id: task.id, status: 'blocked', attempt: task.attempt, detail: `blocked: ${dead} ${status}` });
-      ctx.say(`${task.id} blocked: ${dead} ${status}`);
+      await ctx.recorder.record({ type: 'task_state', task_id: task.task_id, status: 'blocked', attempt: task.attempt, detail: `blocked: ${dead} ${status}` });
+      ctx.say(`${task.task_id} blocked: ${dead} ${status}`);
       changed = true;
     }
   }
@@ -81,15 +79,15 @@ async function blockDependants(ctx: RunContext): Promise<void> {
 
 async function runTask(ctx: RunContext, task: TaskRecord): Promise<void> {
   const { recorder } = ctx;
-  const subtask = recorder.state.plan!.subtasks.find((s) => s.id === task.id)!;
+  const subtask = recorder.state.run.plan!.subtasks.find((s) => s.id === task.task_id)!;
   const base = await ctx.integration.head();
   let result: AgentJobResult;
   try {
     result = await ctx.jobs.run({
-      taskId: task.id,
+      taskId: task.task_id,
       role: ctx.role('worker'),
       prompt: fillPrompt('worker', {
-        id: task.id,
+        id: task.task_id,
         title: subtask.title,
         instructions: subtask.instructions,
         paths: bulletList(subtask.paths),
@@ -97,27 +95,27 @@ async function runTask(ctx: RunContext, task: TaskRecord): Promise<void> {
         task: ctx.task,
       }),
       base,
-      subtask: task.id,
+      subtask: task.task_id,
       checks: subtask.checks,
       fileState: inheritedFor(ctx, subtask.paths),
     });
   } catch (error) {
-    ctx.say(`${task.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+    ctx.say(`${task.task_id} failed: ${error instanceof Error ? error.message : String(error)}`);
     return; // The job runner recorded the failure.
   }
-  const attempt = recorder.state.tasks.get(task.id)!.attempt;
+  const attempt = recorder.state.tasks.get(task.task_id)!.attempt;
   if (result.status !== 'completed') {
-    await recorder.record({ type: 'task_state', task_id: task.id, status: result.status === 'aborted' ? 'aborted' : 'failed', attempt, detail: `${result.end_reason}: ${result.detail}` });
-    ctx.say(`${task.id} ${result.status}: ${result.end_reason}`);
+    await recorder.record({ type: 'task_state', task_id: task.task_id, status: result.status === 'aborted' ? 'aborted' : 'failed', attempt, detail: `${result.end_reason}: ${result.detail}` });
+    ctx.say(`${task.task_id} ${result.status}: ${result.end_reason}`);
     return;
   }
   const refused = await gateWorker(ctx, task, result);
   if (refused) {
-    await recorder.record({ type: 'task_state', task_id: task.id, status: 'failed', attempt, detail: refused });
-    ctx.say(`${task.id} failed its gates: ${refused}`);
+    await recorder.record({ type: 'task_state', task_id: task.task_id, status: 'failed', attempt, detail: refused });
+    ctx.say(`${task.task_id} failed its gates: ${refused}`);
     return;
   }
-  await recorder.record({ type: 'task_state', task_id: task.id, status: 'completed', attempt });
+  await recorder.record({ type: 'task_state', task_id: task.task_id, status: 'completed', attempt });
   await mergeTask(ctx, task, result);
 }
 
@@ -127,58 +125,58 @@ async function runTask(ctx: RunContext, task: TaskRecord): Promise<void> {
  * Weakened tests do not stop the merge: the integration audit puts them to the Verification agent.
  */
 async function gateWorker(ctx: RunContext, task: TaskRecord, result: AgentJobResult): Promise<string | undefined> {
-  if (!result.gates) return `${task.id}'s report reached the coordinator without its gates`;
-  for (const event of gateRunEvents(result.gates.gates, task.id)) await ctx.recorder.record(event);
+  if (!result.gates) return `${task.task_id}'s report reached the coordinator without its gates`;
+  for (const event of gateRunEvents(result.gates.gates, task.task_id)) await ctx.recorder.record(event);
   const failed = result.gates.gates.filter((gate) => !gate.ok && gate.name !== 'assertions');
   return failed.length > 0 ? `its report failed the gates: ${failedGatesText(failed)}` : undefined;
 }
 
 async function mergeTask(ctx: RunContext, task: TaskRecord, result: AgentJobResult): Promise<void> {
   const { recorder } = ctx;
-  const attempt = () => recorder.state.tasks.get(task.id)!.attempt;
+  const attempt = () => recorder.state.tasks.get(task.task_id)!.attempt;
   if (!result.commit || !result.branch) {
-    await recorder.record({ type: 'merge', task_id: task.id, outcome: 'nothing', files: [], detail: 'the task changed no files' });
-    await recorder.record({ type: 'task_state', task_id: task.id, status: 'merged', attempt: attempt(), detail: 'no changes to merge' });
+    await recorder.record({ type: 'merge', task_id: task.task_id, outcome: 'nothing', files: [], detail: 'the task changed no files' });
+    await recorder.record({ type: 'task_state', task_id: task.task_id, status: 'merged', attempt: attempt(), detail: 'no changes to merge' });
     return;
   }
-  let outcome: MergeOutcome = await ctx.integration.merge(result.branch, `Merge ${task.id}: ${task.title}\n\norca run ${recorder.runId}`);
+  let outcome: MergeOutcome = await ctx.integration.merge(result.branch, `Merge ${task.task_id}: ${task.title}\n\norca run ${recorder.runId}`);
   let resolvedBy: string | undefined;
   for (let round = 1; outcome.kind === 'conflict' && round <= RESOLVE_ATTEMPTS && !ctx.signal.aborted; round += 1) {
     const files = outcome.files;
-    await recorder.record({ type: 'merge', task_id: task.id, outcome: 'conflict', files, detail: outcome.detail.slice(0, 2_000) });
-    ctx.say(`${task.id} conflicts in ${files.join(', ')}: a worker redoes it on the integration head (attempt ${round})`);
+    await recorder.record({ type: 'merge', task_id: task.task_id, outcome: 'conflict', files, detail: outcome.detail.slice(0, 2_000) });
+    ctx.say(`${task.task_id} conflicts in ${files.join(', ')}: a worker redoes it on the integration head (attempt ${round})`);
     const resolved = await resolveConflict(ctx, task, files, round);
     if (!resolved) break;
     resolvedBy = resolved.branch!;
-    outcome = await ctx.integration.merge(resolvedBy, `Merge ${task.id} (redone on the integration head): ${task.title}\n\norca run ${recorder.runId}`);
+    outcome = await ctx.integration.merge(resolvedBy, `Merge ${task.task_id} (redone on the integration head): ${task.title}\n\norca run ${recorder.runId}`);
   }
   if (outcome.kind === 'conflict') {
-    await recorder.record({ type: 'merge', task_id: task.id, outcome: 'failed', files: outcome.files, detail: outcome.detail.slice(0, 2_000) });
+    await recorder.record({ type: 'merge', task_id: task.task_id, outcome: 'failed', files: outcome.files, detail: outcome.detail.slice(0, 2_000) });
     await recorder.record({
       type: 'task_state',
-      task_id: task.id,
+      task_id: task.task_id,
       status: 'failed',
       attempt: attempt(),
       detail: `merge conflict in ${outcome.files.join(', ')} not resolved after ${RESOLVE_ATTEMPTS} attempt(s); its branch ${result.branch} is kept`,
     });
-    ctx.say(`${task.id} failed: unresolved conflict in ${outcome.files.join(', ')}`);
+    ctx.say(`${task.task_id} failed: unresolved conflict in ${outcome.files.join(', ')}`);
     return;
   }
   const files = outcome.kind === 'merged' ? outcome.files : [];
-  await recorder.record({ type: 'merge', task_id: task.id, outcome: resolvedBy ? 'resolved' : outcome.kind, commit: outcome.commit, files });
-  await recorder.record({ type: 'task_state', task_id: task.id, status: 'merged', attempt: attempt() });
-  ctx.say(`${task.id} merged${resolvedBy ? ' (after resolving a conflict)' : ''}`);
+  await recorder.record({ type: 'merge', task_id: task.task_id, outcome: resolvedBy ? 'resolved' : outcome.kind, commit: outcome.commit, files });
+  await recorder.record({ type: 'task_state', task_id: task.task_id, status: 'merged', attempt: attempt() });
+  ctx.say(`${task.task_id} merged${resolvedBy ? ' (after resolving a conflict)' : ''}`);
 }
 
 async function resolveConflict(ctx: RunContext, task: TaskRecord, files: string[], round: number): Promise<AgentJobResult | undefined> {
-  const subtask = ctx.recorder.state.plan!.subtasks.find((s) => s.id === task.id)!;
+  const subtask = ctx.recorder.state.run.plan!.subtasks.find((s) => s.id === task.task_id)!;
   const result = await ctx.jobs
     .run({
-      taskId: `_resolve-${task.id}-${round}`,
-      title: `redo ${task.id} on the integration head (merge conflict)`,
+      taskId: `_resolve-${task.task_id}-${round}`,
+      title: `redo ${task.task_id} on the integration head (merge conflict)`,
       role: ctx.role('worker'),
       prompt: fillPrompt('resolve', {
-        id: task.id,
+        id: task.task_id,
         title: subtask.title,
         instructions: subtask.instructions,
         paths: bulletList(subtask.paths),
@@ -186,7 +184,7 @@ async function resolveConflict(ctx: RunContext, task: TaskRecord, files: string[
         checks: subtask.checks.length > 0 ? subtask.checks.join(', ') : '(none named: run the relevant tests)',
       }),
       base: await ctx.integration.head(),
-      subtask: task.id,
+      subtask: task.task_id,
       checks: subtask.checks,
     })
     .catch(() => undefined);
@@ -198,7 +196,7 @@ async function resolveConflict(ctx: RunContext, task: TaskRecord, files: string[
  * subtask owns. The worker keeps an entry only if the file is byte-identical in its worktree.
  */
 function inheritedFor(ctx: RunContext, paths: string[]): InheritedFileState[] {
-  const files = ctx.recorder.state.findings?.files ?? [];
+  const files = ctx.recorder.state.run.findings?.files ?? [];
   const match = picomatch(paths, { dot: true });
   return files.filter((file) => match(file.path)).map((file) => ({ path: file.path, hash: file.hash, partial: file.partial }));
 }

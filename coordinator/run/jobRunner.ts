@@ -2,6 +2,7 @@ import type { RoleDefinition } from '../../roles/role.js';
 import { roleSpec } from '../../roles/roleCatalog.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
+import { ADOPTABLE } from '../../shared/core/events/taskStatusGroups.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import type { OrcaServices } from '../services.js';
@@ -99,10 +100,10 @@ export class JobRunner {
    */
   private async adopt(taskId: string): Promise<AgentJobResult | undefined> {
     const task = this.recorder.state.tasks.get(taskId);
-    if (!task?.jobId || !['queued', 'running', 'completed'].includes(task.status)) return undefined;
-    const job = await this.services.queue.getJob(task.jobId);
+    if (!task?.job_id || !ADOPTABLE.includes(task.status)) return undefined;
+    const job = await this.services.queue.getJob(task.job_id);
     if (!job || (await job.getState()) === 'failed') return undefined;
-    return this.settle(taskId, task.jobId, task.attempt);
+    return this.settle(taskId, task.job_id, task.attempt);
   }
 
   private async settle(taskId: string, jobId: string, attempt: number): Promise<AgentJobResult> {
@@ -115,7 +116,7 @@ export class JobRunner {
       await recorder.record({ type: 'task_state', task_id: taskId, status: 'failed', attempt, job_id: jobId, detail });
       throw error;
     }
-    if (recorder.state.tasks.get(taskId)?.resultJobId === jobId) return result;
+    if (recorder.state.tasks.get(taskId)?.result_job_id === jobId) return result;
     if (taskId.startsWith('_')) {
       // orca's own jobs (coordinator, explore, plan, verify, …) settle here; plan subtasks settle when merged.
       const status = result.status === 'completed' ? 'completed' : result.status === 'aborted' ? 'aborted' : 'failed';

@@ -12,7 +12,7 @@ import { RunFailure, type RunContext } from './runContext.js';
 export async function planPhase(ctx: RunContext): Promise<void> {
   const { recorder, jobs } = ctx;
   await recorder.record({ type: 'run_phase', phase: 'planning' });
-  const findings = recorder.state.findings;
+  const findings = recorder.state.run.findings;
   const result = await jobs.run({
     taskId: '_plan',
     title: 'plan the task',
@@ -55,7 +55,7 @@ export async function planPhase(ctx: RunContext): Promise<void> {
 
 /** The plan as a person reads it before approving it. */
 export function describePlan(ctx: RunContext): string {
-  const plan = ctx.recorder.state.plan;
+  const plan = ctx.recorder.state.run.plan;
   if (!plan) return '(no plan)';
   const lines = ['Plan:'];
   for (const task of plan.subtasks) {

@@ -1,6 +1,7 @@
 import type { RoleDefinition } from '../../roles/role.js';
 import { availableRoles } from '../../roles/roleCatalog.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
+import { DONE_WELL } from '../../shared/core/events/taskStatusGroups.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
@@ -93,12 +94,12 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
   let verify: VerifyOutcome | undefined;
   try {
     await integration.open(settings.base);
-    if (!recorder.state.findings && !abort.signal.aborted) await explorePhase(ctx);
-    if (!recorder.state.plan && !abort.signal.aborted) {
+    if (!recorder.state.run.findings && !abort.signal.aborted) await explorePhase(ctx);
+    if (!recorder.state.run.plan && !abort.signal.aborted) {
       await planPhase(ctx);
       if (settings.approve && !abort.signal.aborted) await approve(ctx, settings.tty, stop);
     }
-    if (recorder.state.approved === false) {
+    if (recorder.state.run.approved === false) {
       status = 'ABORTED';
       detail = 'the plan was rejected; nothing was written';
     } else {
@@ -119,7 +120,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
   }
   const head = await integration.head();
   await recorder.record({ type: 'verdict', status, detail });
-  await recorder.record({ type: 'run_end', status, head, usage: recorder.state.usage, cost_usd: recorder.state.costUsd, detail });
+  await recorder.record({ type: 'run_end', status, head, usage: recorder.state.run.result_usage, cost_usd: recorder.state.run.result_cost_usd, detail });
   return runJson(recorder.state, {
     status,
     head,
@@ -147,12 +148,12 @@ async function approve(ctx: RunContext, tty: boolean, stop: (reason: string) => 
 /** PASS only when every task merged, the integration checks passed their gates and verification said PASS. */
 function verdictOf(ctx: RunContext, verify: VerifyOutcome | undefined, abortReason: string | undefined): { status: RunStatus; detail: string } {
   if (abortReason) return { status: 'ABORTED', detail: abortReason };
-  const tasks = (ctx.recorder.state.plan?.subtasks ?? []).map((s) => ctx.recorder.state.tasks.get(s.id)!);
-  const unmerged = tasks.filter((task) => task.status !== 'merged' && task.status !== 'verified');
+  const tasks = (ctx.recorder.state.run.plan?.subtasks ?? []).map((s) => ctx.recorder.state.tasks.get(s.id)!);
+  const unmerged = tasks.filter((task) => !DONE_WELL.includes(task.status));
   if (!verify) return { status: 'FAIL', detail: 'the merged tree was not verified' };
   if (verify.status === 'FAIL') return { status: 'FAIL', detail: verify.detail };
   if (unmerged.length > 0) {
-    const list = unmerged.map((task) => `${task.id} ${task.status}`).join(', ');
+    const list = unmerged.map((task) => `${task.task_id} ${task.status}`).join(', ');
     return { status: 'PARTIAL', detail: `not merged: ${list}${verify.detail ? `; ${verify.detail}` : ''}` };
   }
   return { status: verify.status, detail: verify.detail };

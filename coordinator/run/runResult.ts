@@ -1,5 +1,5 @@
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
-import type { RunState } from '../runState.js';
+import type { RunFold } from '../../shared/infra/board/runFold.js';
 
 export interface GateRecord {
   name: string;
@@ -29,14 +29,13 @@ export interface RunJson {
 }
 
 export function runJson(
-  state: RunState,
+  state: RunFold,
   extra: { status: RunStatus; head: string; gates: GateRecord[]; verification: RunJson['verification']; detail: string },
 ): RunJson {
-  const tasks = state.order
-    .map((id) => state.tasks.get(id)!)
-    .filter((task) => task.role === 'worker' && !task.id.startsWith('_'))
+  const tasks = [...state.tasks.values()]
+    .filter((task) => task.role === 'worker' && !task.task_id.startsWith('_'))
     .map((task) => ({
-      id: task.id,
+      id: task.task_id,
       role: task.role,
       status: task.status,
       ...(task.branch ? { branch: task.branch } : {}),
@@ -44,17 +43,17 @@ export function runJson(
       attempts: task.attempt,
     }));
   return {
-    run_id: state.runId,
+    run_id: state.run.run_id,
     status: extra.status,
-    base: state.base,
-    integration_branch: state.integrationBranch,
+    base: state.run.base ?? '',
+    integration_branch: state.run.integration_branch ?? '',
     head: extra.head,
     tasks,
     gates: extra.gates,
     verification: extra.verification,
-    usage: { ...state.usage, cost_usd: round(state.costUsd) },
+    usage: { ...state.run.result_usage, cost_usd: round(state.run.result_cost_usd) },
     detail: extra.detail,
-    scripted: state.scripted,
+    scripted: state.run.scripted,
   };
 }
 
@@ -64,22 +63,22 @@ export function exitCodeOf(status: string | undefined): number {
 }
 
 /** Prints a run's result (the JSON with `--json`, else the report) and returns its exit code. */
-export function printRunResult(json: RunJson, state: RunState, asJson: boolean): number {
+export function printRunResult(json: RunJson, state: RunFold, asJson: boolean): number {
   process.stdout.write(asJson ? `${JSON.stringify(json)}\n` : `${runReport(json, state)}\n`);
   return exitCodeOf(json.status);
 }
 
 /** The result as a person reads it: the tasks, the verdict with its evidence, and what it cost. */
-export function runReport(json: RunJson, state: RunState): string {
+export function runReport(json: RunJson, state: RunFold): string {
   const lines: string[] = [];
   lines.push(`run ${json.run_id}: ${json.status}${json.detail ? ` (${json.detail})` : ''}`);
   lines.push(`integration branch ${json.integration_branch} at ${json.head.slice(0, 12)} (base ${json.base.slice(0, 12)})`);
   lines.push('');
   lines.push(pad('task', 24) + pad('status', 11) + pad('attempts', 9) + pad('tokens', 10) + 'cost');
-  for (const id of state.order) {
-    const task = state.tasks.get(id)!;
-    const tokens = task.usage.input_tokens + task.usage.cache_read_tokens + task.usage.cache_creation_tokens + task.usage.output_tokens;
-    lines.push(pad(id, 24) + pad(task.status, 11) + pad(String(task.attempt), 9) + pad(String(tokens), 10) + `$${task.costUsd.toFixed(4)}`);
+  for (const task of state.tasks.values()) {
+    const usage = task.result_usage;
+    const tokens = usage.input_tokens + usage.cache_read_tokens + usage.cache_creation_tokens + usage.output_tokens;
+    lines.push(pad(task.task_id, 24) + pad(task.status, 11) + pad(String(task.attempt), 9) + pad(String(tokens), 10) + `$${task.result_cost_usd.toFixed(4)}`);
   }
   lines.push('');
   for (const gate of json.gates) lines.push(`gate ${gate.name}: ${gate.ok ? 'ok' : 'FAILED'} (${gate.reason})`);

@@ -3,7 +3,8 @@ import { totalInputTokens } from '../../shared/core/model/usage.js';
 import type { Keys } from '../../shared/infra/redis/keys.js';
 import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
 import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
-import type { RunState } from '../runState.js';
+import { IN_FLIGHT, SETTLED } from '../../shared/core/events/taskStatusGroups.js';
+import type { RunFold } from '../../shared/infra/board/runFold.js';
 
 export interface RunBudgets {
   /** Input (all kinds) plus output tokens over every agent of the run. */
@@ -26,7 +27,7 @@ export class RunWatch {
   constructor(
     private readonly connection: Redis,
     private readonly keys: Keys,
-    private readonly state: RunState,
+    private readonly state: RunFold,
     private readonly options: {
       budgets: RunBudgets;
       onBudget: (reason: string) => void;
@@ -36,7 +37,7 @@ export class RunWatch {
   ) {}
 
   start(afterId = '$'): void {
-    this.following = followRunEvents(this.connection, this.keys, this.state.runId, (entry) => this.onEntry(entry), this.stop.signal, afterId);
+    this.following = followRunEvents(this.connection, this.keys, this.state.run.run_id, (entry) => this.onEntry(entry), this.stop.signal, afterId);
     this.following.catch((error: unknown) => this.options.print?.(`orca: the run's event stream could not be followed: ${(error as Error).message}`));
   }
 
@@ -47,8 +48,8 @@ export class RunWatch {
   }
 
   totals(): { tokens: number; cost: number } {
-    let tokens = totalInputTokens(this.state.usage) + this.state.usage.output_tokens;
-    let cost = this.state.costUsd;
+    let tokens = totalInputTokens(this.state.run.result_usage) + this.state.run.result_usage.output_tokens;
+    let cost = this.state.run.result_cost_usd;
     for (const agent of this.live.values()) {
       tokens += agent.tokens;
       cost += agent.cost;
@@ -92,9 +93,9 @@ export class RunWatch {
 
   private summary(doing = ''): void {
     if (!this.options.print || !this.options.tty) return;
-    const tasks = [...this.state.tasks.values()].filter((task) => !task.id.startsWith('_'));
-    const done = tasks.filter((task) => ['merged', 'verified', 'failed', 'blocked', 'aborted', 'cancelled'].includes(task.status)).length;
-    const running = [...this.state.tasks.values()].filter((task) => task.status === 'queued' || task.status === 'running').length;
+    const tasks = [...this.state.tasks.values()].filter((task) => !task.task_id.startsWith('_'));
+    const done = tasks.filter((task) => SETTLED.includes(task.status)).length;
+    const running = [...this.state.tasks.values()].filter((task) => IN_FLIGHT.includes(task.status)).length;
     const { tokens, cost } = this.totals();
     const text = `[${done}/${tasks.length} done · ${running} agent(s) running · ${tokens.toLocaleString('en-US')} tokens · $${cost.toFixed(4)}] ${doing}`;
     process.stderr.write(`\r\x1b[2K${text.slice(0, (process.stderr.columns ?? 120) - 1)}`);

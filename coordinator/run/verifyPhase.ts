@@ -106,7 +106,7 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
       verification: report ? { claims: report.checks.map(({ command, exit_code }) => ({ command, exit_code })), commands: result.commands } : undefined,
     });
     for (const event of gateRunEvents(gated.gates)) await recorder.record(event);
-    const pass = runMayPass({ evidence, lastMergeAt: recorder.state.lastMergeAt, currentTree: await treeSnapshot(integration.dir), gates: gated.gates });
+    const pass = runMayPass({ evidence, lastMergeAt: recorder.state.run.last_merge_at, currentTree: await treeSnapshot(integration.dir), gates: gated.gates });
     return judge(ctx, { result, report, evidence, gates: gated.gates, pass });
   } finally {
     await lease.release();

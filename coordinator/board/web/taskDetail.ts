@@ -1,5 +1,6 @@
 import type { RunBoard, TaskView } from '../../../shared/infra/board/readBoard.js';
-import type { Evidence } from '../../../shared/infra/board/runState.js';
+import type { Evidence } from '../../../shared/infra/board/boardSchemas.js';
+import { NOT_STARTED } from '../../../shared/core/events/taskStatusGroups.js';
 import { describeZodError } from '../../../shared/core/boundary/zodIssues.js';
 import { AgentJobSchema } from '../../../shared/infra/queue/agentJob.js';
 import { agentJobId, parseJobResult, type AgentQueue } from '../../../shared/infra/queue/agentQueue.js';
@@ -74,7 +75,7 @@ async function readTranscript(path: string, task: TaskView): Promise<TaskDetail[
 }
 
 function transcriptMissing(task: TaskView): string {
-  if (task.status === 'pending' || task.status === 'queued') return 'the task has not started: it has no transcript yet';
+  if (NOT_STARTED.includes(task.status)) return 'the task has not started: it has no transcript yet';
   return 'no transcript is named for this task yet: the job result names it when the agent ends';
 }
 

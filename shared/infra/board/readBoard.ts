@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { z } from 'zod';
 import { describeZodError } from '../../core/boundary/zodIssues.js';
+import { ENDED } from '../../core/events/taskStatusGroups.js';
 import type { Keys } from '../redis/keys.js';
 import {
-  ENDED_TASK_STATUSES,
   EvidenceSchema,
   RunNoteSchema,
   RunStateSchema,
@@ -12,7 +12,7 @@ import {
   type RunNote,
   type RunState,
   type TaskState,
-} from './runState.js';
+} from './boardSchemas.js';
 
 /**
  * Reading the board: the runs there are, and one run with its tasks, evidence and notes, as
@@ -96,14 +96,14 @@ function runState(run: RunState, tasks: TaskState[]): string {
   if (run.status) return run.status;
   if (run.kind === 'run') return 'running';
   if (tasks.length === 0) return 'starting';
-  const open = tasks.find((task) => !ENDED_TASK_STATUSES.includes(task.status));
+  const open = tasks.find((task) => !ENDED.includes(task.status));
   return open ? 'running' : tasks.map((task) => task.status).join(', ');
 }
 
 function activityOf(task: TaskState): string {
   if (task.status === 'pending') return task.depends_on.length > 0 ? `waits for ${task.depends_on.join(', ')}` : 'waiting';
   if (task.status === 'queued') return `queued (attempt ${task.attempt})`;
-  if (ENDED_TASK_STATUSES.includes(task.status)) {
+  if (ENDED.includes(task.status)) {
     if (task.error) return firstLine(task.error);
     if (task.merge_outcome) return `merge: ${task.merge_outcome}${task.merge_commit ? ` at ${task.merge_commit.slice(0, 12)}` : ''}`;
     if (task.verdict) return `verdict ${task.verdict}`;

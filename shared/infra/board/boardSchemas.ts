@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunStatusSchema, TaskStatusSchema, type TaskStatus } from '../../core/events/runEvent.js';
+import { RunStatusSchema, TaskStatusSchema } from '../../core/events/runEvent.js';
 import type { Usage } from '../../core/model/usage.js';
 
 /**
@@ -49,9 +49,6 @@ function usageOf(fields: Usage): Usage {
     cache_creation_tokens: fields.cache_creation_tokens,
   };
 }
-
-/** Statuses after which a task does nothing more (until a retry queues it again). */
-export const ENDED_TASK_STATUSES: readonly TaskStatus[] = ['completed', 'merged', 'verified', 'failed', 'blocked', 'aborted', 'cancelled'];
 
 export const TaskStateSchema = z
   .object({
