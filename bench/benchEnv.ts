@@ -13,7 +13,7 @@ import { AgentQueue } from '../shared/infra/queue/agentQueue.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
 import { readRunEvents } from '../shared/infra/board/runEvents.js';
-import { type RunStreamEntry } from '../shared/core/events/runStreamEntry.js';
+import type { RunStreamEntry } from '../shared/core/events/runStreamEntry.js';
 import { compiledEntry, packageRoot } from '../shared/core/runtime/compiledEntry.js';
 import { WORKER_NODE_FLAGS } from '../shared/core/runtime/workerNodeFlags.js';
 

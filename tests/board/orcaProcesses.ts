@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { afterEach } from 'vitest';
 import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 // Imported for its afterEach too: registered before ours, it runs after ours, once the processes are gone.
-import { OrcaTestEnv } from '../support/orcaEnv.js';
+import type { OrcaTestEnv } from '../support/orcaEnv.js';
 import { waitFor } from './waitFor.js';
 
 /** A long-lived orca command (`orca serve`, `orca run`) in a test's env, its output kept. */

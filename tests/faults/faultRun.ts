@@ -9,7 +9,7 @@ import { CHECK_COMMAND, runScript, type ScriptedSubtask } from '../../bench/runS
 import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import type { Keys } from '../../shared/infra/redis/keys.js';
 import { readRunEvents } from '../../shared/infra/board/runEvents.js';
-import { type RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
+import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
 import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import type { OrcaTestEnv } from '../support/orcaEnv.js';
 

@@ -87,7 +87,7 @@ describe('loadScriptFile', () => {
   it('places a missing comma between fields at its line and column', async () => {
     const file = writeScript('{\n  "latency_ms": 5\n  "agents": []\n}');
     const error = await loadError(file);
-    expect(error.message).toMatch(new RegExp(`^script file .*script\\.json is not valid JSON: line 3, column 3: `));
+    expect(error.message).toMatch(/^script file .*script\.json is not valid JSON: line 3, column 3: /);
   });
 
   it('places a cut-off file at its end', async () => {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AgentEventInput } from '../events/agentEvent.js';
 import type { ReadFileState } from '../files/readFileState.js';
 import type { Workspace } from '../files/workspace.js';
