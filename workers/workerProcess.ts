@@ -19,13 +19,14 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
     concurrency: options.concurrency,
     lockDurationMs: options.lockDurationMs,
   });
-  let stopping: Promise<void> | undefined;
-  const stop = (signal: string) => {
-    stopping ??= (async () => {
-      process.stderr.write(`orca worker ${process.pid}: ${signal}, stopping (${worker.activeJobs} job(s) running)\n`);
-      await worker.stop();
-      process.exit(0);
-    })();
+  // A second signal while stopping changes nothing: the first stop is already under way.
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`orca worker ${process.pid}: ${signal}, stopping (${worker.activeJobs} job(s) running)\n`);
+    await worker.stop();
+    process.exit(0);
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -74,11 +74,11 @@ export function runReport(json: RunJson, state: RunFold): string {
   lines.push(`run ${json.run_id}: ${json.status}${json.detail ? ` (${json.detail})` : ''}`);
   lines.push(`integration branch ${json.integration_branch} at ${json.head.slice(0, 12)} (base ${json.base.slice(0, 12)})`);
   lines.push('');
-  lines.push(pad('task', 24) + pad('status', 11) + pad('attempts', 9) + pad('tokens', 10) + 'cost');
+  lines.push([pad('task', 24), pad('status', 11), pad('attempts', 9), pad('tokens', 10), 'cost'].join(''));
   for (const task of state.tasks.values()) {
     const usage = task.result_usage;
     const tokens = usage.input_tokens + usage.cache_read_tokens + usage.cache_creation_tokens + usage.output_tokens;
-    lines.push(pad(task.task_id, 24) + pad(task.status, 11) + pad(String(task.attempt), 9) + pad(String(tokens), 10) + `$${task.result_cost_usd.toFixed(4)}`);
+    lines.push([pad(task.task_id, 24), pad(task.status, 11), pad(String(task.attempt), 9), pad(String(tokens), 10), `$${task.result_cost_usd.toFixed(4)}`].join(''));
   }
   lines.push('');
   for (const gate of json.gates) lines.push(`gate ${gate.name}: ${gate.ok ? 'ok' : 'FAILED'} (${gate.reason})`);

@@ -23,6 +23,7 @@ async function shows(page: Page, selector: string, run: { output: string }): Pro
   try {
     await page.locator(selector).first().waitFor({ timeout: 60_000 });
   } catch (error) {
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered is what a reader of the failure needs.
     const seen = await page.locator('body').innerText().catch((failure: Error) => `(the page could not be read: ${failure.message})`);
     throw new Error(`${selector} never showed.\n--- the page:\n${seen}\n--- orca run:\n${run.output.slice(-3_000)}`, { cause: error });
   }

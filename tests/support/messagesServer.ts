@@ -67,6 +67,7 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   /** The parsed JSON body. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever field of the request they check.
   body: any;
   receivedAt: number;
   /** When the response ended (for an error status: when its body was sent). */

@@ -59,7 +59,7 @@ describe('Read', () => {
 
   it('shows 2,000 lines by default and says how to read on', async () => {
     const lines = Array.from({ length: 2500 }, (_, i) => `line ${i + 1}`);
-    const { ctx, abs } = setup({ 'long.txt': lines.join('\n') + '\n' });
+    const { ctx, abs } = setup({ 'long.txt': `${lines.join('\n')}\n` });
     const result = await read(ctx, { file_path: 'long.txt' });
     expect(result.text).toBe(
       `${numbered(lines.slice(0, 2000))}\n\n[Showing lines 1–2000 of 2500. 500 more lines: Read with offset=2001 to continue.]`,

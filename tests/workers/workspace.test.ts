@@ -67,19 +67,19 @@ describe('a worker job', { timeout: SLOW_TEST_MS }, () => {
     const before = snapshot(repo);
     const runId = testRunId('escape');
     const worktree = path.join(orca.home, 'worktrees', runId, 'sandboxed');
-    const escape = path.relative(worktree, repo);
+    const escapePath = path.relative(worktree, repo);
     const fileTools = [
       toolTurn('Read', { file_path: path.join(repo, 'README.md') }),
       toolTurn('Edit', { file_path: path.join(repo, 'README.md'), old_string: '# main', new_string: '# owned' }),
       toolTurn('Write', { file_path: path.join(repo, 'evil-abs.txt'), content: 'x' }),
-      toolTurn('Write', { file_path: `${escape}/evil-rel.txt`, content: 'x' }),
+      toolTurn('Write', { file_path: `${escapePath}/evil-rel.txt`, content: 'x' }),
       toolTurn('Write', { file_path: '../../../../../../../../../../../../tmp/orca-evil-root.txt', content: 'x' }),
       // A link made inside the worktree still leads to the main checkout once resolved.
       toolTurn('Bash', { command: `ln -s ${repo} into-main` }),
       toolTurn('Write', { file_path: 'into-main/evil-link.txt', content: 'x' }),
       toolTurn('Edit', { file_path: 'into-main/README.md', old_string: '# main', new_string: '# owned' }),
     ];
-    const redirects = [`echo x > ${repo}/evil-redirect.txt`, `echo x >> ${escape}/README.md`, `cd ${repo} && echo x > evil-cd.txt`];
+    const redirects = [`echo x > ${repo}/evil-redirect.txt`, `echo x >> ${escapePath}/README.md`, `cd ${repo} && echo x > evil-cd.txt`];
     const commands = [`cp README.md ${repo}/evil-cp.txt`, `cd ${repo} && touch evil-touch.txt`, `git -C ${repo} commit --allow-empty -qm evil`];
     const bash = (list: string[]) => list.map((command) => toolTurn('Bash', { command }));
     // The worker role as shipped runs its shell in the bwrap sandbox, where the host is read-only

@@ -13,7 +13,7 @@ export function packageRoot(): string {
     const manifest = path.join(dir, 'package.json');
     if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === 'orca') return dir;
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('cannot find the orca package root above ' + fileURLToPath(import.meta.url));
+    if (parent === dir) throw new Error(`cannot find the orca package root above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
 }

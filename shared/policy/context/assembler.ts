@@ -138,7 +138,7 @@ class OrcaContextAssembler implements ContextAssembler {
   /** Conditional rules triggered since the last call, then the reminder, on the newest user message. */
   private async attachTurnNotes(session: AgentSession, state: SessionState): Promise<void> {
     const newest = session.messages.at(-1);
-    if (!newest || newest.role !== 'user') return;
+    if (newest?.role !== 'user') return;
     const extras: Extra[] = [...(state.decisions.extras.get(newest) ?? []), ...state.rules.takeTriggered()];
     if (session.turns > 1 && !extras.some((extra) => extra.kind === 'reminder')) {
       extras.push({ kind: 'reminder', block: { type: 'text', text: await state.reminders.textFor(session) } });

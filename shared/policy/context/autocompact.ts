@@ -43,7 +43,7 @@ export interface CompactHookOutcome {
 }
 
 /** How the hooks layer plugs in: called with 'pre' before and 'post' after each autocompaction. */
-export type CompactHook = (phase: 'pre' | 'post', info: CompactHookInfo) => Promise<CompactHookOutcome | void> | CompactHookOutcome | void;
+export type CompactHook = (phase: 'pre' | 'post', info: CompactHookInfo) => Promise<CompactHookOutcome | undefined> | CompactHookOutcome | undefined;
 
 export interface AutocompactInput {
   session: AgentSession;

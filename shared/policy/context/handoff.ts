@@ -97,7 +97,7 @@ export async function modelHandoffProse(
 }
 
 function userTexts(message: Message | undefined): string[] {
-  if (!message || message.role !== 'user') return [];
+  if (message?.role !== 'user') return [];
   return message.content.filter((block) => block.type === 'text').map((block) => block.text.trim()).filter((text) => text !== '');
 }
 

@@ -20,21 +20,24 @@ export interface SnipCandidate {
 
 export function findSnippable(calls: readonly ToolCall[], root: string, isProtected: (call: ToolCall) => boolean): SnipCandidate[] {
   const out: SnipCandidate[] = [];
-  calls.forEach((call, index) => {
-    if (!call.result || isProtected(call)) return;
+  for (const [index, call] of calls.entries()) {
+    if (!call.result || isProtected(call)) continue;
     const later = calls.slice(index + 1);
     const file = filePathOf(call, root);
     if (call.name === 'Read' && !failed(call)) {
-      if (readView(call) === 'unchanged') return void out.push({ call, reason: 'an "unchanged" stub' });
+      if (readView(call) === 'unchanged') {
+        out.push({ call, reason: 'an "unchanged" stub' });
+        continue;
+      }
       const whole = later.find((next) => next.name === 'Read' && !failed(next) && readView(next) === 'full' && filePathOf(next, root) === file);
       if (whole) out.push({ call, reason: `superseded by a later whole Read of ${file}` });
-      return;
+      continue;
     }
     if (SNIP_RETRY_TOOLS.has(call.name) && failed(call) && file !== undefined) {
       const retried = later.find((next) => next.name === call.name && !failed(next) && filePathOf(next, root) === file);
       if (retried) out.push({ call, reason: `a failed ${call.name} of ${file}, later done` });
     }
-  });
+  }
   return out;
 }
 

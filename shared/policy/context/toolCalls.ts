@@ -111,7 +111,7 @@ export function describeInput(call: ToolCall, root: string, max = 160): string {
   const command = field(input, 'command');
   const pattern = field(input, 'pattern');
   let text: string;
-  if (typeof command === 'string') text = '`' + command.replace(/\s+/g, ' ').trim() + '`';
+  if (typeof command === 'string') text = `\`${command.replace(/\s+/g, ' ').trim()}\``;
   else if (typeof file === 'string') {
     const abs = path.resolve(root, file);
     const rel = path.relative(root, abs);

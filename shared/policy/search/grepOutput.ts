@@ -43,7 +43,7 @@ export interface GrepData {
 export async function formatGrep(result: EngineResult, view: GrepView): Promise<{ content: string; data: GrepData }> {
   const warnings = warningNote(result.warnings);
   if (result.files.length === 0) {
-    return { content: 'No matches found' + warnings, data: { mode: view.mode, numFiles: 0, filenames: [] } };
+    return { content: `No matches found${warnings}`, data: { mode: view.mode, numFiles: 0, filenames: [] } };
   }
 
   if (view.mode === 'files_with_matches') {
