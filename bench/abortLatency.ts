@@ -47,12 +47,21 @@ export async function abortBenchmark(options: { runs?: number } = {}): Promise<A
           }),
         );
       }
-      await waitUntil(() => markers.every((marker) => pidsWithMarker(marker).length > 0), 120_000, `the shells of run ${runId} never started`);
+      await waitUntil(
+        () => markers.every((marker) => pidsWithMarker(marker).length > 0),
+        120_000,
+        `the shells of run ${runId} never started`,
+      );
       const start = performance.now();
       let published = 0;
       const cli = env.cli(['abort', runId]);
       cli.child.stdout!.on('data', () => (published ||= performance.now()));
-      await waitUntil(() => markers.every((marker) => pidsWithMarker(marker).length === 0), 60_000, `processes of run ${runId} outlived the abort`, 5);
+      await waitUntil(
+        () => markers.every((marker) => pidsWithMarker(marker).length === 0),
+        60_000,
+        `processes of run ${runId} outlived the abort`,
+        5,
+      );
       const gone = performance.now();
       const { code, stderr } = await cli.done;
       if (code !== 0) throw new Error(`orca abort exited ${code}: ${stderr}`);

@@ -1,4 +1,4 @@
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { accessSync, constants, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
@@ -8,14 +8,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JobWaiter } from '../coordinator/jobWaiter.js';
+import type { RunStreamEntry } from '../shared/core/events/runStreamEntry.js';
+import { compiledEntry, packageRoot } from '../shared/core/runtime/compiledEntry.js';
+import { WORKER_NODE_FLAGS } from '../shared/core/runtime/workerNodeFlags.js';
+import { readRunEvents } from '../shared/infra/board/runEvents.js';
 import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { AgentQueue } from '../shared/infra/queue/agentQueue.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
-import { readRunEvents } from '../shared/infra/board/runEvents.js';
-import type { RunStreamEntry } from '../shared/core/events/runStreamEntry.js';
-import { compiledEntry, packageRoot } from '../shared/core/runtime/compiledEntry.js';
-import { WORKER_NODE_FLAGS } from '../shared/core/runtime/workerNodeFlags.js';
 
 /**
  * Where benchmarks keep their repositories, worktrees and ORCA_HOME: ORCA_BENCH_DIR when set,
@@ -214,7 +214,8 @@ export class CliProcess {
     this.done = once(child, 'close').then(([code, signal]) => {
       clearTimeout(timer);
       rejectRun(new Error(`orca ${args.join(' ')} printed no run id:\n${this.stderr}`));
-      if (signal === 'SIGKILL' && code === null) throw new Error(`orca ${args.join(' ')} was killed (deadline or test):\n${this.stdout}\n${this.stderr}`);
+      if (signal === 'SIGKILL' && code === null)
+        throw new Error(`orca ${args.join(' ')} was killed (deadline or test):\n${this.stdout}\n${this.stderr}`);
       return { code: code as number | null, stdout: this.stdout, stderr: this.stderr };
     });
   }

@@ -4,15 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { runSession } from '../shared/core/loop/query.js';
 import { AgentSession } from '../shared/core/loop/session.js';
+import { ScriptedModel } from '../shared/core/model/scripted.js';
+import { parseScript, type ScriptTurn } from '../shared/core/model/scriptFile.js';
+import { totalInputTokens, type Usage } from '../shared/core/model/usage.js';
 import { createContextAssembler } from '../shared/policy/context/assembler.js';
 import type { CompactionConfigInput } from '../shared/policy/context/compactionConfig.js';
 import { staticSystemPrompt } from '../shared/policy/context/staticPrompt.js';
-import type { AgentEvent } from '../shared/core/events/agentEvent.js';
-import { parseScript, type ScriptTurn } from '../shared/core/model/scriptFile.js';
-import { ScriptedModel } from '../shared/core/model/scripted.js';
-import { totalInputTokens, type Usage } from '../shared/core/model/usage.js';
 import { bashTool } from '../shared/policy/tools/bash.js';
 import { editTool } from '../shared/policy/tools/edit.js';
 import { globTool } from '../shared/policy/tools/glob.js';
@@ -67,7 +67,9 @@ export interface ContextBenchResult {
 
 const MODULES = 18;
 
-export async function runContextBenchmark(options: { turns?: number; compaction?: CompactionConfigInput } = {}): Promise<ContextBenchResult> {
+export async function runContextBenchmark(
+  options: { turns?: number; compaction?: CompactionConfigInput } = {},
+): Promise<ContextBenchResult> {
   const turnCount = options.turns ?? 40;
   const compaction = options.compaction ?? BENCH_COMPACTION;
   const script = benchScript(turnCount);
@@ -99,7 +101,8 @@ export function formatContextBenchmark(result: ContextBenchResult): string {
     '',
     `${pad('turn', 4)}  ${pad('input, no compaction', 20)}  ${pad('input, compaction', 17)}  compaction before the call`,
     ...result.turns.map(
-      (turn) => `${pad(turn.turn, 4)}  ${pad(turn.withoutCompaction.toLocaleString('en-US'), 20)}  ${pad(turn.withCompaction.toLocaleString('en-US'), 17)}  ${turn.compactions.join(', ')}`,
+      (turn) =>
+        `${pad(turn.turn, 4)}  ${pad(turn.withoutCompaction.toLocaleString('en-US'), 20)}  ${pad(turn.withCompaction.toLocaleString('en-US'), 17)}  ${turn.compactions.join(', ')}`,
     ),
     '',
     `${pad('', 4)}  ${pad('no compaction', 20)}  ${pad('compaction', 17)}`,
@@ -107,7 +110,10 @@ export function formatContextBenchmark(result: ContextBenchResult): string {
     `${'largest request'.padEnd(24)}${pad(result.without.peakRequest.toLocaleString('en-US'), 14)}  ${pad(result.with.peakRequest.toLocaleString('en-US'), 17)}`,
     `${'cache reads / input'.padEnd(24)}${pad(result.without.cacheShare.toFixed(3), 14)}  ${pad(result.with.cacheShare.toFixed(3), 17)}   (target ≥ ${result.target})`,
     '',
-    ...result.compactions.map((item) => `turn ${item.turn}: ${item.level} ${item.tokensBefore.toLocaleString('en-US')} → ${item.tokensAfter.toLocaleString('en-US')} tokens`),
+    ...result.compactions.map(
+      (item) =>
+        `turn ${item.turn}: ${item.level} ${item.tokensBefore.toLocaleString('en-US')} → ${item.tokensAfter.toLocaleString('en-US')} tokens`,
+    ),
     `cache share target ${result.meetsTarget ? 'met' : 'NOT met'}`,
   ];
   return lines.join('\n');
@@ -129,10 +135,23 @@ function benchScript(turnCount: number): ScriptTurn[] {
     else if (step === 2) {
       turns.push({
         text: `Adjusting ${name}.`,
-        tools: [{ name: 'Edit', input: { file_path: name, old_string: `return base${module % MODULES} * 2;`, new_string: `return base${module % MODULES} * 2 + 0;` } }],
+        tools: [
+          {
+            name: 'Edit',
+            input: {
+              file_path: name,
+              old_string: `return base${module % MODULES} * 2;`,
+              new_string: `return base${module % MODULES} * 2 + 0;`,
+            },
+          },
+        ],
       });
-    } else if (step === 3) turns.push({ tools: [{ name: 'Bash', input: { command: module === 0 ? 'touch FIXED && make test' : 'make test' } }] });
-    else if (step === 4) turns.push({ tools: [{ name: 'Grep', input: { pattern: `helper${(module + 1) % MODULES}`, path: 'src', output_mode: 'files_with_matches' } }] });
+    } else if (step === 3)
+      turns.push({ tools: [{ name: 'Bash', input: { command: module === 0 ? 'touch FIXED && make test' : 'make test' } }] });
+    else if (step === 4)
+      turns.push({
+        tools: [{ name: 'Grep', input: { pattern: `helper${(module + 1) % MODULES}`, path: 'src', output_mode: 'files_with_matches' } }],
+      });
     else {
       turns.push({ tools: [{ name: 'Read', input: { file_path: `src/module${String((module + 7) % MODULES).padStart(2, '0')}.ts` } }] });
       module += 1;
@@ -145,7 +164,11 @@ function benchScript(turnCount: number): ScriptTurn[] {
 function makeBenchRepo(dir: string): void {
   mkdirSync(path.join(dir, 'src'), { recursive: true });
   for (let index = 0; index < MODULES; index += 1) {
-    const lines = [`// Module ${index}: pricing helpers.`, `import { helper${(index + 1) % MODULES} } from './module${String((index + 1) % MODULES).padStart(2, '0')}.js';`, ''];
+    const lines = [
+      `// Module ${index}: pricing helpers.`,
+      `import { helper${(index + 1) % MODULES} } from './module${String((index + 1) % MODULES).padStart(2, '0')}.js';`,
+      '',
+    ];
     for (let fn = 0; fn < 40; fn += 1) {
       lines.push(
         `/** Computes part ${fn} of the total for module ${index}, in integer cents. */`,
@@ -182,7 +205,10 @@ async function playSession(
     mkdirSync(repo);
     makeBenchRepo(repo);
     const prompt = 'Make the pricing modules pass `make test` and keep them consistent.';
-    const model = new ScriptedModel(parseScript({ agents: [{ when: { role: 'worker' }, turns }] }, 'context benchmark script'), { role: 'worker', prompt });
+    const model = new ScriptedModel(parseScript({ agents: [{ when: { role: 'worker' }, turns }] }, 'context benchmark script'), {
+      role: 'worker',
+      prompt,
+    });
     const session = new AgentSession({
       role: 'worker',
       model,
@@ -201,7 +227,8 @@ async function playSession(
     const result = await runSession(session, prompt, (event: AgentEvent) => {
       if (event.type === 'turn_start') turn = event.turn;
       if (event.type === 'usage') usages.push(event.usage);
-      if (event.type === 'compaction') compactions.push({ turn, level: event.level, tokensBefore: event.tokens_before, tokensAfter: event.tokens_after });
+      if (event.type === 'compaction')
+        compactions.push({ turn, level: event.level, tokensBefore: event.tokens_before, tokensAfter: event.tokens_after });
     });
     if (result.reason !== 'report') throw new Error(`the benchmark session ended with ${result.reason}: ${result.detail}`);
     const perTurn = usages.map(totalInputTokens);
@@ -209,7 +236,12 @@ async function playSession(
     const cacheReadTokens = usages.reduce((sum, usage) => sum + usage.cache_read_tokens, 0);
     return {
       perTurn,
-      summary: { inputTokens, cacheReadTokens, cacheShare: inputTokens === 0 ? 0 : cacheReadTokens / inputTokens, peakRequest: Math.max(...perTurn) },
+      summary: {
+        inputTokens,
+        cacheReadTokens,
+        cacheShare: inputTokens === 0 ? 0 : cacheReadTokens / inputTokens,
+        peakRequest: Math.max(...perTurn),
+      },
       compactions,
     };
   } finally {

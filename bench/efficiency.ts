@@ -75,7 +75,12 @@ async function oneRun(
   const repo = path.join(env.dir('repo'), 'flat');
   makeRunRepo(repo);
   const script = path.join(env.dir('script'), 'flat.json');
-  writeFileSync(script, JSON.stringify(runScript(ids.map((id) => ({ id, paths: [`src/${id}.txt`], turns: writerTurns(`src/${id}.txt`, setup.calls, setup.latencyMs) })))));
+  writeFileSync(
+    script,
+    JSON.stringify(
+      runScript(ids.map((id) => ({ id, paths: [`src/${id}.txt`], turns: writerTurns(`src/${id}.txt`, setup.calls, setup.latencyMs) }))),
+    ),
+  );
   const cli = env.cli([
     'run',
     'write one file per subtask',

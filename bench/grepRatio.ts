@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { ReadFileState } from '../shared/core/files/readFileState.js';
 import { Workspace } from '../shared/core/files/workspace.js';
-import { ripgrepPath } from '../shared/policy/search/ripgrep.js';
-import { grepTool, type GrepInput } from '../shared/policy/tools/grep.js';
 import type { ToolContext } from '../shared/core/tool/tool.js';
+import { ripgrepPath } from '../shared/policy/search/ripgrep.js';
+import { type GrepInput, grepTool } from '../shared/policy/tools/grep.js';
 import { median, round } from './stats.js';
 
 /**
@@ -103,7 +103,13 @@ export async function grepRatioBenchmark(repo: string, options: { repetitions?: 
       }
       const tool = median(toolMs);
       const raw = median(rgMs);
-      cases.push({ mode: grepCase.name, tool_ms: round(tool, 1), rg_ms: round(raw, 1), ratio: round(tool / raw, 3), lines: toolLines.length });
+      cases.push({
+        mode: grepCase.name,
+        tool_ms: round(tool, 1),
+        rg_ms: round(raw, 1),
+        ratio: round(tool / raw, 3),
+        lines: toolLines.length,
+      });
     }
     return { grep_ratio: cases[0]!.ratio, cases, repetitions };
   } finally {

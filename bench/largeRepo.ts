@@ -10,7 +10,13 @@ import path from 'node:path';
 export function makeLargeRepo(dir: string, files = 20_000): { dir: string; base: string; files: number } {
   mkdirSync(dir, { recursive: true });
   for (let index = 0; index < files; index += 1) {
-    const folder = path.join(dir, 'packages', `pkg${String(Math.floor(index / 1_000)).padStart(2, '0')}`, 'src', `mod${String(Math.floor(index / 100) % 10)}`);
+    const folder = path.join(
+      dir,
+      'packages',
+      `pkg${String(Math.floor(index / 1_000)).padStart(2, '0')}`,
+      'src',
+      `mod${String(Math.floor(index / 100) % 10)}`,
+    );
     if (index % 100 === 0) mkdirSync(folder, { recursive: true });
     const name = `file${String(index).padStart(5, '0')}.ts`;
     const body = [
@@ -18,14 +24,17 @@ export function makeLargeRepo(dir: string, files = 20_000): { dir: string; base:
       `export interface Item${index} { id: number; cents: number; qty: number }`,
       '',
       `export function total${index}(items: Item${index}[]): number {`,
-      index % 50 === 0 ? `  return legacyTotal(items.map((item) => item.cents * item.qty));` : `  return items.reduce((sum, item) => sum + item.cents * item.qty, 0);`,
+      index % 50 === 0
+        ? `  return legacyTotal(items.map((item) => item.cents * item.qty));`
+        : `  return items.reduce((sum, item) => sum + item.cents * item.qty, 0);`,
       '}',
       '',
     ].join('\n');
     writeFileSync(path.join(folder, name), body);
   }
   writeFileSync(path.join(dir, 'README.md'), `# large\n\n${files} generated modules.\n`);
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 }).trim();
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('-c', 'user.name=bench', '-c', 'user.email=bench@orca.invalid', 'commit', '-q', '-m', 'generated large repository');

@@ -21,7 +21,11 @@ export interface MergeResult {
   repetitions: number;
 }
 
-export async function mergeBenchmark(repo: { dir: string; base: string }, workRoot: string, options: { branches?: number; repetitions?: number } = {}): Promise<MergeResult> {
+export async function mergeBenchmark(
+  repo: { dir: string; base: string },
+  workRoot: string,
+  options: { branches?: number; repetitions?: number } = {},
+): Promise<MergeResult> {
   const count = options.branches ?? 32;
   const repetitions = options.repetitions ?? 3;
   const orca: number[] = [];
@@ -43,7 +47,20 @@ export async function mergeBenchmark(repo: { dir: string; base: string }, workRo
     };
     const runBare = async () => {
       const start = performance.now();
-      for (const branch of branches) await git(refDir, '-c', 'user.name=bench', '-c', 'user.email=bench@orca.invalid', 'merge', '--no-ff', '--quiet', '-m', `Merge ${branch}`, branch);
+      for (const branch of branches)
+        await git(
+          refDir,
+          '-c',
+          'user.name=bench',
+          '-c',
+          'user.email=bench@orca.invalid',
+          'merge',
+          '--no-ff',
+          '--quiet',
+          '-m',
+          `Merge ${branch}`,
+          branch,
+        );
       bare.push(performance.now() - start);
     };
     if (rep % 2 === 0) {
@@ -57,19 +74,35 @@ export async function mergeBenchmark(repo: { dir: string; base: string }, workRo
     await git(repo.dir, 'branch', '--quiet', '-D', integration.branch, `orca/${runId}/reference`, ...branches);
   }
   const merged = median(orca);
-  return { merge_32_ms: round(merged), git_merge_32_ms: round(median(bare)), per_merge_ms: round(merged / count, 1), branches: count, repetitions };
+  return {
+    merge_32_ms: round(merged),
+    git_merge_32_ms: round(median(bare)),
+    per_merge_ms: round(merged / count, 1),
+    branches: count,
+    repetitions,
+  };
 }
 
 /** `count` branches off the base, each adding one file, made with plumbing (no checkout of the large tree). */
 async function makeTaskBranches(repo: { dir: string; base: string }, runId: string, count: number): Promise<string[]> {
   const index = path.join(repo.dir, '.git', `bench-index-${runId}`);
-  const env = { ...process.env, GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@orca.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@orca.invalid' };
+  const env = {
+    ...process.env,
+    GIT_INDEX_FILE: index,
+    GIT_AUTHOR_NAME: 'bench',
+    GIT_AUTHOR_EMAIL: 'bench@orca.invalid',
+    GIT_COMMITTER_NAME: 'bench',
+    GIT_COMMITTER_EMAIL: 'bench@orca.invalid',
+  };
   const branches: string[] = [];
   for (let i = 0; i < count; i += 1) {
     const branch = `orca/${runId}/t${String(i).padStart(2, '0')}`;
     await exec('git', ['read-tree', repo.base], { cwd: repo.dir, env });
     const blob = await gitInput(repo.dir, `task ${i} of ${runId}\n`, ['hash-object', '-w', '--stdin']);
-    await exec('git', ['update-index', '--add', '--cacheinfo', `100644,${blob},tasks/t${String(i).padStart(2, '0')}.txt`], { cwd: repo.dir, env });
+    await exec('git', ['update-index', '--add', '--cacheinfo', `100644,${blob},tasks/t${String(i).padStart(2, '0')}.txt`], {
+      cwd: repo.dir,
+      env,
+    });
     const tree = (await exec('git', ['write-tree'], { cwd: repo.dir, env })).stdout.trim();
     const commit = (await exec('git', ['commit-tree', tree, '-p', repo.base, '-m', `task ${i}`], { cwd: repo.dir, env })).stdout.trim();
     await git(repo.dir, 'branch', branch, commit);

@@ -57,12 +57,16 @@ async function main(): Promise<void> {
   const figures: Figure[] = [];
   const details: Record<string, unknown> = {};
   const say = (line: string) => process.stderr.write(`${line}\n`);
-  say(`orca benchmarks (${only.join(', ')}) on ${machine.cpus} CPUs, load ${machine.load_average_at_start.join(' ')}; files under ${machine.temp_root}`);
+  say(
+    `orca benchmarks (${only.join(', ')}) on ${machine.cpus} CPUs, load ${machine.load_average_at_start.join(' ')}; files under ${machine.temp_root}`,
+  );
 
   const needsLarge = only.some((name) => ['grep', 'start', 'merge', 'rss'].includes(name));
   const largeRoot = needsLarge ? mkdtempSync(path.join(benchTempRoot(), 'orca-bench-large-')) : undefined;
   try {
-    const large = largeRoot ? timedSync(say, 'generating the 20,000-file repository', () => makeLargeRepo(path.join(largeRoot, 'repo'), quick ? 2_000 : 20_000)) : undefined;
+    const large = largeRoot
+      ? timedSync(say, 'generating the 20,000-file repository', () => makeLargeRepo(path.join(largeRoot, 'repo'), quick ? 2_000 : 20_000))
+      : undefined;
 
     if (only.includes('grep')) {
       const result = await timed(say, 'grep', () => grepRatioBenchmark(large!.dir, { repetitions: quick ? 3 : 15 }));
@@ -74,7 +78,10 @@ async function main(): Promise<void> {
         reference: { what: 'raw rg, ms', value: content.rg_ms },
         target: `≤ ${GREP_RATIO_TARGET}`,
         met: result.grep_ratio <= GREP_RATIO_TARGET,
-        note: `content mode, ${content.lines} lines: tool ${content.tool_ms} ms; ${result.cases.slice(1).map((c) => `${c.mode} ${c.ratio}`).join(', ')}`,
+        note: `content mode, ${content.lines} lines: tool ${content.tool_ms} ms; ${result.cases
+          .slice(1)
+          .map((c) => `${c.mode} ${c.ratio}`)
+          .join(', ')}`,
       });
     }
 
@@ -92,8 +99,17 @@ async function main(): Promise<void> {
         met,
         note: `p50 phases: added → workspace ${phases.workspace_ms}, → session ${phases.harness_ms}, → first request ${phases.first_request_ms}`,
       });
-      figures.push({ key: 'start_p99_ms', value: result.start_p99_ms, reference: { what: 'git worktree add p99, ms', value: result.worktree_add_p99_ms }, note: `${result.jobs} jobs` });
-      figures.push({ key: 'worktree_add_ms', value: result.worktree_add_ms, note: 'bare `git worktree add -b` of the same commit, median' });
+      figures.push({
+        key: 'start_p99_ms',
+        value: result.start_p99_ms,
+        reference: { what: 'git worktree add p99, ms', value: result.worktree_add_p99_ms },
+        note: `${result.jobs} jobs`,
+      });
+      figures.push({
+        key: 'worktree_add_ms',
+        value: result.worktree_add_ms,
+        note: 'bare `git worktree add -b` of the same commit, median',
+      });
     }
 
     if (only.includes('merge')) {
@@ -197,7 +213,9 @@ async function main(): Promise<void> {
     details,
   };
   writeFileSync(options.out, `${JSON.stringify(report, null, 2)}\n`);
-  process.stdout.write(`${table(figures)}\n\nload average ${machine.load_average_at_start.join(' ')} → ${report.machine.load_average_at_end.join(' ')}; ${report.duration_s} s; written to ${options.out}\n`);
+  process.stdout.write(
+    `${table(figures)}\n\nload average ${machine.load_average_at_start.join(' ')} → ${report.machine.load_average_at_end.join(' ')}; ${report.duration_s} s; written to ${options.out}\n`,
+  );
 }
 
 function table(figures: Figure[]): string {
@@ -225,7 +243,12 @@ async function timed<T>(say: (line: string) => void, label: string, fn: () => Pr
 }
 
 /** The efficiency a run would have if each job cost only the measured overhead on top of its calls. */
-function overheadBound(result: { ideal_ms: number; start_overhead_ms: number; end_overhead_ms: number; setup: { subtasks: number; slots: { workers: number; concurrency: number } } }): number {
+function overheadBound(result: {
+  ideal_ms: number;
+  start_overhead_ms: number;
+  end_overhead_ms: number;
+  setup: { subtasks: number; slots: { workers: number; concurrency: number } };
+}): number {
   const jobsPerSlot = Math.ceil(result.setup.subtasks / (result.setup.slots.workers * result.setup.slots.concurrency));
   return round(result.ideal_ms / (result.ideal_ms + jobsPerSlot * (result.start_overhead_ms + result.end_overhead_ms)), 3);
 }

@@ -77,7 +77,10 @@ export function writerTurns(file: string, calls: number, latencyMs = 0): ScriptT
   for (let step = 1; step < calls; step += 1) {
     turns.push({ latency_ms: latencyMs, tools: [{ name: 'Write', input: { file_path: file, content: `${file}: step ${step}\n` } }] });
   }
-  turns.push({ latency_ms: latencyMs, tools: [{ name: 'Report', input: { summary: `wrote ${file}`, unresolved: [], claimed_checks: [] } }] });
+  turns.push({
+    latency_ms: latencyMs,
+    tools: [{ name: 'Report', input: { summary: `wrote ${file}`, unresolved: [], claimed_checks: [] } }],
+  });
   return turns;
 }
 

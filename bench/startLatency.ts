@@ -41,7 +41,10 @@ export interface StartResult {
   jobs: number;
 }
 
-export async function startBenchmark(repo: { dir: string; base: string }, options: { jobs?: number; warmup?: number } = {}): Promise<StartResult> {
+export async function startBenchmark(
+  repo: { dir: string; base: string },
+  options: { jobs?: number; warmup?: number } = {},
+): Promise<StartResult> {
   const jobs = options.jobs ?? 100;
   const warmup = options.warmup ?? 2;
   return BenchEnv.with(async (env) => {
@@ -69,7 +72,11 @@ export async function startBenchmark(repo: { dir: string; base: string }, option
       const added = job.timestamp;
       if (counted) {
         starts.push(at('usage') - added);
-        phases.push({ workspace_ms: at('workspace') - added, harness_ms: at('session_start') - at('workspace'), first_request_ms: at('usage') - at('session_start') });
+        phases.push({
+          workspace_ms: at('workspace') - added,
+          harness_ms: at('session_start') - at('workspace'),
+          first_request_ms: at('usage') - at('session_start'),
+        });
       }
     }
     const worktreeAdd = median(adds);

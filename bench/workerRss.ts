@@ -41,7 +41,15 @@ export async function workerRssBenchmark(repo: { dir: string; base: string }, op
             { latency_ms: 200, tools: [{ name: 'Grep', input: { pattern: 'legacyTotal\\(', output_mode: 'content', '-n': true } }] },
             { latency_ms: 200, tools: [{ name: 'Grep', input: { pattern: 'export function total1', output_mode: 'files_with_matches' } }] },
             { latency_ms: 200, tools: [{ name: 'Read', input: { file_path: file } }] },
-            { latency_ms: 200, tools: [{ name: 'Edit', input: { file_path: file, old_string: '// Generated module 1.', new_string: `// Generated module 1, edited by r${i}.` } }] },
+            {
+              latency_ms: 200,
+              tools: [
+                {
+                  name: 'Edit',
+                  input: { file_path: file, old_string: '// Generated module 1.', new_string: `// Generated module 1, edited by r${i}.` },
+                },
+              ],
+            },
             { latency_ms: 200, tools: [{ name: 'Bash', input: { command: 'git status --short | head -5' } }] },
             { latency_ms: 200, tools: [{ name: 'Glob', input: { pattern: 'packages/*/src/mod1/*.ts' } }] },
             { latency_ms: 200, tools: [{ name: 'Read', input: { file_path: 'README.md' } }] },
@@ -53,7 +61,9 @@ export async function workerRssBenchmark(repo: { dir: string; base: string }, op
     let peak = 0;
     const sampling = (async () => {
       for (;;) {
-        const done = await Promise.all(Array.from({ length: agents }, (_, i) => env.queue.queue.getJobState(agentJobId(runId, `r${i}`, 1))));
+        const done = await Promise.all(
+          Array.from({ length: agents }, (_, i) => env.queue.queue.getJobState(agentJobId(runId, `r${i}`, 1))),
+        );
         peak = Math.max(peak, memoryOf(worker.pid).peakMb);
         if (done.every((state) => state === 'completed' || state === 'failed')) return;
         await sleep(200);
@@ -62,7 +72,8 @@ export async function workerRssBenchmark(repo: { dir: string; base: string }, op
     const results = await Promise.all(Array.from({ length: agents }, (_, i) => env.result(agentJobId(runId, `r${i}`, 1))));
     await sampling;
     const failed = results.filter((result) => result.status !== 'completed');
-    if (failed.length > 0) throw new Error(`${failed.length} RSS agent(s) did not complete: ${failed.map((r) => `${r.end_reason}: ${r.detail}`).join('; ')}`);
+    if (failed.length > 0)
+      throw new Error(`${failed.length} RSS agent(s) did not complete: ${failed.map((r) => `${r.end_reason}: ${r.detail}`).join('; ')}`);
     peak = Math.max(peak, memoryOf(worker.pid).peakMb);
     return { worker_rss_mb: round(peak, 1), idle_rss_mb: round(idle, 1), agents };
   });

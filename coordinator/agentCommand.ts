@@ -1,15 +1,15 @@
 import path from 'node:path';
 import { findRole, roleSpec } from '../roles/roleCatalog.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
-import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { resolveModelAlias } from '../shared/core/model/modelAliases.js';
-import { agentJobId } from '../shared/infra/queue/agentQueue.js';
-import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
-import { publishAbort } from '../shared/infra/queue/runAbort.js';
-import { followRunEvents } from '../shared/infra/board/runEventFollower.js';
-import { connectRedis } from '../shared/infra/redis/redisConnection.js';
+import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import { followRunEvents } from '../shared/infra/board/runEventFollower.js';
+import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
+import { agentJobId } from '../shared/infra/queue/agentQueue.js';
+import { publishAbort } from '../shared/infra/queue/runAbort.js';
+import { connectRedis } from '../shared/infra/redis/redisConnection.js';
 import { eventLine } from './eventLine.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { newRunId } from './runId.js';
@@ -72,10 +72,16 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     });
     const followed = options.json
       ? Promise.resolve('0')
-      : followRunEvents(follower, services.keys, runId, (entry) => {
-          const line = eventLine(entry.event as AgentEvent);
-          if (line) process.stderr.write(`${line}\n`);
-        }, following.signal);
+      : followRunEvents(
+          follower,
+          services.keys,
+          runId,
+          (entry) => {
+            const line = eventLine(entry.event as AgentEvent);
+            if (line) process.stderr.write(`${line}\n`);
+          },
+          following.signal,
+        );
     const result = await services.waiter.wait(agentJobId(runId, taskId, 1));
     following.abort();
     await followed;
@@ -105,6 +111,8 @@ function printResult(result: AgentJobResult, json: boolean): void {
   if (result.commit) lines.push(`branch ${result.branch} at ${result.commit}`);
   if (result.report) lines.push(`report: ${JSON.stringify(result.report, null, 2)}`);
   const tokens = result.usage.input_tokens + result.usage.cache_read_tokens + result.usage.cache_creation_tokens;
-  lines.push(`tokens: ${tokens} in, ${result.usage.output_tokens} out; cost $${result.cost_usd.toFixed(4)}${result.scripted ? ' (Scripted model, no LLM)' : ''}`);
+  lines.push(
+    `tokens: ${tokens} in, ${result.usage.output_tokens} out; cost $${result.cost_usd.toFixed(4)}${result.scripted ? ' (Scripted model, no LLM)' : ''}`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -1,9 +1,9 @@
 import path from 'node:path';
+import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import { PortLeaser } from '../shared/infra/ports/portLease.js';
 import { AgentQueue } from '../shared/infra/queue/agentQueue.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
-import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
-import { PortLeaser } from '../shared/infra/ports/portLease.js';
 import { carryOutPlan } from './clean/cleanActions.js';
 import { gatherInventory } from './clean/cleanInventory.js';
 import { planClean } from './clean/cleanPlan.js';
@@ -28,7 +28,10 @@ export interface CleanOptions {
  * would make every run look idle. What exists is gathered, then what goes is decided (a plan),
  * then the plan is carried out.
  */
-export async function cleanCommand(options: CleanOptions, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<number> {
+export async function cleanCommand(
+  options: CleanOptions,
+  print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<number> {
   const namedRepos = await Promise.all(options.repos.map((repo) => commonDirOf(path.resolve(options.cwd, repo))));
   namedRepos.forEach((dir, i) => {
     if (!dir) throw new UserError(`--repo ${options.repos[i]} is not a git repository.`);
@@ -40,7 +43,16 @@ export async function cleanCommand(options: CleanOptions, print: (line: string) 
   const queue = new AgentQueue(redis, keys);
   const leaser = new PortLeaser(redis, keys);
   try {
-    const found = await gatherInventory({ redis, keys, home, queue, leaser, namedRepos: namedRepos as string[], cwd: options.cwd, note: print });
+    const found = await gatherInventory({
+      redis,
+      keys,
+      home,
+      queue,
+      leaser,
+      namedRepos: namedRepos as string[],
+      cwd: options.cwd,
+      note: print,
+    });
     const plan = planClean(found, { now: Date.now(), olderThanMs: options.olderThanMs, keepBranches: options.keepBranches });
     await carryOutPlan(plan, { dryRun: options.dryRun, leaser, print });
     return 0;

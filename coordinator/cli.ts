@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { isSlug } from '../shared/core/git/slug.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
-import { isSlug } from '../shared/core/git/slug.js';
 import { CLEAN_RULES, parseAge } from './cleanOptions.js';
 import { UserError } from './repoCheck.js';
 
@@ -24,7 +24,7 @@ program
   .option('--no-local-workers', 'start no workers here: workers elsewhere take the jobs')
   .option('--model <id>', 'model id or alias (sonnet, opus, haiku); default ORCA_MODEL')
   .option('--script <file>', 'run the Scripted model from this file instead of an LLM')
-  .option('--check <cmd>', 'an integration check (repeatable); default: the repository\'s own tests', collect, [])
+  .option('--check <cmd>', "an integration check (repeatable); default: the repository's own tests", collect, [])
   .option('--approve', 'stop after planning and wait for approval', false)
   .option('--json', 'print one JSON object when the run ends', false)
   .option('--allow-dirty', 'run even though the repository has uncommitted changes', false)
@@ -53,7 +53,10 @@ program
     });
   });
 
-for (const [name, approved] of [['approve', true], ['reject', false]] as const) {
+for (const [name, approved] of [
+  ['approve', true],
+  ['reject', false],
+] as const) {
   program
     .command(name)
     .description(`${name} the plan of a run started with --approve`)
@@ -66,7 +69,11 @@ for (const [name, approved] of [['approve', true], ['reject', false]] as const) 
         const keys = new Keys();
         if ((await redis.exists(keys.events(run))) === 0) throw new UserError(`run ${run} is not known to this Redis (${redisUrl()}).`);
         const { appendRunEvent } = await import('../shared/infra/board/runEvents.js');
-        await appendRunEvent(redis, keys, { run_id: run, source: 'run', event: { type: 'approval', at: Date.now(), approved, by: `orca ${name}` } });
+        await appendRunEvent(redis, keys, {
+          run_id: run,
+          source: 'run',
+          event: { type: 'approval', at: Date.now(), approved, by: `orca ${name}` },
+        });
         process.stdout.write(`orca: run ${run} ${approved ? 'approved' : 'rejected'}\n`);
       } finally {
         redis.disconnect();
@@ -76,7 +83,7 @@ for (const [name, approved] of [['approve', true], ['reject', false]] as const) 
 
 program
   .command('resume')
-  .description("carry on a run whose coordinator died, from Redis and git: finished tasks are not redone")
+  .description('carry on a run whose coordinator died, from Redis and git: finished tasks are not redone')
   .argument('<run>', 'the run id')
   .option('--workers <n>', 'local worker processes to start', positiveInt, 2)
   .option('--concurrency <n>', 'agents each local worker runs at once', positiveInt, 2)
@@ -136,7 +143,7 @@ program
 
 program
   .command('status')
-  .description('a snapshot of a run\'s task board (the latest run when none is named)')
+  .description("a snapshot of a run's task board (the latest run when none is named)")
   .argument('[run]', 'the run id')
   .option('--json', 'print the board as one JSON object', false)
   .action(async (run: string | undefined, options: { json: boolean }) => {
@@ -145,7 +152,7 @@ program
 
 program
   .command('board')
-  .description('the run\'s task board, live in the terminal: q quits, a aborts the run (one snapshot without a terminal)')
+  .description("the run's task board, live in the terminal: q quits, a aborts the run (one snapshot without a terminal)")
   .argument('[run]', 'the run id (default: the latest run)')
   .action(async (run: string | undefined) => {
     process.exitCode = await (await import('./board/boardCommand.js')).boardCommand(run);
@@ -180,13 +187,23 @@ program
 program
   .command('clean')
   .description('remove worktrees, task branches, views, sessions and port leases of finished or dead runs')
-  .addOption(new Option('--older-than <age>', 'a run not known to have ended is dead after this long idle (30m, 12h, 7d)').argParser(parseAge).default(parseAge('24h'), '24h'))
+  .addOption(
+    new Option('--older-than <age>', 'a run not known to have ended is dead after this long idle (30m, 12h, 7d)')
+      .argParser(parseAge)
+      .default(parseAge('24h'), '24h'),
+  )
   .option('--repo <dir>', 'also look for orca/<run>/* branches in this repository (repeatable)', collect, [])
   .option('--keep-branches', 'leave task branches alone', false)
   .option('--dry-run', 'print what would be removed, remove nothing', false)
   .addHelpText('after', CLEAN_RULES)
   .action(async (options: { olderThan: number; repo: string[]; keepBranches: boolean; dryRun: boolean }) => {
-    process.exitCode = await (await import('./cleanCommand.js')).cleanCommand({ olderThanMs: options.olderThan, repos: options.repo, keepBranches: options.keepBranches, dryRun: options.dryRun, cwd: process.cwd() });
+    process.exitCode = await (await import('./cleanCommand.js')).cleanCommand({
+      olderThanMs: options.olderThan,
+      repos: options.repo,
+      keepBranches: options.keepBranches,
+      dryRun: options.dryRun,
+      cwd: process.cwd(),
+    });
   });
 
 function collect(value: string, previous: string[]): string[] {

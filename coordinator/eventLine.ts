@@ -13,7 +13,9 @@ export function eventLine(event: AgentEvent, who = ''): string | undefined {
     case 'assistant_text':
       return `${tag}“${firstLine(event.text)}”`;
     case 'permission':
-      return event.decision === 'allow' ? undefined : `${tag}  permission ${event.decision} for ${event.tool} by ${event.by}: ${event.reason}`;
+      return event.decision === 'allow'
+        ? undefined
+        : `${tag}  permission ${event.decision} for ${event.tool} by ${event.by}: ${event.reason}`;
     case 'hook':
       return event.outcome === 'ok' ? undefined : `${tag}  hook ${event.event} ${event.outcome}: ${event.detail ?? event.command}`;
     case 'compaction':

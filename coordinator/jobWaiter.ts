@@ -1,6 +1,6 @@
 import type { QueueEvents } from 'bullmq';
-import { parseJobResult, type AgentQueue } from '../shared/infra/queue/agentQueue.js';
 import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
+import { type AgentQueue, parseJobResult } from '../shared/infra/queue/agentQueue.js';
 
 /**
  * Waits for agent jobs to finish. QueueEvents wakes it as soon as a job completes or fails; a

@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { compiledEntry } from '../shared/core/runtime/compiledEntry.js';
 import { WORKER_NODE_FLAGS } from '../shared/core/runtime/workerNodeFlags.js';
 
@@ -16,7 +16,11 @@ export class LocalWorkers {
     if (options.lockDurationMs) args.push('--lock-duration', String(options.lockDurationMs));
     await Promise.all(
       Array.from({ length: count }, () => {
-        const child = fork(entry, args, { env: options.env, execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+        const child = fork(entry, args, {
+          env: options.env,
+          execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS],
+          stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        });
         this.children.push(child);
         let stderr = '';
         child.stderr?.on('data', (chunk: Buffer) => {

@@ -7,13 +7,15 @@ import { RunRecorder } from './run/runRecorder.js';
 import { exitCodeOf, printRunResult } from './run/runResult.js';
 import { OrcaServices } from './services.js';
 
-
 /**
  * `orca resume RUN`: carries on a run whose coordinator died, from what Redis and git hold. The
  * run's events say what is done: findings and plan are kept, merged tasks are not redone, a task
  * whose job is still waiting or running (or finished meanwhile) is adopted, not started again.
  */
-export async function resumeCommand(runId: string, options: { json: boolean; workers: number; concurrency: number; localWorkers: boolean }): Promise<number> {
+export async function resumeCommand(
+  runId: string,
+  options: { json: boolean; workers: number; concurrency: number; localWorkers: boolean },
+): Promise<number> {
   const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, concurrency: options.concurrency });
   try {
     const recorder = await RunRecorder.load(services.redis, services.keys, runId);
@@ -28,7 +30,9 @@ export async function resumeCommand(runId: string, options: { json: boolean; wor
     if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
     process.stderr.write(`orca: run ${runId}\n`);
     const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
-    say?.(`resuming run ${runId} (phase ${run.phase ?? 'start'}; ${[...state.tasks.values()].filter((t) => DONE_WELL.includes(t.status)).length} task(s) already merged)`);
+    say?.(
+      `resuming run ${runId} (phase ${run.phase ?? 'start'}; ${[...state.tasks.values()].filter((t) => DONE_WELL.includes(t.status)).length} task(s) already merged)`,
+    );
     const remaining = settings?.deadline ? settings.deadline - Date.now() : undefined;
     const result = await coordinateRun(services, recorder, {
       task: run.task ?? '',

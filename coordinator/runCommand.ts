@@ -45,7 +45,11 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   if (checks.length === 0) {
     const found = detectChecks(root);
     checks = found.map((check) => check.command);
-    say?.(found.length > 0 ? `integration checks: ${found.map((c) => `${c.command} (${c.because})`).join(', ')}` : 'no integration checks found: pass --check CMD to name them');
+    say?.(
+      found.length > 0
+        ? `integration checks: ${found.map((c) => `${c.command} (${c.because})`).join(', ')}`
+        : 'no integration checks found: pass --check CMD to name them',
+    );
   }
 
   const runId = newRunId();

@@ -1,9 +1,9 @@
 import type { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { AgentQueue } from '../shared/infra/queue/agentQueue.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
-import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { JobWaiter } from './jobWaiter.js';
 import { LocalWorkers } from './localWorkers.js';
 import { ensureRedis, type RedisService } from './redisService.js';
@@ -44,7 +44,17 @@ export class OrcaServices {
     const events = queue.events(eventsConnection);
     await events.waitUntilReady();
     const workers = new LocalWorkers();
-    const services = new OrcaServices(redisService, redis, keys, home, queue, events, eventsConnection, new JobWaiter(queue, events), workers);
+    const services = new OrcaServices(
+      redisService,
+      redis,
+      keys,
+      home,
+      queue,
+      events,
+      eventsConnection,
+      new JobWaiter(queue, events),
+      workers,
+    );
     if (options.workers > 0) {
       try {
         await workers.start(options.workers, {

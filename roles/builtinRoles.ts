@@ -7,7 +7,6 @@ function prompt(name: string): string {
 
 const READ_TOOLS = ['Read', 'Glob', 'Grep', 'Bash', 'Skill'];
 
-
 /** The five roles orca ships. Read-only roles may still run read-only Bash commands. */
 export const BUILTIN_ROLES: readonly RoleDefinition[] = [
   {

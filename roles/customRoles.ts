@@ -9,9 +9,9 @@ import { BUILTIN_ROLES } from './builtinRoles.js';
 import type { RoleDefinition } from './role.js';
 
 /** A list written as YAML (`[Read, Grep]`) or Claude Code's comma string (`Read, Grep`). */
-const ToolList = z.union([z.array(z.string()), z.string()]).transform((value) =>
-  (Array.isArray(value) ? value : value.split(',')).map((name) => name.trim()).filter(Boolean),
-);
+const ToolList = z
+  .union([z.array(z.string()), z.string()])
+  .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((name) => name.trim()).filter(Boolean));
 
 /** The front matter of a Claude Code subagent file, as orca reads it. */
 const AgentFileSchema = z.object({
@@ -54,7 +54,9 @@ export function loadCustomRoles(repoDir: string, knownTools: readonly string[]):
   const dir = path.join(repoDir, '.claude', 'agents');
   let files: string[];
   try {
-    files = readdirSync(dir).filter((name) => name.endsWith('.md')).sort();
+    files = readdirSync(dir)
+      .filter((name) => name.endsWith('.md'))
+      .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { roles: [], warnings: [] };
     throw error;

@@ -24,7 +24,10 @@ export const ExploreOutputSchema = z.object({
 
 export const PlanSubtaskSchema = z.object({
   // Starts with a letter or digit and stays short: orca's own jobs are named `_plan`, `_resolve-<id>-1`, ….
-  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/, 'ids are 1-48 of A-Z a-z 0-9 . _ -, starting with a letter or digit').refine((id) => !id.includes('..'), 'ids may not contain ".."'),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/, 'ids are 1-48 of A-Z a-z 0-9 . _ -, starting with a letter or digit')
+    .refine((id) => !id.includes('..'), 'ids may not contain ".."'),
   title: nonEmpty,
   instructions: nonEmpty,
   paths: z.array(nonEmpty).min(1, 'name at least one path glob the subtask owns'),
@@ -41,10 +44,15 @@ export const PlanOutputSchema = z
     // Checked here, in the Report's schema, so the Plan agent is told and can fix its plan.
     const ids = plan.subtasks.map((task) => task.id);
     plan.subtasks.forEach((task, index) => {
-      if (ids.indexOf(task.id) !== index) ctx.addIssue({ code: 'custom', path: ['subtasks', index, 'id'], message: `id ${task.id} is used twice` });
+      if (ids.indexOf(task.id) !== index)
+        ctx.addIssue({ code: 'custom', path: ['subtasks', index, 'id'], message: `id ${task.id} is used twice` });
       task.depends_on.forEach((dep, d) => {
         if (!ids.includes(dep)) {
-          ctx.addIssue({ code: 'custom', path: ['subtasks', index, 'depends_on', d], message: `${dep} is not a subtask id (ids: ${ids.join(', ')})` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['subtasks', index, 'depends_on', d],
+            message: `${dep} is not a subtask id (ids: ${ids.join(', ')})`,
+          });
         } else if (dep === task.id) {
           ctx.addIssue({ code: 'custom', path: ['subtasks', index, 'depends_on', d], message: `${task.id} cannot depend on itself` });
         }
@@ -53,7 +61,6 @@ export const PlanOutputSchema = z
     const cycle = findCycle(plan.subtasks);
     if (cycle) ctx.addIssue({ code: 'custom', path: ['subtasks'], message: `the dependencies form a cycle: ${cycle.join(' → ')}` });
   });
-
 
 export const ClaimedCheckSchema = z.object({ command: nonEmpty, exit_code: z.number().int() });
 
@@ -97,6 +104,7 @@ export function outputSchema(kind: OutputKind): z.ZodType {
 /** How to read the checks a role's Report claims to have run; undefined for roles that claim none. */
 export function claimsReader(kind: OutputKind): ((report: unknown) => Array<{ command: string; exit_code: number }>) | undefined {
   if (kind === 'worker') return (report) => WorkerOutputSchema.parse(report).claimed_checks;
-  if (kind === 'verification') return (report) => VerificationOutputSchema.parse(report).checks.map(({ command, exit_code }) => ({ command, exit_code }));
+  if (kind === 'verification')
+    return (report) => VerificationOutputSchema.parse(report).checks.map(({ command, exit_code }) => ({ command, exit_code }));
   return undefined;
 }

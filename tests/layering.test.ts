@@ -41,7 +41,8 @@ describe('the layer check itself', () => {
 
   it('names the file and the import of an upward type import', () => {
     const dir = tempDir('orca-layers-copy-');
-    for (const folder of ['shared', 'roles', 'workers', 'coordinator']) cpSync(path.join(ROOT, folder), path.join(dir, folder), { recursive: true });
+    for (const folder of ['shared', 'roles', 'workers', 'coordinator'])
+      cpSync(path.join(ROOT, folder), path.join(dir, folder), { recursive: true });
     const file = path.join(dir, 'shared/core/tool/tool.ts');
     writeFileSync(file, `import type { HooksConfig } from '../../policy/hooks/hooksConfig.js';\n${readFileSync(file, 'utf8')}`);
     expect(upwardImports(readImportGraph(dir))).toEqual([

@@ -1,13 +1,13 @@
 import os from 'node:os';
-import { DelayedError, Worker, type Job } from 'bullmq';
+import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import { killAllProcessGroups } from '../shared/core/runtime/processGroup.js';
+import { PortLeaser } from '../shared/infra/ports/portLease.js';
 import type { AgentJob, AgentJobResult } from '../shared/infra/queue/agentJob.js';
+import { subscribeAborts } from '../shared/infra/queue/runAbort.js';
 import { AGENT_QUEUE, type Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
-import { subscribeAborts } from '../shared/infra/queue/runAbort.js';
-import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
-import { PortLeaser } from '../shared/infra/ports/portLease.js';
-import { killAllProcessGroups } from '../shared/core/runtime/processGroup.js';
 import { runAgentJob } from './runAgentJob.js';
 
 export interface AgentWorkerOptions {

@@ -1,20 +1,20 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { claimsReader, outputSchema } from '../roles/outputs.js';
-import { Harness } from '../shared/harness/harness.js';
-import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
 import { commonGitDir } from '../shared/core/git/repoLock.js';
 import type { Model } from '../shared/core/model/model.js';
+import type { SessionServices } from '../shared/core/tool/tool.js';
+import { Harness } from '../shared/harness/harness.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
 import type { Keys } from '../shared/infra/redis/keys.js';
-import { toolsNamed } from '../shared/policy/tools/catalog.js';
 import { RedisTaskStore } from '../shared/infra/tasks/redisTaskStore.js';
-import type { SessionServices } from '../shared/core/tool/tool.js';
 import { createVerificationNudge } from '../shared/infra/tasks/verificationNudge.js';
 import { CheckRecorder } from '../shared/infra/verify/checks/checkRecorder.js';
 import { createReportGate, gateSession, type ReportGateOptions } from '../shared/infra/verify/checks/reportGate.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
+import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
+import { toolsNamed } from '../shared/policy/tools/catalog.js';
 import type { JobWorkspace } from './jobWorkspace.js';
 
 /** A job's harness, and the gate on its Report when its role's output makes claims. */
@@ -82,7 +82,11 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     gitAtStart: await input.gitAtStart,
   });
   if (dropped.length > 0) {
-    harness.session.pending.push({ type: 'notice', level: 'info', message: `inherited file state dropped for files that differ here: ${dropped.join(', ')}` });
+    harness.session.pending.push({
+      type: 'notice',
+      level: 'info',
+      message: `inherited file state dropped for files that differ here: ${dropped.join(', ')}`,
+    });
   }
   return { harness, reportGate };
 }

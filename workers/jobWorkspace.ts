@@ -2,15 +2,22 @@ import { createHash } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../shared/core/files/workspace.js';
+import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/core/git/git.js';
+import { linkDependencies } from '../shared/core/git/linkDependencies.js';
+import { ensureClone, pushBranch, remoteKey } from '../shared/core/git/remoteClone.js';
+import {
+  addWorktree,
+  addWorktreeForBranch,
+  ensureView,
+  listWorktrees,
+  pruneWorktrees,
+  removeWorktree,
+} from '../shared/core/git/worktree.js';
+import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import type { AgentJob } from '../shared/infra/queue/agentJob.js';
 import type { HookContext } from '../shared/policy/hooks/hookContext.js';
 import { runHooks } from '../shared/policy/hooks/hookRunner.js';
 import type { HooksConfig } from '../shared/policy/hooks/hooksConfig.js';
-import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/core/git/git.js';
-import { ensureClone, pushBranch, remoteKey } from '../shared/core/git/remoteClone.js';
-import { linkDependencies } from '../shared/core/git/linkDependencies.js';
-import { addWorktree, addWorktreeForBranch, ensureView, listWorktrees, pruneWorktrees, removeWorktree } from '../shared/core/git/worktree.js';
-import type { AgentJob } from '../shared/infra/queue/agentJob.js';
-import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 
 /** Where one job's agent works, and how to put it away afterwards. */
 export interface JobWorkspace {
@@ -82,7 +89,9 @@ export async function prepareWorkspace(
 
   let start: string;
   if (hook.worktreePath) {
-    const adopted = await adoptHookWorktree(hook.worktreePath, repo, job.base, branch, () => previousAttempt(repo, branch, job.base, Boolean(remote)));
+    const adopted = await adoptHookWorktree(hook.worktreePath, repo, job.base, branch, () =>
+      previousAttempt(repo, branch, job.base, Boolean(remote)),
+    );
     return { repo, ...adopted, kind: 'branch', base: job.base, linked: [], remote };
   }
   const previous = await previousAttempt(repo, branch, job.base, Boolean(remote), branchThere);
@@ -128,16 +137,27 @@ async function adoptHookWorktree(
   resumable: () => Promise<boolean>,
 ): Promise<Pick<JobWorkspace, 'dir' | 'start' | 'branch' | 'madeByHook'>> {
   const given = path.resolve(repo, printed);
-  if (!existsSync(given) || !statSync(given).isDirectory()) throw new Error(`the WorktreeCreate hook named ${given}, which is not a folder`);
+  if (!existsSync(given) || !statSync(given).isDirectory())
+    throw new Error(`the WorktreeCreate hook named ${given}, which is not a folder`);
   const dir = realpathSync(given);
   let top: string;
   try {
     top = realpathSync((await gitAt(dir).raw(['rev-parse', '--show-toplevel'])).trim());
   } catch {
-    throw new Error(`the WorktreeCreate hook named ${dir}, which is not a git worktree: the hook must print the folder of the worktree it made`);
+    throw new Error(
+      `the WorktreeCreate hook named ${dir}, which is not a git worktree: the hook must print the folder of the worktree it made`,
+    );
   }
-  const overlap = top !== dir ? `a folder inside the working tree ${top}` : isInside(repo, dir) ? `the repository ${repo} or a folder around it` : undefined;
-  if (overlap) throw new Error(`the WorktreeCreate hook named ${dir}, which is ${overlap}: the hook must print the folder of a separate worktree it made`);
+  const overlap =
+    top !== dir
+      ? `a folder inside the working tree ${top}`
+      : isInside(repo, dir)
+        ? `the repository ${repo} or a folder around it`
+        : undefined;
+  if (overlap)
+    throw new Error(
+      `the WorktreeCreate hook named ${dir}, which is ${overlap}: the hook must print the folder of a separate worktree it made`,
+    );
   const head = (await gitAt(dir).raw(['rev-parse', 'HEAD'])).trim();
   if (head !== base) throw new Error(`the WorktreeCreate hook's worktree ${dir} is at ${head}, not at the task's base ${base}`);
   const current = (await gitAt(dir).raw(['branch', '--show-current'])).trim();
@@ -149,7 +169,6 @@ async function adoptHookWorktree(
   await gitAt(dir).raw(['switch', '--quiet', branch]);
   return { dir, start: (await gitAt(dir).raw(['rev-parse', 'HEAD'])).trim(), branch, madeByHook: { createdBranch: true } };
 }
-
 
 function repoKeyOf(repo: string): string {
   return `${path.basename(repo).replace(/[^A-Za-z0-9._-]/g, '_')}-${createHash('sha256').update(repo).digest('hex').slice(0, 12)}`;
@@ -181,7 +200,11 @@ export async function releaseWorkspace(
     await removeWorktree(workspace.repo, workspace.dir);
   }
   // Compared with the base, not the start: a dead attempt's commits on the branch are work to keep.
-  if (workspace.branch && (await branchExists(workspace.repo, workspace.branch)) && (await commitsAhead(workspace.repo, workspace.base, workspace.branch)) === 0) {
+  if (
+    workspace.branch &&
+    (await branchExists(workspace.repo, workspace.branch)) &&
+    (await commitsAhead(workspace.repo, workspace.base, workspace.branch)) === 0
+  ) {
     await deleteBranch(workspace.repo, workspace.branch);
   }
 }

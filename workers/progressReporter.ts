@@ -1,10 +1,10 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
+import { SecretRedactor } from '../shared/core/runtime/secretRedaction.js';
+import { appendRunEvent } from '../shared/infra/board/runEvents.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
 import type { Keys } from '../shared/infra/redis/keys.js';
-import { appendRunEvent } from '../shared/infra/board/runEvents.js';
-import { SecretRedactor } from '../shared/core/runtime/secretRedaction.js';
 
 /** How often a job's progress is written to BullMQ at most. */
 const PROGRESS_EVERY_MS = 500;
@@ -59,7 +59,12 @@ export class ProgressReporter {
   }
 
   private append(event: Record<string, unknown> & { type: string; at: number }): void {
-    const entry = { run_id: this.payload.run_id, task_id: this.payload.task_id, source: 'agent' as const, event: this.redactor.redact(event) };
+    const entry = {
+      run_id: this.payload.run_id,
+      task_id: this.payload.task_id,
+      source: 'agent' as const,
+      event: this.redactor.redact(event),
+    };
     this.enqueue(() => appendRunEvent(this.redis, this.keys, entry));
   }
 

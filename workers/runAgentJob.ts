@@ -1,31 +1,31 @@
 import os from 'node:os';
 import path from 'node:path';
-import { UnrecoverableError, type Job } from 'bullmq';
+import { type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Harness } from '../shared/harness/harness.js';
-import type { AgentResult } from '../shared/core/loop/query.js';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
-import { readFreshWorktreeSnapshot, type GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { commitAll } from '../shared/core/git/commit.js';
 import { gitAt } from '../shared/core/git/git.js';
-import { transcriptPathFor, type HookContext } from '../shared/policy/hooks/hookContext.js';
-import { loadHooks } from '../shared/policy/hooks/hookSettings.js';
+import type { AgentResult } from '../shared/core/loop/query.js';
 import { AnthropicModel } from '../shared/core/model/anthropic.js';
 import type { Model } from '../shared/core/model/model.js';
 import { ModelError } from '../shared/core/model/modelError.js';
 import { ScriptedModel } from '../shared/core/model/scripted.js';
 import { parseScript } from '../shared/core/model/scriptFile.js';
 import { emptyUsage } from '../shared/core/model/usage.js';
-import { AgentJobSchema, type AgentJob, type AgentJobResult } from '../shared/infra/queue/agentJob.js';
-import type { Keys } from '../shared/infra/redis/keys.js';
-import { isAborted } from '../shared/infra/queue/runAbort.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
-import { portLeaseOwner, type PortLeaser } from '../shared/infra/ports/portLease.js';
+import type { Harness } from '../shared/harness/harness.js';
+import { type PortLeaser, portLeaseOwner } from '../shared/infra/ports/portLease.js';
+import { type AgentJob, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
+import { isAborted } from '../shared/infra/queue/runAbort.js';
+import type { Keys } from '../shared/infra/redis/keys.js';
 import { commandsFromLedger } from '../shared/infra/verify/gates/claims.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
+import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/policy/context/gitSnapshot.js';
+import { type HookContext, transcriptPathFor } from '../shared/policy/hooks/hookContext.js';
+import { loadHooks } from '../shared/policy/hooks/hookSettings.js';
 import { buildJobHarness, judgeReport } from './jobHarness.js';
-import { prepareWorkspace, releaseWorkspace, type JobWorkspace } from './jobWorkspace.js';
+import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
 
 export interface JobDeps {
@@ -61,7 +61,8 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   const sessionDir = deps.home.session(job.run_id, job.task_id, `${bullJob.id ?? 'job'}-${attempt}`.replace(/[^A-Za-z0-9._-]/g, '_'));
   const resultOf = jobResult(job, sessionDir);
 
-  if (await isAborted(deps.redis, deps.keys, job.run_id)) return resultOf({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
+  if (await isAborted(deps.redis, deps.keys, job.run_id))
+    return resultOf({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
 
   // A remote's project settings are not on this host before its worktree exists: only the user's
   // hooks apply then (ORCA_HOME stands in as a project root with no .claude of its own; never a
@@ -137,7 +138,11 @@ function jobResult(job: AgentJob, sessionDir: string): (extra: Partial<AgentJobR
 }
 
 /** Hooks fired around the workspace (WorktreeCreate/Remove) belong to the repository, not to a session. */
-function workspaceHookContext(job: AgentJob, sessionDir: string, progress: ProgressReporter): (dir: string, signal: AbortSignal) => HookContext {
+function workspaceHookContext(
+  job: AgentJob,
+  sessionDir: string,
+  progress: ProgressReporter,
+): (dir: string, signal: AbortSignal) => HookContext {
   return (dir, signal) => ({
     projectDir: dir,
     cwd: dir,
@@ -152,14 +157,27 @@ function workspaceHookContext(job: AgentJob, sessionDir: string, progress: Progr
 }
 
 async function announceWorkspace(progress: ProgressReporter, workspace: JobWorkspace, ports: number[]): Promise<void> {
-  await progress.runEvent({ type: 'workspace', kind: workspace.kind, dir: workspace.dir, branch: workspace.branch ?? null, start: workspace.start, ports, host: os.hostname(), pid: process.pid });
+  await progress.runEvent({
+    type: 'workspace',
+    kind: workspace.kind,
+    dir: workspace.dir,
+    branch: workspace.branch ?? null,
+    start: workspace.start,
+    ports,
+    host: os.hostname(),
+    pid: process.pid,
+  });
 }
 
 /** The job's script played back, or the model its role names; one it cannot make is returned, as the job's failure. */
 function buildModel(job: AgentJob): Model | ModelError {
   try {
     return job.model.script
-      ? new ScriptedModel(parseScript(job.model.script as object, 'the job script'), { role: job.role.name, task: job.subtask, prompt: job.prompt })
+      ? new ScriptedModel(parseScript(job.model.script as object, 'the job script'), {
+          role: job.role.name,
+          task: job.subtask,
+          prompt: job.prompt,
+        })
       : new AnthropicModel({ model: job.role.model ?? job.model.id });
   } catch (error) {
     if (error instanceof ModelError) return error;
@@ -171,7 +189,10 @@ function buildModel(job: AgentJob): Model | ModelError {
 async function commitWork(workspace: JobWorkspace, job: AgentJob, result: AgentResult): Promise<string | undefined> {
   if (workspace.kind !== 'branch') return undefined;
   // An attempt that resumed a dead one's commits and added nothing still hands those back.
-  return (await commitAll(workspace.dir, commitMessage(job, result), { exclude: workspace.linked })) ?? (workspace.start !== job.base ? workspace.start : undefined);
+  return (
+    (await commitAll(workspace.dir, commitMessage(job, result), { exclude: workspace.linked })) ??
+    (workspace.start !== job.base ? workspace.start : undefined)
+  );
 }
 
 /**
@@ -193,7 +214,10 @@ interface RanJob {
 }
 
 /** What a job whose agent ran hands back: how it ended, what it read, ran and changed, and the gates' verdict. */
-async function ranResult(job: AgentJob, { workspace, model, harness, result, status, gates, commit }: RanJob): Promise<Partial<AgentJobResult>> {
+async function ranResult(
+  job: AgentJob,
+  { workspace, model, harness, result, status, gates, commit }: RanJob,
+): Promise<Partial<AgentJobResult>> {
   return {
     status,
     end_reason: result.reason,
@@ -209,7 +233,11 @@ async function ranResult(job: AgentJob, { workspace, model, harness, result, sta
     files_read: harness.session.fileState
       .all()
       .filter((entry) => entry.origin === 'read' && workspace.dir && entry.path.startsWith(workspace.dir + path.sep))
-      .map((entry) => ({ path: path.relative(workspace.dir, entry.path).split(path.sep).join('/'), hash: entry.hash, partial: entry.isPartialView })),
+      .map((entry) => ({
+        path: path.relative(workspace.dir, entry.path).split(path.sep).join('/'),
+        hash: entry.hash,
+        partial: entry.isPartialView,
+      })),
     // The task's whole change, a dead attempt's commits included: what a merge of the branch brings.
     files_changed: commit ? await changedFiles(workspace.dir, job.base, commit) : [],
     scripted: model.scripted,

@@ -1,5 +1,5 @@
-import { Keys } from '../shared/infra/redis/keys.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import { Keys } from '../shared/infra/redis/keys.js';
 import { AgentWorker } from './agentWorker.js';
 
 export interface WorkerProcessOptions {

@@ -1,9 +1,9 @@
 import { readRunBoard } from '../../shared/infra/board/readBoard.js';
-import { publishAbort } from '../../shared/infra/queue/runAbort.js';
 import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
 import { lastRunEventId } from '../../shared/infra/board/runEvents.js';
-import { boardText } from './boardText.js';
+import { publishAbort } from '../../shared/infra/queue/runAbort.js';
 import { BoardSource } from './boardSource.js';
+import { boardText } from './boardText.js';
 
 /** Redraw at once after new events, but no more often than this. */
 const REDRAW_MS = 100;
@@ -27,7 +27,10 @@ export interface BoardTerminal {
  * arrive (XREAD BLOCK on a connection of its own). `q` quits; `a` aborts the run after a y/n
  * confirmation. Without a terminal on both ends it prints one snapshot, like `orca status`.
  */
-export async function boardCommand(run: string | undefined, terminal: BoardTerminal = { input: process.stdin, output: process.stdout }): Promise<number> {
+export async function boardCommand(
+  run: string | undefined,
+  terminal: BoardTerminal = { input: process.stdin, output: process.stdout },
+): Promise<number> {
   const source = await BoardSource.open();
   try {
     const runId = await source.runId(run);
@@ -139,11 +142,13 @@ class LiveBoard {
       const { output } = this.terminal;
       const width = output.columns || 100;
       this.lastLines = boardText(board, { now: Date.now(), color: false, width });
-      const footer = this.prompt === 'confirm' ? `abort run ${this.runId}? y/n` : `q quit · a abort the run${this.message ? ` · ${this.message}` : ''}`;
+      const footer =
+        this.prompt === 'confirm' ? `abort run ${this.runId}? y/n` : `q quit · a abort the run${this.message ? ` · ${this.message}` : ''}`;
       let body = boardText(board, { now: Date.now(), color: true, width });
       // A frame taller than the terminal would scroll, and the next one would not land in place.
       const room = (output.rows || 40) - 2;
-      if (body.length > room) body = [...body.slice(0, room - 1), `… ${body.length - room + 1} more line(s): enlarge the terminal, or see orca status`];
+      if (body.length > room)
+        body = [...body.slice(0, room - 1), `… ${body.length - room + 1} more line(s): enlarge the terminal, or see orca status`];
       const frame = [...body, '', `\x1b[7m${footer.slice(0, width)}\x1b[0m`];
       // Each line clears what a longer line of the last frame left after it; below the frame, all goes.
       output.write(`${HOME}${frame.map((line) => `${line}${CLEAR_LINE_END}`).join('\n')}${CLEAR_BELOW}`);

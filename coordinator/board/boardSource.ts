@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { latestRunId, readRunBoard, type RunBoard } from '../../shared/infra/board/readBoard.js';
 import { isSlug } from '../../shared/core/git/slug.js';
+import { latestRunId, type RunBoard, readRunBoard } from '../../shared/infra/board/readBoard.js';
 import { Keys } from '../../shared/infra/redis/keys.js';
 import { connectRedis, pingRedis, redisUrl } from '../../shared/infra/redis/redisConnection.js';
 import { UserError } from '../repoCheck.js';
@@ -46,13 +46,17 @@ export class BoardSource {
       return run;
     }
     const latest = await latestRunId(this.redis, this.keys);
-    if (!latest) throw new UserError(`no runs are recorded on ${this.url} (prefix ${this.keys.prefix}): start one with orca run or orca agent.`);
+    if (!latest)
+      throw new UserError(`no runs are recorded on ${this.url} (prefix ${this.keys.prefix}): start one with orca run or orca agent.`);
     return latest;
   }
 
   async board(runId: string): Promise<RunBoard> {
     const board = await readRunBoard(this.redis, this.keys, runId);
-    if (!board) throw new UserError(`run ${runId} is not recorded on ${this.url} (prefix ${this.keys.prefix}): check the id, or run orca status for the latest.`);
+    if (!board)
+      throw new UserError(
+        `run ${runId} is not recorded on ${this.url} (prefix ${this.keys.prefix}): check the id, or run orca status for the latest.`,
+      );
     return board;
   }
 

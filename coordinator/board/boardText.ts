@@ -1,7 +1,7 @@
-import type { RunBoard, TaskView } from '../../shared/infra/board/readBoard.js';
 import type { TaskStatus } from '../../shared/core/events/runEvent.js';
 import { ENDED } from '../../shared/core/events/taskStatusGroups.js';
 import { totalInputTokens } from '../../shared/core/model/usage.js';
+import type { RunBoard, TaskView } from '../../shared/infra/board/readBoard.js';
 
 /**
  * A run's board as lines of text: a header for the run, a row per task (status, role, elapsed,
@@ -49,10 +49,13 @@ export function boardText(board: RunBoard, options: BoardTextOptions): string[] 
   if (run.task) lines.push(`task: ${oneLine(run.task)}`);
   if (run.repo) {
     const head = run.head ? ` (head ${run.head.slice(0, 12)})` : '';
-    lines.push(`repo ${run.repo}${run.base ? ` at ${run.base.slice(0, 12)}` : ''}${run.integration_branch ? ` → ${run.integration_branch}${head}` : ''}`);
+    lines.push(
+      `repo ${run.repo}${run.base ? ` at ${run.base.slice(0, 12)}` : ''}${run.integration_branch ? ` → ${run.integration_branch}${head}` : ''}`,
+    );
   }
   lines.push(`tokens ${tokens(totalInputTokens(run.usage))} in, ${tokens(run.usage.output_tokens)} out · ${money(run.cost_usd)}`);
-  if (run.abort_requested && (run.state === 'running' || run.state === 'starting')) lines.push(paint('35;1', 'abort requested: waiting for the run to stop'));
+  if (run.abort_requested && (run.state === 'running' || run.state === 'starting'))
+    lines.push(paint('35;1', 'abort requested: waiting for the run to stop'));
   lines.push('');
 
   const rows = [['STATUS', 'TASK', 'ROLE', 'ELAPSED', 'TOKENS', 'COST', 'NOW'], ...tasks.map((task) => taskRow(task, options.now))];
@@ -71,10 +74,15 @@ export function boardText(board: RunBoard, options: BoardTextOptions): string[] 
   const checks = board.evidence.filter((item) => item.kind === 'check');
   if (checks.length > 0) {
     lines.push('');
-    for (const check of checks) lines.push(`check ${check.exit_code === 0 ? 'ok' : `exit ${check.exit_code ?? 'none'}`}: ${check.command}${check.tests_executed === null ? '' : ` (${check.tests_executed} tests)`}`);
+    for (const check of checks)
+      lines.push(
+        `check ${check.exit_code === 0 ? 'ok' : `exit ${check.exit_code ?? 'none'}`}: ${check.command}${check.tests_executed === null ? '' : ` (${check.tests_executed} tests)`}`,
+      );
   }
-  if (run.verdict) lines.push('', paint(RUN_COLOUR[run.verdict], `verdict ${run.verdict}${run.verdict_detail ? `: ${oneLine(run.verdict_detail)}` : ''}`));
-  else if (run.status && run.status !== 'running' && run.detail) lines.push('', paint(RUN_COLOUR[run.status], `${run.status}: ${oneLine(run.detail)}`));
+  if (run.verdict)
+    lines.push('', paint(RUN_COLOUR[run.verdict], `verdict ${run.verdict}${run.verdict_detail ? `: ${oneLine(run.verdict_detail)}` : ''}`));
+  else if (run.status && run.status !== 'running' && run.detail)
+    lines.push('', paint(RUN_COLOUR[run.status], `${run.status}: ${oneLine(run.detail)}`));
 
   return options.width === undefined ? lines : lines.map((line) => cut(line, options.width!));
 }

@@ -34,7 +34,9 @@ export async function carryOutPlan(plan: CleanPlan, how: CleanActing): Promise<v
   }
   if (!dryRun) for (const repo of plan.prune) await pruneWorktrees(repo);
   const cleaned = plan.runs.filter((verdict) => verdict.clean).length;
-  print(`orca clean: ${cleaned} run(s) ${dryRun ? 'to clean' : 'cleaned'}, ${plan.runs.length - cleaned} kept${dryRun ? ' (dry run: nothing removed)' : ''}`);
+  print(
+    `orca clean: ${cleaned} run(s) ${dryRun ? 'to clean' : 'cleaned'}, ${plan.runs.length - cleaned} kept${dryRun ? ' (dry run: nothing removed)' : ''}`,
+  );
 }
 
 async function cleanUpRun(cleanup: RunCleanup, { dryRun, leaser, print }: CleanActing): Promise<void> {
@@ -52,7 +54,9 @@ async function cleanUpRun(cleanup: RunCleanup, { dryRun, leaser, print }: CleanA
       continue;
     }
     if (!dryRun) await gitAt(branch.repo).raw(['branch', '--quiet', '-D', branch.name]);
-    print(`  ${act} branch ${branch.name} in ${repoName(branch.repo)} (was ${branch.sha}; \`git branch ${branch.name} ${branch.sha}\` restores it)`);
+    print(
+      `  ${act} branch ${branch.name} in ${repoName(branch.repo)} (was ${branch.sha}; \`git branch ${branch.name} ${branch.sha}\` restores it)`,
+    );
   }
   if (cleanup.sessions) {
     if (!dryRun) rmSync(cleanup.sessions, { recursive: true, force: true });

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { gitAt } from '../../shared/core/git/git.js';
 import { isSlug } from '../../shared/core/git/slug.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
-import { parsePortLeaseOwner, type PortLeaser } from '../../shared/infra/ports/portLease.js';
-import { parseAgentJobId, type AgentQueue } from '../../shared/infra/queue/agentQueue.js';
+import { type PortLeaser, parsePortLeaseOwner } from '../../shared/infra/ports/portLease.js';
+import { type AgentQueue, parseAgentJobId } from '../../shared/infra/queue/agentQueue.js';
 import type { Keys } from '../../shared/infra/redis/keys.js';
 import { commonDirOf } from './commonDirOf.js';
 import { KnownRuns, type RunFacts } from './knownRuns.js';
@@ -99,7 +99,10 @@ export async function gatherInventory(sources: InventorySources): Promise<CleanI
  */
 async function readQueue(queue: AgentQueue, runs: KnownRuns, repos: Set<string>): Promise<Set<string>> {
   const pendingBases = new Set<string>();
-  for (const [jobs, pending] of [[await queue.queue.getJobs([...PENDING_STATES]), true], [await queue.queue.getJobs(['completed', 'failed']), false]] as const) {
+  for (const [jobs, pending] of [
+    [await queue.queue.getJobs([...PENDING_STATES]), true],
+    [await queue.queue.getJobs(['completed', 'failed']), false],
+  ] as const) {
     for (const job of jobs) {
       if (!job) continue;
       const facts = JobFactsSchema.safeParse(job.data);
@@ -119,7 +122,11 @@ async function readQueue(queue: AgentQueue, runs: KnownRuns, repos: Set<string>)
 }
 
 /** orca's own folders of each run, and the repositories they and the clones it keeps belong to. */
-async function readOrcaFolders(home: OrcaHome, runs: KnownRuns, repos: Set<string>): Promise<Pick<CleanInventory, 'worktrees' | 'sessions'>> {
+async function readOrcaFolders(
+  home: OrcaHome,
+  runs: KnownRuns,
+  repos: Set<string>,
+): Promise<Pick<CleanInventory, 'worktrees' | 'sessions'>> {
   for (const id of listDir(home.worktreesRoot())) runs.touch(id, newestMtime(home.runWorktrees(id)));
   const sessions = new Map(listDir(home.sessionsRoot()).map((id) => [id, home.runSessions(id)] as const));
   for (const [id, folder] of sessions) runs.touch(id, newestMtime(folder));
@@ -143,7 +150,11 @@ async function readOrcaFolders(home: OrcaHome, runs: KnownRuns, repos: Set<strin
 async function readTaskBranches(repos: Set<string>, runs: KnownRuns): Promise<TaskBranch[]> {
   const branches: TaskBranch[] = [];
   for (const repo of repos) {
-    const refs = await gitAt(repo).raw(['for-each-ref', '--format=%(refname:short) %(objectname) %(committerdate:unix)', 'refs/heads/orca/']);
+    const refs = await gitAt(repo).raw([
+      'for-each-ref',
+      '--format=%(refname:short) %(objectname) %(committerdate:unix)',
+      'refs/heads/orca/',
+    ]);
     for (const line of refs.split('\n').filter(Boolean)) {
       const [name, sha, when] = line.split(' ') as [string, string, string];
       const id = name.split('/')[1] ?? '';

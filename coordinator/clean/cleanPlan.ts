@@ -36,21 +36,26 @@ export interface PlanRules {
  * read-only view is shared by commit: one goes when no waiting or running job starts from it.
  */
 export function planClean(found: CleanInventory, rules: PlanRules): CleanPlan {
-  const runs = [...found.runs].sort((a, b) => a.id.localeCompare(b.id)).map((facts): RunVerdict => {
-    const verdict = judgeRun(facts, rules.now, rules.olderThanMs);
-    if (!verdict.clean) return { run: facts.id, why: verdict.why, clean: false };
-    const cleanup: RunCleanup = {
-      worktrees: found.worktrees.get(facts.id)?.dirs ?? [],
-      worktreesFolder: found.worktrees.get(facts.id)?.folder,
-      branches: rules.keepBranches ? [] : found.branches.filter((branch) => branch.run === facts.id),
-      sessions: found.sessions.get(facts.id),
-      leases: found.leases.filter((lease) => lease.run === facts.id),
-    };
-    return { run: facts.id, why: verdict.why, clean: true, cleanup };
-  });
+  const runs = [...found.runs]
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map((facts): RunVerdict => {
+      const verdict = judgeRun(facts, rules.now, rules.olderThanMs);
+      if (!verdict.clean) return { run: facts.id, why: verdict.why, clean: false };
+      const cleanup: RunCleanup = {
+        worktrees: found.worktrees.get(facts.id)?.dirs ?? [],
+        worktreesFolder: found.worktrees.get(facts.id)?.folder,
+        branches: rules.keepBranches ? [] : found.branches.filter((branch) => branch.run === facts.id),
+        sessions: found.sessions.get(facts.id),
+        leases: found.leases.filter((lease) => lease.run === facts.id),
+      };
+      return { run: facts.id, why: verdict.why, clean: true, cleanup };
+    });
   return {
     runs,
-    views: found.views.map(({ folder, commits }) => ({ folder, remove: commits.filter((view) => !found.pendingBases.has(view.commit)).map((view) => view.dir) })),
+    views: found.views.map(({ folder, commits }) => ({
+      folder,
+      remove: commits.filter((view) => !found.pendingBases.has(view.commit)).map((view) => view.dir),
+    })),
     prune: found.repos,
   };
 }
@@ -61,7 +66,10 @@ function judgeRun(facts: RunFacts, now: number, olderThanMs: number): { clean: b
   if (!facts.coordinated && facts.finished > 0) return { clean: true, why: `all ${facts.finished} job(s) finished` };
   const idle = now - facts.lastActive;
   if (idle >= olderThanMs) return { clean: true, why: `not known to have ended, and nothing happened for ${duration(idle)}` };
-  return { clean: false, why: `not known to have ended; last active ${duration(idle)} ago (counted as dead after --older-than ${duration(olderThanMs)})` };
+  return {
+    clean: false,
+    why: `not known to have ended; last active ${duration(idle)} ago (counted as dead after --older-than ${duration(olderThanMs)})`,
+  };
 }
 
 function duration(ms: number): string {

@@ -18,7 +18,13 @@ const RunHashSchema = z.looseObject({
  * `run_end` ends it) and the board's hash of it, if there is one. A malformed part is not
  * counted, and a note says so.
  */
-export async function readRunRecord(redis: Redis, keys: Keys, facts: RunFacts, runs: KnownRuns, note: (line: string) => void): Promise<void> {
+export async function readRunRecord(
+  redis: Redis,
+  keys: Keys,
+  facts: RunFacts,
+  runs: KnownRuns,
+  note: (line: string) => void,
+): Promise<void> {
   const entries = [
     ...(await redis.xrange(keys.events(facts.id), '-', '+', 'COUNT', 20)),
     ...(await redis.xrevrange(keys.events(facts.id), '+', '-', 'COUNT', 200)),
@@ -39,11 +45,14 @@ export async function readRunRecord(redis: Redis, keys: Keys, facts: RunFacts, r
   if ((await redis.type(keys.run(facts.id))) !== 'hash') return;
   const hash = RunHashSchema.safeParse(await redis.hgetall(keys.run(facts.id)));
   if (!hash.success) {
-    note(`note: the record of run ${facts.id} is malformed (${hash.error.issues[0]?.message ?? 'unreadable'}); it is not counted as the run's end`);
+    note(
+      `note: the record of run ${facts.id} is malformed (${hash.error.issues[0]?.message ?? 'unreadable'}); it is not counted as the run's end`,
+    );
     return;
   }
   if (hash.data.kind === 'run') facts.coordinated = true;
-  if (hash.data.ended_at || (hash.data.status && hash.data.status !== 'running')) facts.ended ??= `its record says ${hash.data.status ?? 'ended'}`;
+  if (hash.data.ended_at || (hash.data.status && hash.data.status !== 'running'))
+    facts.ended ??= `its record says ${hash.data.status ?? 'ended'}`;
   runs.touch(facts.id, hash.data.updated_at);
 }
 

@@ -12,8 +12,7 @@ export function createSampleRepo(dir: string): { dir: string; base: string } {
   const root = packageRoot();
   const template = path.join(root, 'dist', 'coordinator', 'demo', 'sample-repo');
   cpSync(template, dir, { recursive: true });
-  const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   git('init', '-q', '-b', 'main');
   git('config', 'user.email', 'demo@orca.invalid');
   git('config', 'user.name', 'orca demo');

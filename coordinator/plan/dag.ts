@@ -53,7 +53,8 @@ function checkStructure(subtasks: readonly PlanSubtask[]): void {
   for (const task of subtasks) {
     for (const dep of task.depends_on) {
       if (dep === task.id) throw new PlanError(`subtask ${task.id} depends on itself`);
-      if (!ids.has(dep)) throw new PlanError(`subtask ${task.id} depends on ${dep}, which is not in the plan (ids: ${[...ids].join(', ')})`);
+      if (!ids.has(dep))
+        throw new PlanError(`subtask ${task.id} depends on ${dep}, which is not in the plan (ids: ${[...ids].join(', ')})`);
     }
   }
   const cycle = findCycle(subtasks);

@@ -1,7 +1,7 @@
 import readline from 'node:readline';
 import type { Redis } from 'ioredis';
-import type { Keys } from '../../shared/infra/redis/keys.js';
 import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
+import type { Keys } from '../../shared/infra/redis/keys.js';
 
 /**
  * Waits for an answer to a plan shown with `--approve`: y/n on the terminal when there is one, or

@@ -1,8 +1,8 @@
+import picomatch from 'picomatch';
 import { DONE_WELL, NOT_STARTED, SETTLED, SETTLED_UNMERGED } from '../../shared/core/events/taskStatusGroups.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
 import type { TaskRecord } from '../../shared/infra/board/runChange.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
-import picomatch from 'picomatch';
 import { gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
 import { failedGatesText } from '../../shared/infra/verify/evidence/gateResult.js';
 import type { MergeOutcome } from '../merge/integration.js';
@@ -42,7 +42,13 @@ export async function dispatchPhase(ctx: RunContext): Promise<void> {
   // Whatever never started (the run was aborted, or a budget ran out) is cancelled, saying so.
   for (const task of planTasks(ctx)) {
     if (NOT_STARTED.includes(task.status)) {
-      await recorder.record({ type: 'task_state', task_id: task.task_id, status: 'cancelled', attempt: task.attempt, detail: 'the run stopped before this task ran' });
+      await recorder.record({
+        type: 'task_state',
+        task_id: task.task_id,
+        status: 'cancelled',
+        attempt: task.attempt,
+        detail: 'the run stopped before this task ran',
+      });
     }
   }
 }
@@ -70,7 +76,13 @@ async function blockDependants(ctx: RunContext): Promise<void> {
       });
       if (dead === undefined) continue;
       const status = ctx.recorder.state.tasks.get(dead)!.status;
-      await ctx.recorder.record({ type: 'task_state', task_id: task.task_id, status: 'blocked', attempt: task.attempt, detail: `blocked: ${dead} ${status}` });
+      await ctx.recorder.record({
+        type: 'task_state',
+        task_id: task.task_id,
+        status: 'blocked',
+        attempt: task.attempt,
+        detail: `blocked: ${dead} ${status}`,
+      });
       ctx.say(`${task.task_id} blocked: ${dead} ${status}`);
       changed = true;
     }
@@ -105,7 +117,13 @@ async function runTask(ctx: RunContext, task: TaskRecord): Promise<void> {
   }
   const attempt = recorder.state.tasks.get(task.task_id)!.attempt;
   if (result.status !== 'completed') {
-    await recorder.record({ type: 'task_state', task_id: task.task_id, status: result.status === 'aborted' ? 'aborted' : 'failed', attempt, detail: `${result.end_reason}: ${result.detail}` });
+    await recorder.record({
+      type: 'task_state',
+      task_id: task.task_id,
+      status: result.status === 'aborted' ? 'aborted' : 'failed',
+      attempt,
+      detail: `${result.end_reason}: ${result.detail}`,
+    });
     ctx.say(`${task.task_id} ${result.status}: ${result.end_reason}`);
     return;
   }
@@ -136,10 +154,19 @@ async function mergeTask(ctx: RunContext, task: TaskRecord, result: AgentJobResu
   const attempt = () => recorder.state.tasks.get(task.task_id)!.attempt;
   if (!result.commit || !result.branch) {
     await recorder.record({ type: 'merge', task_id: task.task_id, outcome: 'nothing', files: [], detail: 'the task changed no files' });
-    await recorder.record({ type: 'task_state', task_id: task.task_id, status: 'merged', attempt: attempt(), detail: 'no changes to merge' });
+    await recorder.record({
+      type: 'task_state',
+      task_id: task.task_id,
+      status: 'merged',
+      attempt: attempt(),
+      detail: 'no changes to merge',
+    });
     return;
   }
-  let outcome: MergeOutcome = await ctx.integration.merge(result.branch, `Merge ${task.task_id}: ${task.title}\n\norca run ${recorder.runId}`);
+  let outcome: MergeOutcome = await ctx.integration.merge(
+    result.branch,
+    `Merge ${task.task_id}: ${task.title}\n\norca run ${recorder.runId}`,
+  );
   let resolvedBy: string | undefined;
   for (let round = 1; outcome.kind === 'conflict' && round <= RESOLVE_ATTEMPTS && !ctx.signal.aborted; round += 1) {
     const files = outcome.files;
@@ -148,10 +175,19 @@ async function mergeTask(ctx: RunContext, task: TaskRecord, result: AgentJobResu
     const resolved = await resolveConflict(ctx, task, files, round);
     if (!resolved) break;
     resolvedBy = resolved.branch!;
-    outcome = await ctx.integration.merge(resolvedBy, `Merge ${task.task_id} (redone on the integration head): ${task.title}\n\norca run ${recorder.runId}`);
+    outcome = await ctx.integration.merge(
+      resolvedBy,
+      `Merge ${task.task_id} (redone on the integration head): ${task.title}\n\norca run ${recorder.runId}`,
+    );
   }
   if (outcome.kind === 'conflict') {
-    await recorder.record({ type: 'merge', task_id: task.task_id, outcome: 'failed', files: outcome.files, detail: outcome.detail.slice(0, 2_000) });
+    await recorder.record({
+      type: 'merge',
+      task_id: task.task_id,
+      outcome: 'failed',
+      files: outcome.files,
+      detail: outcome.detail.slice(0, 2_000),
+    });
     await recorder.record({
       type: 'task_state',
       task_id: task.task_id,
@@ -163,7 +199,13 @@ async function mergeTask(ctx: RunContext, task: TaskRecord, result: AgentJobResu
     return;
   }
   const files = outcome.kind === 'merged' ? outcome.files : [];
-  await recorder.record({ type: 'merge', task_id: task.task_id, outcome: resolvedBy ? 'resolved' : outcome.kind, commit: outcome.commit, files });
+  await recorder.record({
+    type: 'merge',
+    task_id: task.task_id,
+    outcome: resolvedBy ? 'resolved' : outcome.kind,
+    commit: outcome.commit,
+    files,
+  });
   await recorder.record({ type: 'task_state', task_id: task.task_id, status: 'merged', attempt: attempt() });
   ctx.say(`${task.task_id} merged${resolvedBy ? ' (after resolving a conflict)' : ''}`);
 }

@@ -1,6 +1,6 @@
 import { CoordinatorOutputSchema, ExploreOutputSchema } from '../../roles/outputs.js';
 import { fillPrompt } from '../prompts/promptTemplate.js';
-import { RunFailure, type RunContext } from './runContext.js';
+import { type RunContext, RunFailure } from './runContext.js';
 
 /**
  * The run's first step: the coordinator agent names what to explore; Explore agents answer in
@@ -10,7 +10,13 @@ import { RunFailure, type RunContext } from './runContext.js';
 export async function explorePhase(ctx: RunContext): Promise<void> {
   const { recorder, jobs } = ctx;
   await recorder.record({ type: 'run_phase', phase: 'exploring' });
-  const first = await jobs.run({ taskId: '_coordinator', title: 'decide what to explore', role: ctx.role('coordinator'), prompt: fillPrompt('coordinator', { task: ctx.task }), base: ctx.base });
+  const first = await jobs.run({
+    taskId: '_coordinator',
+    title: 'decide what to explore',
+    role: ctx.role('coordinator'),
+    prompt: fillPrompt('coordinator', { task: ctx.task }),
+    base: ctx.base,
+  });
   if (first.status !== 'completed') throw new RunFailure(`the coordinator agent did not report: ${first.end_reason} (${first.detail})`);
   const { questions } = CoordinatorOutputSchema.parse(first.report);
   if (questions.length === 0) {
@@ -45,8 +51,14 @@ export async function explorePhase(ctx: RunContext): Promise<void> {
     for (const file of result.files_read) {
       const known = files.get(file.path);
       // A whole view of the same bytes beats a partial one.
-      if (!known || (known.partial && !file.partial && known.hash === file.hash)) files.set(file.path, { hash: file.hash, partial: file.partial });
+      if (!known || (known.partial && !file.partial && known.hash === file.hash))
+        files.set(file.path, { hash: file.hash, partial: file.partial });
     }
   });
-  await recorder.record({ type: 'findings', facts, files: [...files].map(([path, seen]) => ({ path, hash: seen.hash, partial: seen.partial })), questions: open });
+  await recorder.record({
+    type: 'findings',
+    facts,
+    files: [...files].map(([path, seen]) => ({ path, hash: seen.hash, partial: seen.partial })),
+    questions: open,
+  });
 }

@@ -1,10 +1,10 @@
 import type { RoleDefinition } from '../../roles/role.js';
 import { roleSpec } from '../../roles/roleCatalog.js';
+import { ADOPTABLE } from '../../shared/core/events/taskStatusGroups.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
-import { ADOPTABLE } from '../../shared/core/events/taskStatusGroups.js';
-import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import type { OrcaServices } from '../services.js';
 import type { RunRecorder } from './runRecorder.js';
 
@@ -120,7 +120,14 @@ export class JobRunner {
     if (taskId.startsWith('_')) {
       // orca's own jobs (coordinator, explore, plan, verify, …) settle here; plan subtasks settle when merged.
       const status = result.status === 'completed' ? 'completed' : result.status === 'aborted' ? 'aborted' : 'failed';
-      await recorder.record({ type: 'task_state', task_id: taskId, status, attempt, job_id: jobId, detail: `${result.end_reason}: ${result.detail}` });
+      await recorder.record({
+        type: 'task_state',
+        task_id: taskId,
+        status,
+        attempt,
+        job_id: jobId,
+        detail: `${result.end_reason}: ${result.detail}`,
+      });
     }
     await recorder.record({
       type: 'task_result',

@@ -2,7 +2,7 @@ import { PlanOutputSchema } from '../../roles/outputs.js';
 import { gitAt } from '../../shared/core/git/git.js';
 import { PlanError, schedulePlan } from '../plan/dag.js';
 import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
-import { RunFailure, type RunContext } from './runContext.js';
+import { type RunContext, RunFailure } from './runContext.js';
 
 /**
  * One Plan agent gets the task and the distilled findings; its plan (already checked by its

@@ -3,8 +3,8 @@ import { availableRoles } from '../../roles/roleCatalog.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import { DONE_WELL } from '../../shared/core/events/taskStatusGroups.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
-import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
+import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import { IntegrationBranch } from '../merge/integration.js';
 import type { OrcaServices } from '../services.js';
 import { waitForApproval } from './approval.js';
@@ -12,11 +12,11 @@ import { dispatchPhase } from './dispatchPhase.js';
 import { explorePhase } from './explorePhase.js';
 import { JobRunner } from './jobRunner.js';
 import { describePlan, planPhase } from './planPhase.js';
-import { RunFailure, type RunContext } from './runContext.js';
+import { type RunContext, RunFailure } from './runContext.js';
 import type { RunRecorder } from './runRecorder.js';
-import { runJson, type RunJson } from './runResult.js';
-import { RunWatch, type RunBudgets } from './runWatch.js';
-import { verifyPhase, type VerifyOutcome } from './verifyPhase.js';
+import { type RunJson, runJson } from './runResult.js';
+import { type RunBudgets, RunWatch } from './runWatch.js';
+import { type VerifyOutcome, verifyPhase } from './verifyPhase.js';
 
 export interface RunSettings {
   task: string;
@@ -120,7 +120,14 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
   }
   const head = await integration.head();
   await recorder.record({ type: 'verdict', status, detail });
-  await recorder.record({ type: 'run_end', status, head, usage: recorder.state.run.result_usage, cost_usd: recorder.state.run.result_cost_usd, detail });
+  await recorder.record({
+    type: 'run_end',
+    status,
+    head,
+    usage: recorder.state.run.result_usage,
+    cost_usd: recorder.state.run.result_cost_usd,
+    detail,
+  });
   return runJson(recorder.state, {
     status,
     head,
@@ -133,7 +140,9 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
 async function approve(ctx: RunContext, tty: boolean, stop: (reason: string) => void): Promise<void> {
   const { recorder, services } = ctx;
   await recorder.record({ type: 'run_phase', phase: 'awaiting_approval' });
-  process.stderr.write(`${describePlan(ctx)}\n\nWaiting for approval: answer here, or run \`orca approve ${recorder.runId}\` / \`orca reject ${recorder.runId}\`.\n`);
+  process.stderr.write(
+    `${describePlan(ctx)}\n\nWaiting for approval: answer here, or run \`orca approve ${recorder.runId}\` / \`orca reject ${recorder.runId}\`.\n`,
+  );
   const connection = connectRedis(services.redisService.url);
   try {
     const answer = await waitForApproval(connection, services.keys, recorder.runId, { tty, signal: ctx.signal, afterId: '0' });
@@ -146,7 +155,11 @@ async function approve(ctx: RunContext, tty: boolean, stop: (reason: string) => 
 }
 
 /** PASS only when every task merged, the integration checks passed their gates and verification said PASS. */
-function verdictOf(ctx: RunContext, verify: VerifyOutcome | undefined, abortReason: string | undefined): { status: RunStatus; detail: string } {
+function verdictOf(
+  ctx: RunContext,
+  verify: VerifyOutcome | undefined,
+  abortReason: string | undefined,
+): { status: RunStatus; detail: string } {
   if (abortReason) return { status: 'ABORTED', detail: abortReason };
   const tasks = (ctx.recorder.state.run.plan?.subtasks ?? []).map((s) => ctx.recorder.state.tasks.get(s.id)!);
   const unmerged = tasks.filter((task) => !DONE_WELL.includes(task.status));

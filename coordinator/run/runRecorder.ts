@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import { RunEventSchema, type RunEvent, type RunEventInput } from '../../shared/core/events/runEvent.js';
+import { type RunEvent, type RunEventInput, RunEventSchema } from '../../shared/core/events/runEvent.js';
 import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
-import type { Keys } from '../../shared/infra/redis/keys.js';
 import { appendRunEvent, readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { emptyRunFold, foldRunEntry, type RunFold } from '../../shared/infra/board/runFold.js';
+import type { Keys } from '../../shared/infra/redis/keys.js';
 
 /**
  * The run's memory: every decision is recorded as a run event on the run's Redis stream and

@@ -78,7 +78,15 @@ export function runReport(json: RunJson, state: RunFold): string {
   for (const task of state.tasks.values()) {
     const usage = task.result_usage;
     const tokens = usage.input_tokens + usage.cache_read_tokens + usage.cache_creation_tokens + usage.output_tokens;
-    lines.push([pad(task.task_id, 24), pad(task.status, 11), pad(String(task.attempt), 9), pad(String(tokens), 10), `$${task.result_cost_usd.toFixed(4)}`].join(''));
+    lines.push(
+      [
+        pad(task.task_id, 24),
+        pad(task.status, 11),
+        pad(String(task.attempt), 9),
+        pad(String(tokens), 10),
+        `$${task.result_cost_usd.toFixed(4)}`,
+      ].join(''),
+    );
   }
   lines.push('');
   for (const gate of json.gates) lines.push(`gate ${gate.name}: ${gate.ok ? 'ok' : 'FAILED'} (${gate.reason})`);
@@ -89,7 +97,9 @@ export function runReport(json: RunJson, state: RunFold): string {
     }
   }
   const totalTokens = json.usage.input_tokens + json.usage.cache_read_tokens + json.usage.cache_creation_tokens + json.usage.output_tokens;
-  lines.push(`total: ${totalTokens} tokens, $${json.usage.cost_usd.toFixed(4)}${json.scripted ? ' (Scripted model: no LLM was used)' : ''}`);
+  lines.push(
+    `total: ${totalTokens} tokens, $${json.usage.cost_usd.toFixed(4)}${json.scripted ? ' (Scripted model: no LLM was used)' : ''}`,
+  );
   return lines.join('\n');
 }
 

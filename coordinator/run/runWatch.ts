@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import { totalInputTokens } from '../../shared/core/model/usage.js';
-import type { Keys } from '../../shared/infra/redis/keys.js';
-import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
 import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
 import { IN_FLIGHT, SETTLED } from '../../shared/core/events/taskStatusGroups.js';
+import { totalInputTokens } from '../../shared/core/model/usage.js';
+import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
 import type { RunFold } from '../../shared/infra/board/runFold.js';
+import type { Keys } from '../../shared/infra/redis/keys.js';
 
 export interface RunBudgets {
   /** Input (all kinds) plus output tokens over every agent of the run. */
@@ -37,8 +37,17 @@ export class RunWatch {
   ) {}
 
   start(afterId = '$'): void {
-    this.following = followRunEvents(this.connection, this.keys, this.state.run.run_id, (entry) => this.onEntry(entry), this.stop.signal, afterId);
-    this.following.catch((error: unknown) => this.options.print?.(`orca: the run's event stream could not be followed: ${(error as Error).message}`));
+    this.following = followRunEvents(
+      this.connection,
+      this.keys,
+      this.state.run.run_id,
+      (entry) => this.onEntry(entry),
+      this.stop.signal,
+      afterId,
+    );
+    this.following.catch((error: unknown) =>
+      this.options.print?.(`orca: the run's event stream could not be followed: ${(error as Error).message}`),
+    );
   }
 
   async close(): Promise<void> {
@@ -61,7 +70,12 @@ export class RunWatch {
     const event = entry.event as Record<string, unknown> & { type: string };
     const task = entry.task_id ?? '';
     if (entry.source === 'agent' && event.type === 'usage') {
-      const total = event.total as { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number };
+      const total = event.total as {
+        input_tokens: number;
+        output_tokens: number;
+        cache_read_tokens: number;
+        cache_creation_tokens: number;
+      };
       const attempt = this.state.tasks.get(task)?.attempt ?? 0;
       this.live.set(`${task}#${attempt}`, { tokens: totalInputTokens(total) + total.output_tokens, cost: Number(event.total_cost_usd) });
       this.checkBudgets();
@@ -80,8 +94,10 @@ export class RunWatch {
   private checkBudgets(): void {
     const { tokens, cost } = this.totals();
     const { maxTokens, maxCostUsd } = this.options.budgets;
-    if (maxTokens !== undefined && tokens >= maxTokens) this.options.onBudget(`the run's token budget of ${maxTokens} was reached (${tokens} used)`);
-    else if (maxCostUsd !== undefined && cost >= maxCostUsd) this.options.onBudget(`the run's cost budget of $${maxCostUsd} was reached ($${cost.toFixed(4)} spent)`);
+    if (maxTokens !== undefined && tokens >= maxTokens)
+      this.options.onBudget(`the run's token budget of ${maxTokens} was reached (${tokens} used)`);
+    else if (maxCostUsd !== undefined && cost >= maxCostUsd)
+      this.options.onBudget(`the run's cost budget of $${maxCostUsd} was reached ($${cost.toFixed(4)} spent)`);
   }
 
   private line(text: string): void {

@@ -1,16 +1,16 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { VerificationOutputSchema, type VerificationOutput } from '../../roles/outputs.js';
+import { type VerificationOutput, VerificationOutputSchema } from '../../roles/outputs.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
-import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { PortLeaser, portLeaseOwner } from '../../shared/infra/ports/portLease.js';
+import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
-import { CheckSpecSchema, type AssertionFlag, type CheckEvidence } from '../../shared/infra/verify/evidence/evidence.js';
+import { type AssertionFlag, type CheckEvidence, CheckSpecSchema } from '../../shared/infra/verify/evidence/evidence.js';
 import { checkRunEvent, gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
+import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { auditTestChanges } from '../../shared/infra/verify/gates/assertions.js';
 import { gateIntegration } from '../../shared/infra/verify/gates/integrationGates.js';
 import { runMayPass } from '../../shared/infra/verify/gates/runPass.js';
-import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import type { RunContext } from './runContext.js';
 import type { CheckRecordOut, GateRecord } from './runResult.js';
@@ -82,7 +82,9 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
       });
       evidence.push(one);
       await recorder.record(checkRunEvent(one));
-      ctx.say(`integration check \`${one.command}\`: exit ${one.exit_code ?? one.outcome}, ${one.counts.known ? `${one.counts.executed} test(s) executed` : 'tests not counted'}`);
+      ctx.say(
+        `integration check \`${one.command}\`: exit ${one.exit_code ?? one.outcome}, ${one.counts.known ? `${one.counts.executed} test(s) executed` : 'tests not counted'}`,
+      );
     }
     const audit = { repo: integration.dir, base: ctx.base, head };
     const flags = await auditTestChanges(audit);
@@ -103,10 +105,17 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
       leasedPorts: lease.ports,
       audit,
       confirmations: report?.confirmations ?? [],
-      verification: report ? { claims: report.checks.map(({ command, exit_code }) => ({ command, exit_code })), commands: result.commands } : undefined,
+      verification: report
+        ? { claims: report.checks.map(({ command, exit_code }) => ({ command, exit_code })), commands: result.commands }
+        : undefined,
     });
     for (const event of gateRunEvents(gated.gates)) await recorder.record(event);
-    const pass = runMayPass({ evidence, lastMergeAt: recorder.state.run.last_merge_at, currentTree: await treeSnapshot(integration.dir), gates: gated.gates });
+    const pass = runMayPass({
+      evidence,
+      lastMergeAt: recorder.state.run.last_merge_at,
+      currentTree: await treeSnapshot(integration.dir),
+      gates: gated.gates,
+    });
     return judge(ctx, { result, report, evidence, gates: gated.gates, pass });
   } finally {
     await lease.release();
@@ -115,18 +124,33 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
 
 function judge(
   ctx: RunContext,
-  input: { result: AgentJobResult; report: VerificationOutput | undefined; evidence: CheckEvidence[]; gates: GateRecord[]; pass: { ok: boolean; reason: string } },
+  input: {
+    result: AgentJobResult;
+    report: VerificationOutput | undefined;
+    evidence: CheckEvidence[];
+    gates: GateRecord[];
+    pass: { ok: boolean; reason: string };
+  },
 ): Round {
   const { report, evidence, gates, pass } = input;
   const failedChecks = evidence.filter((one) => one.outcome !== 'exited' || one.exit_code !== 0);
-  const problems = failedChecks.map((one) => `\`${one.command}\` failed on the merged tree (${one.outcome === 'exited' ? `exit ${one.exit_code}` : one.outcome}); its output is in ${one.log}`);
+  const problems = failedChecks.map(
+    (one) =>
+      `\`${one.command}\` failed on the merged tree (${one.outcome === 'exited' ? `exit ${one.exit_code}` : one.outcome}); its output is in ${one.log}`,
+  );
   const real = (report?.problems ?? []).filter((problem) => existsSync(path.join(ctx.integration.dir, problem.file)));
   problems.push(...real.map((p) => `${p.file}${p.line ? `:${p.line}` : ''}: ${p.what}`));
   const base = { gates, evidence, problems };
-  if (!report) return { ...base, status: 'FAIL', detail: `the Verification agent did not report: ${input.result.end_reason} (${input.result.detail})` };
+  if (!report)
+    return {
+      ...base,
+      status: 'FAIL',
+      detail: `the Verification agent did not report: ${input.result.end_reason} (${input.result.detail})`,
+    };
   const dropped = report.problems.length - real.length;
   const note = dropped > 0 ? `; ${dropped} reported problem(s) named files that do not exist and were dropped` : '';
-  if (failedChecks.length > 0) return { ...base, status: 'FAIL', detail: `integration checks failed: ${failedChecks.map((one) => one.command).join(', ')}${note}` };
+  if (failedChecks.length > 0)
+    return { ...base, status: 'FAIL', detail: `integration checks failed: ${failedChecks.map((one) => one.command).join(', ')}${note}` };
   if (report.verdict === 'FAIL') return { ...base, status: 'FAIL', detail: `verification FAIL: ${problems.join('; ')}${note}` };
   if (!pass.ok) return { ...base, status: 'PARTIAL', detail: `not a pass: ${pass.reason}${note}` };
   if (report.verdict === 'PARTIAL') return { ...base, status: 'PARTIAL', detail: `verification PARTIAL${note}` };

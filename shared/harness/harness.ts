@@ -1,32 +1,32 @@
 import path from 'node:path';
 import type { z } from 'zod';
+import type { AgentEvent } from '../core/events/agentEvent.js';
+import type { ReadFileState } from '../core/files/readFileState.js';
+import type { AgentLimits } from '../core/loop/limits.js';
+import { type AgentResult, runSession } from '../core/loop/query.js';
+import { AgentSession, type StopCheck } from '../core/loop/session.js';
+import { Transcript } from '../core/loop/transcript.js';
+import type { Model } from '../core/model/model.js';
+import type { PermissionMode } from '../core/tool/permissionMode.js';
+import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
+import type { AnyTool, SessionServices } from '../core/tool/tool.js';
+import { chainStopChecks } from '../infra/tasks/stopCheckChain.js';
 import { createContextAssembler } from '../policy/context/assembler.js';
 import type { CompactionConfigInput } from '../policy/context/compactionConfig.js';
 import type { GitSnapshot } from '../policy/context/gitSnapshot.js';
 import { skillGrantsIn } from '../policy/context/skillGrants.js';
 import { staticSystemPrompt } from '../policy/context/staticPrompt.js';
-import type { AgentEvent } from '../core/events/agentEvent.js';
-import type { ReadFileState } from '../core/files/readFileState.js';
 import { hookContextFor, transcriptPathFor } from '../policy/hooks/hookContext.js';
 import { runHooks } from '../policy/hooks/hookRunner.js';
-import type { HooksConfig } from '../policy/hooks/hooksConfig.js';
 import { hooksFromSettings } from '../policy/hooks/hookSettings.js';
+import type { HooksConfig } from '../policy/hooks/hooksConfig.js';
 import { createStopCheck } from '../policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
-import type { Model } from '../core/model/model.js';
-import type { PermissionMode } from '../core/tool/permissionMode.js';
 import { createPermissionDecider } from '../policy/permissions/permissionSlot.js';
 import { PermissionPolicy } from '../policy/permissions/policy.js';
 import { DenyPrompter, type Prompter } from '../policy/permissions/prompter.js';
 import { networkAllowance, shellSandbox } from '../policy/permissions/sandbox.js';
 import { loadSettings } from '../policy/settings/loadSettings.js';
-import type { AnyTool, SessionServices } from '../core/tool/tool.js';
-import type { AgentLimits } from '../core/loop/limits.js';
-import { runSession, type AgentResult } from '../core/loop/query.js';
-import { AgentSession, type StopCheck } from '../core/loop/session.js';
-import { chainStopChecks } from '../infra/tasks/stopCheckChain.js';
-import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
-import { Transcript } from '../core/loop/transcript.js';
 
 export interface HarnessOptions {
   role: { name: string; prompt: string; mode: PermissionMode; limits: Partial<AgentLimits>; sandbox: boolean };
@@ -97,7 +97,10 @@ export class Harness {
     const decider = createPermissionDecider({
       policy,
       prompter: options.prompter ?? new DenyPrompter(),
-      temporaryAllows: (ctx) => skillGrantsIn(ctx.services).activeGrants().map((grant) => ({ rules: grant.rules, source: `skill:${grant.skill}` })),
+      temporaryAllows: (ctx) =>
+        skillGrantsIn(ctx.services)
+          .activeGrants()
+          .map((grant) => ({ rules: grant.rules, source: `skill:${grant.skill}` })),
     });
     const hooks = this.hooks;
     this.session = new AgentSession({
@@ -110,7 +113,10 @@ export class Harness {
       sessionDir: options.sessionDir,
       mode: options.role.mode,
       limits: options.role.limits,
-      shell: { env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) }, wrap: sandbox.wrap },
+      shell: {
+        env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) },
+        wrap: sandbox.wrap,
+      },
       slots: (options.wrapSlots ?? ((slots) => slots))(createHarnessSlots({ hooks, permission: decider })),
       context: createContextAssembler({
         homeDir: options.homeDir,
@@ -122,7 +128,12 @@ export class Harness {
         onCompact: async (phase, info) => {
           const context = hookContextFor(info.session.toolContext);
           if (phase === 'pre') {
-            const outcome = await runHooks(hooks, 'PreCompact', { trigger: info.trigger, custom_instructions: info.customInstructions ?? '' }, context);
+            const outcome = await runHooks(
+              hooks,
+              'PreCompact',
+              { trigger: info.trigger, custom_instructions: info.customInstructions ?? '' },
+              context,
+            );
             return outcome.blocked ? { block: outcome.reason ?? 'a PreCompact hook blocked it' } : undefined;
           }
           await runHooks(hooks, 'PostCompact', { trigger: info.trigger, compact_summary: info.summary ?? '' }, context);
@@ -157,7 +168,12 @@ export class Harness {
       const start = await runHooks(this.hooks, 'SessionStart', { source: 'startup', model: session.model.id }, context);
       extra.push(...start.additionalContext);
       if (this.options.stopEvent === 'SubagentStop') {
-        const sub = await runHooks(this.hooks, 'SubagentStart', { agent_id: this.options.agentId ?? session.id, agent_type: session.role }, context);
+        const sub = await runHooks(
+          this.hooks,
+          'SubagentStart',
+          { agent_id: this.options.agentId ?? session.id, agent_type: session.role },
+          context,
+        );
         extra.push(...sub.additionalContext);
       }
       const submit = await runHooks(this.hooks, 'UserPromptSubmit', { prompt }, context);
@@ -170,7 +186,12 @@ export class Harness {
       extra.push(...submit.additionalContext);
       const fullPrompt = extra.length > 0 ? `${prompt}\n\n${extra.join('\n\n')}` : prompt;
       const result = await runSession(session, fullPrompt, record);
-      await runHooks(this.hooks, 'SessionEnd', { reason: result.reason === 'aborted' ? 'other' : 'prompt_input_exit' }, { ...context, signal: new AbortController().signal });
+      await runHooks(
+        this.hooks,
+        'SessionEnd',
+        { reason: result.reason === 'aborted' ? 'other' : 'prompt_input_exit' },
+        { ...context, signal: new AbortController().signal },
+      );
       return result;
     } finally {
       for (const event of session.pending.splice(0)) this.transcript.record({ ...event, at: Date.now() } as AgentEvent);

@@ -3,15 +3,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
 import { builtinRole } from '../../roles/builtinRoles.js';
 import { outputSchema } from '../../roles/outputs.js';
+import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import { runSession } from '../../shared/core/loop/query.js';
 import { AgentSession } from '../../shared/core/loop/session.js';
-import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import { createModel } from '../../shared/core/model/createModel.js';
 import { loadScriptFile } from '../../shared/core/model/scriptFile.js';
 import { toolsNamed } from '../../shared/policy/tools/catalog.js';
-import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
 const SCRIPT = fileURLToPath(new URL('../../coordinator/demo/single-agent-script.json', import.meta.url));

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentShellEnv, SecretRedactor } from '../../shared/core/runtime/secretRedaction.js';
-import { Transcript } from '../../shared/core/loop/transcript.js';
 import { stamp } from '../../shared/core/events/agentEvent.js';
+import { Transcript } from '../../shared/core/loop/transcript.js';
+import { agentShellEnv, SecretRedactor } from '../../shared/core/runtime/secretRedaction.js';
 import { tempDir } from '../support/tempDir.js';
 
 describe('transcripts', () => {
@@ -13,11 +13,20 @@ describe('transcripts', () => {
     const transcript = new Transcript(file, { run: 'r1', task: 't1' }, new SecretRedactor(env));
     transcript.record(stamp({ type: 'text_delta', text: 'partial' }));
     transcript.record(
-      stamp({ type: 'tool_call', turn: 1, id: 'x', name: 'Bash', input: { command: 'curl -H "x-api-key: sk-ant-api03-abcdefghijklmnop" http://h' } }),
+      stamp({
+        type: 'tool_call',
+        turn: 1,
+        id: 'x',
+        name: 'Bash',
+        input: { command: 'curl -H "x-api-key: sk-ant-api03-abcdefghijklmnop" http://h' },
+      }),
     );
     transcript.record(stamp({ type: 'assistant_text', turn: 1, text: 'token=plain-value-1234 and ghp_abcdefghijklmnopqrstuv' }));
     transcript.flush();
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((l) => l.type)).toEqual(['tool_call', 'assistant_text']);
     expect(lines[0]).toMatchObject({ run: 'r1', task: 't1', name: 'Bash' });
     const text = readFileSync(file, 'utf8');
@@ -28,7 +37,13 @@ describe('transcripts', () => {
   });
 
   it('keeps secrets out of the environment an agent shell gets', () => {
-    const env = agentShellEnv({ ANTHROPIC_API_KEY: 'k'.repeat(20), GITHUB_TOKEN: 'g'.repeat(20), DB_PASSWORD: 'p', HOME: '/root', PATH: '/bin' });
+    const env = agentShellEnv({
+      ANTHROPIC_API_KEY: 'k'.repeat(20),
+      GITHUB_TOKEN: 'g'.repeat(20),
+      DB_PASSWORD: 'p',
+      HOME: '/root',
+      PATH: '/bin',
+    });
     expect(env).toEqual({ HOME: '/root', PATH: '/bin' });
   });
 });

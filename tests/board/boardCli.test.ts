@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { readRunBoard } from '../../shared/infra/board/readBoard.js';
 import { isAborted } from '../../shared/infra/queue/runAbort.js';
 import { redisUrl } from '../../shared/infra/redis/redisConnection.js';
-import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 import { RunEvents } from './runEvents.js';
 import { waitFor } from './waitFor.js';
@@ -36,7 +36,9 @@ describe('orca status and orca board', () => {
     const env = await OrcaTestEnv.open();
     const none = await env.cli(['status']);
     expect(none.code).toBe(2);
-    expect(none.stderr).toBe(`orca: no runs are recorded on ${redisUrl()} (prefix ${env.prefix}): start one with orca run or orca agent.\n`);
+    expect(none.stderr).toBe(
+      `orca: no runs are recorded on ${redisUrl()} (prefix ${env.prefix}): start one with orca run or orca agent.\n`,
+    );
     const bad = await env.cli(['status', '../etc']);
     expect([bad.code, bad.stderr]).toEqual([2, 'orca: "../etc" is not a run id (it looks like r20260101-120000-ab12).\n']);
     const unknown = await env.cli(['board', 'r-nope']);
@@ -66,25 +68,41 @@ describe('orca status and orca board', () => {
 
     // `script` gives the board a real pseudo-terminal (raw mode, size, alternate screen).
     const command = `stty cols 120 rows 40; exec ${process.execPath} ${compiledEntry('coordinator/cli.ts')} board r-live`;
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: packageRoot(), env: env.processEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: packageRoot(),
+      env: env.processEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let screen = '';
     child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString()));
     const exited = once(child, 'exit');
     try {
       const plain = () => screen.replace(ANSI, '');
-      await waitFor(() => /running\s+t1\s+worker.*Bash npm test -- cart/.test(plain()) && plain().includes('q quit · a abort the run'), () => screen);
+      await waitFor(
+        () => /running\s+t1\s+worker.*Bash npm test -- cart/.test(plain()) && plain().includes('q quit · a abort the run'),
+        () => screen,
+      );
 
       await run.finishes('t1');
       await run.merged('t1');
       const since = screen.length;
-      await waitFor(() => /merged\s+t1\s+worker.*merge: merged at d{12}/.test(screen.slice(since).replace(ANSI, '')), () => screen);
+      await waitFor(
+        () => /merged\s+t1\s+worker.*merge: merged at d{12}/.test(screen.slice(since).replace(ANSI, '')),
+        () => screen,
+      );
 
       child.stdin.write('a');
-      await waitFor(() => plain().includes('abort run r-live? y/n'), () => screen);
+      await waitFor(
+        () => plain().includes('abort run r-live? y/n'),
+        () => screen,
+      );
       expect(await isAborted(env.redis, env.keys, 'r-live')).toBe(false);
       child.stdin.write('y');
-      await waitFor(() => plain().includes('abort of run r-live published'), () => screen);
+      await waitFor(
+        () => plain().includes('abort of run r-live published'),
+        () => screen,
+      );
       expect(await isAborted(env.redis, env.keys, 'r-live')).toBe(true);
 
       child.stdin.write('q');

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach } from 'vitest';
 import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
@@ -23,7 +23,10 @@ export class OrcaProcess {
 
   /** The first match of `pattern` in what the process printed, waiting for it to show. */
   async printed(pattern: RegExp): Promise<RegExpExecArray> {
-    await waitFor(() => pattern.test(this.output) || !this.running, () => this.output);
+    await waitFor(
+      () => pattern.test(this.output) || !this.running,
+      () => this.output,
+    );
     const match = pattern.exec(this.output);
     if (!match) throw new Error(`the process ended without printing ${pattern}:\n${this.output}`);
     return match;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Keys } from '../../shared/infra/redis/keys.js';
+import { latestRunId, listRuns, readRunBoard } from '../../shared/infra/board/readBoard.js';
 import { appendRunEvent, readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { publishAbort } from '../../shared/infra/queue/runAbort.js';
-import { latestRunId, listRuns, readRunBoard } from '../../shared/infra/board/readBoard.js';
+import { Keys } from '../../shared/infra/redis/keys.js';
 import { testRedis } from '../support/redis.js';
 import { RunEvents } from './runEvents.js';
 
@@ -19,7 +19,13 @@ describe('the board state, projected from the run stream', () => {
     await run.starts('t1');
 
     let board = (await readRunBoard(redis, keys, 'r1'))!;
-    expect(board.run).toMatchObject({ kind: 'run', state: 'running', phase: 'dispatching', repo: '/repos/shop', task: 'add a discount to the cart' });
+    expect(board.run).toMatchObject({
+      kind: 'run',
+      state: 'running',
+      phase: 'dispatching',
+      repo: '/repos/shop',
+      task: 'add a discount to the cart',
+    });
     const [t1, t2] = board.tasks;
     expect(t1).toMatchObject({
       task_id: 't1',
@@ -39,7 +45,15 @@ describe('the board state, projected from the run stream', () => {
 
     await run.finishes('t1');
     await run.merged('t1');
-    await run.run({ type: 'check', command: 'npm test', exit_code: 0, tests_executed: 12, tree: 'd'.repeat(40), log: '/tmp/checks/1.log', task_id: 't1' });
+    await run.run({
+      type: 'check',
+      command: 'npm test',
+      exit_code: 0,
+      tests_executed: 12,
+      tree: 'd'.repeat(40),
+      log: '/tmp/checks/1.log',
+      task_id: 't1',
+    });
     await run.run({ type: 'check', command: 'npm test', exit_code: 1, tests_executed: 12, tree: 'e'.repeat(40), log: '/tmp/checks/2.log' });
     await run.run({ type: 'gate', name: 'zero_tests', ok: true, reason: '12 tests ran' });
     await run.run({ type: 'verdict', status: 'FAIL', detail: 'integration tests fail' });
@@ -73,7 +87,14 @@ describe('the board state, projected from the run stream', () => {
     await run.task('t1');
     await run.state('t1', 'queued', 1);
     await run.starts('t1');
-    await run.agent('t1', { type: 'end', reason: 'error', detail: 'model call failed: overloaded', turns: 1, usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5 }, cost_usd: 0.01 });
+    await run.agent('t1', {
+      type: 'end',
+      reason: 'error',
+      detail: 'model call failed: overloaded',
+      turns: 1,
+      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5 },
+      cost_usd: 0.01,
+    });
     let task = (await readRunBoard(redis, keys, 'r2'))!.tasks[0]!;
     expect(task).toMatchObject({ status: 'failed', error: 'model call failed: overloaded', activity: 'model call failed: overloaded' });
 
@@ -82,7 +103,13 @@ describe('the board state, projected from the run stream', () => {
     await run.starts('t1', { usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_creation_tokens: 4 }, cost: 0.5 });
     const board = (await readRunBoard(redis, keys, 'r2'))!;
     task = board.tasks[0]!;
-    expect(task).toMatchObject({ status: 'running', attempt: 2, queued_at: queuedAt, started_at: queuedAt + 1_000, status_detail: 'retry after a model error' });
+    expect(task).toMatchObject({
+      status: 'running',
+      attempt: 2,
+      queued_at: queuedAt,
+      started_at: queuedAt + 1_000,
+      status_detail: 'retry after a model error',
+    });
     expect(task.error).toBeUndefined();
     expect(task.ended_at).toBeUndefined();
     expect(task.usage).toEqual({ input_tokens: 101, output_tokens: 22, cache_read_tokens: 33, cache_creation_tokens: 9 });
@@ -99,7 +126,14 @@ describe('the board state, projected from the run stream', () => {
     expect(board.tasks.map((task) => [task.task_id, task.status])).toEqual([['explore', 'running']]);
 
     await publishAbort(redis, keys, 'r3', 'test');
-    await run.agent('explore', { type: 'end', reason: 'aborted', detail: 'the run was aborted', turns: 1, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, cost_usd: 0 });
+    await run.agent('explore', {
+      type: 'end',
+      reason: 'aborted',
+      detail: 'the run was aborted',
+      turns: 1,
+      usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 },
+      cost_usd: 0,
+    });
     board = (await readRunBoard(redis, keys, 'r3'))!;
     expect(board.run).toMatchObject({ state: 'aborted', abort_requested: true });
     expect(board.tasks[0]!.error).toBeUndefined();
@@ -121,14 +155,23 @@ describe('the board state, projected from the run stream', () => {
 
   it('refuses a malformed event before writing anything, naming the field', async () => {
     const { redis, keys } = testRedis();
-    const bad = { run_id: 'r4', source: 'run' as const, event: { type: 'task_created', at: 1, task_id: 't1', role: 'worker', title: 't', depends_on: 't0', paths: [], checks: [] } };
+    const bad = {
+      run_id: 'r4',
+      source: 'run' as const,
+      event: { type: 'task_created', at: 1, task_id: 't1', role: 'worker', title: 't', depends_on: 't0', paths: [], checks: [] },
+    };
     await expect(appendRunEvent(redis, keys, bad)).rejects.toThrow(/depends_on: .*expected array/);
     expect(await redis.exists(keys.events('r4'), keys.run('r4'), keys.runs(), keys.task('r4', 't1'))).toBe(0);
   });
 
   it('keeps an event of a type it does not know on the stream, and marks the run as alive', async () => {
     const { redis, keys } = testRedis();
-    await appendRunEvent(redis, keys, { run_id: 'r5', task_id: 't1', source: 'agent', event: { type: 'future_thing', at: 5, detail: 'x' } });
+    await appendRunEvent(redis, keys, {
+      run_id: 'r5',
+      task_id: 't1',
+      source: 'agent',
+      event: { type: 'future_thing', at: 5, detail: 'x' },
+    });
     expect(await readRunEvents(redis, keys, 'r5')).toHaveLength(1);
     const board = (await readRunBoard(redis, keys, 'r5'))!;
     expect(board.run.updated_at).toBe(5);
@@ -147,7 +190,10 @@ describe('the board state, projected from the run stream', () => {
     await newer.finishes('t1');
     await newer.merged('t1');
     expect(await latestRunId(redis, keys)).toBe('r-new');
-    expect((await listRuns(redis, keys)).map((run) => [run.run_id, run.task_count])).toEqual([['r-new', 1], ['r-old', 0]]);
+    expect((await listRuns(redis, keys)).map((run) => [run.run_id, run.task_count])).toEqual([
+      ['r-new', 1],
+      ['r-old', 0],
+    ]);
 
     // The projection reads nothing back: the stream alone determines the board.
     const replica = new Keys(`${prefix}-replica`);

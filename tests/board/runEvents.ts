@@ -2,8 +2,8 @@ import type { Redis } from 'ioredis';
 import type { AgentEventInput } from '../../shared/core/events/agentEvent.js';
 import type { RunEventInput, TaskStatus } from '../../shared/core/events/runEvent.js';
 import type { Usage } from '../../shared/core/model/usage.js';
-import type { Keys } from '../../shared/infra/redis/keys.js';
 import { appendRunEvent } from '../../shared/infra/board/runEvents.js';
+import type { Keys } from '../../shared/infra/redis/keys.js';
 
 /**
  * Writes a run's events the way the coordinator and the workers do: through appendRunEvent, onto
@@ -31,7 +31,12 @@ export class RunEvents {
   }
 
   async agent(taskId: string, event: AgentEventInput | { type: 'workspace'; [field: string]: unknown }): Promise<string> {
-    return appendRunEvent(this.redis, this.keys, { run_id: this.runId, task_id: taskId, source: 'agent', event: { ...event, at: this.tick() } });
+    return appendRunEvent(this.redis, this.keys, {
+      run_id: this.runId,
+      task_id: taskId,
+      source: 'agent',
+      event: { ...event, at: this.tick() },
+    });
   }
 
   async created(repo = '/tmp/repo', base = 'a'.repeat(40)): Promise<void> {
@@ -48,7 +53,15 @@ export class RunEvents {
   }
 
   async task(taskId: string, dependsOn: string[] = [], role = 'worker'): Promise<void> {
-    await this.run({ type: 'task_created', task_id: taskId, role, title: `do ${taskId}`, depends_on: dependsOn, paths: [`src/${taskId}.ts`], checks: ['npm test'] });
+    await this.run({
+      type: 'task_created',
+      task_id: taskId,
+      role,
+      title: `do ${taskId}`,
+      depends_on: dependsOn,
+      paths: [`src/${taskId}.ts`],
+      checks: ['npm test'],
+    });
   }
 
   async state(taskId: string, status: TaskStatus, attempt = 1, detail?: string): Promise<void> {
@@ -57,11 +70,32 @@ export class RunEvents {
 
   /** A worker takes the task's job: workspace, session, one turn that calls a tool, its usage. */
   async starts(taskId: string, options: { dir?: string; start?: string; usage?: Usage; cost?: number } = {}): Promise<void> {
-    await this.agent(taskId, { type: 'workspace', kind: 'branch', dir: options.dir ?? `/tmp/wt/${taskId}`, branch: `orca/${this.runId}/${taskId}`, start: options.start ?? 'a'.repeat(40), ports: [41000, 41001] });
-    await this.agent(taskId, { type: 'session_start', session_id: `${taskId}-s`, role: 'worker', model: 'scripted', scripted: true, cwd: `/tmp/wt/${taskId}` });
+    await this.agent(taskId, {
+      type: 'workspace',
+      kind: 'branch',
+      dir: options.dir ?? `/tmp/wt/${taskId}`,
+      branch: `orca/${this.runId}/${taskId}`,
+      start: options.start ?? 'a'.repeat(40),
+      ports: [41000, 41001],
+    });
+    await this.agent(taskId, {
+      type: 'session_start',
+      session_id: `${taskId}-s`,
+      role: 'worker',
+      model: 'scripted',
+      scripted: true,
+      cwd: `/tmp/wt/${taskId}`,
+    });
     await this.agent(taskId, { type: 'turn_start', turn: 1 });
     const usage = options.usage ?? { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5 };
-    await this.agent(taskId, { type: 'usage', turn: 1, usage, cost_usd: options.cost ?? 0.01, total: usage, total_cost_usd: options.cost ?? 0.01 });
+    await this.agent(taskId, {
+      type: 'usage',
+      turn: 1,
+      usage,
+      cost_usd: options.cost ?? 0.01,
+      total: usage,
+      total_cost_usd: options.cost ?? 0.01,
+    });
     await this.agent(taskId, { type: 'tool_call', turn: 1, id: 't1', name: 'Bash', input: { command: 'npm test -- cart' } });
   }
 
@@ -69,7 +103,15 @@ export class RunEvents {
   async finishes(taskId: string, commit = 'c'.repeat(40), transcript = `/tmp/sessions/${taskId}/transcript.jsonl`): Promise<void> {
     await this.agent(taskId, { type: 'tool_result', id: 't1', name: 'Bash', is_error: false, chars: 10, preview: 'ok', duration_ms: 5 });
     await this.agent(taskId, { type: 'turn_start', turn: 2 });
-    await this.agent(taskId, { type: 'end', reason: 'report', detail: 'reported', turns: 2, usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5 }, cost_usd: 0.01, report: { summary: 'done', unresolved: [], claimed_checks: [] } });
+    await this.agent(taskId, {
+      type: 'end',
+      reason: 'report',
+      detail: 'reported',
+      turns: 2,
+      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5 },
+      cost_usd: 0.01,
+      report: { summary: 'done', unresolved: [], claimed_checks: [] },
+    });
     await this.run({
       type: 'task_result',
       task_id: taskId,

@@ -8,7 +8,8 @@ import { RunEvents } from './runEvents.js';
 
 async function foldOf(run: RunEvents, only?: 'run'): Promise<RunFold> {
   const state = emptyRunFold(run.runId);
-  for (const { entry } of await readRunEvents(run.redis, run.keys, run.runId)) if (!only || entry.source === only) foldRunEntry(state, entry);
+  for (const { entry } of await readRunEvents(run.redis, run.keys, run.runId))
+    if (!only || entry.source === only) foldRunEntry(state, entry);
   return state;
 }
 
@@ -30,14 +31,29 @@ describe('one reducer for a run’s events', () => {
     await run.run({ type: 'dag_note', message: 't2 waits for t1', task_id: 't2' });
     await run.state('t1', 'queued', 1);
     await run.starts('t1');
-    await run.agent('t1', { type: 'end', reason: 'error', detail: 'model call failed', turns: 1, usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0 }, cost_usd: 0 });
+    await run.agent('t1', {
+      type: 'end',
+      reason: 'error',
+      detail: 'model call failed',
+      turns: 1,
+      usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0 },
+      cost_usd: 0,
+    });
     await run.state('t1', 'queued', 2, 'retry');
     await run.starts('t1', { usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_creation_tokens: 4 }, cost: 0.5 });
     await run.agent('t1', { type: 'assistant_text', turn: 1, text: 'done here\nand more' });
     await run.finishes('t1');
     await run.merged('t1');
     await run.state('t2', 'blocked', 0, 'blocked: for the test');
-    await run.run({ type: 'check', command: 'npm test', exit_code: 0, tests_executed: 3, tree: 'd'.repeat(40), log: '/tmp/1.log', task_id: 't1' });
+    await run.run({
+      type: 'check',
+      command: 'npm test',
+      exit_code: 0,
+      tests_executed: 3,
+      tree: 'd'.repeat(40),
+      log: '/tmp/1.log',
+      task_id: 't1',
+    });
     await run.run({ type: 'gate', name: 'zero_tests', ok: true, reason: '3 tests ran' });
     await run.run({ type: 'verdict', status: 'PARTIAL', detail: 't2 blocked' });
     const usage = { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5 };
@@ -45,7 +61,12 @@ describe('one reducer for a run’s events', () => {
     // An `orca agent`-style task, with only its agent's events.
     await run.starts('solo');
     // A task known only from an event type this version does not know: the board reads its defaults.
-    await appendRunEvent(redis, keys, { run_id: 'r-fold', task_id: 'ghost', source: 'agent', event: { type: 'future_thing', at: run.now + 1 } });
+    await appendRunEvent(redis, keys, {
+      run_id: 'r-fold',
+      task_id: 'ghost',
+      source: 'agent',
+      event: { type: 'future_thing', at: run.now + 1 },
+    });
 
     const board = (await readRunBoard(redis, keys, 'r-fold'))!;
     const fold = await foldOf(run);

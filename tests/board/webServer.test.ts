@@ -3,12 +3,12 @@ import { request } from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BoardSource } from '../../coordinator/board/boardSource.js';
-import { startBoardServer, type BoardServer } from '../../coordinator/board/web/boardServer.js';
+import { type BoardServer, startBoardServer } from '../../coordinator/board/web/boardServer.js';
+import { stamp } from '../../shared/core/events/agentEvent.js';
 import { Transcript } from '../../shared/core/loop/transcript.js';
 import { readRunBoard } from '../../shared/infra/board/readBoard.js';
-import { stamp } from '../../shared/core/events/agentEvent.js';
-import type { Keys } from '../../shared/infra/redis/keys.js';
 import { isAborted } from '../../shared/infra/queue/runAbort.js';
+import type { Keys } from '../../shared/infra/redis/keys.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 import { testRedis } from '../support/redis.js';
@@ -53,7 +53,9 @@ describe('the web board server', () => {
     expect((await httpRequest(`${url}assets/page.js`)).headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect((await httpRequest(`${url}assets/../boardServer.ts`)).status).toBe(404);
 
-    const runs = JSON.parse((await httpRequest(`${url}api/runs`)).body) as { runs: Array<{ run_id: string; task_count: number; state: string }> };
+    const runs = JSON.parse((await httpRequest(`${url}api/runs`)).body) as {
+      runs: Array<{ run_id: string; task_count: number; state: string }>;
+    };
     expect(runs.runs.map((r) => [r.run_id, r.task_count, r.state])).toEqual([['r-api', 1, 'running']]);
     const board = JSON.parse((await httpRequest(`${url}api/runs/r-api`)).body);
     expect(board).toEqual(JSON.parse(JSON.stringify(await readRunBoard(redis, keys, 'r-api'))));
@@ -73,8 +75,20 @@ describe('the web board server', () => {
     const transcriptFile = path.join(folder, 'transcript.jsonl');
     const transcript = new Transcript(transcriptFile, { run: 'r-detail', task: 't1' });
     transcript.record(stamp({ type: 'turn_start', turn: 1 }));
-    transcript.record(stamp({ type: 'tool_call', turn: 1, id: 'a', name: 'Edit', input: { file_path: 'src/cart.ts', old_string: '1', new_string: '2' } }));
-    transcript.record(stamp({ type: 'tool_result', id: 'a', name: 'Edit', is_error: false, chars: 30, preview: 'Edited src/cart.ts: 1 replacement.', duration_ms: 3 }));
+    transcript.record(
+      stamp({ type: 'tool_call', turn: 1, id: 'a', name: 'Edit', input: { file_path: 'src/cart.ts', old_string: '1', new_string: '2' } }),
+    );
+    transcript.record(
+      stamp({
+        type: 'tool_result',
+        id: 'a',
+        name: 'Edit',
+        is_error: false,
+        chars: 30,
+        preview: 'Edited src/cart.ts: 1 replacement.',
+        duration_ms: 3,
+      }),
+    );
     transcript.flush();
     const log = path.join(folder, 'check.log');
     writeFileSync(log, '> npm test\n12 passing\n');
@@ -205,7 +219,9 @@ describe('the web board server', () => {
     const withCookie = await httpRequest(url, { headers: { cookie: cookie.split(';')[0]! } });
     expect(withCookie.status).toBe(200);
     // With a token the Host header is no longer the guard: the board can be reached by any name.
-    expect((await httpRequest(`${url}api/runs`, { headers: { cookie: cookie.split(';')[0]!, host: 'board.example:80' } })).status).toBe(200);
+    expect((await httpRequest(`${url}api/runs`, { headers: { cookie: cookie.split(';')[0]!, host: 'board.example:80' } })).status).toBe(
+      200,
+    );
   });
 
   it('mounts bull-board under /queues, read-only, showing the agent queue', async () => {
@@ -214,7 +230,9 @@ describe('the web board server', () => {
     const page = await httpRequest(`${url}queues`);
     expect(page.status).toBe(200);
     expect(page.body).toContain('orca queue');
-    const api = JSON.parse((await httpRequest(`${url}queues/api/queues`)).body) as { queues: Array<{ name: string; readOnlyMode: boolean }> };
+    const api = JSON.parse((await httpRequest(`${url}queues/api/queues`)).body) as {
+      queues: Array<{ name: string; readOnlyMode: boolean }>;
+    };
     expect(api.queues.map((queue) => [queue.name, queue.readOnlyMode])).toEqual([['agents', true]]);
     // Read-only: a retry through bull-board's API is refused (and cross-origin ones never get that far).
     const retry = await httpRequest(`${url}queues/api/queues/agents/retry/failed`, { method: 'PUT' });
@@ -229,6 +247,9 @@ describe('the web board server', () => {
       'orca: --host 0.0.0.0 would show the board (and its abort button) to other machines: pass --token T or set ORCA_BOARD_TOKEN, or leave --host at 127.0.0.1.\n',
     );
     const short = await env.cli(['serve', '--host', '0.0.0.0', '--port', '0', '--token', 'short']);
-    expect([short.code, short.stderr]).toEqual([2, 'orca: the board token is too short to guess-proof a server: use 16 characters or more.\n']);
+    expect([short.code, short.stderr]).toEqual([
+      2,
+      'orca: the board token is too short to guess-proof a server: use 16 characters or more.\n',
+    ]);
   });
 });

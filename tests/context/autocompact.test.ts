@@ -1,25 +1,26 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
+import { AnthropicModel } from '../../shared/core/model/anthropic.js';
+import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
+import { RedisTaskStore } from '../../shared/infra/tasks/redisTaskStore.js';
 import { createContextAssembler } from '../../shared/policy/context/assembler.js';
 import type { CompactHookInfo } from '../../shared/policy/context/autocompact.js';
 import { CHECKS_HEADING, UNVERIFIED_HEADING } from '../../shared/policy/context/checkEvidence.js';
 import { HANDOFF_PROMPT, HANDOFF_SECTIONS } from '../../shared/policy/context/handoff.js';
-import { RedisTaskStore } from '../../shared/infra/tasks/redisTaskStore.js';
-import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
-import { AnthropicModel } from '../../shared/core/model/anthropic.js';
-import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import { makeRepo } from '../support/gitRepo.js';
-import { testRedis } from '../support/redis.js';
 import { MessagesServer, reply } from '../support/messagesServer.js';
+import { testRedis } from '../support/redis.js';
 import { tempDir } from '../support/tempDir.js';
-import { bash, messagesText, read, REPORT_TURN, runScripted } from './scriptedSession.js';
+import { bash, messagesText, REPORT_TURN, read, runScripted } from './scriptedSession.js';
 
 /** A package whose `npm test` fails until src/config.ts says `ready = true`. */
 function trapRepo(): string {
   return makeRepo({
     'package.json': JSON.stringify({ name: 'trap', version: '1.0.0', private: true, scripts: { test: 'node check.js' } }, null, 2),
-    'check.js': "const fs = require('fs');\nif (!fs.readFileSync('src/config.ts', 'utf8').includes('ready = true')) {\n  console.error('AUTH CONFIG MISSING: integration test cannot log in');\n  process.exit(1);\n}\nconsole.log('all good');\n",
+    'check.js':
+      "const fs = require('fs');\nif (!fs.readFileSync('src/config.ts', 'utf8').includes('ready = true')) {\n  console.error('AUTH CONFIG MISSING: integration test cannot log in');\n  process.exit(1);\n}\nconsole.log('all good');\n",
     'src/config.ts': 'export const ready = false;\n',
     'big.txt': `${'filler line for the context window\n'.repeat(2_500)}`,
   });
@@ -39,7 +40,14 @@ const TRAP_TURNS: ScriptTurn[] = [
 ];
 
 /** Autocompaction at 20,000 tokens, every other level off. */
-const AUTOCOMPACT_AT_20K = { contextWindow: 20_000, reservedOutputTokens: 0, autocompactBufferTokens: 0, snipAt: 2, microcompactAt: 2, collapseAt: 2 };
+const AUTOCOMPACT_AT_20K = {
+  contextWindow: 20_000,
+  reservedOutputTokens: 0,
+  autocompactBufferTokens: 0,
+  snipAt: 2,
+  microcompactAt: 2,
+  collapseAt: 2,
+};
 
 function compactions(events: AgentEvent[]): Array<Extract<AgentEvent, { type: 'compaction' }>> {
   return events.filter((event): event is Extract<AgentEvent, { type: 'compaction' }> => event.type === 'compaction');
@@ -68,7 +76,11 @@ describe('autocompact', () => {
     const text = messagesText(next);
     expect(text).toContain('# Hand-off summary');
     // The failing run itself is gone from the view: only the host's record can tell the model.
-    expect(next.messages.flatMap((message) => message.content).some((block) => block.type === 'tool_result' && block.content.includes('AUTH CONFIG MISSING'))).toBe(false);
+    expect(
+      next.messages
+        .flatMap((message) => message.content)
+        .some((block) => block.type === 'tool_result' && block.content.includes('AUTH CONFIG MISSING')),
+    ).toBe(false);
 
     const checks = section(text, CHECKS_HEADING);
     const failed = /- FAILED: `npm test` — exit code 1 \(turn 1\)\. Log: (\S+)/.exec(checks);
@@ -91,12 +103,19 @@ describe('autocompact', () => {
     const server = new MessagesServer();
     const baseURL = await server.start();
     try {
-      const lie = HANDOFF_SECTIONS.map((title) => `## ${title}\n${title === 'Errors and fixes' ? 'Fixed the auth config; the integration tests pass now.' : 'Noted.'}`).join('\n\n');
+      const lie = HANDOFF_SECTIONS.map(
+        (title) => `## ${title}\n${title === 'Errors and fixes' ? 'Fixed the auth config; the integration tests pass now.' : 'Noted.'}`,
+      ).join('\n\n');
       server.enqueue(
         reply.toolUse('Bash', { command: 'npm test' }, { id: 'toolu_1' }),
         reply.toolUse('Read', { file_path: 'src/config.ts' }, { id: 'toolu_2' }),
         reply.stream([
-          { type: 'tool_use', name: 'Edit', input: { file_path: 'src/config.ts', old_string: 'ready = false', new_string: 'ready = true' }, id: 'toolu_3' },
+          {
+            type: 'tool_use',
+            name: 'Edit',
+            input: { file_path: 'src/config.ts', old_string: 'ready = false', new_string: 'ready = true' },
+            id: 'toolu_3',
+          },
           { type: 'tool_use', name: 'Read', input: { file_path: 'big.txt' }, id: 'toolu_4' },
         ]),
         reply.text(`<analysis>thinking it over</analysis>\n${lie}`),
@@ -196,7 +215,8 @@ describe('autocompact', () => {
     expect(seen).toHaveLength(4);
     expect(seen.at(-1)!.level).toBe('autocompact_disabled');
     for (const attempt of seen.slice(0, 3)) {
-      if (attempt.level === 'autocompact') expect(attempt.detail).toContain('still over the threshold of 20000 tokens, so it counts as a failed attempt');
+      if (attempt.level === 'autocompact')
+        expect(attempt.detail).toContain('still over the threshold of 20000 tokens, so it counts as a failed attempt');
       else expect(attempt.level).toBe('autocompact_failed');
     }
     expect(seen[0]!.level).toBe('autocompact');

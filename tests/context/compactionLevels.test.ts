@@ -1,17 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createContextAssembler } from '../../shared/policy/context/assembler.js';
-import type { CompactionConfigInput } from '../../shared/policy/context/compactionConfig.js';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
+import { defineTool } from '../../shared/core/tool/tool.js';
+import { createContextAssembler } from '../../shared/policy/context/assembler.js';
+import type { CompactionConfigInput } from '../../shared/policy/context/compactionConfig.js';
 import { bashTool } from '../../shared/policy/tools/bash.js';
 import { editTool } from '../../shared/policy/tools/edit.js';
 import { readTool } from '../../shared/policy/tools/read.js';
-import { defineTool } from '../../shared/core/tool/tool.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
-import { bash, messagesText, read, REPORT_TURN, runScripted } from './scriptedSession.js';
+import { bash, messagesText, REPORT_TURN, read, runScripted } from './scriptedSession.js';
 import { expectValidConversation } from './viewChecks.js';
 
 /** Every level on from the first call (threshold 0), no minimum saving: what each one does, in isolation. */
@@ -62,7 +62,11 @@ describe('snip', () => {
       bash('echo later'),
       REPORT_TURN,
     ];
-    const { model, session, events } = await runScripted({ root: repo, turns, context: createContextAssembler({ homeDir: tempDir('orca-home-'), compaction: only('snip') }) });
+    const { model, session, events } = await runScripted({
+      root: repo,
+      turns,
+      context: createContextAssembler({ homeDir: tempDir('orca-home-'), compaction: only('snip') }),
+    });
     const ids = useIds(session.messages);
     const last = model.requests.at(-1)!;
     const sent = useIds(last.messages);
@@ -99,14 +103,20 @@ describe('microcompact', () => {
     const ids = useIds(session.messages);
     const finalView = model.requests.at(-1)!;
     const results = new Map(
-      finalView.messages.flatMap((message) => message.content.flatMap((block) => (block.type === 'tool_result' ? [[block.tool_use_id, block.content] as const] : []))),
+      finalView.messages.flatMap((message) =>
+        message.content.flatMap((block) => (block.type === 'tool_result' ? [[block.tool_use_id, block.content] as const] : [])),
+      ),
     );
     // The newest result and the 5 before it are whole; older ones are one-line placeholders.
     for (const id of ids.slice(-6, -1)) expect(results.get(id)).not.toMatch(/^\[Old result cleared/);
-    expect(results.get(ids[0]!)).toBe('[Old result cleared from the context to save space: Read a.ts succeeded. Read the file again if you need it; it may have changed since.]');
+    expect(results.get(ids[0]!)).toBe(
+      '[Old result cleared from the context to save space: Read a.ts succeeded. Read the file again if you need it; it may have changed since.]',
+    );
     const spilled = results.get(ids[1]!)!;
     const spill = session.ledger.all()[1]!.spilledTo!;
-    expect(spilled).toBe(`[Old result cleared from the context to save space: Bash \`head -c 40000 /dev/zero | tr '\\0' q\` → exit code 0. The whole result is in ${spill}: Read or Grep it if you need it.]`);
+    expect(spilled).toBe(
+      `[Old result cleared from the context to save space: Bash \`head -c 40000 /dev/zero | tr '\\0' q\` → exit code 0. The whole result is in ${spill}: Read or Grep it if you need it.]`,
+    );
     const archived = /The whole result is in (\S+):/.exec(results.get(ids[2]!)!)![1]!;
     expect(readFileSync(archived, 'utf8')).toContain('\n300\nExit code: 0');
     for (const request of model.requests) expectValidConversation(request.messages);

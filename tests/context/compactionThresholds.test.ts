@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
+import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
+import { estimateRequestTokens } from '../../shared/core/model/tokenEstimate.js';
 import { createContextAssembler } from '../../shared/policy/context/assembler.js';
 import type { CompactionConfigInput } from '../../shared/policy/context/compactionConfig.js';
-import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
-import { estimateRequestTokens } from '../../shared/core/model/tokenEstimate.js';
-import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
-import { bash, messagesText, read, REPORT_TURN, runScripted, type ScriptedRun } from './scriptedSession.js';
+import { bash, messagesText, REPORT_TURN, read, runScripted, type ScriptedRun } from './scriptedSession.js';
 import { expectValidConversation } from './viewChecks.js';
 
 const CHECK = 'node --test check.test.mjs';
@@ -30,7 +30,8 @@ const OFF = { snipAt: 2, microcompactAt: 2, collapseAt: 2, autocompact: false } 
 function repo(): string {
   return makeRepo({
     'big.txt': `${BIG}\n`,
-    'check.test.mjs': "import { test } from 'node:test';\nimport { existsSync } from 'node:fs';\ntest('state', () => { if (!existsSync('state.txt')) throw new Error('state.txt is missing'); });\n",
+    'check.test.mjs':
+      "import { test } from 'node:test';\nimport { existsSync } from 'node:fs';\ntest('state', () => { if (!existsSync('state.txt')) throw new Error('state.txt is missing'); });\n",
   });
 }
 
@@ -38,7 +39,10 @@ async function run(compaction: CompactionConfigInput): Promise<ScriptedRun> {
   return runScripted({
     root: repo(),
     turns: TURNS,
-    context: createContextAssembler({ homeDir: tempDir('orca-home-'), compaction: { contextWindow: USABLE, reservedOutputTokens: 0, minSavings: 0, ...compaction } }),
+    context: createContextAssembler({
+      homeDir: tempDir('orca-home-'),
+      compaction: { contextWindow: USABLE, reservedOutputTokens: 0, minSavings: 0, ...compaction },
+    }),
   });
 }
 
@@ -68,7 +72,11 @@ describe('compaction thresholds', () => {
   });
 
   const threshold = () => (sizes[AT - 1]! + sizes[AT]!) / 2;
-  const cases: Array<{ level: 'snip' | 'microcompact' | 'collapse' | 'autocompact'; config: () => CompactionConfigInput; check: (run: ScriptedRun) => void }> = [
+  const cases: Array<{
+    level: 'snip' | 'microcompact' | 'collapse' | 'autocompact';
+    config: () => CompactionConfigInput;
+    check: (run: ScriptedRun) => void;
+  }> = [
     {
       level: 'snip',
       config: () => ({ ...OFF, snipAt: threshold() / USABLE }),
@@ -126,7 +134,8 @@ describe('compaction thresholds', () => {
       expect(first!.event.tokens_after).toBeLessThan(first!.event.tokens_before);
       // The requests before it are the baseline's (give or take the test runner's timings in
       // its output); the one at it is smaller.
-      for (let index = 0; index < AT; index += 1) expect(Math.abs(estimateRequestTokens(result.model.requests[index]!) - sizes[index]!)).toBeLessThan(10);
+      for (let index = 0; index < AT; index += 1)
+        expect(Math.abs(estimateRequestTokens(result.model.requests[index]!) - sizes[index]!)).toBeLessThan(10);
       expect(estimateRequestTokens(result.model.requests[AT]!)).toBeLessThan(sizes[AT]!);
       for (const request of result.model.requests) expectValidConversation(request.messages);
       check(result);
@@ -142,7 +151,8 @@ describe('compaction thresholds', () => {
     expect(after.length).toBeGreaterThan(2);
     for (let index = 1; index < after.length; index += 1) {
       const previous = after[index - 1]!.messages;
-      const kept = (messages: typeof previous) => JSON.stringify(messages.slice(0, previous.length - 1).map((message) => message.content.map(strip)));
+      const kept = (messages: typeof previous) =>
+        JSON.stringify(messages.slice(0, previous.length - 1).map((message) => message.content.map(strip)));
       expect(kept(after[index]!.messages)).toBe(kept(previous));
     }
     const usages = result.events.flatMap((event) => (event.type === 'usage' ? [event.usage] : []));

@@ -2,14 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readFreshWorktreeSnapshot, readGitSnapshot } from '../../shared/policy/context/gitSnapshot.js';
 import { addWorktree } from '../../shared/core/git/worktree.js';
+import { readFreshWorktreeSnapshot, readGitSnapshot } from '../../shared/policy/context/gitSnapshot.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
 /** What `git status --short` prints (untrimmed: a line may start with a space), the form the snapshot's status lines take. */
 function shortStatus(dir: string): string[] {
-  return execFileSync('git', ['status', '--porcelain=v1', '--untracked-files=normal'], { cwd: dir, encoding: 'utf8' }).split('\n').filter(Boolean);
+  return execFileSync('git', ['status', '--porcelain=v1', '--untracked-files=normal'], { cwd: dir, encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
 }
 
 describe('the git snapshot in the prompt', () => {
@@ -65,6 +67,11 @@ describe('the git snapshot in the prompt', () => {
     const fresh = await readFreshWorktreeSnapshot(dir, 'orca/r1/t1', base, ['node_modules']);
     expect(fresh).toEqual(await readGitSnapshot(dir));
     expect(fresh).toEqual({ kind: 'repo', branch: 'orca/r1/t1', head: base.slice(0, 12), status: ['?? node_modules'] });
-    expect(await readFreshWorktreeSnapshot(dir, 'orca/r1/t1', base, [])).toEqual({ kind: 'repo', branch: 'orca/r1/t1', head: base.slice(0, 12), status: [] });
+    expect(await readFreshWorktreeSnapshot(dir, 'orca/r1/t1', base, [])).toEqual({
+      kind: 'repo',
+      branch: 'orca/r1/t1',
+      head: base.slice(0, 12),
+      status: [],
+    });
   });
 });

@@ -32,7 +32,16 @@ describe('project instructions', () => {
     });
     const cwd = path.join(repo, 'pkg', 'app');
     const { all } = texts(cwd, home);
-    const order = ['USER-LEVEL', 'ROOT-CLAUDE', 'ROOT-DOT-CLAUDE', 'ROOT-AGENTS', 'ROOT-LOCAL', 'PKG-CLAUDE', 'APP-DOT-CLAUDE', 'APP-AGENTS'];
+    const order = [
+      'USER-LEVEL',
+      'ROOT-CLAUDE',
+      'ROOT-DOT-CLAUDE',
+      'ROOT-AGENTS',
+      'ROOT-LOCAL',
+      'PKG-CLAUDE',
+      'APP-DOT-CLAUDE',
+      'APP-AGENTS',
+    ];
     const positions = order.map((marker) => all.indexOf(marker));
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -106,9 +115,18 @@ describe('project instructions', () => {
   it('sends the instructions as one context message before the task prompt, never in the system prompt', async () => {
     const home = tempDir('orca-home-');
     writeFiles(home, { '.claude/CLAUDE.md': 'USER-LEVEL-NOTE\n' });
-    const repo = makeRepo({ 'CLAUDE.md': 'ROOT-NOTE <!-- NOT-SENT --> @extra.md\n', 'extra.md': 'IMPORTED-NOTE\n', 'sub/AGENTS.md': 'SUB-NOTE\n' });
+    const repo = makeRepo({
+      'CLAUDE.md': 'ROOT-NOTE <!-- NOT-SENT --> @extra.md\n',
+      'extra.md': 'IMPORTED-NOTE\n',
+      'sub/AGENTS.md': 'SUB-NOTE\n',
+    });
     mkdirSync(path.join(repo, 'sub'), { recursive: true });
-    const { model } = await runScripted({ root: path.join(repo, 'sub'), turns: [REPORT_TURN], context: createContextAssembler({ homeDir: home }), prompt: 'THE-TASK' });
+    const { model } = await runScripted({
+      root: path.join(repo, 'sub'),
+      turns: [REPORT_TURN],
+      context: createContextAssembler({ homeDir: home }),
+      prompt: 'THE-TASK',
+    });
     const request = model.requests[0]!;
     const first = request.messages[0]!;
     expect(first.role).toBe('user');

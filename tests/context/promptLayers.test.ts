@@ -6,7 +6,7 @@ import { createContextAssembler } from '../../shared/policy/context/assembler.js
 import { staticSystemPrompt } from '../../shared/policy/context/staticPrompt.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
-import { bash, messagesText, read, REPORT_TURN, runScripted } from './scriptedSession.js';
+import { bash, messagesText, REPORT_TURN, read, runScripted } from './scriptedSession.js';
 
 describe('prompt layers', () => {
   it('keeps the static system bytes identical over 10 turns while git status changes', async () => {
@@ -53,7 +53,11 @@ describe('prompt layers', () => {
     // Every git the session runs goes through this shim, which counts the `status` calls.
     const shim = tempDir('orca-git-shim-');
     const log = path.join(shim, 'calls.log');
-    writeFileSync(path.join(shim, 'git'), `#!/bin/sh\ncase " $* " in *" status "*) echo status >> '${log}';; esac\nexec ${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()} "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      path.join(shim, 'git'),
+      `#!/bin/sh\ncase " $* " in *" status "*) echo status >> '${log}';; esac\nexec ${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()} "$@"\n`,
+      { mode: 0o755 },
+    );
     const statusCalls = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
     const savedPath = process.env.PATH;
     process.env.PATH = `${shim}:${savedPath}`;
@@ -66,7 +70,9 @@ describe('prompt layers', () => {
           turns: [read('README.md'), read('notes.txt'), bash('echo more >> notes.txt'), read('README.md'), REPORT_TURN],
           context: createContextAssembler({ homeDir: repo, othersMayWrite }),
         });
-        const reminders = model.requests.map((request) => messagesText(request).includes('Git status now (changed since the session started)'));
+        const reminders = model.requests.map((request) =>
+          messagesText(request).includes('Git status now (changed since the session started)'),
+        );
         return { calls: statusCalls(), reminders };
       };
       // One at the start, one after the Bash that appended: the reads need none.
@@ -104,7 +110,9 @@ describe('prompt layers', () => {
       context: createContextAssembler({ homeDir: repo }),
     });
     for (const request of model.requests) {
-      const marked = request.messages.flatMap((message) => message.content).filter((block) => 'cache_control' in block && block.cache_control);
+      const marked = request.messages
+        .flatMap((message) => message.content)
+        .filter((block) => 'cache_control' in block && block.cache_control);
       const breakpoints = marked.length + request.system.filter((block) => block.cache).length + (request.cacheTools ? 1 : 0);
       expect(breakpoints).toBeLessThanOrEqual(4);
       expect(request.cacheTools).toBe(true);
@@ -120,7 +128,11 @@ describe('prompt layers', () => {
   it('lets the prompt cache read almost all of each request after the first', async () => {
     const repo = makeRepo();
     const turns = Array.from({ length: 8 }, (_, index) => bash(`echo ${'line '.repeat(50)}${index}`));
-    const { events } = await runScripted({ root: repo, turns: [...turns, REPORT_TURN], context: createContextAssembler({ homeDir: repo }) });
+    const { events } = await runScripted({
+      root: repo,
+      turns: [...turns, REPORT_TURN],
+      context: createContextAssembler({ homeDir: repo }),
+    });
     const usages = events.flatMap((event) => (event.type === 'usage' ? [event.usage] : []));
     for (const usage of usages.slice(1)) {
       const input = usage.input_tokens + usage.cache_read_tokens + usage.cache_creation_tokens;

@@ -4,7 +4,7 @@ import { createContextAssembler } from '../../shared/policy/context/assembler.js
 import { readRule, ruleMatches, splitPatternList } from '../../shared/policy/context/rules.js';
 import { makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
-import { messagesText, read, REPORT_TURN, runScripted } from './scriptedSession.js';
+import { messagesText, REPORT_TURN, read, runScripted } from './scriptedSession.js';
 
 const FRONTEND = '---\npaths: src/**/*.{ts,tsx}, lib/*.js\n---\nFRONTEND-RULE: no any.\n';
 const MIGRATIONS = '---\npaths:\n  - "migrations/**"\n  - db/*.sql\n---\nMIGRATION-RULE: always write a rollback.\n';
@@ -41,7 +41,15 @@ describe('rules', () => {
     const repo = repoWithRules();
     const { model, result } = await runScripted({
       root: repo,
-      turns: [read('README.md'), read('src/app.ts'), read('src/app.ts'), read('src/view.tsx'), read('migrations/001.sql'), read('missing.ts'), REPORT_TURN],
+      turns: [
+        read('README.md'),
+        read('src/app.ts'),
+        read('src/app.ts'),
+        read('src/view.tsx'),
+        read('migrations/001.sql'),
+        read('missing.ts'),
+        REPORT_TURN,
+      ],
       context: createContextAssembler({ homeDir: tempDir('orca-home-') }),
     });
     expect(result.reason).toBe('report');
@@ -57,7 +65,11 @@ describe('rules', () => {
     // After reading src/app.ts: injected into the newest user message, once.
     expect(count(2, 'FRONTEND-RULE')).toBe(1);
     const newest = requests[2]!.messages.at(-1)!;
-    expect(newest.content.some((block) => block.type === 'text' && block.text.includes('FRONTEND-RULE') && block.text.includes('you read src/app.ts'))).toBe(true);
+    expect(
+      newest.content.some(
+        (block) => block.type === 'text' && block.text.includes('FRONTEND-RULE') && block.text.includes('you read src/app.ts'),
+      ),
+    ).toBe(true);
     // Reading it again, and reading another matching file: still once in the whole conversation.
     expect(count(3, 'FRONTEND-RULE')).toBe(1);
     expect(count(4, 'FRONTEND-RULE')).toBe(1);
@@ -87,7 +99,11 @@ describe('rules', () => {
     const home = tempDir('orca-home-');
     writeFiles(home, { '.claude/rules/mine.md': '---\npaths: "**/*.ts"\n---\nUSER-RULE\n', '.claude/rules/plain.md': 'USER-ALWAYS\n' });
     const repo = repoWithRules();
-    const { model } = await runScripted({ root: repo, turns: [read('src/app.ts'), REPORT_TURN], context: createContextAssembler({ homeDir: home }) });
+    const { model } = await runScripted({
+      root: repo,
+      turns: [read('src/app.ts'), REPORT_TURN],
+      context: createContextAssembler({ homeDir: home }),
+    });
     expect(messagesText(model.requests[0]!)).toContain('USER-ALWAYS');
     expect(messagesText(model.requests[0]!)).not.toContain('USER-RULE');
     expect(messagesText(model.requests[1]!)).toContain('USER-RULE');

@@ -1,18 +1,18 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { runSession, type AgentResult } from '../../shared/core/loop/query.js';
-import { AgentSession, type ContextAssembler } from '../../shared/core/loop/session.js';
-import type { AgentLimits } from '../../shared/core/loop/limits.js';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
+import type { AgentLimits } from '../../shared/core/loop/limits.js';
+import { type AgentResult, runSession } from '../../shared/core/loop/query.js';
+import { AgentSession, type ContextAssembler } from '../../shared/core/loop/session.js';
 import type { Model, ModelEvent, ModelRequest } from '../../shared/core/model/model.js';
-import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import { ScriptedModel } from '../../shared/core/model/scripted.js';
+import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile.js';
+import type { AnyTool, SessionServices } from '../../shared/core/tool/tool.js';
 import { staticSystemPrompt } from '../../shared/policy/context/staticPrompt.js';
 import { bashTool } from '../../shared/policy/tools/bash.js';
 import { editTool } from '../../shared/policy/tools/edit.js';
 import { readTool } from '../../shared/policy/tools/read.js';
 import { skillTool } from '../../shared/policy/tools/skill.js';
-import type { AnyTool, SessionServices } from '../../shared/core/tool/tool.js';
 import { writeTool } from '../../shared/policy/tools/write.js';
 import { tempDir } from '../support/tempDir.js';
 

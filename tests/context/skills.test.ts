@@ -25,7 +25,13 @@ describe('skills', () => {
     const grantsSeen: Array<{ turn: number; rules: string[] }> = [];
     const { model, result, events } = await runScripted({
       root: repo,
-      turns: [bash('echo before'), { tools: [{ name: 'Skill', input: { skill: 'release' } }] }, bash('echo after'), bash('echo later'), REPORT_TURN],
+      turns: [
+        bash('echo before'),
+        { tools: [{ name: 'Skill', input: { skill: 'release' } }] },
+        bash('echo after'),
+        bash('echo later'),
+        REPORT_TURN,
+      ],
       context: createContextAssembler({ homeDir: home }),
       onEvent: (event, session) => {
         if (event.type !== 'tool_call') return;

@@ -39,7 +39,9 @@ describe('the plan DAG', () => {
   });
 
   it('refuses unknown ids, self-dependencies and cycles with the ids named', () => {
-    expect(() => schedulePlan([task('t1', ['a'], ['t9'])], FILES)).toThrow(new PlanError('subtask t1 depends on t9, which is not in the plan (ids: t1)'));
+    expect(() => schedulePlan([task('t1', ['a'], ['t9'])], FILES)).toThrow(
+      new PlanError('subtask t1 depends on t9, which is not in the plan (ids: t1)'),
+    );
     expect(() => schedulePlan([task('t1', ['a'], ['t1'])], FILES)).toThrow(/t1 depends on itself/);
     expect(() => schedulePlan([task('t1', ['a'], ['t2']), task('t2', ['b'], ['t1'])], FILES)).toThrow(/cycle: t1 → t2 → t1/);
   });
@@ -50,7 +52,10 @@ describe('the plan DAG', () => {
   });
 
   it("tells the Plan agent about unknown ids and cycles through its Report's schema", () => {
-    const bad = PlanOutputSchema.safeParse({ subtasks: [task('t1', ['a'], ['t2']), task('t2', ['b'], ['t1']), task('t3', ['c'], ['nope'])], risks: [] });
+    const bad = PlanOutputSchema.safeParse({
+      subtasks: [task('t1', ['a'], ['t2']), task('t2', ['b'], ['t1']), task('t3', ['c'], ['nope'])],
+      risks: [],
+    });
     expect(bad.success).toBe(false);
     const messages = bad.error!.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     expect(messages).toContain('subtasks.2.depends_on.0: nope is not a subtask id (ids: t1, t2, t3)');

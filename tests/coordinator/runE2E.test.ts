@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
-import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
+import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 
@@ -21,8 +21,15 @@ interface RunJson {
   usage: Record<string, number>;
 }
 
-async function orcaRun(env: OrcaTestEnv, repo: string, script: string, extra: string[] = []): Promise<{ code: number | null; json: RunJson; stderr: string }> {
-  const run = await env.cli(['run', 'a scripted task', '--repo', repo, '--script', script, '--json', '--workers', '2', ...extra], { deadlineMs: 240_000 });
+async function orcaRun(
+  env: OrcaTestEnv,
+  repo: string,
+  script: string,
+  extra: string[] = [],
+): Promise<{ code: number | null; json: RunJson; stderr: string }> {
+  const run = await env.cli(['run', 'a scripted task', '--repo', repo, '--script', script, '--json', '--workers', '2', ...extra], {
+    deadlineMs: 240_000,
+  });
   let json: RunJson;
   try {
     json = JSON.parse(run.stdout) as RunJson;
@@ -107,11 +114,15 @@ describe('orca run, end to end with real workers, Redis and git', () => {
     const { code, json } = await orcaRun(env, repo, path.join(SCRIPTS, 'failing-task.json'));
     expect(code).toBe(1);
     expect(json.status).toBe('PARTIAL');
-    expect(Object.fromEntries(json.tasks.map((t) => [t.id, t.status]))).toEqual({ base: 'failed', 'uses-base': 'blocked', independent: 'merged' });
+    expect(Object.fromEntries(json.tasks.map((t) => [t.id, t.status]))).toEqual({
+      base: 'failed',
+      'uses-base': 'blocked',
+      independent: 'merged',
+    });
     expect(git(repo, 'show', `${json.integration_branch}:src/report.ts`)).toContain('in the sales report');
   });
 
-  it("does not merge a worker whose report claims a test run it never made; the honest one merges", async () => {
+  it('does not merge a worker whose report claims a test run it never made; the honest one merges', async () => {
     const env = await OrcaTestEnv.open();
     const repo = createSampleRepo(path.join(env.dir('repo'), 'shop-lib')).dir;
     const { code, json } = await orcaRun(env, repo, path.join(SCRIPTS, 'claimed-not-run.json'));
@@ -119,13 +130,16 @@ describe('orca run, end to end with real workers, Redis and git', () => {
     expect(json.status).toBe('PARTIAL');
     expect(Object.fromEntries(json.tasks.map((t) => [t.id, t.status]))).toEqual({ honest: 'merged', liar: 'failed' });
     const events = await runEvents(env, json.run_id);
-    const refusals = events.filter((e) => e.task_id === 'liar' && e.event.type === 'notice' && String(e.event.message).startsWith('Report refused by the gates'));
+    const refusals = events.filter(
+      (e) => e.task_id === 'liar' && e.event.type === 'notice' && String(e.event.message).startsWith('Report refused by the gates'),
+    );
     // Refused twice with the claims gate named; the third time it may end, and its gates fail it.
     expect(refusals).toHaveLength(2);
     expect(String(refusals[0]!.event.message)).toContain('claims');
-    const liarGates = events.filter((e) => e.event.task_id === 'liar' && e.event.type === 'gate' && e.event.ok === false).map((e) => e.event.name);
+    const liarGates = events
+      .filter((e) => e.event.task_id === 'liar' && e.event.type === 'gate' && e.event.ok === false)
+      .map((e) => e.event.name);
     expect(liarGates).toContain('claims');
     expect(git(repo, 'show', `${json.integration_branch}:src/cart.ts`)).not.toContain('for the cart');
   });
 });
-

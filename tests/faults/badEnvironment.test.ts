@@ -1,15 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHECK_COMMAND, makeRunRepo } from '../../bench/runScript.js';
-import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 import { reportTurn, scriptedJob, testRunId, toolOutcomes, toolTurn } from '../support/scriptedJobs.js';
-import { checkedWriter, writeRunScript, type RunJson } from './faultRun.js';
+import { checkedWriter, type RunJson, writeRunScript } from './faultRun.js';
 
 /**
  * What the user's machine or repository can throw at orca: an ORCA_HOME it cannot write, a full
@@ -41,7 +41,9 @@ describe('an ORCA_HOME that cannot be written', () => {
     const script = writeRunScript(env.dir('script'), [{ id: 'one', paths: ['one.txt'], turns: checkedWriter('one.txt') }]);
     const expected = `orca: ORCA_HOME ${home} is not writable (ENOTDIR): set ORCA_HOME to a folder you can write.`;
 
-    const run = await env.cli(['run', 'a task', '--repo', repo, '--script', script, '--check', CHECK_COMMAND], { env: { ORCA_HOME: home } });
+    const run = await env.cli(['run', 'a task', '--repo', repo, '--script', script, '--check', CHECK_COMMAND], {
+      env: { ORCA_HOME: home },
+    });
     expect(run.code).toBe(2);
     // No run id either: a run that cannot start is not announced.
     expect(run.stderr.trim()).toBe(expected);
@@ -118,8 +120,12 @@ describe('a full disk under the worktrees', () => {
     const agent = await env.cli(['agent', '--role', 'worker', 'do a thing', '--repo', repo, '--script', script, '--no-local-workers']);
     expect(agent.code).toBe(2);
     const last = agent.stderr.trim().split('\n').at(-1)!;
-    expect(last).toMatch(/^orca: job \S+ failed in its worker: git could not check out [0-9a-f]{12} into \S+: .*unable to write file assets\/big\.bin/);
-    expect(last).toMatch(/\(the file system holding \S+ has \d+ KiB free: if the files do not fit, free some space or set ORCA_HOME to a folder on a larger disk\)$/);
+    expect(last).toMatch(
+      /^orca: job \S+ failed in its worker: git could not check out [0-9a-f]{12} into \S+: .*unable to write file assets\/big\.bin/,
+    );
+    expect(last).toMatch(
+      /\(the file system holding \S+ has \d+ KiB free: if the files do not fit, free some space or set ORCA_HOME to a folder on a larger disk\)$/,
+    );
     expect(orcaBranches(repo)).toBe('');
     expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
     expect(git(repo, 'rev-parse', 'HEAD')).toBe(base);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CHECK_COMMAND, makeRunRepo } from '../../bench/runScript.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
-import { checkedWriter, is, OrcaProcess, runEvents, waitForEntry, waitForGate, writeRunScript, type RunJson } from './faultRun.js';
+import { checkedWriter, is, OrcaProcess, type RunJson, runEvents, waitForEntry, waitForGate, writeRunScript } from './faultRun.js';
 
 /**
  * The coordinator killed with SIGKILL while one task runs and two are already merged. The worker
@@ -24,7 +24,18 @@ describe('a coordinator killed mid-run', () => {
     ]);
     await env.startWorker({ concurrency: 3 });
 
-    const run = new OrcaProcess(env, ['run', 'three files', '--repo', repo, '--script', script, '--check', CHECK_COMMAND, '--json', '--no-local-workers']);
+    const run = new OrcaProcess(env, [
+      'run',
+      'three files',
+      '--repo',
+      repo,
+      '--script',
+      script,
+      '--check',
+      CHECK_COMMAND,
+      '--json',
+      '--no-local-workers',
+    ]);
     const runId = await run.runId;
     await waitForEntry(env.redis, env.keys, runId, is.taskState('one', 'merged'), 'task one merging');
     await waitForEntry(env.redis, env.keys, runId, is.taskState('two', 'merged'), 'task two merging');
@@ -34,7 +45,9 @@ describe('a coordinator killed mid-run', () => {
 
     const before = await runEvents(env.redis, env.keys, runId);
     const mergedBefore = new Map(
-      before.filter((e) => e.source === 'run' && e.event.type === 'task_result').map((e) => [String(e.event.task_id), String(e.event.commit)] as const),
+      before
+        .filter((e) => e.source === 'run' && e.event.type === 'task_result')
+        .map((e) => [String(e.event.task_id), String(e.event.commit)] as const),
     );
     const integrationBefore = git(repo, 'rev-parse', `orca/${runId}/integration`);
 
@@ -54,7 +67,9 @@ describe('a coordinator killed mid-run', () => {
 
     // After the crash nothing was queued again: the resumed coordinator started no job.
     const after = (await runEvents(env.redis, env.keys, runId)).slice(before.length);
-    const requeued = after.filter((e) => e.source === 'run' && e.event.type === 'task_state' && e.event.status === 'queued').map((e) => e.event.task_id);
+    const requeued = after
+      .filter((e) => e.source === 'run' && e.event.type === 'task_state' && e.event.status === 'queued')
+      .map((e) => e.event.task_id);
     expect(requeued).toEqual(['_verify-1']);
     // The integration branch went on from where it was: one merge more, for the adopted task.
     expect(() => git(repo, 'merge-base', '--is-ancestor', integrationBefore, json.head)).not.toThrow();

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -6,11 +6,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
 import { CHECK_COMMAND, runScript, type ScriptedSubtask } from '../../bench/runScript.js';
-import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
-import type { Keys } from '../../shared/infra/redis/keys.js';
-import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
+import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
+import { readRunEvents } from '../../shared/infra/board/runEvents.js';
+import type { Keys } from '../../shared/infra/redis/keys.js';
 import type { OrcaTestEnv } from '../support/orcaEnv.js';
 
 /**
@@ -34,7 +34,11 @@ export function checkedWriter(file: string, before: ScriptTurn[] = []): ScriptTu
     ...before,
     { tools: [{ name: 'Write', input: { file_path: file, content: `${file} written\n` } }] },
     { tools: [{ name: 'Bash', input: { command: CHECK_COMMAND } }] },
-    { tools: [{ name: 'Report', input: { summary: `wrote ${file}`, unresolved: [], claimed_checks: [{ command: CHECK_COMMAND, exit_code: 0 }] } }] },
+    {
+      tools: [
+        { name: 'Report', input: { summary: `wrote ${file}`, unresolved: [], claimed_checks: [{ command: CHECK_COMMAND, exit_code: 0 }] } },
+      ],
+    },
   ];
 }
 
@@ -68,7 +72,9 @@ export class OrcaProcess {
     });
     started.push(this);
     this.child.stdout!.on('data', (chunk: Buffer) => (this.stdout += chunk.toString()));
-    this.exited = once(this.child, 'close').then(([code, signal]) => ({ code, signal }) as { code: number | null; signal: NodeJS.Signals | null });
+    this.exited = once(this.child, 'close').then(
+      ([code, signal]) => ({ code, signal }) as { code: number | null; signal: NodeJS.Signals | null },
+    );
     this.runId = new Promise((resolve, reject) => {
       this.child.stderr!.on('data', (chunk: Buffer) => {
         this.stderr += chunk.toString();
@@ -134,7 +140,8 @@ export async function waitForEntry(
 
 /** The entry for a task's tool call of `name` (from its agent), or a run event about a task in a state. */
 export const is = {
-  toolCall: (taskId: string, name: string) => (entry: RunStreamEntry) => entry.source === 'agent' && entry.task_id === taskId && entry.event.type === 'tool_call' && entry.event.name === name,
+  toolCall: (taskId: string, name: string) => (entry: RunStreamEntry) =>
+    entry.source === 'agent' && entry.task_id === taskId && entry.event.type === 'tool_call' && entry.event.name === name,
   taskState: (taskId: string, status: string) => (entry: RunStreamEntry) =>
     entry.source === 'run' && entry.event.type === 'task_state' && entry.event.task_id === taskId && entry.event.status === status,
 };

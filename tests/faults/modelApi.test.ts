@@ -3,9 +3,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { makeRunRepo } from '../../bench/runScript.js';
+import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import { runSession } from '../../shared/core/loop/query.js';
 import { AgentSession } from '../../shared/core/loop/session.js';
-import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import { AnthropicModel } from '../../shared/core/model/anthropic.js';
 import { readTool } from '../../shared/policy/tools/read.js';
 import { writeTool } from '../../shared/policy/tools/write.js';
@@ -38,7 +38,13 @@ const AFTER_TOOL_BLOCK = 5;
 const FAST_RETRY = { 'retry-after-ms': '10' };
 
 function session(workspace: string, options: { maxRetries: number }): { session: AgentSession; events: AgentEvent[] } {
-  const model = new AnthropicModel({ apiKey: 'sk-test-key', baseURL: server.url, model: 'claude-sonnet-4-6', maxRetries: options.maxRetries, idleTimeoutMs: 300 });
+  const model = new AnthropicModel({
+    apiKey: 'sk-test-key',
+    baseURL: server.url,
+    model: 'claude-sonnet-4-6',
+    maxRetries: options.maxRetries,
+    idleTimeoutMs: 300,
+  });
   const events: AgentEvent[] = [];
   return {
     session: new AgentSession({
@@ -91,7 +97,9 @@ describe('Messages API faults in an agent session', () => {
     const assistant = agent.messages.filter((message) => message.role === 'assistant');
     expect(assistant).toHaveLength(2);
     expect(JSON.stringify(assistant[0])).not.toMatch(/cut\.txt|stalled\.txt/);
-    const retries = events.filter((event) => event.type === 'notice' && event.level === 'warn').map((event) => (event as { message: string }).message);
+    const retries = events
+      .filter((event) => event.type === 'notice' && event.level === 'warn')
+      .map((event) => (event as { message: string }).message);
     expect(retries).toEqual([
       expect.stringMatching(/^model call retried \(attempt 1\): the response stream broke off/),
       'model call retried (attempt 2): the response stream went silent for 300 ms',
@@ -154,7 +162,9 @@ describe('Messages API faults through a real worker process', () => {
     const run = await env.cli(['agent', '--role', 'worker', 'Write whole.txt.', '--repo', repo], { env: apiEnv() });
     expect(run.code).toBe(1);
     expect(server.requests).toHaveLength(5);
-    expect(run.stdout.split('\n')[0]).toBe('worker failed: error (model call failed: the API failed (500 api_error: Internal server error) after 4 retries)');
+    expect(run.stdout.split('\n')[0]).toBe(
+      'worker failed: error (model call failed: the API failed (500 api_error: Internal server error) after 4 retries)',
+    );
     // The failed agent's worktree is kept for inspection, its branch still at the base.
     const runId = /^orca: run (\S+)$/m.exec(run.stderr)![1]!;
     expect(git(repo, 'rev-parse', `orca/${runId}/worker`)).toBe(base);

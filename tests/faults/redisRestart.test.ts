@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,9 +29,26 @@ class PrivateRedis {
   }
 
   async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir], {
-      stdio: 'ignore',
-    });
+    this.child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--dir',
+        this.dir,
+      ],
+      {
+        stdio: 'ignore',
+      },
+    );
     for (let attempt = 0; ; attempt += 1) {
       try {
         await pingRedis(this.url, 500);
@@ -75,9 +92,13 @@ describe('Redis restarted mid-run', () => {
         { id: 'across', paths: ['src/across.txt'], turns: checkedWriter('src/across.txt', [waitForGate(gate)]) },
       ]);
       // The coordinator's own local workers: every orca process of the run talks to this Redis.
-      const run = new OrcaProcess(env, ['run', 'two files', '--repo', repo, '--script', script, '--check', CHECK_COMMAND, '--json', '--workers', '2'], {
-        REDIS_URL: server.url,
-      });
+      const run = new OrcaProcess(
+        env,
+        ['run', 'two files', '--repo', repo, '--script', script, '--check', CHECK_COMMAND, '--json', '--workers', '2'],
+        {
+          REDIS_URL: server.url,
+        },
+      );
       const runId = await run.runId;
       await waitForEntry(redis, env.keys, runId, is.taskState('before', 'merged'), 'task before merging');
       await waitForEntry(redis, env.keys, runId, is.toolCall('across', 'Bash'), 'task across reaching its shell');

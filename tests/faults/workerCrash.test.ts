@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECK_COMMAND, makeRunRepo } from '../../bench/runScript.js';
-import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 import { checkedWriter, is, OrcaProcess, waitForEntry, writeRunScript } from './faultRun.js';
@@ -19,10 +19,14 @@ describe('a worker killed mid-job during orca run', () => {
     const base = makeRunRepo(repo);
     // Should the dead worker's shell outlive it, it waits only while the dead attempt's worktree is
     // there: the retry removes that, so no test leaves a loop running on the machine.
-    const hold = "if [ -n \"$ORCA_TEST_HOLD\" ]; then echo partial > half.txt; while [ -e half.txt ]; do sleep 0.05; done; fi";
+    const hold = 'if [ -n "$ORCA_TEST_HOLD" ]; then echo partial > half.txt; while [ -e half.txt ]; do sleep 0.05; done; fi';
     const script = writeRunScript(env.dir('script'), [
       { id: 'quick', paths: ['src/quick.txt'], turns: checkedWriter('src/quick.txt') },
-      { id: 'held', paths: ['src/held.txt'], turns: checkedWriter('src/held.txt', [{ tools: [{ name: 'Bash', input: { command: hold } }] }]) },
+      {
+        id: 'held',
+        paths: ['src/held.txt'],
+        turns: checkedWriter('src/held.txt', [{ tools: [{ name: 'Bash', input: { command: hold } }] }]),
+      },
     ]);
     // A short lock, so the dead worker's job is found stalled within seconds.
     const lockDurationMs = 2_000;
@@ -33,7 +37,18 @@ describe('a worker killed mid-job during orca run', () => {
     events.on('stalled', ({ jobId }) => stalled.push(jobId));
     await events.waitUntilReady();
     try {
-      const run = new OrcaProcess(env, ['run', 'two files', '--repo', repo, '--script', script, '--check', CHECK_COMMAND, '--json', '--no-local-workers']);
+      const run = new OrcaProcess(env, [
+        'run',
+        'two files',
+        '--repo',
+        repo,
+        '--script',
+        script,
+        '--check',
+        CHECK_COMMAND,
+        '--json',
+        '--no-local-workers',
+      ]);
       const runId = await run.runId;
       await waitForEntry(env.redis, env.keys, runId, is.toolCall('held', 'Bash'), 'the held task reaching its shell');
 

@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../shared/core/files/atomicWrite.js';
 import { ToolError } from '../../shared/core/boundary/toolError.js';
+import { writeFileAtomic } from '../../shared/core/files/atomicWrite.js';
 import { tempDir } from '../support/tempDir.js';
 
 describe('writeFileAtomic', () => {
@@ -29,7 +29,8 @@ describe('writeFileAtomic', () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'plain'), 'i am a file');
     mkdirSync(path.join(dir, 'sub'));
-    const attempt = () => writeFileAtomic(path.join(dir, 'plain', 'x.txt'), Buffer.from('x'), { createParents: true, label: 'plain/x.txt' });
+    const attempt = () =>
+      writeFileAtomic(path.join(dir, 'plain', 'x.txt'), Buffer.from('x'), { createParents: true, label: 'plain/x.txt' });
     expect(attempt).toThrow(ToolError);
     expect(attempt).toThrow(/^Could not write plain\/x\.txt \((EEXIST|ENOTDIR)[^)]*\); it was left as it was\.$/);
     expect(readFileSync(path.join(dir, 'plain'), 'utf8')).toBe('i am a file');

@@ -3,10 +3,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportFileState, rebaseFileState } from '../../shared/core/files/fileStateTransfer.js';
 import { hashBytes, ReadFileState } from '../../shared/core/files/readFileState.js';
+import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
+import { ToolRegistry } from '../../shared/core/tool/registry.js';
 import { editTool } from '../../shared/policy/tools/edit.js';
 import { writeTool } from '../../shared/policy/tools/write.js';
-import { ToolRegistry } from '../../shared/core/tool/registry.js';
-import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
@@ -15,7 +15,12 @@ describe('a parent file state cloned into a child worktree', () => {
   it('keeps entries whose bytes match, drops the rest, and lets Edit but not Write use them', async () => {
     const parentRoot = tempDir();
     const childRoot = tempDir();
-    const files = { 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'export const b = 2;\n', 'src/d.ts': 'export const d = 4;\n', 'docs/c.md': '# c\n' };
+    const files = {
+      'src/a.ts': 'export const a = 1;\n',
+      'src/b.ts': 'export const b = 2;\n',
+      'src/d.ts': 'export const d = 4;\n',
+      'docs/c.md': '# c\n',
+    };
     writeFiles(parentRoot, files);
     writeFiles(childRoot, { ...files, 'src/b.ts': 'export const b = 3;\n' });
     const parent = new ReadFileState();
@@ -39,7 +44,12 @@ describe('a parent file state cloned into a child worktree', () => {
     );
     expect(edit.block.is_error).toBeUndefined();
     // d.ts is inherited and unchanged: enough for Edit, not for overwriting the whole file.
-    const write = await runToolCall({ id: 'w1', name: 'Write', input: { file_path: 'src/d.ts', content: 'x' } }, registry, modeOnlySlots, ctx);
+    const write = await runToolCall(
+      { id: 'w1', name: 'Write', input: { file_path: 'src/d.ts', content: 'x' } },
+      registry,
+      modeOnlySlots,
+      ctx,
+    );
     expect(write.block.is_error).toBe(true);
     expect(write.block.content).toMatch(/inherited|Read it/i);
 

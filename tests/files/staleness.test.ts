@@ -28,7 +28,10 @@ describe('checkFreshness', () => {
   it('says current when only the mtime moved, and refreshes the entry to it', () => {
     const state = new ReadFileState();
     state.set({ path, hash, mtimeMs: 1000, isPartialView: false, origin: 'inherited' });
-    expect(checkFreshness(state, { path, hash, mtimeMs: 5000 })).toMatchObject({ kind: 'current', entry: { mtimeMs: 5000, origin: 'inherited' } });
+    expect(checkFreshness(state, { path, hash, mtimeMs: 5000 })).toMatchObject({
+      kind: 'current',
+      entry: { mtimeMs: 5000, origin: 'inherited' },
+    });
     expect(state.get(path)?.mtimeMs).toBe(5000);
   });
 });

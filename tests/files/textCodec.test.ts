@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decodeText,
-  dominantLineEnding,
-  encodeText,
-  lineEndingView,
-  normalizeLineEndings,
-} from '../../shared/core/files/textCodec.js';
+import { decodeText, dominantLineEnding, encodeText, lineEndingView, normalizeLineEndings } from '../../shared/core/files/textCodec.js';
 
 function roundTrip(bytes: Buffer): Buffer {
   const decoded = decodeText(bytes);
@@ -50,7 +44,10 @@ describe('decodeText / encodeText', () => {
   });
 
   it('refuses a UTF-16LE BOM followed by an odd number of bytes', () => {
-    expect(decodeText(Buffer.from([0xff, 0xfe, 0x61, 0x00, 0x62]))).toMatchObject({ ok: false, problem: expect.stringContaining('not valid UTF-16LE') });
+    expect(decodeText(Buffer.from([0xff, 0xfe, 0x61, 0x00, 0x62]))).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('not valid UTF-16LE'),
+    });
   });
 
   it('calls binary data binary, saying what it looks like', () => {

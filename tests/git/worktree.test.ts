@@ -2,8 +2,8 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commitAll, hasChanges } from '../../shared/core/git/commit.js';
-import { addWorktree, listWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
 import { checkSlug, isSlug } from '../../shared/core/git/slug.js';
+import { addWorktree, listWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 

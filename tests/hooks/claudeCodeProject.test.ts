@@ -2,23 +2,23 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import { runSession } from '../../shared/core/loop/query.js';
 import { AgentSession } from '../../shared/core/loop/session.js';
-import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
+import { textOf } from '../../shared/core/model/message.js';
+import { ScriptedModel } from '../../shared/core/model/scripted.js';
+import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile.js';
+import type { PermissionMode } from '../../shared/core/tool/permissionMode.js';
+import { modeOnlySlots } from '../../shared/core/tool/pipeline.js';
 import { loadHooks } from '../../shared/policy/hooks/hookSettings.js';
 import { createStopCheck } from '../../shared/policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../../shared/policy/hooks/toolSlots.js';
-import type { PermissionMode } from '../../shared/core/tool/permissionMode.js';
 import { createPermissionDecider } from '../../shared/policy/permissions/permissionSlot.js';
 import { PermissionPolicy } from '../../shared/policy/permissions/policy.js';
 import { DenyPrompter } from '../../shared/policy/permissions/prompter.js';
 import { loadSettings } from '../../shared/policy/settings/loadSettings.js';
-import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile.js';
-import { ScriptedModel } from '../../shared/core/model/scripted.js';
-import { textOf } from '../../shared/core/model/message.js';
 import { bashTool } from '../../shared/policy/tools/bash.js';
 import { editTool } from '../../shared/policy/tools/edit.js';
-import { modeOnlySlots } from '../../shared/core/tool/pipeline.js';
 import { readTool } from '../../shared/policy/tools/read.js';
 import { writeTool } from '../../shared/policy/tools/write.js';
 import { tempDir } from '../support/tempDir.js';
@@ -44,11 +44,17 @@ async function runAgent(project: string, turns: ScriptTurn[], options: { decider
   const hooks = loadHooks(project, { userClaudeDir });
   const permission =
     options.decider === 'settings'
-      ? createPermissionDecider({ policy: PermissionPolicy.fromSettings(loadSettings({ projectRoot: project, userClaudeDir })), prompter: new DenyPrompter() })
+      ? createPermissionDecider({
+          policy: PermissionPolicy.fromSettings(loadSettings({ projectRoot: project, userClaudeDir })),
+          prompter: new DenyPrompter(),
+        })
       : modeOnlySlots.permission;
   const session = new AgentSession({
     role: 'worker',
-    model: new ScriptedModel(parseScript({ agents: [{ when: { role: 'worker' }, turns }] }, 'test script'), { role: 'worker', prompt: 'do it' }),
+    model: new ScriptedModel(parseScript({ agents: [{ when: { role: 'worker' }, turns }] }, 'test script'), {
+      role: 'worker',
+      prompt: 'do it',
+    }),
     systemPrompt: 'You are a worker.',
     tools: [readTool, writeTool, editTool, bashTool],
     outputSchema: z.object({ summary: z.string() }),
@@ -60,7 +66,9 @@ async function runAgent(project: string, turns: ScriptTurn[], options: { decider
   });
   const events: AgentEvent[] = [];
   const result = await runSession(session, 'do it', (event) => events.push(event));
-  const toolResults = session.messages.flatMap((message) => message.content.flatMap((block) => (block.type === 'tool_result' ? [block] : [])));
+  const toolResults = session.messages.flatMap((message) =>
+    message.content.flatMap((block) => (block.type === 'tool_result' ? [block] : [])),
+  );
   const userTexts = session.messages.filter((message) => message.role === 'user').map(textOf);
   return { result, events, toolResults, userTexts, hookEvents: events.filter((event) => event.type === 'hook') };
 }
@@ -69,7 +77,9 @@ const report = (summary: string): ScriptTurn => ({ tools: [{ name: 'Report', inp
 
 describe('Claude Code hook scripts, unchanged, in an agent session', () => {
   it('a PreToolUse validator on Bash keeps the agent from running rm -rf, and lets the next command through', async () => {
-    const project = claudeCodeProject({ PreToolUse: [{ matcher: 'Bash', hooks: [projectHook('block-dangerous-bash.sh')] }] }, ['block-dangerous-bash.sh']);
+    const project = claudeCodeProject({ PreToolUse: [{ matcher: 'Bash', hooks: [projectHook('block-dangerous-bash.sh')] }] }, [
+      'block-dangerous-bash.sh',
+    ]);
     mkdirSync(path.join(project, 'build'));
     writeFileSync(path.join(project, 'build', 'keep.txt'), 'keep');
 
@@ -81,7 +91,10 @@ describe('Claude Code hook scripts, unchanged, in an agent session', () => {
 
     expect(run.result.reason).toBe('report');
     expect(existsSync(path.join(project, 'build', 'keep.txt'))).toBe(true);
-    expect(run.toolResults[0]).toMatchObject({ is_error: true, content: expect.stringContaining('Bash was blocked by a PreToolUse hook: Blocked: "cd build && rm -rf ." is forbidden') });
+    expect(run.toolResults[0]).toMatchObject({
+      is_error: true,
+      content: expect.stringContaining('Bash was blocked by a PreToolUse hook: Blocked: "cd build && rm -rf ." is forbidden'),
+    });
     expect(run.toolResults[1]!.content).toContain('keep.txt');
     expect(run.hookEvents.map((event) => event.type === 'hook' && [event.event, event.outcome, event.exit_code])).toEqual([
       ['PreToolUse', 'block', 2],
@@ -90,7 +103,9 @@ describe('Claude Code hook scripts, unchanged, in an agent session', () => {
   });
 
   it('a PostToolUse formatter on Edit|Write formats the file the agent wrote', async () => {
-    const project = claudeCodeProject({ PostToolUse: [{ matcher: 'Edit|Write', hooks: [projectHook('format-edited-file.sh')] }] }, ['format-edited-file.sh']);
+    const project = claudeCodeProject({ PostToolUse: [{ matcher: 'Edit|Write', hooks: [projectHook('format-edited-file.sh')] }] }, [
+      'format-edited-file.sh',
+    ]);
 
     const run = await runAgent(project, [
       { tools: [{ name: 'Write', input: { file_path: 'src/a.ts', content: 'const a = 1;   \nexport { a };\t\n' } }] },
@@ -110,7 +125,10 @@ describe('Claude Code hook scripts, unchanged, in an agent session', () => {
 
   it('a Stop hook keeps the agent working until the tests pass', async () => {
     const project = claudeCodeProject({ Stop: [{ hooks: [projectHook('stop-until-tests-pass.sh')] }] }, ['stop-until-tests-pass.sh']);
-    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'sums', private: true, type: 'module', scripts: { test: 'node --test' } }));
+    writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'sums', private: true, type: 'module', scripts: { test: 'node --test' } }),
+    );
     mkdirSync(path.join(project, 'src'));
     mkdirSync(path.join(project, 'test'));
     writeFileSync(path.join(project, 'src', 'sum.js'), 'export const sum = (a, b) => a - b;\n');
@@ -138,11 +156,9 @@ describe('Claude Code hook scripts, unchanged, in an agent session', () => {
 
   it("with the permission rules of the same settings file, a PreToolUse hook's allow never overrides a deny rule", async () => {
     const allowEverything = respondAllow();
-    const project = claudeCodeProject(
-      { PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: allowEverything }] }] },
-      [],
-      { permissions: { deny: ['Write(secrets/**)'] } },
-    );
+    const project = claudeCodeProject({ PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: allowEverything }] }] }, [], {
+      permissions: { deny: ['Write(secrets/**)'] },
+    });
 
     const run = await runAgent(
       project,

@@ -35,7 +35,12 @@ describe('command hooks: input, environment and working directory', () => {
     const record = path.join(dir, 'runs.jsonl');
     const context = testHookContext({ env: { ORCA_RUN_ID: 'run-7', ORCA_TASK_ID: 't3' }, mode: 'read-only', role: 'explore' });
     const command = respondHook(dir, { record, env: ['CLAUDE_PROJECT_DIR', 'ORCA_RUN_ID', 'ORCA_TASK_ID', 'ORCA_ROLE'] });
-    await runHooks(hooksOf({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }] }), 'PreToolUse', preToolUse, context);
+    await runHooks(
+      hooksOf({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }] }),
+      'PreToolUse',
+      preToolUse,
+      context,
+    );
 
     const [run] = recorded(record);
     expect(run!.input).toEqual({
@@ -71,10 +76,17 @@ describe('command hooks: input, environment and working directory', () => {
 describe('command hooks: exit codes', () => {
   it('exit 0 with plain stdout goes on; the text is logged, not given to the model, for a tool event', async () => {
     const context = testHookContext();
-    const outcome = await runHooks(hooksOf({ PreToolUse: [{ hooks: [{ type: 'command', command: 'echo checked' }] }] }), 'PreToolUse', preToolUse, context);
+    const outcome = await runHooks(
+      hooksOf({ PreToolUse: [{ hooks: [{ type: 'command', command: 'echo checked' }] }] }),
+      'PreToolUse',
+      preToolUse,
+      context,
+    );
     expect(outcome).toMatchObject({ blocked: false, additionalContext: [] });
     expect(outcome.decision).toBeUndefined();
-    expect(hookEvents(context.events)).toEqual([{ type: 'hook', event: 'PreToolUse', command: 'echo checked', outcome: 'ok', exit_code: 0, detail: 'stdout: checked' }]);
+    expect(hookEvents(context.events)).toEqual([
+      { type: 'hook', event: 'PreToolUse', command: 'echo checked', outcome: 'ok', exit_code: 0, detail: 'stdout: checked' },
+    ]);
   });
 
   it('exit 0 with plain stdout is context for the model on UserPromptSubmit and SessionStart', async () => {
@@ -109,10 +121,17 @@ describe('command hooks: exit codes', () => {
 
   it('exit 2 on an event that cannot block is logged as an error and changes nothing', async () => {
     const context = testHookContext();
-    const outcome = await runHooks(hooksOf({ SessionStart: [{ hooks: [{ type: 'command', command: exitHook(2, 'nope') }] }] }), 'SessionStart', { source: 'startup' }, context);
+    const outcome = await runHooks(
+      hooksOf({ SessionStart: [{ hooks: [{ type: 'command', command: exitHook(2, 'nope') }] }] }),
+      'SessionStart',
+      { source: 'startup' },
+      context,
+    );
     expect(outcome).toMatchObject({ blocked: false, additionalContext: [] });
     expect(outcome.feedback).toBeUndefined();
-    expect(hookEvents(context.events)).toMatchObject([{ outcome: 'error', exit_code: 2, detail: 'exit code 2 cannot block SessionStart | stderr: nope' }]);
+    expect(hookEvents(context.events)).toMatchObject([
+      { outcome: 'error', exit_code: 2, detail: 'exit code 2 cannot block SessionStart | stderr: nope' },
+    ]);
   });
 
   it.each([1, 3, 127])('exit %i is a non-blocking error: logged with stderr, not shown to the model', async (code) => {
@@ -127,7 +146,11 @@ describe('command hooks: exit codes', () => {
     expect(outcome.decision).toBeUndefined();
     expect(outcome.feedback).toBeUndefined();
     expect(hookEvents(context.events)).toEqual([
-      expect.objectContaining({ outcome: 'error', exit_code: code, detail: `exited with code ${code} | stderr: it broke | stdout: some output` }),
+      expect.objectContaining({
+        outcome: 'error',
+        exit_code: code,
+        detail: `exited with code ${code} | stderr: it broke | stdout: some output`,
+      }),
     ]);
   });
 
@@ -157,9 +180,19 @@ describe('command hooks: exit codes', () => {
   });
 
   it('WorktreeCreate: any failure blocks, and a success prints the worktree path', async () => {
-    const failed = await runHooks(hooksOf({ WorktreeCreate: [{ hooks: [{ type: 'command', command: exitHook(1, 'disk full') }] }] }), 'WorktreeCreate', { name: 'w1' }, testHookContext());
+    const failed = await runHooks(
+      hooksOf({ WorktreeCreate: [{ hooks: [{ type: 'command', command: exitHook(1, 'disk full') }] }] }),
+      'WorktreeCreate',
+      { name: 'w1' },
+      testHookContext(),
+    );
     expect(failed.blocked).toBe(true);
-    const made = await runHooks(hooksOf({ WorktreeCreate: [{ hooks: [{ type: 'command', command: 'echo /tmp/wt/w1' }] }] }), 'WorktreeCreate', { name: 'w1' }, testHookContext());
+    const made = await runHooks(
+      hooksOf({ WorktreeCreate: [{ hooks: [{ type: 'command', command: 'echo /tmp/wt/w1' }] }] }),
+      'WorktreeCreate',
+      { name: 'w1' },
+      testHookContext(),
+    );
     expect(made).toMatchObject({ blocked: false, worktreePath: '/tmp/wt/w1' });
   });
 });
@@ -169,10 +202,17 @@ describe('command hooks: timeouts and aborts', () => {
     const context = testHookContext();
     const pgidFile = path.join(context.projectDir, 'pgid');
     const command = `bash ${shellQuote(fixture('sleep-past-timeout.sh'))} ${shellQuote(pgidFile)}`;
-    const outcome = await runHooks(hooksOf({ PreToolUse: [{ hooks: [{ type: 'command', command, timeout: 1 }] }] }), 'PreToolUse', preToolUse, context);
+    const outcome = await runHooks(
+      hooksOf({ PreToolUse: [{ hooks: [{ type: 'command', command, timeout: 1 }] }] }),
+      'PreToolUse',
+      preToolUse,
+      context,
+    );
 
     expect(outcome.blocked).toBe(false);
-    expect(hookEvents(context.events)).toMatchObject([{ outcome: 'timeout', exit_code: null, detail: 'timed out after 1 s; its process group was killed' }]);
+    expect(hookEvents(context.events)).toMatchObject([
+      { outcome: 'timeout', exit_code: null, detail: 'timed out after 1 s; its process group was killed' },
+    ]);
     const pgid = Number(readFileSync(pgidFile, 'utf8'));
     expect(pgid).toBeGreaterThan(1);
     expect(await waitForGroupToEnd(pgid)).toEqual([]);
@@ -183,7 +223,12 @@ describe('command hooks: timeouts and aborts', () => {
     const pgidFile = path.join(context.projectDir, 'pgid');
     // Its own output closed, so the leftover sleep does not hold the hook's pipes open.
     const command = `ps -o pgid= -p $$ > ${shellQuote(pgidFile)}; sleep 600.301 >/dev/null 2>&1 & echo "context from the hook"`;
-    const outcome = await runHooks(hooksOf({ SessionStart: [{ hooks: [{ type: 'command', command }] }] }), 'SessionStart', { source: 'startup' }, context);
+    const outcome = await runHooks(
+      hooksOf({ SessionStart: [{ hooks: [{ type: 'command', command }] }] }),
+      'SessionStart',
+      { source: 'startup' },
+      context,
+    );
 
     expect(outcome.additionalContext).toEqual(['context from the hook']);
     expect(hookEvents(context.events)).toMatchObject([{ outcome: 'ok', exit_code: 0 }]);

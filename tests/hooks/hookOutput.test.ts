@@ -18,7 +18,11 @@ async function answer<E extends HookEventName>(event: E, payload: HookPayloads[E
 
 describe('JSON output of a hook (exit 0)', () => {
   it('continue: false stops the session with its stopReason', async () => {
-    const { outcome, hook } = await answer('PostToolUse', { ...preToolUse, tool_response: 'ok' }, { continue: false, stopReason: 'budget spent' });
+    const { outcome, hook } = await answer(
+      'PostToolUse',
+      { ...preToolUse, tool_response: 'ok' },
+      { continue: false, stopReason: 'budget spent' },
+    );
     expect(outcome.stop).toBe('budget spent');
     expect(hook.outcome).toBe('block');
   });
@@ -30,7 +34,11 @@ describe('JSON output of a hook (exit 0)', () => {
 
   it('suppressOutput keeps the stdout out of the log', async () => {
     const shown = await answer('Notification', { message: 'm', notification_type: 'idle_prompt' }, { systemMessage: 'hello' });
-    const hidden = await answer('Notification', { message: 'm', notification_type: 'idle_prompt' }, { systemMessage: 'hello', suppressOutput: true });
+    const hidden = await answer(
+      'Notification',
+      { message: 'm', notification_type: 'idle_prompt' },
+      { systemMessage: 'hello', suppressOutput: true },
+    );
     expect(shown.hook.detail).toContain('stdout: {"systemMessage":"hello"}');
     expect(hidden.hook.detail).toBeUndefined();
   });
@@ -39,7 +47,11 @@ describe('JSON output of a hook (exit 0)', () => {
     const { outcome, events } = await answer('SessionStart', { source: 'startup' }, { systemMessage: 'remember to rebase' });
     expect(outcome.systemMessages).toEqual(['remember to rebase']);
     expect(outcome.additionalContext).toEqual([]);
-    expect(events).toContainEqual({ type: 'notice', level: 'info', message: expect.stringMatching(/^SessionStart hook .*: remember to rebase$/) });
+    expect(events).toContainEqual({
+      type: 'notice',
+      level: 'info',
+      message: expect.stringMatching(/^SessionStart hook .*: remember to rebase$/),
+    });
   });
 
   it('decision "block" with a reason blocks a Stop and a UserPromptSubmit', async () => {
@@ -50,7 +62,11 @@ describe('JSON output of a hook (exit 0)', () => {
   });
 
   it('decision "block" on PostToolUse is feedback for the model (the tool already ran)', async () => {
-    const { outcome } = await answer('PostToolUse', { ...preToolUse, tool_response: 'ok' }, { decision: 'block', reason: 'the file has lint errors' });
+    const { outcome } = await answer(
+      'PostToolUse',
+      { ...preToolUse, tool_response: 'ok' },
+      { decision: 'block', reason: 'the file has lint errors' },
+    );
     expect(outcome).toMatchObject({ blocked: false, feedback: 'the file has lint errors' });
   });
 
@@ -75,14 +91,24 @@ describe('JSON output of a hook (exit 0)', () => {
 
   it('updatedInput rewrites the tool input', async () => {
     const { outcome } = await answer('PreToolUse', preToolUse, {
-      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { file_path: '/w/b.ts', content: 'y' } },
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'allow',
+        updatedInput: { file_path: '/w/b.ts', content: 'y' },
+      },
     });
     expect(outcome).toMatchObject({ decision: 'allow', updatedInput: { file_path: '/w/b.ts', content: 'y' } });
   });
 
   it('additionalContext goes to the model on any event that gives it', async () => {
-    const pre = await answer('PreToolUse', preToolUse, { hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: 'a.ts is generated' } });
-    const post = await answer('PostToolUse', { ...preToolUse, tool_response: 'ok' }, { hookSpecificOutput: { additionalContext: 'formatted' } });
+    const pre = await answer('PreToolUse', preToolUse, {
+      hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: 'a.ts is generated' },
+    });
+    const post = await answer(
+      'PostToolUse',
+      { ...preToolUse, tool_response: 'ok' },
+      { hookSpecificOutput: { additionalContext: 'formatted' } },
+    );
     expect(pre.outcome.additionalContext).toEqual(['a.ts is generated']);
     expect(post.outcome.additionalContext).toEqual(['formatted']);
   });
@@ -90,7 +116,10 @@ describe('JSON output of a hook (exit 0)', () => {
   it('PermissionRequest answers with hookSpecificOutput.decision', async () => {
     const request = { tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'toolu_2' };
     const allow = await answer('PermissionRequest', request, {
-      hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: { command: 'npm test --silent' } } },
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: { behavior: 'allow', updatedInput: { command: 'npm test --silent' } },
+      },
     });
     const deny = await answer('PermissionRequest', request, {
       hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'not on CI', interrupt: true } },
@@ -111,7 +140,12 @@ describe('JSON output of a hook (exit 0)', () => {
   it('fields orca does not use are named in the log and do not spoil the rest of the answer', async () => {
     const { outcome, hook } = await answer('PreToolUse', preToolUse, {
       sessionTitle: 'x',
-      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'generated file', updatedMCPToolOutput: 1 },
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'generated file',
+        updatedMCPToolOutput: 1,
+      },
     });
     expect(outcome).toMatchObject({ blocked: true, reason: 'generated file' });
     expect(hook.detail).toContain('ignored: sessionTitle, hookSpecificOutput.updatedMCPToolOutput');
@@ -140,7 +174,9 @@ describe('JSON output orca cannot read', () => {
   });
 
   it('hookSpecificOutput for another event is refused', async () => {
-    const { outcome, hook } = await answer('PreToolUse', preToolUse, { hookSpecificOutput: { hookEventName: 'PostToolUse', permissionDecision: 'deny' } });
+    const { outcome, hook } = await answer('PreToolUse', preToolUse, {
+      hookSpecificOutput: { hookEventName: 'PostToolUse', permissionDecision: 'deny' },
+    });
     expect(outcome.blocked).toBe(false);
     expect(hook.detail).toContain('hookSpecificOutput.hookEventName is "PostToolUse" but the hook ran for PreToolUse');
   });

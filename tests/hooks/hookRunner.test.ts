@@ -7,7 +7,14 @@ import { exitHook, hooksOf, respondHook, testHookContext } from './hookTestKit.j
 const preToolUse = { tool_name: 'Bash', tool_input: { command: 'make' }, tool_use_id: 'toolu_1' };
 
 function decide(permissionDecision: string, extra: Record<string, unknown> = {}) {
-  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision, permissionDecisionReason: `said ${permissionDecision}`, ...extra } };
+  return {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision,
+      permissionDecisionReason: `said ${permissionDecision}`,
+      ...extra,
+    },
+  };
 }
 
 /** Runs PreToolUse with one node hook per answer, all in one matcher group, in this order. */
@@ -20,7 +27,11 @@ async function preToolUseWith(...answers: unknown[]) {
 describe('merging the hooks of one event', () => {
   it('deny beats ask beats allow', async () => {
     expect((await preToolUseWith(decide('allow'), decide('deny'), decide('ask'))).decision).toBe('deny');
-    expect(await preToolUseWith(decide('allow'), decide('ask'))).toMatchObject({ decision: 'ask', decisionReason: 'said ask', blocked: false });
+    expect(await preToolUseWith(decide('allow'), decide('ask'))).toMatchObject({
+      decision: 'ask',
+      decisionReason: 'said ask',
+      blocked: false,
+    });
     expect(await preToolUseWith(decide('allow'), {})).toMatchObject({ decision: 'allow', decisionReason: 'said allow' });
     expect((await preToolUseWith({}, {})).decision).toBeUndefined();
   });
@@ -28,9 +39,20 @@ describe('merging the hooks of one event', () => {
   it("an exit 2 from one hook beats another hook's allow", async () => {
     const dir = tempDir();
     const hooks = hooksOf({
-      PreToolUse: [{ hooks: [{ type: 'command', command: respondHook(dir, { stdout: decide('allow') }) }, { type: 'command', command: exitHook(2, 'not make') }] }],
+      PreToolUse: [
+        {
+          hooks: [
+            { type: 'command', command: respondHook(dir, { stdout: decide('allow') }) },
+            { type: 'command', command: exitHook(2, 'not make') },
+          ],
+        },
+      ],
     });
-    expect(await runHooks(hooks, 'PreToolUse', preToolUse, testHookContext())).toMatchObject({ decision: 'deny', blocked: true, reason: 'not make' });
+    expect(await runHooks(hooks, 'PreToolUse', preToolUse, testHookContext())).toMatchObject({
+      decision: 'deny',
+      blocked: true,
+      reason: 'not make',
+    });
   });
 
   it('any continue: false stops, whatever the others say', async () => {
@@ -44,8 +66,23 @@ describe('merging the hooks of one event', () => {
     const hooks = hooksOf({
       PostToolUse: [
         // The first hook answers only after the second has: it finishes last.
-        { hooks: [{ type: 'command', command: respondHook(dir, { wait_for: secondDone, stdout: { hookSpecificOutput: { additionalContext: 'first' } } }) }] },
-        { matcher: 'Bash', hooks: [{ type: 'command', command: respondHook(dir, { create: secondDone, stdout: { hookSpecificOutput: { additionalContext: 'second' } } }) }] },
+        {
+          hooks: [
+            {
+              type: 'command',
+              command: respondHook(dir, { wait_for: secondDone, stdout: { hookSpecificOutput: { additionalContext: 'first' } } }),
+            },
+          ],
+        },
+        {
+          matcher: 'Bash',
+          hooks: [
+            {
+              type: 'command',
+              command: respondHook(dir, { create: secondDone, stdout: { hookSpecificOutput: { additionalContext: 'second' } } }),
+            },
+          ],
+        },
       ],
     });
     const outcome = await runHooks(hooks, 'PostToolUse', { ...preToolUse, tool_response: '' }, testHookContext());
@@ -59,20 +96,33 @@ describe('merging the hooks of one event', () => {
   });
 
   it('two different rewrites deny the call rather than pick one', async () => {
-    const outcome = await preToolUseWith(decide('allow', { updatedInput: { command: 'make -j4' } }), decide('allow', { updatedInput: { command: 'make -j8' } }));
+    const outcome = await preToolUseWith(
+      decide('allow', { updatedInput: { command: 'make -j4' } }),
+      decide('allow', { updatedInput: { command: 'make -j8' } }),
+    );
     expect(outcome.blocked).toBe(true);
     expect(outcome.decision).toBe('deny');
-    expect(outcome.reason).toMatch(/^PreToolUse hooks rewrote the input in different ways \(node .*; node .*\); orca will not pick one of them$/);
+    expect(outcome.reason).toMatch(
+      /^PreToolUse hooks rewrote the input in different ways \(node .*; node .*\); orca will not pick one of them$/,
+    );
   });
 
   it('the rewrite comes from the hook whose decision won', async () => {
-    const outcome = await preToolUseWith(decide('allow', { updatedInput: { command: 'make -j8' } }), decide('ask', { updatedInput: { command: 'make -n' } }));
+    const outcome = await preToolUseWith(
+      decide('allow', { updatedInput: { command: 'make -j8' } }),
+      decide('ask', { updatedInput: { command: 'make -n' } }),
+    );
     expect(outcome).toMatchObject({ decision: 'ask', updatedInput: { command: 'make -n' } });
   });
 
   it('no matching hook: an empty outcome and no events', async () => {
     const context = testHookContext();
-    const outcome = await runHooks(hooksOf({ PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'exit 2' }] }] }), 'PreToolUse', preToolUse, context);
+    const outcome = await runHooks(
+      hooksOf({ PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'exit 2' }] }] }),
+      'PreToolUse',
+      preToolUse,
+      context,
+    );
     expect(outcome).toEqual({ event: 'PreToolUse', results: [], blocked: false, additionalContext: [], systemMessages: [], retry: false });
     expect(context.events).toEqual([]);
   });

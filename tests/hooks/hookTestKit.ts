@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentEventInput } from '../../shared/core/events/agentEvent.js';
-import type { HookContext } from '../../shared/policy/hooks/hookContext.js';
-import { parseHooksConfig, type HooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
 import type { PermissionMode } from '../../shared/core/tool/permissionMode.js';
+import type { HookContext } from '../../shared/policy/hooks/hookContext.js';
+import { type HooksConfig, parseHooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
 import { tempDir } from '../support/tempDir.js';
 
 /** Shared set-up for the hook tests: real hook scripts in tests/fixtures/hooks, a context that records events. */

@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { matchingHooks } from '../../shared/policy/hooks/hookRunner.js';
-import { HooksConfigError, parseHooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
 import { loadHooks } from '../../shared/policy/hooks/hookSettings.js';
+import { HooksConfigError, parseHooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
 import { tempDir } from '../support/tempDir.js';
 
 const file = '/repo/.claude/settings.json';
@@ -27,11 +27,15 @@ describe('the hooks settings key', () => {
   it("accepts Claude Code's schema: command and http hooks, matchers, timeouts", () => {
     const config = parseHooksConfig(
       {
-        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh', timeout: 30 }] }],
+        PreToolUse: [
+          { matcher: 'Bash', hooks: [{ type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh', timeout: 30 }] },
+        ],
         PostToolUse: [
           {
             matcher: 'Edit|Write',
-            hooks: [{ type: 'http', url: 'http://localhost:8080/hooks', headers: { Authorization: 'Bearer $TOKEN' }, allowedEnvVars: ['TOKEN'] }],
+            hooks: [
+              { type: 'http', url: 'http://localhost:8080/hooks', headers: { Authorization: 'Bearer $TOKEN' }, allowedEnvVars: ['TOKEN'] },
+            ],
           },
         ],
         Stop: [{ hooks: [{ type: 'command', command: 'npm test', async: false, statusMessage: 'testing' }] }],
@@ -49,15 +53,21 @@ describe('the hooks settings key', () => {
   });
 
   it('says so when the event is a Claude Code event orca does not fire', () => {
-    expect(parseError({ ConfigChange: [] })).toMatch(/^\/repo\/\.claude\/settings\.json is invalid: hooks: ConfigChange is a Claude Code event orca does not fire\. orca fires: /);
+    expect(parseError({ ConfigChange: [] })).toMatch(
+      /^\/repo\/\.claude\/settings\.json is invalid: hooks: ConfigChange is a Claude Code event orca does not fire\. orca fires: /,
+    );
   });
 
   it('names the path of a bad entry', () => {
     expect(parseError({ PreToolUse: [{ hooks: [{ type: 'command' }] }] })).toBe(
       `${file} is invalid: hooks.PreToolUse[0].hooks[0].command: Invalid input: expected string, received undefined`,
     );
-    expect(parseError({ Stop: [{ hooks: [{ type: 'command', command: 'x', timeout: -1 }] }] })).toContain('hooks.Stop[0].hooks[0].timeout: Too small');
-    expect(parseError({ Stop: [{ hooks: [{ type: 'command', command: 'x', tiemout: 5 }] }] })).toContain('hooks.Stop[0].hooks[0]: Unrecognized key: "tiemout"');
+    expect(parseError({ Stop: [{ hooks: [{ type: 'command', command: 'x', timeout: -1 }] }] })).toContain(
+      'hooks.Stop[0].hooks[0].timeout: Too small',
+    );
+    expect(parseError({ Stop: [{ hooks: [{ type: 'command', command: 'x', tiemout: 5 }] }] })).toContain(
+      'hooks.Stop[0].hooks[0]: Unrecognized key: "tiemout"',
+    );
     expect(parseError({ Stop: { hooks: [] } })).toContain('hooks.Stop: Invalid input: expected array, received object');
   });
 

@@ -63,7 +63,12 @@ describe('http hooks', () => {
     expect(received).toHaveLength(1);
     const [request] = received;
     expect(request).toMatchObject({ method: 'POST', url: '/hooks/pre' });
-    expect(request!.headers).toMatchObject({ 'content-type': 'application/json', authorization: 'Bearer secret-1', 'x-other': '[]', 'x-plain': 'orca' });
+    expect(request!.headers).toMatchObject({
+      'content-type': 'application/json',
+      authorization: 'Bearer secret-1',
+      'x-other': '[]',
+      'x-plain': 'orca',
+    });
     expect(JSON.parse(request!.body)).toMatchObject({
       session_id: 'session-1',
       cwd: context.projectDir,
@@ -72,21 +77,41 @@ describe('http hooks', () => {
       tool_input: { command: 'npm publish' },
       tool_use_id: 'toolu_9',
     });
-    expect(hookEvents(context.events)).toEqual([{ type: 'hook', event: 'PreToolUse', command: `${base}/hooks/pre`, outcome: 'ok', exit_code: null }]);
+    expect(hookEvents(context.events)).toEqual([
+      { type: 'hook', event: 'PreToolUse', command: `${base}/hooks/pre`, outcome: 'ok', exit_code: null },
+    ]);
   });
 
   it('a 2xx JSON answer is read like stdout: a deny blocks', async () => {
     respond = (res) => {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'publishing needs a release manager' } }));
+      res.end(
+        JSON.stringify({
+          hookSpecificOutput: {
+            hookEventName: 'PreToolUse',
+            permissionDecision: 'deny',
+            permissionDecisionReason: 'publishing needs a release manager',
+          },
+        }),
+      );
     };
-    const outcome = await runHooks(hooksOf({ PreToolUse: [{ hooks: [{ type: 'http', url: base }] }] }), 'PreToolUse', preToolUse, testHookContext());
+    const outcome = await runHooks(
+      hooksOf({ PreToolUse: [{ hooks: [{ type: 'http', url: base }] }] }),
+      'PreToolUse',
+      preToolUse,
+      testHookContext(),
+    );
     expect(outcome).toMatchObject({ blocked: true, decision: 'deny', reason: 'publishing needs a release manager' });
   });
 
   it('a 2xx plain-text answer to UserPromptSubmit is context, as plain stdout is', async () => {
     respond = (res) => res.end('ticket ORCA-12 is in progress');
-    const outcome = await runHooks(hooksOf({ UserPromptSubmit: [{ hooks: [{ type: 'http', url: base }] }] }), 'UserPromptSubmit', { prompt: 'go' }, testHookContext());
+    const outcome = await runHooks(
+      hooksOf({ UserPromptSubmit: [{ hooks: [{ type: 'http', url: base }] }] }),
+      'UserPromptSubmit',
+      { prompt: 'go' },
+      testHookContext(),
+    );
     expect(outcome.additionalContext).toEqual(['ticket ORCA-12 is in progress']);
   });
 
@@ -99,13 +124,20 @@ describe('http hooks', () => {
     const outcome = await runHooks(hooksOf({ PreToolUse: [{ hooks: [{ type: 'http', url: base }] }] }), 'PreToolUse', preToolUse, context);
     expect(outcome.blocked).toBe(false);
     expect(hookEvents(context.events)).toMatchObject([{ outcome: 'error', exit_code: null }]);
-    expect(hookEvents(context.events)[0]!.detail).toBe(`POST ${base} answered 503 Service Unavailable: {"hookSpecificOutput":{"permissionDecision":"deny"}}`);
+    expect(hookEvents(context.events)[0]!.detail).toBe(
+      `POST ${base} answered 503 Service Unavailable: {"hookSpecificOutput":{"permissionDecision":"deny"}}`,
+    );
   });
 
   it('a server that does not answer in time is a timeout, a non-blocking error', async () => {
     respond = () => {}; // never answers
     const context = testHookContext();
-    const outcome = await runHooks(hooksOf({ Stop: [{ hooks: [{ type: 'http', url: base, timeout: 1 }] }] }), 'Stop', { stop_hook_active: false }, context);
+    const outcome = await runHooks(
+      hooksOf({ Stop: [{ hooks: [{ type: 'http', url: base, timeout: 1 }] }] }),
+      'Stop',
+      { stop_hook_active: false },
+      context,
+    );
     expect(outcome.blocked).toBe(false);
     expect(hookEvents(context.events)).toMatchObject([{ outcome: 'timeout', exit_code: null }]);
   });
@@ -118,7 +150,12 @@ describe('http hooks', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const context = testHookContext();
     const open = await runHooks(hooksOf({ PreToolUse: [{ hooks: [{ type: 'http', url }] }] }), 'PreToolUse', preToolUse, context);
-    const closed = await runHooks(hooksOf({ PreToolUse: [{ hooks: [{ type: 'http', url, onFailure: 'block' }] }] }), 'PreToolUse', preToolUse, testHookContext());
+    const closed = await runHooks(
+      hooksOf({ PreToolUse: [{ hooks: [{ type: 'http', url, onFailure: 'block' }] }] }),
+      'PreToolUse',
+      preToolUse,
+      testHookContext(),
+    );
     expect(open.blocked).toBe(false);
     expect(hookEvents(context.events)[0]!.detail).toMatch(/ECONNREFUSED/);
     expect(closed.blocked).toBe(true);

@@ -39,7 +39,9 @@ describe('matcher forms', () => {
 
   it('an invalid regular expression is an error that says what to write instead', () => {
     expect(() => compileMatcher('Edit(')).toThrow(MatcherError);
-    expect(() => compileMatcher('Edit(')).toThrow(/matcher "Edit\(" is not a valid regular expression .*use a tool name, names separated by \| or ","/);
+    expect(() => compileMatcher('Edit(')).toThrow(
+      /matcher "Edit\(" is not a valid regular expression .*use a tool name, names separated by \| or ","/,
+    );
   });
 });
 
@@ -81,10 +83,7 @@ describe('which field a matcher is tested against', () => {
 
   it('an event fired without its match value runs only the match-all groups', () => {
     const hooks = hooksOf({
-      SessionEnd: [
-        { matcher: 'logout', hooks: [{ type: 'command', command: 'named' }] },
-        { hooks: [{ type: 'command', command: 'all' }] },
-      ],
+      SessionEnd: [{ matcher: 'logout', hooks: [{ type: 'command', command: 'named' }] }, { hooks: [{ type: 'command', command: 'all' }] }],
     });
     expect(label(matchingHooks(hooks, 'SessionEnd', {}))).toEqual(['all']);
   });

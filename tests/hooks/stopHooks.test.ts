@@ -2,16 +2,16 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import { runSession } from '../../shared/core/loop/query.js';
 import { AgentSession } from '../../shared/core/loop/session.js';
-import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
+import { ScriptedModel } from '../../shared/core/model/scripted.js';
+import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile.js';
+import { modeOnlySlots } from '../../shared/core/tool/pipeline.js';
 import type { HooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
 import { createStopCheck, STOP_BLOCK_LIMIT, type StopHooksOptions } from '../../shared/policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../../shared/policy/hooks/toolSlots.js';
-import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile.js';
-import { ScriptedModel } from '../../shared/core/model/scripted.js';
 import { bashTool } from '../../shared/policy/tools/bash.js';
-import { modeOnlySlots } from '../../shared/core/tool/pipeline.js';
 import { tempDir } from '../support/tempDir.js';
 import { hooksOf, recorded, respondHook } from './hookTestKit.js';
 
@@ -19,7 +19,10 @@ async function run(hooks: HooksConfig, turns: ScriptTurn[], options: StopHooksOp
   const project = tempDir('orca-stop-project-');
   const session = new AgentSession({
     role: 'worker',
-    model: new ScriptedModel(parseScript({ agents: [{ when: { role: 'worker' }, turns }] }, 'test script'), { role: 'worker', prompt: 'go' }),
+    model: new ScriptedModel(parseScript({ agents: [{ when: { role: 'worker' }, turns }] }, 'test script'), {
+      role: 'worker',
+      prompt: 'go',
+    }),
     systemPrompt: 'You are a worker.',
     tools: [bashTool],
     outputSchema: z.object({ summary: z.string() }),
@@ -38,7 +41,9 @@ describe('Stop hooks', () => {
   it(`a Stop hook that always blocks is honoured ${STOP_BLOCK_LIMIT} times in a row, then the stop goes through with a notice`, async () => {
     const dir = tempDir();
     const record = path.join(dir, 'stops.jsonl');
-    const hooks = hooksOf({ Stop: [{ hooks: [{ type: 'command', command: respondHook(dir, { record, exit: 2, stderr: 'keep going' }) }] }] });
+    const hooks = hooksOf({
+      Stop: [{ hooks: [{ type: 'command', command: respondHook(dir, { record, exit: 2, stderr: 'keep going' }) }] }],
+    });
     const turns: ScriptTurn[] = Array.from({ length: 15 }, (_, i) => ({ text: `done (${i + 1})` }));
 
     const { result, events, session } = await run(hooks, turns);
@@ -47,7 +52,9 @@ describe('Stop hooks', () => {
     const runs = recorded(record);
     expect(runs.map((r) => r.input.stop_hook_active)).toEqual([false, ...Array(STOP_BLOCK_LIMIT).fill(true)]);
     expect(runs[0]!.input).toMatchObject({ hook_event_name: 'Stop', last_assistant_message: 'done (1)' });
-    expect(events.filter((e) => e.type === 'hook').map((e) => e.type === 'hook' && e.outcome)).toEqual(Array(STOP_BLOCK_LIMIT + 1).fill('block'));
+    expect(events.filter((e) => e.type === 'hook').map((e) => e.type === 'hook' && e.outcome)).toEqual(
+      Array(STOP_BLOCK_LIMIT + 1).fill('block'),
+    );
     expect(events).toContainEqual(
       expect.objectContaining({
         type: 'notice',
@@ -55,7 +62,9 @@ describe('Stop hooks', () => {
         message: `Stop hooks blocked the agent from stopping ${STOP_BLOCK_LIMIT} times in a row; letting it stop now. The last reason: keep going`,
       }),
     );
-    const continuations = session.messages.filter((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.startsWith('Stop hook feedback')));
+    const continuations = session.messages.filter(
+      (m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.startsWith('Stop hook feedback')),
+    );
     expect(continuations).toHaveLength(STOP_BLOCK_LIMIT);
   });
 
@@ -74,9 +83,14 @@ describe('Stop hooks', () => {
     ]);
 
     expect(result).toMatchObject({ reason: 'report', report: { summary: 'done, changelog written' } });
-    const inputs = readFileSync(record, 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line));
+    const inputs = readFileSync(record, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line));
     expect(inputs.map((input) => input.stop_hook_active)).toEqual([false, true]);
-    const feedback = session.messages.find((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.includes('write the changelog first')));
+    const feedback = session.messages.find(
+      (m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text.includes('write the changelog first')),
+    );
     expect(feedback).toBeDefined();
   });
 

@@ -2,13 +2,19 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import {
+  type CheckedCall,
+  modeOnlySlots,
+  type PreToolUseOutcome,
+  runToolCall,
+  type ToolPipelineSlots,
+} from '../../shared/core/tool/pipeline.js';
+import { ToolRegistry } from '../../shared/core/tool/registry.js';
+import { defineTool } from '../../shared/core/tool/tool.js';
 import type { HooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
 import { createHarnessSlots } from '../../shared/policy/hooks/toolSlots.js';
 import { bashTool } from '../../shared/policy/tools/bash.js';
 import { editTool } from '../../shared/policy/tools/edit.js';
-import { modeOnlySlots, runToolCall, type CheckedCall, type PreToolUseOutcome, type ToolPipelineSlots } from '../../shared/core/tool/pipeline.js';
-import { ToolRegistry } from '../../shared/core/tool/registry.js';
-import { defineTool } from '../../shared/core/tool/tool.js';
 import { writeTool } from '../../shared/policy/tools/write.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
@@ -25,7 +31,9 @@ function setUp(hooks: HooksConfig, permission: ToolPipelineSlots['permission'] =
 
 describe('PreToolUse in the tool pipeline', () => {
   it('a Claude Code validator script (jq, exit 2) stops a destructive Bash command before it runs', async () => {
-    const hooks = hooksOf({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `bash ${shellQuote(fixture('block-dangerous-bash.sh'))}` }] }] });
+    const hooks = hooksOf({
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `bash ${shellQuote(fixture('block-dangerous-bash.sh'))}` }] }],
+    });
     const { ctx, call, root } = setUp(hooks);
     mkdirSync(path.join(root, 'build'));
 
@@ -35,7 +43,14 @@ describe('PreToolUse in the tool pipeline', () => {
       'Bash was blocked by a PreToolUse hook: Blocked: "rm -rf build" is forbidden in this project. Remove files one at a time and never force-push.',
     );
     expect(existsSync(path.join(root, 'build'))).toBe(true);
-    expect(ctx.events).toContainEqual(expect.objectContaining({ type: 'permission', tool: 'Bash', decision: 'deny', by: expect.stringContaining('block-dangerous-bash.sh') }));
+    expect(ctx.events).toContainEqual(
+      expect.objectContaining({
+        type: 'permission',
+        tool: 'Bash',
+        decision: 'deny',
+        by: expect.stringContaining('block-dangerous-bash.sh'),
+      }),
+    );
 
     const allowed = await call('Bash', { command: 'ls' });
     expect(allowed.block.is_error).toBeUndefined();
@@ -55,7 +70,12 @@ describe('PreToolUse in the tool pipeline', () => {
                 type: 'command',
                 command: respondHook(dir, {
                   record,
-                  stdout: { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { file_path: 'generated/out.txt', content: 'rewritten\n' } } },
+                  stdout: {
+                    hookSpecificOutput: {
+                      hookEventName: 'PreToolUse',
+                      updatedInput: { file_path: 'generated/out.txt', content: 'rewritten\n' },
+                    },
+                  },
                 }),
               },
             ],
@@ -74,10 +94,20 @@ describe('PreToolUse in the tool pipeline', () => {
   it("a rewrite that breaks the tool's schema is refused with the field named", async () => {
     const dir = tempDir();
     const { call, root } = setUp(
-      hooksOf({ PreToolUse: [{ hooks: [{ type: 'command', command: respondHook(dir, { stdout: { hookSpecificOutput: { updatedInput: { file_path: 'x.txt' } } } }) }] }] }),
+      hooksOf({
+        PreToolUse: [
+          {
+            hooks: [
+              { type: 'command', command: respondHook(dir, { stdout: { hookSpecificOutput: { updatedInput: { file_path: 'x.txt' } } } }) },
+            ],
+          },
+        ],
+      }),
     );
     const result = await call('Write', { file_path: 'x.txt', content: 'hello' });
-    expect(result.block.content).toBe('Write input as rewritten by a PreToolUse hook is invalid: content: Invalid input: expected string, received undefined');
+    expect(result.block.content).toBe(
+      'Write input as rewritten by a PreToolUse hook is invalid: content: Invalid input: expected string, received undefined',
+    );
     expect(existsSync(path.join(root, 'x.txt'))).toBe(false);
   });
 
@@ -88,7 +118,9 @@ describe('PreToolUse in the tool pipeline', () => {
       seen.push(pre);
       return { allowed: false, reason: 'deny rule Write(secrets/**)' };
     };
-    const answer = (decision: string) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: `hook says ${decision}` } });
+    const answer = (decision: string) => ({
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: `hook says ${decision}` },
+    });
     const allowHooks = hooksOf({ PreToolUse: [{ hooks: [{ type: 'command', command: respondHook(dir, { stdout: answer('allow') }) }] }] });
     const askHooks = hooksOf({ PreToolUse: [{ hooks: [{ type: 'command', command: respondHook(dir, { stdout: answer('ask') }) }] }] });
 
@@ -105,7 +137,13 @@ describe('PreToolUse in the tool pipeline', () => {
 
   it('continue: false stops the session and the call does not run', async () => {
     const dir = tempDir();
-    const { call, root } = setUp(hooksOf({ PreToolUse: [{ hooks: [{ type: 'command', command: respondHook(dir, { stdout: { continue: false, stopReason: 'maintenance window' } }) }] }] }));
+    const { call, root } = setUp(
+      hooksOf({
+        PreToolUse: [
+          { hooks: [{ type: 'command', command: respondHook(dir, { stdout: { continue: false, stopReason: 'maintenance window' } }) }] },
+        ],
+      }),
+    );
     const result = await call('Write', { file_path: 'a.txt', content: 'a' });
     expect(result.stop).toBe('maintenance window');
     expect(result.block.is_error).toBe(true);
@@ -115,7 +153,18 @@ describe('PreToolUse in the tool pipeline', () => {
   it('additionalContext from PreToolUse reaches the next turn', async () => {
     const dir = tempDir();
     const { call } = setUp(
-      hooksOf({ PreToolUse: [{ hooks: [{ type: 'command', command: respondHook(dir, { stdout: { hookSpecificOutput: { additionalContext: 'src/ is generated' } } }) }] }] }),
+      hooksOf({
+        PreToolUse: [
+          {
+            hooks: [
+              {
+                type: 'command',
+                command: respondHook(dir, { stdout: { hookSpecificOutput: { additionalContext: 'src/ is generated' } } }),
+              },
+            ],
+          },
+        ],
+      }),
     );
     expect((await call('Write', { file_path: 'a.txt', content: 'a' })).additionalContext).toEqual(['src/ is generated']);
   });
@@ -128,7 +177,18 @@ describe('PostToolUse and PostToolUseFailure in the tool pipeline', () => {
     const { call } = setUp(
       hooksOf({
         PostToolUse: [
-          { matcher: 'Bash', hooks: [{ type: 'command', command: respondHook(dir, { record, stdout: { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'ran in CI mode' } } }) }] },
+          {
+            matcher: 'Bash',
+            hooks: [
+              {
+                type: 'command',
+                command: respondHook(dir, {
+                  record,
+                  stdout: { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'ran in CI mode' } },
+                }),
+              },
+            ],
+          },
           { matcher: 'Bash', hooks: [{ type: 'command', command: exitHook(2, 'the command printed a warning') }] },
         ],
       }),
@@ -136,9 +196,16 @@ describe('PostToolUse and PostToolUseFailure in the tool pipeline', () => {
     const result = await call('Bash', { command: 'echo hi' }, 'toolu_42');
     expect(result.additionalContext).toEqual(['ran in CI mode']);
     // The hook's feedback comes after the untrusted-data block: it is the project's word, not outside text.
-    expect(result.block.content).toMatch(/hi\n[\s\S]*<\/untrusted-data[^>]*>\n\n\[PostToolUse hook feedback\] the command printed a warning$/);
+    expect(result.block.content).toMatch(
+      /hi\n[\s\S]*<\/untrusted-data[^>]*>\n\n\[PostToolUse hook feedback\] the command printed a warning$/,
+    );
     const [run] = recorded(record);
-    expect(run!.input).toMatchObject({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: 'toolu_42', tool_input: { command: 'echo hi' } });
+    expect(run!.input).toMatchObject({
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_use_id: 'toolu_42',
+      tool_input: { command: 'echo hi' },
+    });
     expect(run!.input.tool_response).toMatchObject({ exitCode: 0 });
   });
 
@@ -154,7 +221,10 @@ describe('PostToolUse and PostToolUseFailure in the tool pipeline', () => {
       call: async (input) => ({ content: `echo: ${input.text}` }),
     });
     const ctx = makeToolContext();
-    const slots = createHarnessSlots({ hooks: hooksOf({ PostToolUse: [{ matcher: 'Echo', hooks: [{ type: 'command', command: respondHook(dir, { record }) }] }] }), permission: modeOnlySlots.permission });
+    const slots = createHarnessSlots({
+      hooks: hooksOf({ PostToolUse: [{ matcher: 'Echo', hooks: [{ type: 'command', command: respondHook(dir, { record }) }] }] }),
+      permission: modeOnlySlots.permission,
+    });
     await runToolCall({ id: 't', name: 'Echo', input: { text: 'hi' } }, new ToolRegistry([echo]), slots, ctx);
     expect(recorded(record)[0]!.input.tool_response).toBe('echo: hi');
   });
@@ -167,7 +237,15 @@ describe('PostToolUse and PostToolUseFailure in the tool pipeline', () => {
       hooksOf({
         PostToolUse: [{ hooks: [{ type: 'command', command: respondHook(dir, { record: successes }) }] }],
         PostToolUseFailure: [
-          { matcher: 'Edit', hooks: [{ type: 'command', command: respondHook(dir, { record: failures, stdout: { hookSpecificOutput: { additionalContext: 'try Read first' } } }) }] },
+          {
+            matcher: 'Edit',
+            hooks: [
+              {
+                type: 'command',
+                command: respondHook(dir, { record: failures, stdout: { hookSpecificOutput: { additionalContext: 'try Read first' } } }),
+              },
+            ],
+          },
         ],
       }),
     );
@@ -175,7 +253,12 @@ describe('PostToolUse and PostToolUseFailure in the tool pipeline', () => {
     expect(result.block.is_error).toBe(true);
     expect(result.additionalContext).toEqual(['try Read first']);
     const [run] = recorded(failures);
-    expect(run!.input).toMatchObject({ hook_event_name: 'PostToolUseFailure', tool_name: 'Edit', error: result.block.content, is_interrupt: false });
+    expect(run!.input).toMatchObject({
+      hook_event_name: 'PostToolUseFailure',
+      tool_name: 'Edit',
+      error: result.block.content,
+      is_interrupt: false,
+    });
     expect(existsSync(successes)).toBe(false);
   });
 });
@@ -191,7 +274,11 @@ describe('the present slot', () => {
 
   it('takes another presenter when given one', async () => {
     const ctx = makeToolContext();
-    const slots = createHarnessSlots({ hooks: hooksOf({}), permission: modeOnlySlots.permission, present: (tool, content) => `<${tool}>${content}</${tool}>` });
+    const slots = createHarnessSlots({
+      hooks: hooksOf({}),
+      permission: modeOnlySlots.permission,
+      present: (tool, content) => `<${tool}>${content}</${tool}>`,
+    });
     const result = await runToolCall({ id: 't', name: 'Write', input: { file_path: 'p.txt', content: 'p' } }, registry, slots, ctx);
     expect(result.block.content).toMatch(/^<Write>[\s\S]*<\/Write>$/);
   });

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { AgentSession } from '../../shared/core/loop/session.js';
-import { query } from '../../shared/core/loop/query.js';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
-import { AnthropicModel, MISSING_API_KEY, type AnthropicModelOptions } from '../../shared/core/model/anthropic.js';
+import { query } from '../../shared/core/loop/query.js';
+import { AgentSession } from '../../shared/core/loop/session.js';
+import { AnthropicModel, type AnthropicModelOptions, MISSING_API_KEY } from '../../shared/core/model/anthropic.js';
 import type { ModelEvent, ModelRequest } from '../../shared/core/model/model.js';
 import { ModelError } from '../../shared/core/model/modelError.js';
 import { MessagesServer, reply } from '../support/messagesServer.js';
@@ -27,10 +27,7 @@ function model(options: AnthropicModelOptions = {}): AnthropicModel {
 }
 
 const request: ModelRequest = {
-  system: [
-    { text: 'You are a careful engineer.', cache: true },
-    { text: 'Today is a test day.' },
-  ],
+  system: [{ text: 'You are a careful engineer.', cache: true }, { text: 'Today is a test day.' }],
   messages: [
     { role: 'user', content: [{ type: 'text', text: 'Read a.ts' }] },
     { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'a.ts' } }] },
@@ -125,7 +122,9 @@ describe('AnthropicModel streaming', () => {
   });
 
   it('counts null cache fields as zero tokens', async () => {
-    server.enqueue(reply.text('ok', { usage: { input_tokens: 7, output_tokens: 3, cache_read_input_tokens: null, cache_creation_input_tokens: null } }));
+    server.enqueue(
+      reply.text('ok', { usage: { input_tokens: 7, output_tokens: 3, cache_read_input_tokens: null, cache_creation_input_tokens: null } }),
+    );
     const events = await collect(model().stream(request, signal()));
     expect(events.at(-1)).toMatchObject({ usage: { input_tokens: 7, output_tokens: 3, cache_read_tokens: 0, cache_creation_tokens: 0 } });
   });
@@ -157,7 +156,13 @@ describe('AnthropicModel streaming', () => {
   });
 
   it('drops a tool_use cut off by the output limit, so the loop can ask the model to go on', async () => {
-    server.enqueue(reply.toolUse('Write', null, { text: 'Writing the file.', rawJson: '{"file_path": "a.ts", "content": "lo', stopReason: 'max_tokens' }));
+    server.enqueue(
+      reply.toolUse('Write', null, {
+        text: 'Writing the file.',
+        rawJson: '{"file_path": "a.ts", "content": "lo',
+        stopReason: 'max_tokens',
+      }),
+    );
     const events = await collect(model().stream(request, signal()));
     expect(events.map((event) => event.type)).toEqual(['text_delta', 'message_end']);
     expect(events.at(-1)).toMatchObject({ stopReason: 'max_tokens' });
@@ -176,7 +181,10 @@ describe('AnthropicModel retries and errors', () => {
   });
 
   it('honours retry-after on a 429 before retrying', async () => {
-    server.enqueue(reply.error(429, 'rate_limit_error', 'Number of request tokens has exceeded your rate limit', { 'retry-after': '2' }), reply.text('ok'));
+    server.enqueue(
+      reply.error(429, 'rate_limit_error', 'Number of request tokens has exceeded your rate limit', { 'retry-after': '2' }),
+      reply.text('ok'),
+    );
     const events = await collect(model().stream(request, signal()));
     expect(server.requests).toHaveLength(2);
     expect(texts(events).join('')).toBe('ok');
@@ -229,7 +237,11 @@ describe('AnthropicModel retries and errors', () => {
   });
 
   it.each([
-    [400, 'invalid_request_error', 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.'],
+    [
+      400,
+      'invalid_request_error',
+      'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.',
+    ],
     [402, 'billing_error', 'Payment required.'],
   ])('turns a %i billing failure into a spend_limit error without retrying', async (status, type, message) => {
     server.enqueue(reply.error(status, type, message));

@@ -52,11 +52,7 @@ describe('loadScriptFile', () => {
     expect(script.latency_ms).toBe(0);
     expect(script.agents).toHaveLength(1);
     expect(script.agents[0]!.when).toEqual({ role: 'worker', task: 't1' });
-    expect(script.agents[0]!.turns.map((turn) => turn.tools?.map((tool) => tool.name))).toEqual([
-      ['Read'],
-      ['Edit', 'Bash'],
-      ['Report'],
-    ]);
+    expect(script.agents[0]!.turns.map((turn) => turn.tools?.map((tool) => tool.name))).toEqual([['Read'], ['Edit', 'Bash'], ['Report']]);
     expect(script.agents[0]!.turns[2]!.text).toBe('done');
   });
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../shared/core/model/message.js';
 import type { ModelEvent, ModelRequest, ToolSpec } from '../../shared/core/model/model.js';
 import { ModelError } from '../../shared/core/model/modelError.js';
-import { ScriptedModel, type ScriptedAgentIdentity } from '../../shared/core/model/scripted.js';
+import { type ScriptedAgentIdentity, ScriptedModel } from '../../shared/core/model/scripted.js';
 import { parseScript, type Script } from '../../shared/core/model/scriptFile.js';
 import { estimateRequestTokens, estimateTokens } from '../../shared/core/model/tokenEstimate.js';
 import { totalInputTokens } from '../../shared/core/model/usage.js';
@@ -129,7 +129,18 @@ describe('ScriptedModel: playing turns', () => {
           { text: 'All done.' },
         ],
       },
-      { when: { role: 'worker' }, turns: [{ tools: [{ name: 'Read', input: { file_path: 'src/a.ts' } }] }, { tools: [{ name: 'Edit', input: {} }, { name: 'Bash', input: {} }] }] },
+      {
+        when: { role: 'worker' },
+        turns: [
+          { tools: [{ name: 'Read', input: { file_path: 'src/a.ts' } }] },
+          {
+            tools: [
+              { name: 'Edit', input: {} },
+              { name: 'Bash', input: {} },
+            ],
+          },
+        ],
+      },
     ],
   });
 
@@ -140,7 +151,9 @@ describe('ScriptedModel: playing turns', () => {
     const deltas = first.filter((event) => event.type === 'text_delta');
     expect(deltas.length).toBeGreaterThan(1);
     expect(textOf(first)).toBe('Reading the file that holds the bug first.');
-    expect(first.findIndex((event) => event.type === 'tool_use')).toBeGreaterThan(first.findLastIndex((event) => event.type === 'text_delta'));
+    expect(first.findIndex((event) => event.type === 'tool_use')).toBeGreaterThan(
+      first.findLastIndex((event) => event.type === 'text_delta'),
+    );
     expect(toolUses(first).map(({ name, input }) => ({ name, input }))).toEqual([{ name: 'Read', input: { file_path: 'src/a.ts' } }]);
     expect(end(first).stopReason).toBe('tool_use');
 
@@ -274,7 +287,11 @@ describe('ScriptedModel: latency', () => {
 });
 
 describe('ScriptedModel: usage', () => {
-  const tool: ToolSpec = { name: 'Read', description: 'Reads a file.', input_schema: { type: 'object', properties: { file_path: { type: 'string' } } } };
+  const tool: ToolSpec = {
+    name: 'Read',
+    description: 'Reads a file.',
+    input_schema: { type: 'object', properties: { file_path: { type: 'string' } } },
+  };
   const system = 'S'.repeat(400);
   const many = (count: number) =>
     script({ agents: [{ when: { role: 'worker' }, turns: Array.from({ length: count }, () => ({ text: 'ok' })) }] });
@@ -293,7 +310,11 @@ describe('ScriptedModel: usage', () => {
 
   it('estimates output from the turn’s text and tool inputs', async () => {
     const model = new ScriptedModel(
-      script({ agents: [{ when: { role: 'worker' }, turns: [{ text: 'x'.repeat(40), tools: [{ name: 'Bash', input: { command: 'npm test' } }] }] }] }),
+      script({
+        agents: [
+          { when: { role: 'worker' }, turns: [{ text: 'x'.repeat(40), tools: [{ name: 'Bash', input: { command: 'npm test' } }] }] },
+        ],
+      }),
       { role: 'worker', prompt: 'p' },
     );
     const { usage } = end(await collect(model));
@@ -322,7 +343,9 @@ describe('ScriptedModel: usage', () => {
 
     const withTools = new ScriptedModel(many(2), { role: 'worker', prompt: 'p' });
     await collect(withTools, request({ tools: [tool], cacheTools: true, system: [{ text: system, cache: true }] }));
-    const after = end(await collect(withTools, request({ tools: [tool], cacheTools: true, system: [{ text: `${system}!`, cache: true }] }))).usage;
+    const after = end(
+      await collect(withTools, request({ tools: [tool], cacheTools: true, system: [{ text: `${system}!`, cache: true }] })),
+    ).usage;
     expect(after.cache_read_tokens).toBe(estimateTokens(JSON.stringify(tool)));
     expect(after.cache_creation_tokens).toBe(estimateTokens(`${system}!`));
   });
@@ -345,7 +368,9 @@ describe('ScriptedModel: usage', () => {
     const model = new ScriptedModel(many(2), { role: 'worker', prompt: 'p' });
     const systemBlocks = [{ text: system, cache: true }];
     await collect(model, request({ system: systemBlocks, messages: [user('a'.repeat(40))] }));
-    const usage = end(await collect(model, request({ system: systemBlocks, messages: [user('a'.repeat(40)), user('b'.repeat(40), true)] }))).usage;
+    const usage = end(
+      await collect(model, request({ system: systemBlocks, messages: [user('a'.repeat(40)), user('b'.repeat(40), true)] })),
+    ).usage;
     expect(usage).toMatchObject({ cache_read_tokens: 100, cache_creation_tokens: 20, input_tokens: 0 });
   });
 

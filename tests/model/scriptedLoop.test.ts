@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AgentSession } from '../../shared/core/loop/session.js';
-import { query, type AgentResult } from '../../shared/core/loop/query.js';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
-import { ScriptedModel, type ScriptedAgentIdentity } from '../../shared/core/model/scripted.js';
+import { type AgentResult, query } from '../../shared/core/loop/query.js';
+import { AgentSession } from '../../shared/core/loop/session.js';
+import { type ScriptedAgentIdentity, ScriptedModel } from '../../shared/core/model/scripted.js';
 import { parseScript, type Script } from '../../shared/core/model/scriptFile.js';
 import { defineTool } from '../../shared/core/tool/tool.js';
 import { tempDir } from '../support/tempDir.js';

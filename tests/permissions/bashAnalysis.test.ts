@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeBash } from '../../shared/policy/permissions/shell/bashAnalysis.js';
-import type { BashAnalysis } from '../../shared/policy/permissions/shell/shellTypes.js';
 import { bashLevel, isReadOnlyBash } from '../../shared/policy/permissions/shell/bashLevel.js';
 import { destructiveReason } from '../../shared/policy/permissions/shell/destructiveCommands.js';
+import type { BashAnalysis } from '../../shared/policy/permissions/shell/shellTypes.js';
 
 function analysed(command: string): Extract<BashAnalysis, { ok: true }> {
   const result = analyzeBash(command);
@@ -77,7 +77,11 @@ describe('redirections', () => {
 
   it('tracks the folders a cd may leave the shell in, keeping the start as a possibility', () => {
     const result = analysed('cd sub && echo x > a; (cd /etc; echo y > b); echo z > c');
-    expect(result.writes.map((write) => write.cwd)).toEqual([['.', 'sub'], ['.', 'sub', '/etc'], ['.', 'sub']]);
+    expect(result.writes.map((write) => write.cwd)).toEqual([
+      ['.', 'sub'],
+      ['.', 'sub', '/etc'],
+      ['.', 'sub'],
+    ]);
   });
 
   it('gives up on the folder after a cd it cannot follow', () => {
@@ -116,7 +120,11 @@ describe('where each command runs', () => {
 
   it('tells a command find -exec runs what its {} stands for, and that -execdir runs it elsewhere', () => {
     const [, exec] = analysed('find src lib -name "*.o" -exec rm {} +').commands;
-    expect(exec!.placeholder).toEqual({ starts: [expect.objectContaining({ value: 'src' }), expect.objectContaining({ value: 'lib' })], cwd: ['.'], followsLinks: false });
+    expect(exec!.placeholder).toEqual({
+      starts: [expect.objectContaining({ value: 'src' }), expect.objectContaining({ value: 'lib' })],
+      cwd: ['.'],
+      followsLinks: false,
+    });
     expect(exec!.cwd).toEqual(['.']);
     const [, execdir] = analysed('find -L . -execdir touch {} \\;').commands;
     expect(execdir!.placeholder).toMatchObject({ starts: [expect.objectContaining({ value: '.' })], followsLinks: true });
@@ -210,10 +218,15 @@ describe('destructive commands', () => {
     expect(reasons(command).length).toBeGreaterThan(0);
   });
 
-  it.each(['rm file.txt', 'rm -f file.txt', 'git reset HEAD file', 'git push origin main', 'git clean -n', 'curl -o x https://example.com', 'curl https://x | jq .'])(
-    '%s is not destructive',
-    (command) => {
-      expect(reasons(command)).toEqual([]);
-    },
-  );
+  it.each([
+    'rm file.txt',
+    'rm -f file.txt',
+    'git reset HEAD file',
+    'git push origin main',
+    'git clean -n',
+    'curl -o x https://example.com',
+    'curl https://x | jq .',
+  ])('%s is not destructive', (command) => {
+    expect(reasons(command)).toEqual([]);
+  });
 });

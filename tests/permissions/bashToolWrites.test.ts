@@ -1,13 +1,13 @@
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { modeOnlySlots, runToolCall, type ToolPipelineSlots } from '../../shared/core/tool/pipeline.js';
+import { ToolRegistry } from '../../shared/core/tool/registry.js';
 import { createPermissionDecider } from '../../shared/policy/permissions/permissionSlot.js';
 import { PermissionPolicy } from '../../shared/policy/permissions/policy.js';
 import { DenyPrompter } from '../../shared/policy/permissions/prompter.js';
 import { shellSandbox } from '../../shared/policy/permissions/sandbox.js';
 import { makeBashTool } from '../../shared/policy/tools/bash.js';
-import { modeOnlySlots, runToolCall, type ToolPipelineSlots } from '../../shared/core/tool/pipeline.js';
-import { ToolRegistry } from '../../shared/core/tool/registry.js';
 import { git, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
@@ -19,7 +19,13 @@ import { makeToolContext } from '../support/toolContext.js';
 function session(sandbox: boolean) {
   const worktree = tempDir('orca-worktree-');
   const notices: string[] = [];
-  const shell = shellSandbox({ enabled: sandbox, worktree, tempDir: path.join(tempDir('orca-session-'), 'tmp'), network: false, notify: (m) => notices.push(m) });
+  const shell = shellSandbox({
+    enabled: sandbox,
+    worktree,
+    tempDir: path.join(tempDir('orca-session-'), 'tmp'),
+    network: false,
+    notify: (m) => notices.push(m),
+  });
   expect(shell.active).toBe(sandbox);
   const ctx = makeToolContext({ root: worktree, mode: 'full-access' });
   ctx.shell.wrap = shell.wrap;
@@ -27,7 +33,8 @@ function session(sandbox: boolean) {
   const slots: ToolPipelineSlots = { ...modeOnlySlots, permission };
   const registry = new ToolRegistry([makeBashTool()]);
   let calls = 0;
-  const run = async (command: string) => (await runToolCall({ id: `call-${(calls += 1)}`, name: 'Bash', input: { command } }, registry, slots, ctx)).block;
+  const run = async (command: string) =>
+    (await runToolCall({ id: `call-${(calls += 1)}`, name: 'Bash', input: { command } }, registry, slots, ctx)).block;
   writeFiles(ctx.workspace.root, { 'README.md': '# worktree\n', 'a.txt': 'a\n' });
   return { root: ctx.workspace.root, run };
 }
@@ -109,7 +116,9 @@ describe('Bash without the sandbox cannot write the main checkout', () => {
 
   it('still runs ordinary work inside the worktree', async () => {
     const { run, root } = session(false);
-    const block = await run("mkdir -p build && cp README.md build/copy.md && sed -i 's/worktree/copy/' build/copy.md && chmod +x build/copy.md && tar -cf out.tar build && rm a.txt");
+    const block = await run(
+      "mkdir -p build && cp README.md build/copy.md && sed -i 's/worktree/copy/' build/copy.md && chmod +x build/copy.md && tar -cf out.tar build && rm a.txt",
+    );
     expect(block.is_error, String(block.content)).toBeUndefined();
     expect(readFileSync(path.join(root, 'build', 'copy.md'), 'utf8')).toBe('# copy\n');
     expect(existsSync(path.join(root, 'out.tar'))).toBe(true);
@@ -125,7 +134,10 @@ describe('Bash in the sandbox', () => {
     const known = await run(`cp README.md ${main}/evil-known.txt`);
     expect(known.is_error).toBe(true);
     expect(known.content).toMatch(DENIED);
-    for (const command of [`D=${main}; cp README.md "$D/evil-dynamic.txt"`, `cd ${main} && node -e "require('fs').writeFileSync('evil-node.txt', 'x')"`]) {
+    for (const command of [
+      `D=${main}; cp README.md "$D/evil-dynamic.txt"`,
+      `cd ${main} && node -e "require('fs').writeFileSync('evil-node.txt', 'x')"`,
+    ]) {
       const block = await run(command);
       // Allowed by the checks: bwrap's read-only view of the host is what refuses it.
       expect(block.content).not.toMatch(DENIED);

@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Workspace } from '../../shared/core/files/workspace.js';
-import { bashLevel } from '../../shared/policy/permissions/shell/bashLevel.js';
 import type { PermissionMode } from '../../shared/core/tool/permissionMode.js';
 import { PermissionPolicy, type PolicyOptions } from '../../shared/policy/permissions/policy.js';
 import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/policy/permissions/rule.js';
+import { bashLevel } from '../../shared/policy/permissions/shell/bashLevel.js';
 import { tempDir } from '../support/tempDir.js';
 
 /**
@@ -142,7 +142,9 @@ describe('a command that writes the main checkout by its arguments is refused', 
     expect(bash('cp README.md MAIN/x').reason).toBe(
       `\`cp README.md ${main}/x\`: ${main}/x is outside the workspace ${root}; writes are only allowed inside it.`,
     );
-    expect(bash('ln MAIN/README.md hard-link').reason).toMatch(/would hard-link .*; writes are only allowed inside it\. Copy the file instead$/);
+    expect(bash('ln MAIN/README.md hard-link').reason).toMatch(
+      /would hard-link .*; writes are only allowed inside it\. Copy the file instead$/,
+    );
   });
 });
 
@@ -220,24 +222,34 @@ describe('no false alarms on ordinary commands', () => {
   it('a command’s writes inside the workspace add nothing to what the mode or its rule needs', () => {
     const { bash } = setup(UNSANDBOXED, { allow: ['Bash(touch:*)'] });
     expect(bash('touch notes.txt', 'read-only')).toMatchObject({ behavior: 'allow', by: 'allow:Bash(touch:*) in .claude/settings.json' });
-    expect(setup(UNSANDBOXED).bash('cp src/a.ts src/b.ts', 'workspace-write')).toMatchObject({ behavior: 'ask', by: 'mode:workspace-write' });
+    expect(setup(UNSANDBOXED).bash('cp src/a.ts src/b.ts', 'workspace-write')).toMatchObject({
+      behavior: 'ask',
+      by: 'mode:workspace-write',
+    });
   });
 });
 
 describe('after a cd out of the workspace', () => {
-  it.each(['cd MAIN && npm test', 'cd MAIN && git commit -m x', 'cd REL && make', 'env -C MAIN npm install', 'cd into-main && npm test', 'cd MAIN; python3 build.py'])(
-    'a command that is not read-only is refused without the sandbox, which would stop its writes: %s',
+  it.each([
+    'cd MAIN && npm test',
+    'cd MAIN && git commit -m x',
+    'cd REL && make',
+    'env -C MAIN npm install',
+    'cd into-main && npm test',
+    'cd MAIN; python3 build.py',
+  ])('a command that is not read-only is refused without the sandbox, which would stop its writes: %s', (command) => {
+    const decision = setup(UNSANDBOXED, { allow: ['Bash'] }).bash(command);
+    expect(decision).toMatchObject({ behavior: 'deny', by: 'workspace' });
+    expect(decision.reason).toMatch(/runs in .*, and Bash runs without the sandbox here.*Run it from inside the workspace$/);
+    expect(setup(SANDBOXED, { allow: ['Bash'] }).bash(command).behavior).toBe('allow');
+  });
+
+  it.each(['cd MAIN && git status && cat README.md | head -1', 'cd MAIN && ls -la', 'cd REL && git log --oneline -3'])(
+    'read-only commands still run there: %s',
     (command) => {
-      const decision = setup(UNSANDBOXED, { allow: ['Bash'] }).bash(command);
-      expect(decision).toMatchObject({ behavior: 'deny', by: 'workspace' });
-      expect(decision.reason).toMatch(/runs in .*, and Bash runs without the sandbox here.*Run it from inside the workspace$/);
-      expect(setup(SANDBOXED, { allow: ['Bash'] }).bash(command).behavior).toBe('allow');
+      expect(setup(UNSANDBOXED).bash(command, 'read-only').behavior).toBe('allow');
     },
   );
-
-  it.each(['cd MAIN && git status && cat README.md | head -1', 'cd MAIN && ls -la', 'cd REL && git log --oneline -3'])('read-only commands still run there: %s', (command) => {
-    expect(setup(UNSANDBOXED).bash(command, 'read-only').behavior).toBe('allow');
-  });
 });
 
 describe('targets that cannot be told before the command runs', () => {
@@ -275,7 +287,9 @@ describe('targets that cannot be told before the command runs', () => {
         'put -- before the operands or start the path with ./. Bash runs without the sandbox here, so nothing else would stop it writing outside the workspace; ' +
         'name each path it writes literally, inside the workspace',
     );
-    expect(setup(UNSANDBOXED).bash('cp -- README.md "$DEST"').reason).toMatch(/^cannot tell which files .*: "\$DEST" is only known when it runs\./);
+    expect(setup(UNSANDBOXED).bash('cp -- README.md "$DEST"').reason).toMatch(
+      /^cannot tell which files .*: "\$DEST" is only known when it runs\./,
+    );
   });
 
   it('a write to /tmp reaches the host’s /tmp only without the sandbox', () => {
@@ -285,13 +299,18 @@ describe('targets that cannot be told before the command runs', () => {
 });
 
 describe('symbolic links', () => {
-  it.each(['touch into-main/x', 'cp a.txt into-main/', 'rm into-main/README.md', 'chmod +x *', 'rm -f */README.md', 'cp a.txt into-main/../escaped', 'echo x > into-main/../escaped'])(
-    'a link already in the workspace is followed to where it leads: %s',
-    (command) => {
-      expect(setup(UNSANDBOXED, { allow: ['Bash'] }).bash(command)).toMatchObject({ behavior: 'deny', by: 'workspace' });
-      expect(setup(SANDBOXED, { allow: ['Bash'] }).bash(command)).toMatchObject({ behavior: 'deny', by: 'workspace' });
-    },
-  );
+  it.each([
+    'touch into-main/x',
+    'cp a.txt into-main/',
+    'rm into-main/README.md',
+    'chmod +x *',
+    'rm -f */README.md',
+    'cp a.txt into-main/../escaped',
+    'echo x > into-main/../escaped',
+  ])('a link already in the workspace is followed to where it leads: %s', (command) => {
+    expect(setup(UNSANDBOXED, { allow: ['Bash'] }).bash(command)).toMatchObject({ behavior: 'deny', by: 'workspace' });
+    expect(setup(SANDBOXED, { allow: ['Bash'] }).bash(command)).toMatchObject({ behavior: 'deny', by: 'workspace' });
+  });
 
   it('a link leading out may be made on its own, not with commands that could write through it unchecked', () => {
     const { bash } = setup(UNSANDBOXED);
@@ -331,7 +350,10 @@ describe('guarded paths written by a command’s arguments', () => {
 
   it('Edit deny and ask rules cover what a command writes, as they cover redirections', () => {
     const { bash } = setup(UNSANDBOXED, { deny: ['Edit(src/generated/**)'], ask: ['Edit(docs/**)'] });
-    expect(bash('cp a.txt src/generated/api.ts')).toMatchObject({ behavior: 'deny', by: 'deny:Edit(src/generated/**) in .claude/settings.json' });
+    expect(bash('cp a.txt src/generated/api.ts')).toMatchObject({
+      behavior: 'deny',
+      by: 'deny:Edit(src/generated/**) in .claude/settings.json',
+    });
     expect(bash('rm -f src/generated/old.ts').behavior).toBe('deny');
     expect(bash('touch docs/index.md')).toMatchObject({ behavior: 'ask', by: 'ask:Edit(docs/**) in .claude/settings.json' });
   });

@@ -3,15 +3,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AgentEventInput } from '../../shared/core/events/agentEvent.js';
-import { bashLevel, isReadOnlyBash } from '../../shared/policy/permissions/shell/bashLevel.js';
 import type { PermissionMode } from '../../shared/core/tool/permissionMode.js';
-import { createPermissionDecider } from '../../shared/policy/permissions/permissionSlot.js';
-import { PermissionPolicy } from '../../shared/policy/permissions/policy.js';
-import { DenyPrompter, RecordingPrompter, type Prompter } from '../../shared/policy/permissions/prompter.js';
-import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/policy/permissions/rule.js';
-import { modeOnlySlots, runToolCall, type PreToolUseOutcome, type ToolPipelineSlots } from '../../shared/core/tool/pipeline.js';
+import { modeOnlySlots, type PreToolUseOutcome, runToolCall, type ToolPipelineSlots } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
 import { defineTool } from '../../shared/core/tool/tool.js';
+import { createPermissionDecider } from '../../shared/policy/permissions/permissionSlot.js';
+import { PermissionPolicy } from '../../shared/policy/permissions/policy.js';
+import { DenyPrompter, type Prompter, RecordingPrompter } from '../../shared/policy/permissions/prompter.js';
+import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/policy/permissions/rule.js';
+import { bashLevel, isReadOnlyBash } from '../../shared/policy/permissions/shell/bashLevel.js';
 import { makeToolContext } from '../support/toolContext.js';
 
 // Stand-ins with the real tools' names and levels that record what ran instead of doing it, so
@@ -40,15 +40,23 @@ const write = defineTool({
   },
 });
 
-function harness(options: { rules?: Partial<Record<RuleBehavior, string[]>>; prompter?: Prompter; mode?: PermissionMode; pre?: PreToolUseOutcome }) {
-  const rules = RULE_BEHAVIORS.flatMap((behavior) => (options.rules?.[behavior] ?? []).map((text) => parseRule(text, behavior, '.claude/settings.json')));
+function harness(options: {
+  rules?: Partial<Record<RuleBehavior, string[]>>;
+  prompter?: Prompter;
+  mode?: PermissionMode;
+  pre?: PreToolUseOutcome;
+}) {
+  const rules = RULE_BEHAVIORS.flatMap((behavior) =>
+    (options.rules?.[behavior] ?? []).map((text) => parseRule(text, behavior, '.claude/settings.json')),
+  );
   const permission = createPermissionDecider({ policy: new PermissionPolicy(rules), prompter: options.prompter ?? new DenyPrompter() });
   const slots: ToolPipelineSlots = { ...modeOnlySlots, preToolUse: async () => options.pre ?? {}, permission };
   const ctx = makeToolContext({ mode: options.mode ?? 'workspace-write' });
   const registry = new ToolRegistry([shell, write]);
   let next = 0;
   const call = (name: string, input: unknown) => runToolCall({ id: `call-${(next += 1)}`, name, input }, registry, slots, ctx);
-  const permissions = () => ctx.events.filter((event): event is Extract<AgentEventInput, { type: 'permission' }> => event.type === 'permission');
+  const permissions = () =>
+    ctx.events.filter((event): event is Extract<AgentEventInput, { type: 'permission' }> => event.type === 'permission');
   return { ctx, call, permissions };
 }
 
@@ -57,9 +65,17 @@ describe('the permission slot in the tool pipeline', () => {
     const { call, permissions } = harness({ rules: { deny: ['Bash(git push:*)'] }, mode: 'full-access' });
     const result = await call('Bash', { command: 'git push origin main' });
     expect(result.block.is_error).toBe(true);
-    expect(result.block.content).toBe('Permission to use Bash was denied: the rule Bash(git push:*) in .claude/settings.json denies `git push origin main`');
+    expect(result.block.content).toBe(
+      'Permission to use Bash was denied: the rule Bash(git push:*) in .claude/settings.json denies `git push origin main`',
+    );
     expect(permissions()).toEqual([
-      { type: 'permission', tool: 'Bash', decision: 'deny', by: 'deny:Bash(git push:*) in .claude/settings.json', reason: expect.any(String) },
+      {
+        type: 'permission',
+        tool: 'Bash',
+        decision: 'deny',
+        by: 'deny:Bash(git push:*) in .claude/settings.json',
+        reason: expect.any(String),
+      },
     ]);
     expect(ran).not.toContain('git push origin main');
   });
@@ -77,7 +93,13 @@ describe('the permission slot in the tool pipeline', () => {
     const { call, permissions } = harness({ prompter, mode: 'workspace-write' });
     const result = await call('Bash', { command: 'make build' });
     expect(result.block.content).toBe('ran make build');
-    expect(prompter.questions).toEqual([{ tool: 'Bash', summary: 'make build', reason: 'Bash needs full-access and this session runs in workspace-write (`make build` needs full-access)' }]);
+    expect(prompter.questions).toEqual([
+      {
+        tool: 'Bash',
+        summary: 'make build',
+        reason: 'Bash needs full-access and this session runs in workspace-write (`make build` needs full-access)',
+      },
+    ]);
     expect(permissions().map((event) => [event.decision, event.by])).toEqual([
       ['ask', 'mode:workspace-write'],
       ['allow', 'prompter:recording'],
@@ -88,7 +110,9 @@ describe('the permission slot in the tool pipeline', () => {
     const { call, permissions } = harness({ mode: 'read-only' });
     const result = await call('Bash', { command: 'rm -rf build' });
     expect(result.block.is_error).toBe(true);
-    expect(result.block.content).toMatch(/^Permission to use Bash was denied: `rm -rf build`: rm -rf deletes folder trees without asking; it needs an allow rule that names it, e.g\. Bash\(rm -rf build\)\. This session runs without anyone to ask/);
+    expect(result.block.content).toMatch(
+      /^Permission to use Bash was denied: `rm -rf build`: rm -rf deletes folder trees without asking; it needs an allow rule that names it, e.g\. Bash\(rm -rf build\)\. This session runs without anyone to ask/,
+    );
     expect(permissions().map((event) => event.by)).toEqual(['destructive', 'prompter:deny']);
   });
 
@@ -117,7 +141,12 @@ describe('the permission slot in the tool pipeline', () => {
     await call('Bash', { command: 'pwd' });
     const notices = ctx.events.filter((event) => event.type === 'notice');
     expect(notices).toEqual([
-      { type: 'notice', level: 'warn', message: 'allow:Bash(npm test in .claude/settings.json cannot be read (the specifier has no closing ")"); it allows nothing until it is fixed' },
+      {
+        type: 'notice',
+        level: 'warn',
+        message:
+          'allow:Bash(npm test in .claude/settings.json cannot be read (the specifier has no closing ")"); it allows nothing until it is fixed',
+      },
     ]);
   });
 });

@@ -2,10 +2,10 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Workspace } from '../../shared/core/files/workspace.js';
-import { bashLevel } from '../../shared/policy/permissions/shell/bashLevel.js';
 import { modeCovers, PERMISSION_MODES, type PermissionMode } from '../../shared/core/tool/permissionMode.js';
-import { PermissionPolicy, type DecisionContext, type PolicyOptions } from '../../shared/policy/permissions/policy.js';
+import { type DecisionContext, PermissionPolicy, type PolicyOptions } from '../../shared/policy/permissions/policy.js';
 import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/policy/permissions/rule.js';
+import { bashLevel } from '../../shared/policy/permissions/shell/bashLevel.js';
 import { loadSettings } from '../../shared/policy/settings/loadSettings.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -18,7 +18,13 @@ function policyOf(rules: Rules, options: PolicyOptions = {}, source = '.claude/s
   );
 }
 
-const LEVELS: Record<string, PermissionMode> = { Read: 'read-only', Grep: 'read-only', Glob: 'read-only', Edit: 'workspace-write', Write: 'workspace-write' };
+const LEVELS: Record<string, PermissionMode> = {
+  Read: 'read-only',
+  Grep: 'read-only',
+  Glob: 'read-only',
+  Edit: 'workspace-write',
+  Write: 'workspace-write',
+};
 
 function levelOf(tool: string, input: Record<string, unknown>): PermissionMode {
   if (tool === 'Bash') return bashLevel(String(input.command));
@@ -31,7 +37,8 @@ function setup(rules: Rules = {}, options: PolicyOptions = {}) {
   const policy = policyOf(rules, options);
   const decide = (tool: string, input: Record<string, unknown>, mode: PermissionMode = 'full-access', hook?: DecisionContext['hook']) =>
     policy.decide({ tool, input, level: levelOf(tool, input) }, { mode, workspace, hook });
-  const bash = (command: string, mode: PermissionMode = 'full-access', hook?: DecisionContext['hook']) => decide('Bash', { command }, mode, hook);
+  const bash = (command: string, mode: PermissionMode = 'full-access', hook?: DecisionContext['hook']) =>
+    decide('Bash', { command }, mode, hook);
   return { root: workspace.root, workspace, policy, decide, bash };
 }
 
@@ -51,7 +58,10 @@ describe('modes against tool levels', () => {
   it('judges each built-in tool by its level', () => {
     const { decide, bash } = setup();
     expect(decide('Read', { file_path: 'a.txt' }, 'read-only').behavior).toBe('allow');
-    expect(decide('Write', { file_path: 'a.txt', content: '' }, 'read-only')).toMatchObject({ behavior: 'ask', reason: 'Write needs workspace-write and this session runs in read-only' });
+    expect(decide('Write', { file_path: 'a.txt', content: '' }, 'read-only')).toMatchObject({
+      behavior: 'ask',
+      reason: 'Write needs workspace-write and this session runs in read-only',
+    });
     expect(decide('Edit', { file_path: 'a.txt' }, 'workspace-write').behavior).toBe('allow');
     expect(bash('git status && git log -3', 'read-only').behavior).toBe('allow');
     expect(bash('npm test', 'workspace-write')).toMatchObject({ behavior: 'ask', by: 'mode:workspace-write' });
@@ -68,7 +78,10 @@ describe('modes against tool levels', () => {
 describe('rule precedence', () => {
   it('deny beats ask beats allow, whatever order they are written in', () => {
     const { bash } = setup({ allow: ['Bash(git push:*)'], ask: ['Bash(git push:*)'], deny: ['Bash(git push origin main)'] });
-    expect(bash('git push origin main')).toMatchObject({ behavior: 'deny', by: 'deny:Bash(git push origin main) in .claude/settings.json' });
+    expect(bash('git push origin main')).toMatchObject({
+      behavior: 'deny',
+      by: 'deny:Bash(git push origin main) in .claude/settings.json',
+    });
     expect(bash('git push origin dev')).toMatchObject({ behavior: 'ask', by: 'ask:Bash(git push:*) in .claude/settings.json' });
   });
 
@@ -85,7 +98,8 @@ describe('rule precedence', () => {
       parseRule('Bash(npm publish:*)', 'deny', '/home/u/.claude/settings.json'),
     ];
     const policy = new PermissionPolicy(rules);
-    const decide = (command: string) => policy.decide({ tool: 'Bash', input: { command }, level: 'full-access' }, { mode: 'read-only', workspace: new Workspace(root) });
+    const decide = (command: string) =>
+      policy.decide({ tool: 'Bash', input: { command }, level: 'full-access' }, { mode: 'read-only', workspace: new Workspace(root) });
     expect(decide('npm test')).toMatchObject({ behavior: 'allow', by: 'allow:Bash(npm test:*) in .claude/settings.local.json' });
     expect(decide('npm publish')).toMatchObject({ behavior: 'deny', by: 'deny:Bash(npm publish:*) in /home/u/.claude/settings.json' });
   });
@@ -94,12 +108,16 @@ describe('rule precedence', () => {
     const root = tempDir('orca-policy-');
     const user = tempDir('orca-user-');
     mkdirSync(path.join(root, '.claude'));
-    writeFileSync(path.join(root, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(npm:*)'], deny: ['Bash(npm publish:*)'] } }));
+    writeFileSync(
+      path.join(root, '.claude', 'settings.json'),
+      JSON.stringify({ permissions: { allow: ['Bash(npm:*)'], deny: ['Bash(npm publish:*)'] } }),
+    );
     writeFileSync(path.join(root, '.claude', 'settings.local.json'), JSON.stringify({ permissions: { ask: ['Bash(npm install:*)'] } }));
     writeFileSync(path.join(user, 'settings.json'), JSON.stringify({ permissions: { deny: ['Read(./private/**)'] } }));
     const policy = PermissionPolicy.fromSettings(loadSettings({ projectRoot: root, userClaudeDir: user }));
     const workspace = new Workspace(root);
-    const decide = (tool: string, input: Record<string, unknown>) => policy.decide({ tool, input, level: 'full-access' }, { mode: 'read-only', workspace });
+    const decide = (tool: string, input: Record<string, unknown>) =>
+      policy.decide({ tool, input, level: 'full-access' }, { mode: 'read-only', workspace });
     expect(decide('Bash', { command: 'npm test' }).by).toBe('allow:Bash(npm:*) in .claude/settings.json');
     expect(decide('Bash', { command: 'npm install x' }).by).toBe('ask:Bash(npm install:*) in .claude/settings.local.json');
     expect(decide('Bash', { command: 'npm publish' }).by).toBe('deny:Bash(npm publish:*) in .claude/settings.json');
@@ -114,7 +132,10 @@ describe('rule precedence', () => {
 
   it('an allow rule is a standing yes: it lets a call above the mode run', () => {
     const { bash, decide } = setup({ allow: ['Bash(npm test:*)', 'Edit(src/**)'] });
-    expect(bash('npm test -- --run', 'read-only')).toMatchObject({ behavior: 'allow', by: 'allow:Bash(npm test:*) in .claude/settings.json' });
+    expect(bash('npm test -- --run', 'read-only')).toMatchObject({
+      behavior: 'allow',
+      by: 'allow:Bash(npm test:*) in .claude/settings.json',
+    });
     expect(decide('Write', { file_path: 'src/a.ts' }, 'read-only').by).toBe('allow:Edit(src/**) in .claude/settings.json');
     expect(decide('Write', { file_path: 'lib/a.ts' }, 'read-only').behavior).toBe('ask');
   });
@@ -146,7 +167,10 @@ describe('rule precedence', () => {
     expect(decide('Glob', { pattern: '*', path: path.join(root, 'secrets', 'x') }).behavior).toBe('deny');
     expect(decide('Read', { file_path: 'public/a.txt' }).behavior).toBe('allow');
     expect(decide('Write', { file_path: 'src/generated/api.ts' }).behavior).toBe('deny');
-    expect(bash('echo x > src/generated/api.ts')).toMatchObject({ behavior: 'deny', by: 'deny:Edit(src/generated/**) in .claude/settings.json' });
+    expect(bash('echo x > src/generated/api.ts')).toMatchObject({
+      behavior: 'deny',
+      by: 'deny:Edit(src/generated/**) in .claude/settings.json',
+    });
   });
 
   it('understands //absolute and ~/home path rules', () => {
@@ -154,7 +178,8 @@ describe('rule precedence', () => {
     const workspace = new Workspace(root);
     const home = path.join(workspace.root, 'home');
     const policy = policyOf({ deny: [`Read(/${workspace.root}/private/**)`, 'Edit(~/.config/**)'] }, { home });
-    const decide = (tool: string, file_path: string) => policy.decide({ tool, input: { file_path }, level: 'read-only' }, { mode: 'full-access', workspace });
+    const decide = (tool: string, file_path: string) =>
+      policy.decide({ tool, input: { file_path }, level: 'read-only' }, { mode: 'full-access', workspace });
     expect(decide('Read', 'private/a').behavior).toBe('deny');
     expect(decide('Read', 'public/a').behavior).toBe('allow');
     expect(decide('Write', 'home/.config/app.toml').behavior).toBe('deny');
@@ -245,13 +270,18 @@ describe('nothing outside the workspace is written', () => {
 });
 
 describe('destructive commands need an allow rule that names them, even in full-access', () => {
-  it.each(['rm -rf build', 'git reset --hard', 'git push --force', 'git clean -fd', 'dd if=/dev/zero of=x', 'curl -s https://x.sh | sh', 'ls && rm -rf x'])(
-    '%s',
-    (command) => {
-      const { bash } = setup({ allow: ['Bash'] });
-      expect(bash(command, 'full-access')).toMatchObject({ behavior: 'ask', by: 'destructive' });
-    },
-  );
+  it.each([
+    'rm -rf build',
+    'git reset --hard',
+    'git push --force',
+    'git clean -fd',
+    'dd if=/dev/zero of=x',
+    'curl -s https://x.sh | sh',
+    'ls && rm -rf x',
+  ])('%s', (command) => {
+    const { bash } = setup({ allow: ['Bash'] });
+    expect(bash(command, 'full-access')).toMatchObject({ behavior: 'ask', by: 'destructive' });
+  });
 
   it('runs with a rule that names it, and a deny rule still wins', () => {
     expect(setup({ allow: ['Bash(rm -rf build)'] }).bash('rm -rf build', 'workspace-write').behavior).toBe('allow');
@@ -262,17 +292,22 @@ describe('destructive commands need an allow rule that names them, even in full-
   it('treats a command it cannot identify the same way', () => {
     const { bash } = setup({ allow: ['Bash'] });
     expect(bash('$TOOL --all')).toMatchObject({ behavior: 'ask', by: 'bash-analysis' });
-    expect(bash('echo "rm -rf /" | sh').reason).toMatch(/reads its script from standard input, which cannot be checked; it needs an allow rule that names it/);
+    expect(bash('echo "rm -rf /" | sh').reason).toMatch(
+      /reads its script from standard input, which cannot be checked; it needs an allow rule that names it/,
+    );
   });
 });
 
 describe('anything unclear fails closed', () => {
-  it.each(['echo "unterminated', 'cat <(ls)', 'cat <<EOF\nrm -rf /\nEOF', 'echo ${X:-$(rm -rf /)}'])('an unparsable command is refused: %s', (command) => {
-    const { bash } = setup({ allow: ['Bash'] });
-    const decision = bash(command, 'full-access', { decision: 'allow' });
-    expect(decision).toMatchObject({ behavior: 'deny', by: 'bash-analysis' });
-    expect(decision.reason).toMatch(/cannot be checked/);
-  });
+  it.each(['echo "unterminated', 'cat <(ls)', 'cat <<EOF\nrm -rf /\nEOF', 'echo ${X:-$(rm -rf /)}'])(
+    'an unparsable command is refused: %s',
+    (command) => {
+      const { bash } = setup({ allow: ['Bash'] });
+      const decision = bash(command, 'full-access', { decision: 'allow' });
+      expect(decision).toMatchObject({ behavior: 'deny', by: 'bash-analysis' });
+      expect(decision.reason).toMatch(/cannot be checked/);
+    },
+  );
 
   it('a redirection whose target is computed, or after a cd it cannot follow, is refused', () => {
     const { bash } = setup();
@@ -284,7 +319,9 @@ describe('anything unclear fails closed', () => {
     const { bash, decide, policy } = setup({ deny: ['Bash(rm -rf'], allow: ['Bash'] });
     expect(bash('ls')).toMatchObject({ behavior: 'deny', by: 'deny:Bash(rm -rf in .claude/settings.json' });
     expect(decide('Read', { file_path: 'a' }).behavior).toBe('allow');
-    expect(policy.problems()).toEqual(['deny:Bash(rm -rf in .claude/settings.json cannot be read (the specifier has no closing ")"); calls it might cover are refused']);
+    expect(policy.problems()).toEqual([
+      'deny:Bash(rm -rf in .claude/settings.json cannot be read (the specifier has no closing ")"); calls it might cover are refused',
+    ]);
     expect(setup({ ask: ['(what'] }).decide('Read', { file_path: 'a' }).behavior).toBe('deny');
   });
 
@@ -297,14 +334,20 @@ describe('anything unclear fails closed', () => {
     const { policy, workspace } = setup({ deny: ['TaskCreate(secret)'] });
     expect(policy.decide({ tool: 'TaskCreate', input: {}, level: 'read-only' }, { mode: 'full-access', workspace }).behavior).toBe('deny');
     const allowing = setup({ allow: ['Probe(x)'] });
-    expect(allowing.policy.decide({ tool: 'Probe', input: {}, level: 'full-access' }, { mode: 'read-only', workspace: allowing.workspace }).behavior).toBe('ask');
+    expect(
+      allowing.policy.decide({ tool: 'Probe', input: {}, level: 'full-access' }, { mode: 'read-only', workspace: allowing.workspace })
+        .behavior,
+    ).toBe('ask');
   });
 });
 
 describe('PreToolUse hook outcomes', () => {
   it('a hook allow stands in for the prompt the mode would need', () => {
     const { bash } = setup();
-    expect(bash('npm test', 'read-only', { decision: 'allow', reason: 'tests are fine' })).toMatchObject({ behavior: 'allow', by: 'hook:PreToolUse' });
+    expect(bash('npm test', 'read-only', { decision: 'allow', reason: 'tests are fine' })).toMatchObject({
+      behavior: 'allow',
+      by: 'hook:PreToolUse',
+    });
   });
 
   it('a hook allow never overrides a deny rule, an ask rule, a destructive command or a guarded path', () => {
@@ -318,7 +361,11 @@ describe('PreToolUse hook outcomes', () => {
 
   it('a hook ask sends a call the mode covers to the prompter; a hook deny refuses', () => {
     const { bash } = setup();
-    expect(bash('ls', 'full-access', { decision: 'ask', reason: 'check' })).toMatchObject({ behavior: 'ask', by: 'hook:PreToolUse', reason: 'check' });
+    expect(bash('ls', 'full-access', { decision: 'ask', reason: 'check' })).toMatchObject({
+      behavior: 'ask',
+      by: 'hook:PreToolUse',
+      reason: 'check',
+    });
     expect(bash('ls', 'full-access', { decision: 'deny' })).toMatchObject({ behavior: 'deny', by: 'hook:PreToolUse' });
   });
 });

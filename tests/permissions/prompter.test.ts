@@ -1,8 +1,12 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DenyPrompter, InteractivePrompter, RecordingPrompter, type PermissionQuestion } from '../../shared/policy/permissions/prompter.js';
+import { DenyPrompter, InteractivePrompter, type PermissionQuestion, RecordingPrompter } from '../../shared/policy/permissions/prompter.js';
 
-const question = (summary: string): PermissionQuestion => ({ tool: 'Bash', summary, reason: 'Bash needs full-access and this session runs in read-only' });
+const question = (summary: string): PermissionQuestion => ({
+  tool: 'Bash',
+  summary,
+  reason: 'Bash needs full-access and this session runs in read-only',
+});
 
 describe('DenyPrompter', () => {
   it('refuses, telling the model why and that nobody can be asked', async () => {

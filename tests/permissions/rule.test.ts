@@ -6,7 +6,11 @@ import { commandPatternMatches, ruleAppliesTo } from '../../shared/policy/permis
 describe('parsing rules', () => {
   it('reads a bare tool and a tool with a specifier', () => {
     expect(parseRule('Bash', 'allow', 's.json')).toEqual({ behavior: 'allow', tool: 'Bash', text: 'Bash', source: 's.json' });
-    expect(parseRule(' Bash(npm test:*) ', 'deny', 's.json')).toMatchObject({ tool: 'Bash', specifier: 'npm test:*', text: 'Bash(npm test:*)' });
+    expect(parseRule(' Bash(npm test:*) ', 'deny', 's.json')).toMatchObject({
+      tool: 'Bash',
+      specifier: 'npm test:*',
+      text: 'Bash(npm test:*)',
+    });
     expect(parseRule('Bash(echo (a))', 'ask', 's.json')).toMatchObject({ tool: 'Bash', specifier: 'echo (a)' });
     expect(parseRule('mcp__github__create-pr', 'allow', 's.json')).toMatchObject({ tool: 'mcp__github__create-pr' });
   });

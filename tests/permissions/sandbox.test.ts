@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findOnPath, networkAllowance, shellSandbox, type Sandbox } from '../../shared/policy/permissions/sandbox.js';
-import type { LoadedSettings } from '../../shared/policy/settings/loadSettings.js';
 import type { BashResultData } from '../../shared/core/tool/bashResultData.js';
+import { findOnPath, networkAllowance, type Sandbox, shellSandbox } from '../../shared/policy/permissions/sandbox.js';
+import type { LoadedSettings } from '../../shared/policy/settings/loadSettings.js';
 import { makeBashTool } from '../../shared/policy/tools/bash.js';
 import { processesMatching, waitForNoProcess } from '../support/processTable.js';
 import { tempDir } from '../support/tempDir.js';
@@ -123,7 +123,10 @@ describe('Bash under bwrap, through the Bash tool', () => {
     symlinkSync(path.join(install, 'types-node'), path.join(modules, '@types', 'node'), 'dir');
     symlinkSync('../typescript/bin/tsc', path.join(modules, '.bin', 'tsc'));
     const { run } = sandboxed({ readable: [modules] });
-    expect(await run(`${modules}/.bin/tsc && cat ${modules}/@types/node/index.d.ts`)).toMatchObject({ exitCode: 0, content: expect.stringContaining('tsc ran\nexport {};') });
+    expect(await run(`${modules}/.bin/tsc && cat ${modules}/@types/node/index.d.ts`)).toMatchObject({
+      exitCode: 0,
+      content: expect.stringContaining('tsc ran\nexport {};'),
+    });
     const write = await run(`echo changed > ${modules}/typescript/bin/tsc`);
     expect(write.exitCode).not.toBe(0);
     expect(readFileSync(path.join(install, 'typescript', 'bin', 'tsc'), 'utf8')).toBe('#!/bin/sh\necho tsc ran\n');
@@ -173,7 +176,14 @@ describe('Bash under bwrap, through the Bash tool', () => {
 describe('without bwrap', () => {
   it('says so once per process and runs unsandboxed', () => {
     const notices: string[] = [];
-    const options = { enabled: true, worktree: tempDir(), tempDir: path.join(tempDir(), 'tmp'), network: false, notify: (m: string) => notices.push(m), env: { PATH: '' } };
+    const options = {
+      enabled: true,
+      worktree: tempDir(),
+      tempDir: path.join(tempDir(), 'tmp'),
+      network: false,
+      notify: (m: string) => notices.push(m),
+      env: { PATH: '' },
+    };
     const first = shellSandbox(options);
     const second = shellSandbox(options);
     expect(first).toEqual({ active: false, policy: { writableOutside: [], bashSandboxed: false } });
@@ -185,9 +195,18 @@ describe('without bwrap', () => {
     const bin = tempDir('orca-fake-bin-');
     writeFileSync(path.join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', { mode: 0o755 });
     const notices: string[] = [];
-    const sandbox = shellSandbox({ enabled: true, worktree: tempDir(), tempDir: tempDir(), network: false, notify: (m) => notices.push(m), env: { PATH: bin } });
+    const sandbox = shellSandbox({
+      enabled: true,
+      worktree: tempDir(),
+      tempDir: tempDir(),
+      network: false,
+      notify: (m) => notices.push(m),
+      env: { PATH: bin },
+    });
     expect(sandbox.active).toBe(false);
-    expect(notices).toEqual(['bwrap cannot create a sandbox here (bwrap: setting up uid map: Permission denied): Bash runs unsandboxed, relying on the permission checks']);
+    expect(notices).toEqual([
+      'bwrap cannot create a sandbox here (bwrap: setting up uid map: Permission denied): Bash runs unsandboxed, relying on the permission checks',
+    ]);
   });
 
   it('stays off when disabled, without a notice', () => {

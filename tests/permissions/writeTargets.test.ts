@@ -14,7 +14,10 @@ function commands(command: string): ShellCommand[] {
 /** Each path as `folder/path` (`?/path` when the folder is unknown), `!` marking an entry that is not followed. */
 function shown(targets: WriteTarget[]): string[] {
   return targets.flatMap((target) =>
-    (target.cwd ?? ['?']).map((cwd) => `${target.entry ? '!' : ''}${path.posix.isAbsolute(target.path.value) ? target.path.value : path.posix.join(cwd, target.path.value)}`),
+    (target.cwd ?? ['?']).map(
+      (cwd) =>
+        `${target.entry ? '!' : ''}${path.posix.isAbsolute(target.path.value) ? target.path.value : path.posix.join(cwd, target.path.value)}`,
+    ),
   );
 }
 

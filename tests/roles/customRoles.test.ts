@@ -70,6 +70,8 @@ describe('custom roles from .claude/agents/*.md', () => {
     writeFiles(repo, { '.claude/agents/good.md': '---\nname: good\ndescription: fine\n---\nDo good work.' });
     expect(findRole(repo, 'explore').role.mode).toBe('read-only');
     expect(findRole(repo, 'good').role.source).toMatch(/good\.md$/);
-    expect(() => findRole(repo, 'nope')).toThrow(/unknown role "nope": the roles are coordinator, explore, plan, worker, verification, good/);
+    expect(() => findRole(repo, 'nope')).toThrow(
+      /unknown role "nope": the roles are coordinator, explore, plan, worker, verification, good/,
+    );
   });
 });

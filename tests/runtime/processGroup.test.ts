@@ -5,8 +5,8 @@ import {
   groupAlive,
   killAllProcessGroups,
   liveProcessGroups,
-  spawnGroup,
   type ProcessGroup,
+  spawnGroup,
 } from '../../shared/core/runtime/processGroup.js';
 import { processesMatching, waitForNoProcess, waitForProcesses } from '../support/processTable.js';
 import { tempDir } from '../support/tempDir.js';

@@ -9,12 +9,29 @@ import { tempDir } from '../support/tempDir.js';
 /** A tree whose .gitignore files use every kind of rule, nested and negated. */
 const FILES: Record<string, string> = {
   '.gitignore': 'build/\n*.log\n!keep.log\n/top-only.txt\nsecret*\n!secret-ok.md\ndocs/**/draft.md\n',
-  'top-only.txt': '', 'sub/top-only.txt': '', 'a.log': '', 'keep.log': '', 'src/x.log': '',
-  'build/out.js': '', 'src/build/out.js': '', 'secret.txt': '', 'secret-ok.md': '',
-  'docs/a/b/draft.md': '', 'docs/final.md': '', '.env': '', '.config/tool.json': '',
-  'src/.gitignore': '*.gen.ts\n!keep.gen.ts\n', 'src/a.ts': '', 'src/a.gen.ts': '', 'src/keep.gen.ts': '', 'src/deep/b.gen.ts': '',
-  'pkg/.gitignore': '!build/\n', 'pkg/build/kept.js': '', 'pkg/dist/x.js': '',
-  'weird name [1].txt': '', 'unicodé/ñ.ts': '',
+  'top-only.txt': '',
+  'sub/top-only.txt': '',
+  'a.log': '',
+  'keep.log': '',
+  'src/x.log': '',
+  'build/out.js': '',
+  'src/build/out.js': '',
+  'secret.txt': '',
+  'secret-ok.md': '',
+  'docs/a/b/draft.md': '',
+  'docs/final.md': '',
+  '.env': '',
+  '.config/tool.json': '',
+  'src/.gitignore': '*.gen.ts\n!keep.gen.ts\n',
+  'src/a.ts': '',
+  'src/a.gen.ts': '',
+  'src/keep.gen.ts': '',
+  'src/deep/b.gen.ts': '',
+  'pkg/.gitignore': '!build/\n',
+  'pkg/build/kept.js': '',
+  'pkg/dist/x.js': '',
+  'weird name [1].txt': '',
+  'unicodé/ñ.ts': '',
 };
 
 function repo(): string {
@@ -29,15 +46,41 @@ function repo(): string {
 
 async function walk(root: string, options: { start?: string; globs?: string[]; typeGlobs?: string[] } = {}): Promise<string[]> {
   const found: string[] = [];
-  await walkFiles({ base: root, start: options.start ?? '', globs: options.globs ?? [], typeGlobs: options.typeGlobs, signal: new AbortController().signal }, (batch) =>
-    found.push(...batch),
+  await walkFiles(
+    {
+      base: root,
+      start: options.start ?? '',
+      globs: options.globs ?? [],
+      typeGlobs: options.typeGlobs,
+      signal: new AbortController().signal,
+    },
+    (batch) => found.push(...batch),
   );
   return found.sort(comparePaths);
 }
 
 function rgFiles(root: string, args: string[] = [], target = '.'): string[] {
-  const out = execFileSync('rg', ['--files', '--hidden', '--no-require-git', '--no-ignore-dot', '--no-ignore-exclude', '--no-ignore-global', ...args, '--glob=!.git', '--', target], { cwd: root, encoding: 'utf8' });
-  return out.split('\n').filter(Boolean).map((file) => file.replace(/^\.\//, '')).sort(comparePaths);
+  const out = execFileSync(
+    'rg',
+    [
+      '--files',
+      '--hidden',
+      '--no-require-git',
+      '--no-ignore-dot',
+      '--no-ignore-exclude',
+      '--no-ignore-global',
+      ...args,
+      '--glob=!.git',
+      '--',
+      target,
+    ],
+    { cwd: root, encoding: 'utf8' },
+  );
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((file) => file.replace(/^\.\//, ''))
+    .sort(comparePaths);
 }
 
 describe('walkFiles', () => {
@@ -45,7 +88,9 @@ describe('walkFiles', () => {
     const root = repo();
     const mine = await walk(root);
     const git = execFileSync('git', ['ls-files', '--others', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8' })
-      .split('\0').filter(Boolean).sort(comparePaths);
+      .split('\0')
+      .filter(Boolean)
+      .sort(comparePaths);
     expect(mine).toEqual(git);
     expect(mine).toEqual(rgFiles(root));
     expect(mine).toContain('pkg/build/kept.js');

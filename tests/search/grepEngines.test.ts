@@ -1,18 +1,27 @@
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { GrepQuery } from '../../shared/policy/search/grepQuery.js';
+import { compiledEntry } from '../../shared/core/runtime/compiledEntry.js';
 import { grepPool } from '../../shared/policy/search/grepPool.js';
+import type { GrepQuery } from '../../shared/policy/search/grepQuery.js';
 import { runJsGrep } from '../../shared/policy/search/jsGrep.js';
 import { ripgrepArgs, ripgrepPath, runRipgrep } from '../../shared/policy/search/ripgrep.js';
-import { compiledEntry } from '../../shared/core/runtime/compiledEntry.js';
 import { ensureBuilt, makeSearchFixture } from './searchFixture.js';
 
 beforeAll(ensureBuilt);
 
 const query = (base: string, over: Partial<GrepQuery> = {}): GrepQuery => ({
-  pattern: 'handler', base, target: '', targetIsFile: false, globs: [], mode: 'files_with_matches',
-  ignoreCase: false, before: 0, after: 0, multiline: false, ...over,
+  pattern: 'handler',
+  base,
+  target: '',
+  targetIsFile: false,
+  globs: [],
+  mode: 'files_with_matches',
+  ignoreCase: false,
+  before: 0,
+  after: 0,
+  multiline: false,
+  ...over,
 });
 
 describe('the rg engine', () => {

@@ -3,7 +3,13 @@ import { decodeText } from '../../shared/policy/search/grepWorker.js';
 import { compilePattern, mayMatchNewline, splitLines, TextMatcher, type TextMatchOptions } from '../../shared/policy/search/matchText.js';
 
 const options = (over: Partial<TextMatchOptions>): TextMatchOptions => ({
-  pattern: 'x', ignoreCase: false, multiline: false, mode: 'content', before: 0, after: 0, ...over,
+  pattern: 'x',
+  ignoreCase: false,
+  multiline: false,
+  mode: 'content',
+  before: 0,
+  after: 0,
+  ...over,
 });
 
 describe('TextMatcher', () => {
@@ -12,7 +18,14 @@ describe('TextMatcher', () => {
     const found = new TextMatcher(options({ pattern: 'hit', before: 1, after: 1 })).match(text)!;
     expect(found.count).toBe(3);
     expect(found.lines!.map((l) => `${l.n}${l.match ? ':' : '-'}${l.text}`)).toEqual([
-      '1-a', '2:hit 1', '3-b', '4-c', '5:hit 2', '6-d', '9-g', '10:hit 3',
+      '1-a',
+      '2:hit 1',
+      '3-b',
+      '4-c',
+      '5:hit 2',
+      '6-d',
+      '9-g',
+      '10:hit 3',
     ]);
   });
 
@@ -36,7 +49,9 @@ describe('TextMatcher', () => {
     const lines = new TextMatcher(options({ pattern: 'b\\na', multiline: true })).match(text)!.lines!;
     expect(lines.map((l) => l.n)).toEqual([1, 2, 3, 4]);
     // With --multiline-dotall, . crosses lines.
-    expect(new TextMatcher(options({ pattern: 'start.*end', multiline: true })).match('start\nmiddle\nend\nafter\n')!.lines!.map((l) => l.n)).toEqual([1, 2, 3]);
+    expect(
+      new TextMatcher(options({ pattern: 'start.*end', multiline: true })).match('start\nmiddle\nend\nafter\n')!.lines!.map((l) => l.n),
+    ).toEqual([1, 2, 3]);
     // A multiline pattern that cannot span lines is searched (and counted) line by line, as rg does.
     expect(new TextMatcher(options({ pattern: 'o', multiline: true, mode: 'count' })).match('foo foo\nfoo\n')).toEqual({ count: 2 });
   });

@@ -45,7 +45,21 @@ export const FIXTURE_FILES: Record<string, string | Buffer> = {
   'notes/long.txt': `${'x'.repeat(1500)} handler ${'y'.repeat(1500)}\n`,
   'weird/a:b-1.ts': 'export const colon = "handler:1-2";\n',
   'multi/span.txt': ['struct Config {', '  name: string,', '  handler: Fn,', '}', 'struct Other {', '  x: i32,', '}', ''].join('\n'),
-  'multi/context.txt': ['one', 'two', 'three match', 'four', 'five', 'six', 'seven match', 'eight', 'nine', 'ten', 'eleven', 'twelve match', ''].join('\n'),
+  'multi/context.txt': [
+    'one',
+    'two',
+    'three match',
+    'four',
+    'five',
+    'six',
+    'seven match',
+    'eight',
+    'nine',
+    'ten',
+    'eleven',
+    'twelve match',
+    '',
+  ].join('\n'),
 };
 
 /** Builds the fixture in a fresh temp folder (removed after the test) and returns its path. */

@@ -51,7 +51,9 @@ describe('loading settings', () => {
   it('names the file and the field when a value has the wrong type', () => {
     const { root, user } = project({ '.claude/settings.json': JSON.stringify({ permissions: { allow: ['Read', 42] } }) });
     expect(() => loadSettings({ projectRoot: root, userClaudeDir: user })).toThrow(SettingsError);
-    expect(() => loadSettings({ projectRoot: root, userClaudeDir: user })).toThrow(/^\.claude\/settings\.json is invalid: permissions\.allow\[1\]: .*string/);
+    expect(() => loadSettings({ projectRoot: root, userClaudeDir: user })).toThrow(
+      /^\.claude\/settings\.json is invalid: permissions\.allow\[1\]: .*string/,
+    );
   });
 
   it('names the file and where the JSON breaks', () => {
@@ -59,9 +61,13 @@ describe('loading settings', () => {
       '.claude/settings.local.json': '{\n  "permissions": {\n    "allow": [,]\n  }\n}',
       '~/settings.json': '{\n  "permissions": {}\n',
     });
-    expect(() => loadSettings({ projectRoot: root, userClaudeDir: user })).toThrow(/^\.claude\/settings\.local\.json is not valid JSON: .*"allow": \[,\]/);
+    expect(() => loadSettings({ projectRoot: root, userClaudeDir: user })).toThrow(
+      /^\.claude\/settings\.local\.json is not valid JSON: .*"allow": \[,\]/,
+    );
     writeFileSync(path.join(root, '.claude', 'settings.local.json'), '{}');
-    expect(() => loadSettings({ projectRoot: root, userClaudeDir: user })).toThrow(/settings\.json is not valid JSON: .*(end of JSON input|line 3)/);
+    expect(() => loadSettings({ projectRoot: root, userClaudeDir: user })).toThrow(
+      /settings\.json is not valid JSON: .*(end of JSON input|line 3)/,
+    );
   });
 
   it('refuses a file that is not a JSON object', () => {

@@ -189,12 +189,22 @@ export class MessagesServer {
     res.on('close', () => finish(cut ? 'cut' : this.closing ? 'server_closed' : 'client_closed'));
 
     if (method !== 'POST' || !url.split('?')[0]!.endsWith('/v1/messages')) {
-      return sendError(res, { kind: 'http_error', status: 404, type: 'not_found_error', message: `messagesServer serves POST /v1/messages, not ${method} ${url}` });
+      return sendError(res, {
+        kind: 'http_error',
+        status: 404,
+        type: 'not_found_error',
+        message: `messagesServer serves POST /v1/messages, not ${method} ${url}`,
+      });
     }
     const behaviour = this.queue.shift();
     if (!behaviour) {
       // 400 so the SDK does not retry it: the test fails on its first unscripted request.
-      return sendError(res, { kind: 'http_error', status: 400, type: 'invalid_request_error', message: `messagesServer: no behaviour queued for request ${record.index}` });
+      return sendError(res, {
+        kind: 'http_error',
+        status: 400,
+        type: 'invalid_request_error',
+        message: `messagesServer: no behaviour queued for request ${record.index}`,
+      });
     }
     if (behaviour.kind === 'http_error') return sendError(res, behaviour);
 
@@ -254,10 +264,16 @@ export class MessagesServer {
     ];
     behaviour.blocks.forEach((block, index) => {
       if (block.type === 'text') {
-        events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
+        events.push({
+          event: 'content_block_start',
+          data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
+        });
         if (index === 0) events.push({ event: 'ping', data: { type: 'ping' } });
         for (const piece of split(block.text, block.chunks ?? 1)) {
-          events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } } });
+          events.push({
+            event: 'content_block_delta',
+            data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } },
+          });
         }
       } else {
         const id = block.id ?? `toolu_local_${++this.ids}`;

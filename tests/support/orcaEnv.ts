@@ -1,4 +1,4 @@
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
@@ -9,11 +9,11 @@ import type { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterEach } from 'vitest';
 import { JobWaiter } from '../../coordinator/jobWaiter.js';
+import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { AgentQueue } from '../../shared/infra/queue/agentQueue.js';
 import { Keys } from '../../shared/infra/redis/keys.js';
 import { connectRedis, redisUrl } from '../../shared/infra/redis/redisConnection.js';
-import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { deleteKeys } from './redis.js';
 
 /**
@@ -81,7 +81,9 @@ export class OrcaTestEnv {
   }
 
   /** Starts `orca-worker` (dist/workers/main.js) and resolves once it takes jobs. */
-  async startWorker(options: { concurrency?: number; lockDurationMs?: number; home?: string; env?: NodeJS.ProcessEnv } = {}): Promise<WorkerProcess> {
+  async startWorker(
+    options: { concurrency?: number; lockDurationMs?: number; home?: string; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<WorkerProcess> {
     const args = ['--concurrency', String(options.concurrency ?? 2)];
     if (options.lockDurationMs) args.push('--lock-duration', String(options.lockDurationMs));
     const worker = new WorkerProcess(
@@ -124,7 +126,10 @@ export class OrcaTestEnv {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
-        if (!readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') && readFileSync(`/proc/${entry}/environ`).includes(needle)) {
+        if (
+          !readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') &&
+          readFileSync(`/proc/${entry}/environ`).includes(needle)
+        ) {
           found.push(Number(entry));
         }
       } catch {
@@ -181,12 +186,16 @@ export class WorkerProcess {
     });
     child.stdout?.resume();
     // `close`, not `exit`: by then its stderr has been read to the end.
-    this.exited = once(child, 'close').then(([code, signal]) => ({ code, signal }) as { code: number | null; signal: NodeJS.Signals | null });
+    this.exited = once(child, 'close').then(
+      ([code, signal]) => ({ code, signal }) as { code: number | null; signal: NodeJS.Signals | null },
+    );
     this.ready = new Promise<void>((resolve, reject) => {
       child.on('message', (message: { type?: string }) => {
         if (message?.type === 'ready') resolve();
       });
-      void this.exited.then(({ code, signal }) => reject(new Error(`worker ${this.pid} exited before it was ready (${code ?? signal}): ${this.log}`)));
+      void this.exited.then(({ code, signal }) =>
+        reject(new Error(`worker ${this.pid} exited before it was ready (${code ?? signal}): ${this.log}`)),
+      );
     });
     // A rejection nobody awaits (the worker exited after it was ready) is not an error of the test.
     this.ready.catch(() => {});

@@ -13,7 +13,8 @@ const statuses = async (tasks: RedisTaskStore) => Object.fromEntries((await task
 describe('the Redis task store', () => {
   it('numbers new tasks 1, 2, 3…, keeps them in creation order, each in a hash of its own', async () => {
     const { store: tasks, redis, keys } = store();
-    for (const subject of ['Write the parser', 'Add tests', 'Verify the parser']) await tasks.create({ subject, description: `${subject}.` });
+    for (const subject of ['Write the parser', 'Add tests', 'Verify the parser'])
+      await tasks.create({ subject, description: `${subject}.` });
     expect((await tasks.list()).map((task) => [task.id, task.subject, task.status])).toEqual([
       ['1', 'Write the parser', 'pending'],
       ['2', 'Add tests', 'pending'],
@@ -23,7 +24,7 @@ describe('the Redis task store', () => {
     expect(hash).toMatchObject({ id: '2', subject: 'Add tests', status: 'pending', blockedBy: '[]', version: '1' });
   });
 
-  it('keeps the coordinator\'s named subtasks and one list per agent apart', async () => {
+  it("keeps the coordinator's named subtasks and one list per agent apart", async () => {
     const { redis, keys } = testRedis();
     const run = new RedisTaskStore(redis, keys, 'run-1', 'run');
     const agent = new RedisTaskStore(redis, keys, 'run-1', 't1');
@@ -42,9 +43,15 @@ describe('the Redis task store', () => {
   it('moves tasks pending → in_progress → completed, and refuses moves the rules do not allow', async () => {
     const { store: tasks } = store();
     await tasks.create({ subject: 'a', description: 'a' });
-    expect((await tasks.update('1', { status: 'in_progress', activeForm: 'Doing a' })).task).toMatchObject({ status: 'in_progress', activeForm: 'Doing a', version: 2 });
+    expect((await tasks.update('1', { status: 'in_progress', activeForm: 'Doing a' })).task).toMatchObject({
+      status: 'in_progress',
+      activeForm: 'Doing a',
+      version: 2,
+    });
     expect((await tasks.update('1', { status: 'completed' })).task.status).toBe('completed');
-    await expect(tasks.update('1', { status: 'in_progress' })).rejects.toThrow('task #1 is completed; it cannot move to in_progress (completed is final)');
+    await expect(tasks.update('1', { status: 'in_progress' })).rejects.toThrow(
+      'task #1 is completed; it cannot move to in_progress (completed is final)',
+    );
     await expect(tasks.update('1', { status: 'blocked' })).rejects.toThrow(/never set blocked by hand.*use addBlockedBy/);
     await expect(tasks.update('9', { status: 'completed' })).rejects.toThrow('there is no task #9 (the tasks are #1)');
   });
@@ -54,7 +61,9 @@ describe('the Redis task store', () => {
     await tasks.create({ subject: 'schema', description: 's' });
     await tasks.create({ subject: 'api', description: 'a', blockedBy: ['1'] });
     await tasks.create({ subject: 'ui', description: 'u', blockedBy: ['2'] });
-    await expect(tasks.update('2', { status: 'in_progress' })).rejects.toThrow('task #2 cannot be started yet: it is blocked by #1 (pending), which must complete first');
+    await expect(tasks.update('2', { status: 'in_progress' })).rejects.toThrow(
+      'task #2 cannot be started yet: it is blocked by #1 (pending), which must complete first',
+    );
 
     await tasks.update('1', { status: 'in_progress' });
     const failed = await tasks.update('1', { status: 'failed' });
@@ -63,7 +72,9 @@ describe('the Redis task store', () => {
       ['2', 'blocked'],
       ['3', 'blocked'],
     ]);
-    await expect(tasks.update('2', { status: 'in_progress' })).rejects.toThrow('task #2 is blocked because #1 failed; it cannot move to in_progress (from blocked it can move to cancelled)');
+    await expect(tasks.update('2', { status: 'in_progress' })).rejects.toThrow(
+      'task #2 is blocked because #1 failed; it cannot move to in_progress (from blocked it can move to cancelled)',
+    );
 
     await tasks.update('1', { status: 'in_progress' });
     expect(await statuses(tasks)).toEqual({ 1: 'in_progress', 2: 'pending', 3: 'pending' });
@@ -75,7 +86,9 @@ describe('the Redis task store', () => {
     const { store: tasks } = store();
     await tasks.create({ subject: 'a', description: 'a' });
     await tasks.create({ subject: 'b', description: 'b', blockedBy: ['1'] });
-    await expect(tasks.update('1', { addBlockedBy: ['2'] })).rejects.toThrow('#1 cannot wait for #2: #2 already waits (directly or not) for #1, which would be a cycle');
+    await expect(tasks.update('1', { addBlockedBy: ['2'] })).rejects.toThrow(
+      '#1 cannot wait for #2: #2 already waits (directly or not) for #1, which would be a cycle',
+    );
     await expect(tasks.update('1', { addBlockedBy: ['1'] })).rejects.toThrow('task #1 cannot depend on itself');
     await expect(tasks.update('1', { addBlocks: ['7'] })).rejects.toThrow('there is no task #7 to link to');
     await expect(tasks.create({ subject: 'c', description: 'c', blockedBy: ['8'] })).rejects.toBeInstanceOf(TaskRuleError);

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { HooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
-import { RedisTaskStore } from '../../shared/infra/tasks/redisTaskStore.js';
-import { catalogToolNames } from '../../shared/policy/tools/catalog.js';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
+import { RedisTaskStore } from '../../shared/infra/tasks/redisTaskStore.js';
+import type { HooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
+import { catalogToolNames } from '../../shared/policy/tools/catalog.js';
 import { taskCreateTool } from '../../shared/policy/tools/taskCreate.js';
 import { taskListTool } from '../../shared/policy/tools/taskList.js';
 import { taskUpdateTool } from '../../shared/policy/tools/taskUpdate.js';
@@ -32,16 +32,36 @@ function withTaskList(hooks?: HooksConfig) {
 describe('TaskCreate, TaskUpdate, TaskList', () => {
   it("use Claude Code's names and fields, work in read-only mode, and are in the catalog", async () => {
     expect(catalogToolNames()).toEqual(expect.arrayContaining(['TaskCreate', 'TaskUpdate', 'TaskList']));
-    const specs = Object.fromEntries(registry.specs().map((spec) => [spec.name, spec.input_schema as { properties: Record<string, unknown>; required?: string[] }]));
+    const specs = Object.fromEntries(
+      registry.specs().map((spec) => [spec.name, spec.input_schema as { properties: Record<string, unknown>; required?: string[] }]),
+    );
     expect(Object.keys(specs.TaskCreate!.properties)).toEqual(['subject', 'description', 'activeForm', 'metadata']);
     expect(specs.TaskCreate!.required).toEqual(['subject', 'description']);
-    expect(Object.keys(specs.TaskUpdate!.properties)).toEqual(['taskId', 'subject', 'description', 'activeForm', 'status', 'addBlocks', 'addBlockedBy', 'owner', 'metadata']);
+    expect(Object.keys(specs.TaskUpdate!.properties)).toEqual([
+      'taskId',
+      'subject',
+      'description',
+      'activeForm',
+      'status',
+      'addBlocks',
+      'addBlockedBy',
+      'owner',
+      'metadata',
+    ]);
     expect(specs.TaskUpdate!.required).toEqual(['taskId']);
     expect(specs.TaskList!.properties).toEqual({});
 
     const { call } = withTaskList();
-    const created = await call('TaskCreate', { subject: 'Write the parser', description: 'Parse the grammar.', activeForm: 'Writing the parser' });
-    expect(created).toMatchObject({ isError: false, text: 'Task #1 created successfully: Write the parser', data: { task: { id: '1', subject: 'Write the parser' } } });
+    const created = await call('TaskCreate', {
+      subject: 'Write the parser',
+      description: 'Parse the grammar.',
+      activeForm: 'Writing the parser',
+    });
+    expect(created).toMatchObject({
+      isError: false,
+      text: 'Task #1 created successfully: Write the parser',
+      data: { task: { id: '1', subject: 'Write the parser' } },
+    });
   });
 
   it('a whole list: create, link, start, complete, fail, and the list as TaskList shows it', async () => {
@@ -49,25 +69,46 @@ describe('TaskCreate, TaskUpdate, TaskList', () => {
     await call('TaskCreate', { subject: 'Schema', description: 's' });
     await call('TaskCreate', { subject: 'API', description: 'a' });
     await call('TaskCreate', { subject: 'Verify the API', description: 'v', metadata: { kind: 'verification' } });
-    expect((await call('TaskUpdate', { taskId: '#2', addBlockedBy: ['1'], owner: 'worker-t1' })).text).toBe('Updated task #2: addBlockedBy, owner.');
+    expect((await call('TaskUpdate', { taskId: '#2', addBlockedBy: ['1'], owner: 'worker-t1' })).text).toBe(
+      'Updated task #2: addBlockedBy, owner.',
+    );
     expect((await call('TaskUpdate', { taskId: '3', addBlockedBy: ['2'] })).isError).toBe(false);
 
     const early = await call('TaskUpdate', { taskId: '2', status: 'in_progress' });
-    expect(early).toMatchObject({ isError: true, text: 'Task #2 was not changed: task #2 cannot be started yet: it is blocked by #1 (pending), which must complete first.' });
+    expect(early).toMatchObject({
+      isError: true,
+      text: 'Task #2 was not changed: task #2 cannot be started yet: it is blocked by #1 (pending), which must complete first.',
+    });
 
-    expect((await call('TaskUpdate', { taskId: '1', status: 'in_progress' })).data).toMatchObject({ statusChange: { from: 'pending', to: 'in_progress' } });
-    expect((await call('TaskUpdate', { taskId: '1', status: 'failed' })).text).toBe('Updated task #1: status in_progress → failed. Task #2 is now blocked. Task #3 is now blocked.');
-    expect((await call('TaskList', {})).text).toBe(['#1 [failed] Schema', '#2 [blocked] API (blocked by #1) [owner: worker-t1]', '#3 [blocked] Verify the API (blocked by #2)'].join('\n'));
-    expect((await call('TaskUpdate', { taskId: '1', status: 'deleted' })).text).toBe('Task #1 deleted. Task #2 is now pending. Task #3 is now pending.');
+    expect((await call('TaskUpdate', { taskId: '1', status: 'in_progress' })).data).toMatchObject({
+      statusChange: { from: 'pending', to: 'in_progress' },
+    });
+    expect((await call('TaskUpdate', { taskId: '1', status: 'failed' })).text).toBe(
+      'Updated task #1: status in_progress → failed. Task #2 is now blocked. Task #3 is now blocked.',
+    );
+    expect((await call('TaskList', {})).text).toBe(
+      ['#1 [failed] Schema', '#2 [blocked] API (blocked by #1) [owner: worker-t1]', '#3 [blocked] Verify the API (blocked by #2)'].join(
+        '\n',
+      ),
+    );
+    expect((await call('TaskUpdate', { taskId: '1', status: 'deleted' })).text).toBe(
+      'Task #1 deleted. Task #2 is now pending. Task #3 is now pending.',
+    );
   });
 
   it('says what is wrong with a bad call, and changes nothing', async () => {
     const { call, store } = withTaskList();
-    expect((await call('TaskCreate', { subject: '  ', description: 'x' })).text).toBe('TaskCreate input is invalid: subject: give the task a subject (a short title)');
-    expect((await call('TaskUpdate', { taskId: '4', status: 'completed' })).text).toBe('There is no task #4. The task list is empty. Call TaskList to see them.');
+    expect((await call('TaskCreate', { subject: '  ', description: 'x' })).text).toBe(
+      'TaskCreate input is invalid: subject: give the task a subject (a short title)',
+    );
+    expect((await call('TaskUpdate', { taskId: '4', status: 'completed' })).text).toBe(
+      'There is no task #4. The task list is empty. Call TaskList to see them.',
+    );
     await call('TaskCreate', { subject: 'a', description: 'a' });
     expect((await call('TaskUpdate', { taskId: '1', status: 'done' })).text).toMatch(/^TaskUpdate input is invalid: status: /);
-    expect((await call('TaskUpdate', { taskId: '1', status: 'blocked' })).text).toMatch(/^Task #1 was not changed: a task is never set blocked by hand/);
+    expect((await call('TaskUpdate', { taskId: '1', status: 'blocked' })).text).toMatch(
+      /^Task #1 was not changed: a task is never set blocked by hand/,
+    );
     expect((await store.get('1'))!.status).toBe('pending');
     expect((await call('TaskList', {})).text).toBe('#1 [pending] a');
   });
@@ -80,24 +121,41 @@ describe('TaskCreate, TaskUpdate, TaskList', () => {
 });
 
 describe('TaskCreated and TaskCompleted hooks', () => {
-  it('a TaskCreated hook that exits 2 refuses the task: nothing is created, its reason is the error; it reads Claude Code\'s fields', async () => {
+  it("a TaskCreated hook that exits 2 refuses the task: nothing is created, its reason is the error; it reads Claude Code's fields", async () => {
     const dir = tempDir();
     const record = path.join(dir, 'created.jsonl');
-    const hooks = hooksOf({ TaskCreated: [{ hooks: [{ type: 'command', command: respondHook(dir, { record, stderr: 'every task needs a ticket number', exit: 2 }) }] }] });
+    const hooks = hooksOf({
+      TaskCreated: [
+        { hooks: [{ type: 'command', command: respondHook(dir, { record, stderr: 'every task needs a ticket number', exit: 2 }) }] },
+      ],
+    });
     const { call, store } = withTaskList(hooks);
     const refused = await call('TaskCreate', { subject: 'Refactor everything', description: 'all of it' });
-    expect(refused).toMatchObject({ isError: true, text: 'A TaskCreated hook refused the task "Refactor everything"; it was not created. The hook said: every task needs a ticket number' });
+    expect(refused).toMatchObject({
+      isError: true,
+      text: 'A TaskCreated hook refused the task "Refactor everything"; it was not created. The hook said: every task needs a ticket number',
+    });
     expect(await store.list()).toEqual([]);
-    expect(recorded(record)[0]!.input).toMatchObject({ hook_event_name: 'TaskCreated', task_subject: 'Refactor everything', task_description: 'all of it', task_id: expect.any(String) });
+    expect(recorded(record)[0]!.input).toMatchObject({
+      hook_event_name: 'TaskCreated',
+      task_subject: 'Refactor everything',
+      task_description: 'all of it',
+      task_id: expect.any(String),
+    });
   });
 
   it('a TaskCompleted hook that exits 2 keeps the task open, saying why; exit 0 lets it complete', async () => {
-    const blocking = hooksOf({ TaskCompleted: [{ hooks: [{ type: 'command', command: exitHook(2, 'the tests for this task have not run') }] }] });
+    const blocking = hooksOf({
+      TaskCompleted: [{ hooks: [{ type: 'command', command: exitHook(2, 'the tests for this task have not run') }] }],
+    });
     const { call, store } = withTaskList(blocking);
     await call('TaskCreate', { subject: 'Parser', description: 'p' });
     await call('TaskUpdate', { taskId: '1', status: 'in_progress' });
     const refused = await call('TaskUpdate', { taskId: '1', status: 'completed' });
-    expect(refused).toMatchObject({ isError: true, text: 'A TaskCompleted hook refused to let task #1 complete; it stays in_progress. The hook said: the tests for this task have not run' });
+    expect(refused).toMatchObject({
+      isError: true,
+      text: 'A TaskCompleted hook refused to let task #1 complete; it stays in_progress. The hook said: the tests for this task have not run',
+    });
     expect((await store.get('1'))!.status).toBe('in_progress');
 
     const allowing = hooksOf({ TaskCompleted: [{ hooks: [{ type: 'command', command: exitHook(0) }] }] });
@@ -115,7 +173,9 @@ describe('TaskCreated and TaskCompleted hooks', () => {
     await call('TaskCreate', { subject: 'a', description: 'a' });
     await call('TaskCreate', { subject: 'b', description: 'b' });
     await call('TaskUpdate', { taskId: '2', addBlockedBy: ['1'] });
-    expect((await call('TaskUpdate', { taskId: '2', status: 'completed' })).text).toContain('cannot be completed yet: it is blocked by #1 (pending)');
+    expect((await call('TaskUpdate', { taskId: '2', status: 'completed' })).text).toContain(
+      'cannot be completed yet: it is blocked by #1 (pending)',
+    );
     await call('TaskUpdate', { taskId: '1', status: 'completed' });
     expect(recorded(record).map((line) => line.input.task_id)).toEqual(['1']);
   });

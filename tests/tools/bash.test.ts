@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ToolError } from '../../shared/core/boundary/toolError.js';
 import { killAllProcessGroups, liveProcessGroups } from '../../shared/core/runtime/processGroup.js';
 import type { BashResultData } from '../../shared/core/tool/bashResultData.js';
-import { BashInputSchema, bashTool, makeBashTool } from '../../shared/policy/tools/bash.js';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
 import type { ToolContext } from '../../shared/core/tool/tool.js';
-import { ToolError } from '../../shared/core/boundary/toolError.js';
+import { BashInputSchema, bashTool, makeBashTool } from '../../shared/policy/tools/bash.js';
 import { processesMatching, waitForNoProcess, waitForProcesses } from '../support/processTable.js';
 import { makeToolContext } from '../support/toolContext.js';
 
@@ -110,10 +110,7 @@ describe('Bash input', () => {
 describe('Bash timeout and abort', () => {
   it('on timeout kills the whole group and reports the output so far as an error', async () => {
     const ctx = makeToolContext();
-    const result = await throughPipeline(
-      { command: 'echo started; sleep 600.311 & sleep 600.312; echo never', timeout: 1_000 },
-      ctx,
-    );
+    const result = await throughPipeline({ command: 'echo started; sleep 600.311 & sleep 600.312; echo never', timeout: 1_000 }, ctx);
     expect(result.block.is_error).toBe(true);
     expect(result.block.content).toMatch(/^Command timed out after 1000 ms/);
     expect(result.block.content).toContain('Output so far:\nstarted');

@@ -1,11 +1,11 @@
-import { readFileSync, realpathSync, statSync, symlinkSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashBytes } from '../../shared/core/files/readFileState.js';
-import { editTool } from '../../shared/policy/tools/edit.js';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
-import { readTool } from '../../shared/policy/tools/read.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
+import { editTool } from '../../shared/policy/tools/edit.js';
+import { readTool } from '../../shared/policy/tools/read.js';
 import { writeTool } from '../../shared/policy/tools/write.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
@@ -48,7 +48,16 @@ describe('Edit', () => {
     expect(result.isError).toBe(false);
     expect(result.text).toBe(
       'Edited src/a.ts: 1 replacement.\n' +
-        ['     2\ttwo', '     3\tthree', '     4\tfour', '     5\tFIVE', '     6\tFIVE-B', '     7\tsix', '     8\tseven', '     9\teight'].join('\n'),
+        [
+          '     2\ttwo',
+          '     3\tthree',
+          '     4\tfour',
+          '     5\tFIVE',
+          '     6\tFIVE-B',
+          '     7\tsix',
+          '     8\tseven',
+          '     9\teight',
+        ].join('\n'),
     );
     const after = readFileSync(abs('src/a.ts'));
     expect(after.toString()).toBe('one\ntwo\nthree\nfour\nFIVE\nFIVE-B\nsix\nseven\neight\n');
@@ -104,7 +113,9 @@ describe('Edit', () => {
     changeOnDisk(abs('a.txt'), 'value = 1\nadded = 2\n');
     const result = await call(ctx, 'Edit', { file_path: 'a.txt', old_string: 'value = 1', new_string: 'value = 3' });
     expect(result.isError).toBe(true);
-    expect(result.text).toMatch(/^a\.txt has changed on disk since you last read it \(modified .+\), by a command, a formatter or someone else\. Re-read it/);
+    expect(result.text).toMatch(
+      /^a\.txt has changed on disk since you last read it \(modified .+\), by a command, a formatter or someone else\. Re-read it/,
+    );
     expect(bytes('a.txt').toString()).toBe('value = 1\nadded = 2\n');
 
     await call(ctx, 'Read', { file_path: 'a.txt' });
@@ -186,7 +197,9 @@ describe('Edit', () => {
     await call(ctx, 'Read', { file_path: 'a.txt' });
     const result = await call(ctx, 'Edit', { file_path: 'a.txt', old_string: '', new_string: 'replace' });
     expect(result.isError).toBe(true);
-    expect(result.text).toMatch(/^old_string is empty, but a\.txt is not: an empty old_string only creates a missing file or fills an empty one\./);
+    expect(result.text).toMatch(
+      /^old_string is empty, but a\.txt is not: an empty old_string only creates a missing file or fills an empty one\./,
+    );
     expect(bytes('a.txt').toString()).toBe('keep me\n');
   });
 
@@ -250,7 +263,9 @@ describe('Edit', () => {
 
   it('refuses a binary file and a directory', async () => {
     const { ctx } = setup({ 'bin.dat': Buffer.from([1, 2, 0, 4]), 'dir/x': 'x' });
-    expect((await call(ctx, 'Edit', { file_path: 'bin.dat', old_string: 'a', new_string: 'b' })).text).toMatch(/^bin\.dat looks like binary data: it contains NUL bytes/);
+    expect((await call(ctx, 'Edit', { file_path: 'bin.dat', old_string: 'a', new_string: 'b' })).text).toMatch(
+      /^bin\.dat looks like binary data: it contains NUL bytes/,
+    );
     expect((await call(ctx, 'Edit', { file_path: 'dir', old_string: 'a', new_string: 'b' })).text).toMatch(/^dir is a directory/);
   });
 
@@ -279,7 +294,10 @@ describe('Edit', () => {
     const { ctx, bytes } = setup({ 'a.txt': 'x\n' }, 'read-only');
     await call(ctx, 'Read', { file_path: 'a.txt' });
     const result = await call(ctx, 'Edit', { file_path: 'a.txt', old_string: 'x', new_string: 'y' });
-    expect(result).toMatchObject({ isError: true, text: 'Permission to use Edit was denied: Edit needs workspace-write and this session runs in read-only' });
+    expect(result).toMatchObject({
+      isError: true,
+      text: 'Permission to use Edit was denied: Edit needs workspace-write and this session runs in read-only',
+    });
     expect(bytes('a.txt').toString()).toBe('x\n');
   });
 });

@@ -1,10 +1,10 @@
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ToolError } from '../../shared/core/boundary/toolError.js';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
-import { globTool, type GlobInput } from '../../shared/policy/tools/glob.js';
-import { ToolError } from '../../shared/core/boundary/toolError.js';
+import { type GlobInput, globTool } from '../../shared/policy/tools/glob.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
 
@@ -51,7 +51,9 @@ describe('Glob', () => {
       ['src/new.ts', 'src/deep/mid.ts', 'src/a-tie.ts', 'src/b-tie.ts', 'top.ts', 'src/old.ts'].join('\n'),
     );
     // A pattern is relative to path; "*" does not cross folders.
-    expect(await glob({ pattern: '*.ts', path: 'src' }, root)).toBe(['src/new.ts', 'src/a-tie.ts', 'src/b-tie.ts', 'src/old.ts'].join('\n'));
+    expect(await glob({ pattern: '*.ts', path: 'src' }, root)).toBe(
+      ['src/new.ts', 'src/a-tie.ts', 'src/b-tie.ts', 'src/old.ts'].join('\n'),
+    );
     expect(await glob({ pattern: 'src/*.{md,ts}' }, root)).toBe(
       ['src/notes.md', 'src/new.ts', 'src/a-tie.ts', 'src/b-tie.ts', 'src/old.ts'].join('\n'),
     );

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { grepPool } from '../../shared/policy/search/grepPool.js';
+import { ToolError } from '../../shared/core/boundary/toolError.js';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { inputSchema, ToolRegistry } from '../../shared/core/tool/registry.js';
-import { grepTool, makeGrepTool, type GrepInput } from '../../shared/policy/tools/grep.js';
-import { ToolError } from '../../shared/core/boundary/toolError.js';
+import { grepPool } from '../../shared/policy/search/grepPool.js';
+import { type GrepInput, grepTool, makeGrepTool } from '../../shared/policy/tools/grep.js';
 import { ensureBuilt, makeSearchFixture } from '../search/searchFixture.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
@@ -14,8 +14,7 @@ beforeAll(ensureBuilt);
 
 describe.each(['rg', 'js'] as const)('Grep with the %s engine', (engine) => {
   const tool = makeGrepTool({ engine });
-  const grep = async (input: GrepInput, root = makeSearchFixture()) =>
-    (await tool.call(input, makeToolContext({ root }))).content;
+  const grep = async (input: GrepInput, root = makeSearchFixture()) => (await tool.call(input, makeToolContext({ root }))).content;
   const refusal = async (input: GrepInput, root = makeSearchFixture()) => {
     const error = await tool.call(input, makeToolContext({ root })).then(
       () => undefined,
@@ -81,16 +80,33 @@ describe.each(['rg', 'js'] as const)('Grep with the %s engine', (engine) => {
     const file = 'multi/context.txt';
     expect(await grep({ pattern: 'match', path: file, output_mode: 'content', '-C': 1 })).toBe(
       [
-        `${file}-2-two`, `${file}:3:three match`, `${file}-4-four`, '--',
-        `${file}-6-six`, `${file}:7:seven match`, `${file}-8-eight`, '--',
-        `${file}-11-eleven`, `${file}:12:twelve match`,
+        `${file}-2-two`,
+        `${file}:3:three match`,
+        `${file}-4-four`,
+        '--',
+        `${file}-6-six`,
+        `${file}:7:seven match`,
+        `${file}-8-eight`,
+        '--',
+        `${file}-11-eleven`,
+        `${file}:12:twelve match`,
       ].join('\n'),
     );
     // Groups that touch merge; -A beats -C.
     expect(await grep({ pattern: 'match', path: file, output_mode: 'content', '-C': 3, '-A': 0 })).toBe(
       [
-        `${file}-1-one`, `${file}-2-two`, `${file}:3:three match`, `${file}-4-four`, `${file}-5-five`, `${file}-6-six`, `${file}:7:seven match`, '--',
-        `${file}-9-nine`, `${file}-10-ten`, `${file}-11-eleven`, `${file}:12:twelve match`,
+        `${file}-1-one`,
+        `${file}-2-two`,
+        `${file}:3:three match`,
+        `${file}-4-four`,
+        `${file}-5-five`,
+        `${file}-6-six`,
+        `${file}:7:seven match`,
+        '--',
+        `${file}-9-nine`,
+        `${file}-10-ten`,
+        `${file}-11-eleven`,
+        `${file}:12:twelve match`,
       ].join('\n'),
     );
     expect(await grep({ pattern: 'three', path: file, output_mode: 'content', '-B': 2, '-n': false })).toBe(
@@ -108,8 +124,14 @@ describe.each(['rg', 'js'] as const)('Grep with the %s engine', (engine) => {
     // not build/out.ts: the folder build/ matches no glob, so .gitignore keeps it out).
     expect(await grep({ pattern: 'handler', glob: '**/*.{ts,tsx}', output_mode: 'count' }, root)).toBe(
       [
-        '.hidden/secret.ts:1', 'src/app.ts:2', 'src/nested/generated.ts:1', 'src/nested/real.ts:1', 'src/view.tsx:1',
-        'weird/a:b-1.ts:1', '', 'Found 7 matching lines in 6 files.',
+        '.hidden/secret.ts:1',
+        'src/app.ts:2',
+        'src/nested/generated.ts:1',
+        'src/nested/real.ts:1',
+        'src/view.tsx:1',
+        'weird/a:b-1.ts:1',
+        '',
+        'Found 7 matching lines in 6 files.',
       ].join('\n'),
     );
     expect(await grep({ pattern: 'handler', glob: 'src/*.js, *.py', output_mode: 'count' }, root)).toBe(
@@ -126,8 +148,13 @@ describe.each(['rg', 'js'] as const)('Grep with the %s engine', (engine) => {
     // A type does not override .gitignore.
     expect(await grep({ pattern: 'handler', type: 'ts', output_mode: 'count' }, root)).toBe(
       [
-        '.hidden/secret.ts:1', 'src/app.ts:2', 'src/nested/real.ts:1', 'src/view.tsx:1', 'weird/a:b-1.ts:1',
-        '', 'Found 6 matching lines in 5 files.',
+        '.hidden/secret.ts:1',
+        'src/app.ts:2',
+        'src/nested/real.ts:1',
+        'src/view.tsx:1',
+        'weird/a:b-1.ts:1',
+        '',
+        'Found 6 matching lines in 5 files.',
       ].join('\n'),
     );
   });
@@ -173,9 +200,7 @@ describe.each(['rg', 'js'] as const)('Grep with the %s engine', (engine) => {
     expect(await grep({ pattern: 'generatedHandler', path: 'src/nested/generated.ts' }, root)).toBe(
       'Found 1 file\nsrc/nested/generated.ts',
     );
-    expect(await grep({ pattern: 'handler', path: 'dist', output_mode: 'content' }, root)).toBe(
-      'dist/bundle.js:1:function handler(){}',
-    );
+    expect(await grep({ pattern: 'handler', path: 'dist', output_mode: 'content' }, root)).toBe('dist/bundle.js:1:function handler(){}');
     expect(await grep({ pattern: 'generatedHandler' }, root)).toBe('No matches found');
   });
 
@@ -201,13 +226,13 @@ describe.each(['rg', 'js'] as const)('Grep with the %s engine', (engine) => {
   });
 
   it('parses paths holding ":" and "-"', async () => {
-    expect(await grep({ pattern: 'colon', output_mode: 'content', '-C': 1 })).toBe(
-      'weird/a:b-1.ts:1:export const colon = "handler:1-2";',
-    );
+    expect(await grep({ pattern: 'colon', output_mode: 'content', '-C': 1 })).toBe('weird/a:b-1.ts:1:export const colon = "handler:1-2";');
   });
 
   it('reports an invalid regex as an error, never as no matches', async () => {
-    expect(await refusal({ pattern: 'handler(' })).toMatch(/^The pattern is not a valid regular expression: .*(unclosed group|Unterminated group)/s);
+    expect(await refusal({ pattern: 'handler(' })).toMatch(
+      /^The pattern is not a valid regular expression: .*(unclosed group|Unterminated group)/s,
+    );
     const ctx = makeToolContext({ root: makeSearchFixture() });
     const result = await runToolCall(
       { id: 'call-1', name: 'Grep', input: { pattern: '[unclosed' } },

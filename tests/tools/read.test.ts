@@ -4,8 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashBytes } from '../../shared/core/files/readFileState.js';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
-import { readTool } from '../../shared/policy/tools/read.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
+import { readTool } from '../../shared/policy/tools/read.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
 
@@ -71,7 +71,9 @@ describe('Read', () => {
     const lines = Array.from({ length: 30 }, (_, i) => `row ${i + 1}`);
     const { ctx, abs } = setup({ 'rows.txt': lines.join('\n') });
     const middle = await read(ctx, { file_path: 'rows.txt', offset: 11, limit: 10 });
-    expect(middle.text).toBe(`${numbered(lines.slice(10, 20), 11)}\n\n[Showing lines 11–20 of 30. 10 more lines: Read with offset=21 to continue.]`);
+    expect(middle.text).toBe(
+      `${numbered(lines.slice(10, 20), 11)}\n\n[Showing lines 11–20 of 30. 10 more lines: Read with offset=21 to continue.]`,
+    );
     expect(ctx.fileState.get(abs('rows.txt'))).toMatchObject({ isPartialView: true, offset: 11, limit: 10 });
     await read(ctx, { file_path: 'rows.txt', offset: 21 });
     expect(ctx.fileState.get(abs('rows.txt'))).toMatchObject({ isPartialView: true, offset: 11, limit: 20 });
@@ -93,7 +95,10 @@ describe('Read', () => {
   it('refuses an offset past the end, naming the number of lines', async () => {
     const { ctx, abs } = setup({ 'short.txt': 'one\ntwo\n' });
     const result = await read(ctx, { file_path: 'short.txt', offset: 5 });
-    expect(result).toMatchObject({ isError: true, text: 'short.txt has 2 lines, so offset 5 is past its end. Read it with a smaller offset, or none.' });
+    expect(result).toMatchObject({
+      isError: true,
+      text: 'short.txt has 2 lines, so offset 5 is past its end. Read it with a smaller offset, or none.',
+    });
     expect(ctx.fileState.get(abs('short.txt'))).toBeUndefined();
   });
 
@@ -109,7 +114,9 @@ describe('Read', () => {
     const result = await read(ctx, { file_path: 'wide.txt' });
     const shownLines = result.text.split('\n\n[')[0]!.split('\n');
     expect(shownLines.length).toBe(99); // 99 numbered lines of 1,008 characters fit in 100,000
-    expect(result.text).toContain("[Showing lines 1–99 of 150 (the rest of the range asked for did not fit in one Read's 100000 characters). 51 more lines: Read with offset=100 to continue.]");
+    expect(result.text).toContain(
+      "[Showing lines 1–99 of 150 (the rest of the range asked for did not fit in one Read's 100000 characters). 51 more lines: Read with offset=100 to continue.]",
+    );
     expect(ctx.fileState.get(abs('wide.txt'))).toMatchObject({ isPartialView: true, offset: 1, limit: 99 });
   });
 
@@ -158,7 +165,10 @@ describe('Read', () => {
   it('refuses a directory, pointing at Glob and ls', async () => {
     const { ctx } = setup({ 'src/a.ts': 'x' });
     const result = await read(ctx, { file_path: 'src' });
-    expect(result).toMatchObject({ isError: true, text: 'src is a directory, not a file: use Glob, or `ls` in Bash, to see what it contains.' });
+    expect(result).toMatchObject({
+      isError: true,
+      text: 'src is a directory, not a file: use Glob, or `ls` in Bash, to see what it contains.',
+    });
   });
 
   it('refuses a binary file, saying what it looks like', async () => {

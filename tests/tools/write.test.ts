@@ -1,11 +1,22 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashBytes } from '../../shared/core/files/readFileState.js';
-import { editTool } from '../../shared/policy/tools/edit.js';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
-import { readTool } from '../../shared/policy/tools/read.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
+import { editTool } from '../../shared/policy/tools/edit.js';
+import { readTool } from '../../shared/policy/tools/read.js';
 import { writeTool } from '../../shared/policy/tools/write.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
@@ -83,7 +94,9 @@ describe('Write', () => {
     utimesSync(abs('a.txt'), later, later);
     const refused = await call(ctx, 'Write', { file_path: 'a.txt', content: 'v3\n' });
     expect(refused.isError).toBe(true);
-    expect(refused.text).toMatch(/^a\.txt has changed on disk since you last read it .* Re-read it before overwriting it, so those changes are not lost\.$/);
+    expect(refused.text).toMatch(
+      /^a\.txt has changed on disk since you last read it .* Re-read it before overwriting it, so those changes are not lost\.$/,
+    );
     expect(bytes('a.txt').toString()).toBe('v2 from the user\n');
 
     await call(ctx, 'Read', { file_path: 'a.txt' });
@@ -102,7 +115,13 @@ describe('Write', () => {
 
   it('refuses an inherited entry: a whole-file write needs the agent’s own read', async () => {
     const { ctx, abs, bytes } = setup({ 'a.txt': 'from the parent\n' });
-    ctx.fileState.set({ path: abs('a.txt'), hash: hashBytes(bytes('a.txt')), mtimeMs: statSync(abs('a.txt')).mtimeMs, isPartialView: false, origin: 'inherited' });
+    ctx.fileState.set({
+      path: abs('a.txt'),
+      hash: hashBytes(bytes('a.txt')),
+      mtimeMs: statSync(abs('a.txt')).mtimeMs,
+      isPartialView: false,
+      origin: 'inherited',
+    });
     const result = await call(ctx, 'Write', { file_path: 'a.txt', content: 'x' });
     expect(result).toMatchObject({
       isError: true,
@@ -144,7 +163,7 @@ describe('Write', () => {
   });
 
   it('refuses a directory, and a path whose parent is a file', async () => {
-    const { ctx } = setup({ 'dir/x': 'x', 'plain': 'p' });
+    const { ctx } = setup({ 'dir/x': 'x', plain: 'p' });
     expect((await call(ctx, 'Write', { file_path: 'dir', content: 'x' })).text).toMatch(/^dir is a directory/);
     const under = await call(ctx, 'Write', { file_path: 'plain/child.txt', content: 'x' });
     expect(under).toMatchObject({ isError: true, text: expect.stringMatching(/^Could not write plain\/child\.txt \((ENOTDIR|EEXIST)/) });

@@ -32,32 +32,49 @@ async function flagsAfter(files: Record<string, string>, change: Record<string, 
 
 describe('assertions audit: weakened tests are flagged with their hunk', () => {
   it('a deleted assertion', async () => {
-    const flags = await flagsAfter({ 'test/cart.test.js': CART_TEST }, { 'test/cart.test.js': CART_TEST.replace('    expect(total([])).toBe(0);\n', '') });
-    expect(flags.map((flag) => [flag.file, flag.kind, flag.detail])).toEqual([['test/cart.test.js', 'assertion_removed', '3 assertion(s) before, 2 after']]);
+    const flags = await flagsAfter(
+      { 'test/cart.test.js': CART_TEST },
+      { 'test/cart.test.js': CART_TEST.replace('    expect(total([])).toBe(0);\n', '') },
+    );
+    expect(flags.map((flag) => [flag.file, flag.kind, flag.detail])).toEqual([
+      ['test/cart.test.js', 'assertion_removed', '3 assertion(s) before, 2 after'],
+    ]);
     expect(flags[0]!.hunk).toContain('-    expect(total([])).toBe(0);');
     expect(flags[0]!.hunk).toMatch(/^@@ -\d+,\d+ \+\d+,\d+ @@/);
   });
 
   it('a commented-out assertion counts as deleted', async () => {
-    const flags = await flagsAfter({ 'test/cart.test.js': CART_TEST }, { 'test/cart.test.js': CART_TEST.replace('    expect(total([])).toBe(0);', '    // expect(total([])).toBe(0);') });
+    const flags = await flagsAfter(
+      { 'test/cart.test.js': CART_TEST },
+      { 'test/cart.test.js': CART_TEST.replace('    expect(total([])).toBe(0);', '    // expect(total([])).toBe(0);') },
+    );
     expect(flags.map((flag) => flag.kind)).toEqual(['assertion_removed']);
   });
 
   it('an exact assertion loosened to a vague one', async () => {
-    const flags = await flagsAfter({ 'test/cart.test.js': CART_TEST }, { 'test/cart.test.js': CART_TEST.replace('expect(total([0.1, 0.2])).toEqual(0.3)', 'expect(total([0.1, 0.2])).toBeTruthy()') });
+    const flags = await flagsAfter(
+      { 'test/cart.test.js': CART_TEST },
+      { 'test/cart.test.js': CART_TEST.replace('expect(total([0.1, 0.2])).toEqual(0.3)', 'expect(total([0.1, 0.2])).toBeTruthy()') },
+    );
     expect(flags.map((flag) => flag.kind)).toEqual(['assertion_loosened']);
     expect(flags[0]!.hunk).toContain('+    expect(total([0.1, 0.2])).toBeTruthy();');
   });
 
   it('added skip, only and todo markers', async () => {
-    const changed = CART_TEST.replace("it('adds prices'", "it.skip('adds prices'").replace("it('rounds to cents'", "it.only('rounds to cents'").replace('});\n});', "});\n  it.todo('handles discounts');\n});");
+    const changed = CART_TEST.replace("it('adds prices'", "it.skip('adds prices'")
+      .replace("it('rounds to cents'", "it.only('rounds to cents'")
+      .replace('});\n});', "});\n  it.todo('handles discounts');\n});");
     const flags = await flagsAfter({ 'test/cart.test.js': CART_TEST }, { 'test/cart.test.js': changed });
     expect(flags.map((flag) => flag.kind).sort()).toEqual(['only_added', 'skip_added', 'todo_added']);
   });
 
   it('a deleted test case, a deleted test file and a test file renamed to a non-test name', async () => {
     const withoutSecond = CART_TEST.replace(/\n {2}it\('rounds to cents'[\s\S]*?\n {2}\}\);\n/, '\n');
-    const { dir, base } = repoWith({ 'test/cart.test.js': CART_TEST, 'src/money.test.js': "import { it, expect } from 'vitest';\nit('m', () => expect(1).toBe(1));\n", 'src/old.spec.js': "it('o', () => expect(2).toBe(2));\n" });
+    const { dir, base } = repoWith({
+      'test/cart.test.js': CART_TEST,
+      'src/money.test.js': "import { it, expect } from 'vitest';\nit('m', () => expect(1).toBe(1));\n",
+      'src/old.spec.js': "it('o', () => expect(2).toBe(2));\n",
+    });
     writeFileSync(path.join(dir, 'test/cart.test.js'), withoutSecond);
     rmSync(path.join(dir, 'src/money.test.js'));
     git(dir, 'mv', 'src/old.spec.js', 'src/old.js');
@@ -65,7 +82,12 @@ describe('assertions audit: weakened tests are flagged with their hunk', () => {
     git(dir, 'commit', '-q', '-m', 'trim');
     const flags = await auditTestChanges({ repo: dir, base, head: git(dir, 'rev-parse', 'HEAD') });
     const kinds = flags.map((flag) => `${flag.file}:${flag.kind}`).sort();
-    expect(kinds).toEqual(['src/money.test.js:test_file_removed', 'src/old.spec.js:test_file_removed', 'test/cart.test.js:assertion_removed', 'test/cart.test.js:test_removed']);
+    expect(kinds).toEqual([
+      'src/money.test.js:test_file_removed',
+      'src/old.spec.js:test_file_removed',
+      'test/cart.test.js:assertion_removed',
+      'test/cart.test.js:test_removed',
+    ]);
     expect(flags.find((flag) => flag.file === 'src/old.spec.js')!.detail).toContain('renamed to src/old.js');
   });
 
@@ -76,7 +98,9 @@ describe('assertions audit: weakened tests are flagged with their hunk', () => {
     const flags = await flagsAfter(
       { 'tests/test_cart.py': py, 'cart_test.go': go, 'tests/cart.rs': rs },
       {
-        'tests/test_cart.py': py.replace('def test_total', '@pytest.mark.skip(reason="flaky")\ndef test_total').replace('assert total([1, 2]) == 3', 'assert total([1, 2])'),
+        'tests/test_cart.py': py
+          .replace('def test_total', '@pytest.mark.skip(reason="flaky")\ndef test_total')
+          .replace('assert total([1, 2]) == 3', 'assert total([1, 2])'),
         'cart_test.go': go.replace('func TestTotal(t *testing.T) {\n', 'func TestTotal(t *testing.T) {\n\tt.Skip("later")\n'),
         'tests/cart.rs': rs.replace('    #[test]\n', '    #[test]\n    #[ignore]\n'),
       },
@@ -90,22 +114,32 @@ describe('assertions audit: weakened tests are flagged with their hunk', () => {
   });
 
   it('a runner config that stops running tests, and a test script that no longer tests', async () => {
-    const config = "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.js'] } });\n";
+    const config =
+      "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.js'] } });\n";
     const pkg = JSON.stringify({ name: 'cart', scripts: { test: 'vitest run', build: 'tsc' } }, null, 2);
     const flags = await flagsAfter(
       { 'vitest.config.ts': config, 'package.json': pkg },
       {
-        'vitest.config.ts': config.replace("include: ['test/**/*.test.js']", "include: ['test/**/*.test.js'], exclude: ['test/cart.test.js']"),
+        'vitest.config.ts': config.replace(
+          "include: ['test/**/*.test.js']",
+          "include: ['test/**/*.test.js'], exclude: ['test/cart.test.js']",
+        ),
         'package.json': pkg.replace('"test": "vitest run"', '"test": "vitest run --passWithNoTests || true"'),
       },
     );
-    expect(flags.map((flag) => `${flag.file}:${flag.kind}`).sort()).toEqual(['package.json:runner_config_changed', 'vitest.config.ts:runner_config_changed']);
+    expect(flags.map((flag) => `${flag.file}:${flag.kind}`).sort()).toEqual([
+      'package.json:runner_config_changed',
+      'vitest.config.ts:runner_config_changed',
+    ]);
   });
 
   it("finds tests by the runner's own config too (jest testMatch)", async () => {
     const pkg = JSON.stringify({ name: 'cart', jest: { testMatch: ['**/checks/*.js'] } }, null, 2);
     const check = "test('total', () => {\n  expect(total([1])).toBe(1);\n});\n";
-    const flags = await flagsAfter({ 'package.json': pkg, 'checks/cart.js': check }, { 'checks/cart.js': check.replace("  expect(total([1])).toBe(1);\n", '') });
+    const flags = await flagsAfter(
+      { 'package.json': pkg, 'checks/cart.js': check },
+      { 'checks/cart.js': check.replace('  expect(total([1])).toBe(1);\n', '') },
+    );
     expect(flags.map((flag) => `${flag.file}:${flag.kind}`)).toEqual(['checks/cart.js:assertion_removed']);
   });
 
@@ -137,7 +171,12 @@ describe('the assertions gate', () => {
   it('fails while a flag is unconfirmed, naming its id; passes once each flag is confirmed with a reason', async () => {
     const flags = await flagsAfter(
       { 'test/cart.test.js': CART_TEST },
-      { 'test/cart.test.js': CART_TEST.replace('    expect(total([])).toBe(0);\n', '').replace("it('rounds to cents'", "it.skip('rounds to cents'") },
+      {
+        'test/cart.test.js': CART_TEST.replace('    expect(total([])).toBe(0);\n', '').replace(
+          "it('rounds to cents'",
+          "it.skip('rounds to cents'",
+        ),
+      },
     );
     expect(flags).toHaveLength(2);
     const open = assertionsGate(flags);
@@ -149,7 +188,10 @@ describe('the assertions gate', () => {
     expect(half.reason).toContain(flags[1]!.id);
     expect(half.reason).not.toContain(flags[0]!.id);
 
-    const all = assertionsGate(flags, flags.map((flag) => ({ flag: flag.id, reason: 'confirmed against the spec' })));
+    const all = assertionsGate(
+      flags,
+      flags.map((flag) => ({ flag: flag.id, reason: 'confirmed against the spec' })),
+    );
     expect(all).toMatchObject({ name: 'assertions', ok: true });
   });
 

@@ -25,7 +25,20 @@ describe('check commands', () => {
     'node --test test/',
     'prettier --check .',
   ];
-  const notChecks = ['ls -la', 'cat package.json', 'npm install', 'npm run dev', 'git status', 'echo npm test', 'node server.js', 'prettier --write .', 'go run .', 'make clean', 'cargo run', 'python script.py'];
+  const notChecks = [
+    'ls -la',
+    'cat package.json',
+    'npm install',
+    'npm run dev',
+    'git status',
+    'echo npm test',
+    'node server.js',
+    'prettier --write .',
+    'go run .',
+    'make clean',
+    'cargo run',
+    'python script.py',
+  ];
 
   it.each(checks)('%s is a check', (command) => {
     expect(isCheckCommand(command)).toBe(true);

@@ -30,7 +30,10 @@ describe("the host's record of an agent's checks", () => {
 
   it('keeps a check that timed out as one without an exit code', async () => {
     const { dir } = addProject();
-    const run = await runWorker({ root: dir, turns: [{ tools: [{ name: 'Bash', input: { command: 'sleep 30 && npm test', timeout: 300 } }] }, report([])] });
+    const run = await runWorker({
+      root: dir,
+      turns: [{ tools: [{ name: 'Bash', input: { command: 'sleep 30 && npm test', timeout: 300 } }] }, report([])],
+    });
     expect(run.recorder.evidence().map((one) => [one.outcome, one.exit_code])).toEqual([['timed_out', null]]);
   });
 

@@ -57,7 +57,10 @@ describe('running a check', () => {
   it('stops a check at its timeout, with everything it started', async () => {
     const dir = project();
     const marker = 'sleep 61.4217';
-    const evidence = await runCheck({ command: `(${marker} &); ${marker}`, timeout_ms: 300 }, { cwd: dir, logDir: tempDir(), killGraceMs: 200 });
+    const evidence = await runCheck(
+      { command: `(${marker} &); ${marker}`, timeout_ms: 300 },
+      { cwd: dir, logDir: tempDir(), killGraceMs: 200 },
+    );
     expect(evidence).toMatchObject({ outcome: 'timed_out', exit_code: null });
     expect(await waitForNoProcess(marker)).toEqual([]);
   });
@@ -67,7 +70,8 @@ describe('running a check', () => {
     const controller = new AbortController();
     const marker = 'sleep 62.3141';
     const running = runCheck({ command: marker }, { cwd: dir, logDir: tempDir(), signal: controller.signal, killGraceMs: 200 });
-    for (let tries = 0; processesMatching(marker).length === 0 && tries < 400; tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    for (let tries = 0; processesMatching(marker).length === 0 && tries < 400; tries += 1)
+      await new Promise((resolve) => setTimeout(resolve, 25));
     controller.abort();
     expect(await running).toMatchObject({ outcome: 'aborted', exit_code: null });
     expect(processesMatching(marker)).toEqual([]);
@@ -75,10 +79,23 @@ describe('running a check', () => {
 
   it('counts from JUnit XML the check wrote, and never from a report older than the run', async () => {
     const dir = project();
-    const xml = '<testsuites><testsuite name="s"><testcase name="a"/><testcase name="b"><failure message="no"/></testcase><testcase name="c"><skipped/></testcase></testsuite></testsuites>';
+    const xml =
+      '<testsuites><testsuite name="s"><testcase name="a"/><testcase name="b"><failure message="no"/></testcase><testcase name="c"><skipped/></testcase></testsuite></testsuites>';
     writeFileSync(path.join(dir, 'xml.txt'), xml);
-    const fresh = await runCheck({ command: 'mkdir -p out && cp xml.txt out/junit.xml && echo done', junit: ['out/*.xml'] }, { cwd: dir, logDir: tempDir() });
-    expect(fresh.counts).toEqual({ known: true, source: 'junit', runners: ['junit'], executed: 2, passed: 1, failed: 1, skipped: 1, todo: 0 });
+    const fresh = await runCheck(
+      { command: 'mkdir -p out && cp xml.txt out/junit.xml && echo done', junit: ['out/*.xml'] },
+      { cwd: dir, logDir: tempDir() },
+    );
+    expect(fresh.counts).toEqual({
+      known: true,
+      source: 'junit',
+      runners: ['junit'],
+      executed: 2,
+      passed: 1,
+      failed: 1,
+      skipped: 1,
+      todo: 0,
+    });
 
     const hourAgo = new Date(Date.now() - 3_600_000);
     utimesSync(path.join(dir, 'out/junit.xml'), hourAgo, hourAgo);
@@ -89,7 +106,10 @@ describe('running a check', () => {
   it("runs without orca's secrets, with CI=true and the extra environment", async () => {
     process.env.ANTHROPIC_API_KEY = 'sk-test-secret';
     const dir = project();
-    const evidence = await runCheck({ command: 'echo "key=[$ANTHROPIC_API_KEY] ci=$CI port=$PORT"' }, { cwd: dir, logDir: tempDir(), env: { PORT: '4321' } });
+    const evidence = await runCheck(
+      { command: 'echo "key=[$ANTHROPIC_API_KEY] ci=$CI port=$PORT"' },
+      { cwd: dir, logDir: tempDir(), env: { PORT: '4321' } },
+    );
     expect(readFileSync(evidence.log, 'utf8').trim()).toBe('key=[] ci=true port=4321');
   });
 

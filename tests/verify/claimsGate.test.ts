@@ -57,7 +57,15 @@ describe('the claims gate', () => {
   });
 
   it("reads a session ledger's Bash calls as a command log: refused or stopped calls have no exit code", () => {
-    const entry = (id: string, input: unknown, isError: boolean, data?: unknown, name = 'Bash'): ToolLedgerEntry => ({ turn: 1, id, name, input, isError, data, at: Number(id) });
+    const entry = (id: string, input: unknown, isError: boolean, data?: unknown, name = 'Bash'): ToolLedgerEntry => ({
+      turn: 1,
+      id,
+      name,
+      input,
+      isError,
+      data,
+      at: Number(id),
+    });
     const ledger = [
       entry('1', { command: 'npm test' }, false, { exitCode: 1, signal: null, stdoutBytes: 3, stderrBytes: 0, outputFile: '/tmp/out.txt' }),
       entry('2', { file_path: 'a.ts' }, false, undefined, 'Read'),

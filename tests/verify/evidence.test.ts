@@ -11,7 +11,11 @@ import { addProject, TEST_COMMAND } from './traps/trapKit.js';
 describe('evidence at its boundaries', () => {
   it('a check is named by a command line or by an object; a bad one is refused with the field named', () => {
     expect(CheckSpecSchema.parse('npm test')).toEqual({ command: 'npm test' });
-    expect(CheckSpecSchema.parse({ command: 'npm run e2e', target_ports: [4100], junit: ['reports/*.xml'] })).toEqual({ command: 'npm run e2e', target_ports: [4100], junit: ['reports/*.xml'] });
+    expect(CheckSpecSchema.parse({ command: 'npm run e2e', target_ports: [4100], junit: ['reports/*.xml'] })).toEqual({
+      command: 'npm run e2e',
+      target_ports: [4100],
+      junit: ['reports/*.xml'],
+    });
     const bad = CheckSpecSchema.safeParse({ command: 'npm run e2e', target_port: 4100 });
     expect(bad.success).toBe(false);
     expect(describeZodError(bad.error!, 'check')).toContain('target_port');
@@ -23,7 +27,15 @@ describe('evidence at its boundaries', () => {
     expect(CheckEvidenceSchema.parse(JSON.parse(JSON.stringify(evidence)))).toEqual(evidence);
 
     const check = RunEventSchema.parse({ ...checkRunEvent(evidence, 't1'), at: 1 });
-    expect(check).toMatchObject({ type: 'check', command: TEST_COMMAND, exit_code: 0, tests_executed: 2, tree: evidence.tree, log: evidence.log, task_id: 't1' });
+    expect(check).toMatchObject({
+      type: 'check',
+      command: TEST_COMMAND,
+      exit_code: 0,
+      tests_executed: 2,
+      tree: evidence.tree,
+      log: evidence.log,
+      task_id: 't1',
+    });
     const { gates } = await gateIntegration({ evidence: [evidence], worktree: dir, leasedPorts: [], audit: { repo: dir, base } });
     const events = gateRunEvents(gates).map((event) => RunEventSchema.parse({ ...event, at: 2 }));
     expect(events.map((event) => event.type === 'gate' && event.name)).toEqual(['zero_tests', 'stale', 'target', 'assertions', 'claims']);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
+import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { gateIntegration } from '../../shared/infra/verify/gates/integrationGates.js';
 import { runMayPass } from '../../shared/infra/verify/gates/runPass.js';
-import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { git } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { addProject, TEST_COMMAND } from './traps/trapKit.js';
@@ -54,7 +54,9 @@ describe('whether a run may report PASS', () => {
       ok: true,
       reason: `1 integration check(s) passed on tree ${good.currentTree.digest.slice(0, 12)}, after the last merge`,
     });
-    const failedGate = good.report.gates.map((gate) => (gate.name === 'assertions' ? { ...gate, ok: false, reason: 'a flag waits for confirmation' } : gate));
+    const failedGate = good.report.gates.map((gate) =>
+      gate.name === 'assertions' ? { ...gate, ok: false, reason: 'a flag waits for confirmation' } : gate,
+    );
     expect(runMayPass({ evidence: [good.evidence], lastMergeAt, currentTree: good.currentTree, gates: failedGate })).toEqual({
       ok: false,
       reason: 'gates failed: assertions: a flag waits for confirmation',
@@ -82,7 +84,8 @@ describe('integration gates with a Verification report', () => {
     expect(report.gates.find((gate) => gate.name === 'claims')).toEqual({
       name: 'claims',
       ok: false,
-      reason: '1 of 2 checks claimed by the Verification agent dropped: `node probe-concurrency.mjs` (exit 0): never run: no such command in its own tool log',
+      reason:
+        '1 of 2 checks claimed by the Verification agent dropped: `node probe-concurrency.mjs` (exit 0): never run: no such command in its own tool log',
     });
     expect(report.ok).toBe(false);
   });

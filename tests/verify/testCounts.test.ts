@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { TestCounts } from '../../shared/infra/verify/evidence/evidence.js';
 import { isJUnitXml, parseJUnitXml } from '../../shared/infra/verify/evidence/junit.js';
 import { describeCounts, parseTestCounts } from '../../shared/infra/verify/evidence/testCounts.js';
-import { tempDir } from '../support/tempDir.js';
 import { writeFiles } from '../support/gitRepo.js';
+import { tempDir } from '../support/tempDir.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, '../..');
@@ -17,7 +17,10 @@ function counts(text: string): TestCounts {
   return parseTestCounts(text);
 }
 
-function expectCounts(result: TestCounts, expected: { runners: string[]; passed: number; failed: number; skipped: number; todo: number }): void {
+function expectCounts(
+  result: TestCounts,
+  expected: { runners: string[]; passed: number; failed: number; skipped: number; todo: number },
+): void {
   expect(result).toEqual({ known: true, source: 'output', executed: expected.passed + expected.failed, ...expected });
 }
 
@@ -128,7 +131,13 @@ describe('documented output formats (runners not installed here)', () => {
   it('jest: the Tests: line, and every test filtered out', () => {
     expectCounts(counts(output('jest-mixed.txt')), { runners: ['jest'], passed: 3, failed: 1, skipped: 1, todo: 1 });
     expectCounts(counts(output('jest-filtered.txt')), { runners: ['jest'], passed: 0, failed: 0, skipped: 6, todo: 0 });
-    expectCounts(counts('No tests found, exiting with code 0\nRun with `--passWithNoTests` to exit with code 0'), { runners: ['jest'], passed: 0, failed: 0, skipped: 0, todo: 0 });
+    expectCounts(counts('No tests found, exiting with code 0\nRun with `--passWithNoTests` to exit with code 0'), {
+      runners: ['jest'],
+      passed: 0,
+      failed: 0,
+      skipped: 0,
+      todo: 0,
+    });
   });
 
   it('mocha: passing, pending, failing; a grep that matches nothing', () => {
@@ -168,7 +177,10 @@ describe('combining and not guessing', () => {
 
   it('a type check (tsc) gives unknown counts, not zero', () => {
     const dir = tempDir();
-    writeFiles(dir, { 'a.ts': 'export const a: number = 1;\n', 'tsconfig.json': '{"compilerOptions":{"strict":true,"noEmit":true},"files":["a.ts"]}' });
+    writeFiles(dir, {
+      'a.ts': 'export const a: number = 1;\n',
+      'tsconfig.json': '{"compilerOptions":{"strict":true,"noEmit":true},"files":["a.ts"]}',
+    });
     const text = execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: dir, encoding: 'utf8' });
     expect(counts(text).known).toBe(false);
   });

@@ -71,7 +71,7 @@ describe('tree hash', () => {
     expect((await treeSnapshot(path.join(dir, 'src'))).digest).toBe((await treeSnapshot(dir)).digest);
   });
 
-  it("gives a changed file, a new link and a new executable the very mode and blob id git gives them", async () => {
+  it('gives a changed file, a new link and a new executable the very mode and blob id git gives them', async () => {
     const dir = repo();
     writeFileSync(path.join(dir, 'src/a.ts'), 'export const a = 42;\n');
     symlinkSync('src/a.ts', path.join(dir, 'link.ts'));

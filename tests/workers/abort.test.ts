@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PortLeaser, parsePortLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { isAborted } from '../../shared/infra/queue/runAbort.js';
-import { parsePortLeaseOwner, PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { waitForNoProcess } from '../support/processTable.js';
@@ -33,7 +33,11 @@ describe('cascaded abort', { timeout: SLOW_TEST_MS }, () => {
           base,
           // Half in the bwrap sandbox, half not: both ways of running a shell must die.
           role: { sandbox: i % 2 === 0 },
-          turns: [toolTurn('Write', { file_path: 'progress.txt', content: `${taskId} was here\n` }), toolTurn('Bash', { command: sleeperCommand(sleeps[i]!) }), reportTurn()],
+          turns: [
+            toolTurn('Write', { file_path: 'progress.txt', content: `${taskId} was here\n` }),
+            toolTurn('Bash', { command: sleeperCommand(sleeps[i]!) }),
+            reportTurn(),
+          ],
         }),
       );
     }
@@ -112,7 +116,11 @@ describe('cascaded abort', { timeout: SLOW_TEST_MS }, () => {
         base,
         role: { sandbox: false },
         env: { GO: sibling },
-        turns: [toolTurn('Bash', { command: 'while [ ! -e "$GO" ]; do sleep 0.05; done' }), toolTurn('Write', { file_path: 's.txt', content: 's\n' }), reportTurn('done')],
+        turns: [
+          toolTurn('Bash', { command: 'while [ ! -e "$GO" ]; do sleep 0.05; done' }),
+          toolTurn('Write', { file_path: 's.txt', content: 's\n' }),
+          reportTurn('done'),
+        ],
       }),
     );
     const commandTimeout = await orca.result(agentJobId(runId, 'command-timeout', 1));

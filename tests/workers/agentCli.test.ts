@@ -2,8 +2,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
-import { agentJobId, parseJobResult } from '../../shared/infra/queue/agentQueue.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
+import { agentJobId, parseJobResult } from '../../shared/infra/queue/agentQueue.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 
@@ -36,7 +36,17 @@ describe('orca agent through the CLI', { timeout: SLOW_TEST_MS }, () => {
   it('runs one scripted worker through the queue and a worker process, and leaves a commit on its branch', async () => {
     const orca = await OrcaTestEnv.open();
     const { dir: repo, base } = createSampleRepo(orca.dir('shop-lib'));
-    const run = await orca.cli(['agent', '--role', 'worker', 'Use formatMoney from src/money.ts everywhere.', '--repo', repo, '--script', SCRIPT, '--json']);
+    const run = await orca.cli([
+      'agent',
+      '--role',
+      'worker',
+      'Use formatMoney from src/money.ts everywhere.',
+      '--repo',
+      repo,
+      '--script',
+      SCRIPT,
+      '--json',
+    ]);
 
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trim().split('\n');
@@ -50,7 +60,14 @@ describe('orca agent through the CLI', { timeout: SLOW_TEST_MS }, () => {
     expect(git(repo, 'rev-parse', out.branch)).toBe(out.commit);
     expect(git(repo, 'rev-parse', `${out.commit}^`)).toBe(base);
     const changed = git(repo, 'diff', '--name-only', base, out.commit).split('\n').sort();
-    expect(changed).toEqual(['src/cart.ts', 'src/invoice.ts', 'src/report.ts', 'test/cart.test.ts', 'test/invoice.test.ts', 'test/report.test.ts']);
+    expect(changed).toEqual([
+      'src/cart.ts',
+      'src/invoice.ts',
+      'src/report.ts',
+      'test/cart.test.ts',
+      'test/invoice.test.ts',
+      'test/report.test.ts',
+    ]);
     const cart = git(repo, 'show', `${out.commit}:src/cart.ts`);
     expect(cart).toContain("import { formatMoney } from './money.js';");
     expect(cart).not.toContain('toDollars');

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { appendRunEvent } from '../../shared/infra/board/runEvents.js';
+import { PortLeaser, parsePortLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../../shared/infra/queue/runAbort.js';
-import { appendRunEvent } from '../../shared/infra/board/runEvents.js';
-import { parsePortLeaseOwner, PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { waitForProcesses } from '../support/processTable.js';
@@ -29,17 +29,41 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
     const runEvent = (runId: string, event: Record<string, unknown>) =>
       appendRunEvent(orca.redis, orca.keys, { run_id: runId, source: 'run', event: { at: Date.now(), ...event } as never });
     for (const runId of [run.dead, run.ended]) {
-      await runEvent(runId, { type: 'run_created', task: 't', repo, base: oldBase, integration_branch: `orca/${runId}/integration`, model: 'scripted', scripted: true, checks: [] });
+      await runEvent(runId, {
+        type: 'run_created',
+        task: 't',
+        repo,
+        base: oldBase,
+        integration_branch: `orca/${runId}/integration`,
+        model: 'scripted',
+        scripted: true,
+        checks: [],
+      });
     }
 
     await orca.queue.add(scriptedJob({ runId: run.agent, taskId: 'w', repo: { path: repo }, base: oldBase, turns: write('agent') }));
     await orca.queue.add(
-      scriptedJob({ runId: run.agent, taskId: 'look', roleName: 'explore', repo: { path: repo }, base: oldBase, turns: [{ tools: [{ name: 'Report', input: { findings: [], files: [], questions: [] } }] }] }),
+      scriptedJob({
+        runId: run.agent,
+        taskId: 'look',
+        roleName: 'explore',
+        repo: { path: repo },
+        base: oldBase,
+        turns: [{ tools: [{ name: 'Report', input: { findings: [], files: [], questions: [] } }] }],
+      }),
     );
     await orca.queue.add(scriptedJob({ runId: run.dead, taskId: 'w', repo: { path: repo }, base: oldBase, turns: write('dead') }));
     await orca.queue.add(scriptedJob({ runId: run.ended, taskId: 'w', repo: { path: repo }, base: oldBase, turns: write('ended') }));
     const spin = `: ${run.aborted}; while true; do sleep 0.05; done`;
-    await orca.queue.add(scriptedJob({ runId: run.aborted, taskId: 'w', repo: { path: repo }, base: oldBase, turns: [toolTurn('Write', { file_path: 'x.txt', content: 'x\n' }), toolTurn('Bash', { command: spin }), reportTurn()] }));
+    await orca.queue.add(
+      scriptedJob({
+        runId: run.aborted,
+        taskId: 'w',
+        repo: { path: repo },
+        base: oldBase,
+        turns: [toolTurn('Write', { file_path: 'x.txt', content: 'x\n' }), toolTurn('Bash', { command: spin }), reportTurn()],
+      }),
+    );
     const go = path.join(orca.dir('active'), 'go');
     await orca.queue.add(
       scriptedJob({
@@ -49,12 +73,22 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
         base: head,
         role: { sandbox: false },
         env: { GO: go },
-        turns: [toolTurn('Write', { file_path: 'active.txt', content: 'active\n' }), toolTurn('Bash', { command: `: ${run.active}; while [ ! -e "$GO" ]; do sleep 0.05; done` }), reportTurn('went on')],
+        turns: [
+          toolTurn('Write', { file_path: 'active.txt', content: 'active\n' }),
+          toolTurn('Bash', { command: `: ${run.active}; while [ ! -e "$GO" ]; do sleep 0.05; done` }),
+          reportTurn('went on'),
+        ],
       }),
     );
     for (const runId of [run.agent, run.dead, run.ended]) expect((await orca.result(agentJobId(runId, 'w', 1))).status).toBe('completed');
     expect((await orca.result(agentJobId(run.agent, 'look', 1))).status).toBe('completed');
-    await runEvent(run.ended, { type: 'run_end', status: 'PASS', usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, cost_usd: 0, detail: 'done' });
+    await runEvent(run.ended, {
+      type: 'run_end',
+      status: 'PASS',
+      usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 },
+      cost_usd: 0,
+      detail: 'done',
+    });
     // Both held in their shells: the active job is running (its session started) before anything is judged.
     await waitForProcesses([run.aborted, run.active]);
     await publishAbort(orca.redis, orca.keys, run.aborted, 'test');

@@ -1,10 +1,10 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
-import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
+import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { PortLeaser } from '../../shared/infra/ports/portLease.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { reportTurn, scriptedJob, testRunId, toolTurn } from '../support/scriptedJobs.js';
@@ -44,7 +44,10 @@ describe('leased ports', { timeout: SLOW_TEST_MS }, () => {
 
     for (const result of results) {
       expect(result.status).toBe('completed');
-      expect(result.commands.map((c) => c.exit_code), `${result.task_id}: ${JSON.stringify(result.commands)}`).toEqual([0]);
+      expect(
+        result.commands.map((c) => c.exit_code),
+        `${result.task_id}: ${JSON.stringify(result.commands)}`,
+      ).toEqual([0]);
     }
     // Every job bound every port it leased, all at the same time: 32 distinct ports.
     const bound = readdirSync(barrier).map((name) => {
@@ -59,7 +62,12 @@ describe('leased ports', { timeout: SLOW_TEST_MS }, () => {
       if (entry.event.type === 'workspace') leased.set(entry.task_id!, entry.event.ports as number[]);
     }
     for (const taskId of tasks) {
-      expect(bound.filter((b) => b.task === taskId).map((b) => b.port).sort()).toEqual([...(leased.get(taskId) ?? [])].sort());
+      expect(
+        bound
+          .filter((b) => b.task === taskId)
+          .map((b) => b.port)
+          .sort(),
+      ).toEqual([...(leased.get(taskId) ?? [])].sort());
     }
     expect(await new PortLeaser(orca.redis, orca.keys).held()).toEqual([]);
   });

@@ -2,11 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { reportTurn, scriptedJob, testRunId, toolTurn } from '../support/scriptedJobs.js';
-import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 
 const BARRIER_SCRIPT = path.join(packageRoot(), 'tests', 'fixtures', 'workers', 'barrier.mjs');
 

@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { WORKER_NODE_FLAGS } from '../../shared/core/runtime/workerNodeFlags.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { git, makeRepo } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { reportTurn, scriptedJob, testRunId, toolTurn } from '../support/scriptedJobs.js';
@@ -47,7 +47,15 @@ describe('orca worker started by hand', { timeout: SLOW_TEST_MS }, () => {
     const base = git(repo, 'rev-parse', 'HEAD');
     const orca = startOrcaWorker(env);
     const runId = testRunId('cli-worker');
-    await env.queue.add(scriptedJob({ runId, taskId: 't1', repo: { path: repo }, base, turns: [toolTurn('Write', { file_path: 'b.txt', content: 'b\n' }), reportTurn('wrote b')] }));
+    await env.queue.add(
+      scriptedJob({
+        runId,
+        taskId: 't1',
+        repo: { path: repo },
+        base,
+        turns: [toolTurn('Write', { file_path: 'b.txt', content: 'b\n' }), reportTurn('wrote b')],
+      }),
+    );
     const result = await env.result(agentJobId(runId, 't1', 1));
     expect(result.status).toBe('completed');
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { PortLeaser } from '../../shared/infra/ports/portLease.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { waitForNoProcess } from '../support/processTable.js';
@@ -45,7 +45,9 @@ describe('a worker process that stops mid-job', { timeout: SLOW_TEST_MS }, () =>
         repo: { path: repo },
         base,
         turns: [
-          toolTurn('Bash', { command: `if [ -n "$ORCA_TEST_HOLD" ]; then echo partial > half.txt; bash -c "sleep ${sleep}; echo unreachable"; fi` }),
+          toolTurn('Bash', {
+            command: `if [ -n "$ORCA_TEST_HOLD" ]; then echo partial > half.txt; bash -c "sleep ${sleep}; echo unreachable"; fi`,
+          }),
           toolTurn('Write', { file_path: 'done.txt', content: 'done\n' }),
           reportTurn('done'),
         ],
@@ -88,7 +90,9 @@ describe('a worker process killed mid-job', { timeout: SLOW_TEST_MS }, () => {
         repo: { path: repo },
         base,
         turns: [
-          toolTurn('Bash', { command: `if [ -n "$ORCA_TEST_HOLD" ]; then echo partial > half.txt; bash -c "sleep ${freshSleep}; echo unreachable"; fi` }),
+          toolTurn('Bash', {
+            command: `if [ -n "$ORCA_TEST_HOLD" ]; then echo partial > half.txt; bash -c "sleep ${freshSleep}; echo unreachable"; fi`,
+          }),
           toolTurn('Write', { file_path: 'done.txt', content: 'done\n' }),
           reportTurn('fresh done'),
         ],

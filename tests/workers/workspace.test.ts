@@ -80,25 +80,50 @@ describe('a worker job', { timeout: SLOW_TEST_MS }, () => {
       toolTurn('Edit', { file_path: 'into-main/README.md', old_string: '# main', new_string: '# owned' }),
     ];
     const redirects = [`echo x > ${repo}/evil-redirect.txt`, `echo x >> ${escapePath}/README.md`, `cd ${repo} && echo x > evil-cd.txt`];
-    const commands = [`cp README.md ${repo}/evil-cp.txt`, `cd ${repo} && touch evil-touch.txt`, `git -C ${repo} commit --allow-empty -qm evil`];
+    const commands = [
+      `cp README.md ${repo}/evil-cp.txt`,
+      `cd ${repo} && touch evil-touch.txt`,
+      `git -C ${repo} commit --allow-empty -qm evil`,
+    ];
     const bash = (list: string[]) => list.map((command) => toolTurn('Bash', { command }));
     // The worker role as shipped runs its shell in the bwrap sandbox, where the host is read-only
     // but for the worktree (a command naming a path under /tmp reaches the sandbox's private one).
     await orca.queue.add(
-      scriptedJob({ runId, taskId: 'sandboxed', repo: { path: repo }, base, turns: [...fileTools, ...bash(redirects), ...bash(commands), reportTurn()] }),
+      scriptedJob({
+        runId,
+        taskId: 'sandboxed',
+        repo: { path: repo },
+        base,
+        turns: [...fileTools, ...bash(redirects), ...bash(commands), reportTurn()],
+      }),
     );
     // Without the sandbox the permission checks alone refuse the file tools and the redirections.
     await orca.queue.add(
-      scriptedJob({ runId, taskId: 'unsandboxed', repo: { path: repo }, base, role: { sandbox: false }, turns: [...fileTools, ...bash(redirects), reportTurn()] }),
+      scriptedJob({
+        runId,
+        taskId: 'unsandboxed',
+        repo: { path: repo },
+        base,
+        role: { sandbox: false },
+        turns: [...fileTools, ...bash(redirects), reportTurn()],
+      }),
     );
     for (const taskId of ['sandboxed', 'unsandboxed']) {
       const result = await orca.result(agentJobId(runId, taskId, 1));
       expect(result.status).toBe('completed');
       const outcomes = await toolOutcomes(orca.redis, orca.keys, runId, taskId);
-      expect(outcomes.map((o) => o.name)).toEqual([...fileTools, ...bash(redirects), ...(taskId === 'sandboxed' ? bash(commands) : []), reportTurn()].map((turn) => turn.tools![0]!.name));
-      const refused = outcomes.filter((o) => (o.name !== 'Bash' || taskId === 'unsandboxed') && o.name !== 'Report' && !String(o.input.command ?? '').startsWith('ln -s'));
+      expect(outcomes.map((o) => o.name)).toEqual(
+        [...fileTools, ...bash(redirects), ...(taskId === 'sandboxed' ? bash(commands) : []), reportTurn()].map(
+          (turn) => turn.tools![0]!.name,
+        ),
+      );
+      const refused = outcomes.filter(
+        (o) => (o.name !== 'Bash' || taskId === 'unsandboxed') && o.name !== 'Report' && !String(o.input.command ?? '').startsWith('ln -s'),
+      );
       for (const attempt of refused) {
-        expect(attempt.isError, `${taskId}: ${attempt.name} ${JSON.stringify(attempt.input)} was not refused: ${attempt.preview}`).toBe(true);
+        expect(attempt.isError, `${taskId}: ${attempt.name} ${JSON.stringify(attempt.input)} was not refused: ${attempt.preview}`).toBe(
+          true,
+        );
       }
     }
     expect(snapshot(repo)).toEqual(before);

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
-import { parsePortLeaseOwner, PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
+import { PortLeaser, parsePortLeaseOwner } from '../../shared/infra/ports/portLease.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { reportTurn, scriptedJob, testRunId, toolTurn } from '../support/scriptedJobs.js';
@@ -25,7 +25,9 @@ afterAll(async () => {
 function repoWithHooks(name: string, hook: (markers: string) => string): { repo: string; base: string; markers: string } {
   const markers = orca.dir(`${name}-markers`);
   const command = hook(markers);
-  const settings = { hooks: { WorktreeCreate: [{ hooks: [{ type: 'command', command }] }], WorktreeRemove: [{ hooks: [{ type: 'command', command }] }] } };
+  const settings = {
+    hooks: { WorktreeCreate: [{ hooks: [{ type: 'command', command }] }], WorktreeRemove: [{ hooks: [{ type: 'command', command }] }] },
+  };
   const repo = orca.dir(name);
   git(repo, 'init', '-q', '-b', 'main');
   const base = commitFiles(repo, { 'a.txt': 'a\n', '.claude/settings.json': JSON.stringify(settings, null, 2) }, 'initial');
@@ -42,12 +44,32 @@ describe('WorktreeCreate and WorktreeRemove hooks', { timeout: SLOW_TEST_MS }, (
   it('fire around a worktree orca makes; one left without changes is removed with its branch', async () => {
     const { repo, base, markers } = repoWithHooks('fires', (dir) => `node ${FIXTURES}/record-hook.mjs ${dir}`);
     const runId = testRunId('hooks');
-    await orca.queue.add(scriptedJob({ runId, taskId: 'idle', repo: { path: repo }, base, turns: [toolTurn('Read', { file_path: 'a.txt' }), reportTurn('changed nothing')] }));
-    await orca.queue.add(scriptedJob({ runId, taskId: 'busy', repo: { path: repo }, base, turns: [toolTurn('Write', { file_path: 'b.txt', content: 'b\n' }), reportTurn('wrote b')] }));
+    await orca.queue.add(
+      scriptedJob({
+        runId,
+        taskId: 'idle',
+        repo: { path: repo },
+        base,
+        turns: [toolTurn('Read', { file_path: 'a.txt' }), reportTurn('changed nothing')],
+      }),
+    );
+    await orca.queue.add(
+      scriptedJob({
+        runId,
+        taskId: 'busy',
+        repo: { path: repo },
+        base,
+        turns: [toolTurn('Write', { file_path: 'b.txt', content: 'b\n' }), reportTurn('wrote b')],
+      }),
+    );
     const idle = await orca.result(agentJobId(runId, 'idle', 1));
     const busy = await orca.result(agentJobId(runId, 'busy', 1));
 
-    expect(recorded(markers, 'WorktreeCreate').map((input) => input.name).sort()).toEqual([`${runId}/busy`, `${runId}/idle`]);
+    expect(
+      recorded(markers, 'WorktreeCreate')
+        .map((input) => input.name)
+        .sort(),
+    ).toEqual([`${runId}/busy`, `${runId}/idle`]);
     expect(idle.status).toBe('completed');
     expect(idle.commit).toBeUndefined();
     expect(recorded(markers, 'WorktreeRemove')).toMatchObject([{ worktree_path: idle.worktree }]);
@@ -61,7 +83,15 @@ describe('WorktreeCreate and WorktreeRemove hooks', { timeout: SLOW_TEST_MS }, (
   it('let a WorktreeCreate hook that prints a path supply the worktree, and remove it through WorktreeRemove', async () => {
     const { repo, base, markers } = repoWithHooks('supplies', (dir) => `node ${FIXTURES}/worktree-hook.mjs ${dir}`);
     const runId = testRunId('supplied');
-    await orca.queue.add(scriptedJob({ runId, taskId: 'work', repo: { path: repo }, base, turns: [toolTurn('Write', { file_path: 'c.txt', content: 'c\n' }), reportTurn('wrote c')] }));
+    await orca.queue.add(
+      scriptedJob({
+        runId,
+        taskId: 'work',
+        repo: { path: repo },
+        base,
+        turns: [toolTurn('Write', { file_path: 'c.txt', content: 'c\n' }), reportTurn('wrote c')],
+      }),
+    );
     await orca.queue.add(scriptedJob({ runId, taskId: 'idle', repo: { path: repo }, base, turns: [reportTurn('changed nothing')] }));
     const work = await orca.result(agentJobId(runId, 'work', 1));
     const idle = await orca.result(agentJobId(runId, 'idle', 1));
@@ -85,7 +115,15 @@ describe('WorktreeCreate and WorktreeRemove hooks', { timeout: SLOW_TEST_MS }, (
   it('refuse a hook that names the repository itself: the agent never works in the user’s checkout', async () => {
     const { repo, base, markers } = repoWithHooks('broken', (dir) => `node ${FIXTURES}/worktree-hook.mjs ${dir} --print-project`);
     const runId = testRunId('broken');
-    await orca.queue.add(scriptedJob({ runId, taskId: 't1', repo: { path: repo }, base, turns: [toolTurn('Write', { file_path: 'evil.txt', content: 'x' }), reportTurn()] }));
+    await orca.queue.add(
+      scriptedJob({
+        runId,
+        taskId: 't1',
+        repo: { path: repo },
+        base,
+        turns: [toolTurn('Write', { file_path: 'evil.txt', content: 'x' }), reportTurn()],
+      }),
+    );
     await expect(orca.result(agentJobId(runId, 't1', 1))).rejects.toThrow(/WorktreeCreate hook named .* which is the repository/);
     expect(recorded(markers, 'WorktreeCreate')).toHaveLength(1);
     expect(existsSync(path.join(repo, 'evil.txt'))).toBe(false);

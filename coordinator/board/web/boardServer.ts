@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { serve } from '@hono/node-server';
-import { Hono, type Context } from 'hono';
-import { listRuns, readRunBoard } from '../../../shared/infra/board/readBoard.js';
+import { type Context, Hono } from 'hono';
 import { isSlug } from '../../../shared/core/git/slug.js';
+import { listRuns, readRunBoard } from '../../../shared/infra/board/readBoard.js';
 import { AgentQueue } from '../../../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../../../shared/infra/queue/runAbort.js';
 import type { BoardSource } from '../boardSource.js';

@@ -31,7 +31,12 @@ export class RunEventStreams {
         this.open.add(entry);
         stream.onAbort(() => stop.abort());
         try {
-          await this.follow(runId, stop.signal, (board) => stream.writeSSE({ event: 'board', data: board }), () => stream.write(': keepalive\n\n'));
+          await this.follow(
+            runId,
+            stop.signal,
+            (board) => stream.writeSSE({ event: 'board', data: board }),
+            () => stream.write(': keepalive\n\n'),
+          );
         } finally {
           this.open.delete(entry);
           finished();
@@ -50,7 +55,12 @@ export class RunEventStreams {
     await Promise.all(open.map(({ done }) => done));
   }
 
-  private async follow(runId: string, signal: AbortSignal, send: (board: string) => Promise<unknown>, keepalive: () => Promise<unknown>): Promise<void> {
+  private async follow(
+    runId: string,
+    signal: AbortSignal,
+    send: (board: string) => Promise<unknown>,
+    keepalive: () => Promise<unknown>,
+  ): Promise<void> {
     const { source } = this;
     const follower = source.connection();
     const stop = new AbortController();

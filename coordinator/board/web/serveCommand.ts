@@ -21,7 +21,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       `--host ${options.host} would show the board (and its abort button) to other machines: pass --token T or set ORCA_BOARD_TOKEN, or leave --host at 127.0.0.1.`,
     );
   }
-  if (token !== undefined && token.length < 16) throw new UserError('the board token is too short to guess-proof a server: use 16 characters or more.');
+  if (token !== undefined && token.length < 16)
+    throw new UserError('the board token is too short to guess-proof a server: use 16 characters or more.');
 
   const source = await BoardSource.open();
   let server;
@@ -30,7 +31,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   } catch (error) {
     source.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UserError(`port ${options.port} on ${options.host} is taken: pass another --port (0 picks a free one).`);
+    if (code === 'EADDRINUSE')
+      throw new UserError(`port ${options.port} on ${options.host} is taken: pass another --port (0 picks a free one).`);
     if (code === 'EADDRNOTAVAIL') throw new UserError(`--host ${options.host} is not an address of this machine.`);
     throw error;
   }

@@ -1,12 +1,12 @@
-import type { RunBoard, TaskView } from '../../../shared/infra/board/readBoard.js';
-import type { Evidence } from '../../../shared/infra/board/boardSchemas.js';
-import { NOT_STARTED } from '../../../shared/core/events/taskStatusGroups.js';
 import { describeZodError } from '../../../shared/core/boundary/zodIssues.js';
+import { NOT_STARTED } from '../../../shared/core/events/taskStatusGroups.js';
+import type { Evidence } from '../../../shared/infra/board/boardSchemas.js';
+import type { RunBoard, TaskView } from '../../../shared/infra/board/readBoard.js';
 import { AgentJobSchema } from '../../../shared/infra/queue/agentJob.js';
-import { agentJobId, parseJobResult, type AgentQueue } from '../../../shared/infra/queue/agentQueue.js';
+import { type AgentQueue, agentJobId, parseJobResult } from '../../../shared/infra/queue/agentQueue.js';
 import { fileTail } from './fileTail.js';
-import { taskDiff, type TaskDiff } from './taskDiff.js';
-import { transcriptTail, type TranscriptLine } from './transcriptTail.js';
+import { type TaskDiff, taskDiff } from './taskDiff.js';
+import { type TranscriptLine, transcriptTail } from './transcriptTail.js';
 
 const LOG_TAIL_BYTES = 16 * 1024;
 
@@ -79,9 +79,16 @@ function transcriptMissing(task: TaskView): string {
   return 'no transcript is named for this task yet: the job result names it when the agent ends';
 }
 
-async function readDiff(repo: string | undefined, base: string | undefined, commit: string | undefined, task: TaskView): Promise<TaskDetail['diff']> {
+async function readDiff(
+  repo: string | undefined,
+  base: string | undefined,
+  commit: string | undefined,
+  task: TaskView,
+): Promise<TaskDetail['diff']> {
   if (!commit) {
-    const why = task.end_reason ? 'the task ended without a commit (it changed no files, or did not complete)' : 'the task has no commit yet';
+    const why = task.end_reason
+      ? 'the task ended without a commit (it changed no files, or did not complete)'
+      : 'the task has no commit yet';
     return { missing: why };
   }
   if (!repo || !base) return { missing: `commit ${commit} is known, but not the repository or base it belongs to` };

@@ -13,7 +13,5 @@ export function describeZodError(error: z.ZodError, subject: string): string {
 }
 
 function formatPath(parts: PropertyKey[]): string {
-  return parts
-    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`))
-    .join('');
+  return parts.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`)).join('');
 }

@@ -1,5 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { accessSync, chmodSync, closeSync, constants, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../boundary/toolError.js';
 
@@ -10,11 +23,7 @@ import { ToolError } from '../boundary/toolError.js';
  * caller's staleness check and this write have no await between them. Returns the new file's stats.
  * A failure (no permission, a full disk, a parent that is a file) is a ToolError naming `label`.
  */
-export function writeFileAtomic(
-  target: string,
-  bytes: Uint8Array,
-  options: { createParents?: boolean; label?: string } = {},
-): Stats {
+export function writeFileAtomic(target: string, bytes: Uint8Array, options: { createParents?: boolean; label?: string } = {}): Stats {
   try {
     return replaceFile(target, bytes, options.createParents ?? false);
   } catch (error) {

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { hashBytes, ReadFileState, type InheritedFileState } from './readFileState.js';
+import { hashBytes, type InheritedFileState, ReadFileState } from './readFileState.js';
 import { isInside } from './workspace.js';
 
 /**

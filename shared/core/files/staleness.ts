@@ -1,4 +1,4 @@
-import { hashBytes, type FileStateEntry, type ReadFileState } from './readFileState.js';
+import { type FileStateEntry, hashBytes, type ReadFileState } from './readFileState.js';
 
 /** What the session knows of a file, compared with the file as it is now. */
 export type Freshness =

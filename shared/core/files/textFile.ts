@@ -1,4 +1,4 @@
-import { readFileSync, statSync, type Stats } from 'node:fs';
+import { readFileSync, type Stats, statSync } from 'node:fs';
 import { ToolError } from '../boundary/toolError.js';
 import { hashBytes } from './readFileState.js';
 import { decodeText, type TextFormat } from './textCodec.js';
@@ -40,7 +40,8 @@ export function loadTextFile(abs: string, shown: string): TextFile {
     throw new ToolError(`${shown} is a directory, not a file: use Glob, or \`ls\` in Bash, to see what it contains.`);
   }
   // Opening a FIFO or a device could block or never end; only plain files are text files here.
-  if (!stats.isFile()) throw new ToolError(`${shown} is not a regular file (a FIFO, socket or device); only regular files can be read or edited.`);
+  if (!stats.isFile())
+    throw new ToolError(`${shown} is not a regular file (a FIFO, socket or device); only regular files can be read or edited.`);
   if (stats.size > MAX_TEXT_FILE_BYTES) {
     throw new ToolError(
       `${shown} is ${megabytes(stats.size)}, more than the ${megabytes(MAX_TEXT_FILE_BYTES)} the file tools load. ` +

@@ -6,7 +6,12 @@ import { gitAt, resolveCommit } from './git.js';
 
 /** A stable folder name for a remote: readable tail plus a hash of the whole URL. */
 export function remoteKey(remote: string): string {
-  const tail = remote.replace(/\.git$/, '').split(/[/:]/).filter(Boolean).pop() ?? 'repo';
+  const tail =
+    remote
+      .replace(/\.git$/, '')
+      .split(/[/:]/)
+      .filter(Boolean)
+      .pop() ?? 'repo';
   const safe = tail.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
   return `${safe}-${createHash('sha256').update(remote).digest('hex').slice(0, 12)}`;
 }
@@ -38,11 +43,13 @@ export async function ensureClone(remote: string, dir: string, base: string): Pr
 }
 
 async function hasCommit(repo: string, sha: string): Promise<boolean> {
-  const out = await gitAt(repo).raw(['cat-file', '-t', sha]).catch((error: unknown) => {
-    // `cat-file -t` fails when the object is missing: that is an answer, not an error.
-    if (error instanceof Error && /(could not get object info|Not a valid object name|bad file)/i.test(error.message)) return '';
-    throw error;
-  });
+  const out = await gitAt(repo)
+    .raw(['cat-file', '-t', sha])
+    .catch((error: unknown) => {
+      // `cat-file -t` fails when the object is missing: that is an answer, not an error.
+      if (error instanceof Error && /(could not get object info|Not a valid object name|bad file)/i.test(error.message)) return '';
+      throw error;
+    });
   return out.trim() === 'commit';
 }
 

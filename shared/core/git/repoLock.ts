@@ -13,23 +13,25 @@ const inProcess = new Map<string, Promise<unknown>>();
 export async function withRepoLock<T>(repo: string, fn: () => Promise<T>): Promise<T> {
   const gitDir = await commonGitDir(repo);
   const previous = inProcess.get(gitDir) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(async () => {
-    const target = path.join(gitDir, 'orca');
-    mkdirSync(target, { recursive: true });
-    const release = await lockfile.lock(target, {
-      lockfilePath: path.join(gitDir, 'orca-worktree.lock'),
-      stale: 30_000,
-      update: 5_000,
-      // Polls every 5 ms: a job waiting here is a job not yet started, a poll is one mkdir, and a
-      // backoff would leave the lock idle between holders (8 jobs start at once in a wave).
-      retries: { retries: 6_000, factor: 1, minTimeout: 5, maxTimeout: 5 },
+  const run = previous
+    .catch(() => undefined)
+    .then(async () => {
+      const target = path.join(gitDir, 'orca');
+      mkdirSync(target, { recursive: true });
+      const release = await lockfile.lock(target, {
+        lockfilePath: path.join(gitDir, 'orca-worktree.lock'),
+        stale: 30_000,
+        update: 5_000,
+        // Polls every 5 ms: a job waiting here is a job not yet started, a poll is one mkdir, and a
+        // backoff would leave the lock idle between holders (8 jobs start at once in a wave).
+        retries: { retries: 6_000, factor: 1, minTimeout: 5, maxTimeout: 5 },
+      });
+      try {
+        return await fn();
+      } finally {
+        await release();
+      }
     });
-    try {
-      return await fn();
-    } finally {
-      await release();
-    }
-  });
   inProcess.set(gitDir, run);
   try {
     return await run;

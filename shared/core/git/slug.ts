@@ -10,7 +10,9 @@ export function isSlug(value: string): boolean {
 
 export function checkSlug(value: string, what: string): string {
   if (!isSlug(value)) {
-    throw new Error(`${what} ${JSON.stringify(value)} is not usable in a branch or folder name: use 1-64 characters from A-Z a-z 0-9 . _ - and no "..".`);
+    throw new Error(
+      `${what} ${JSON.stringify(value)} is not usable in a branch or folder name: use 1-64 characters from A-Z a-z 0-9 . _ - and no "..".`,
+    );
   }
   return value;
 }

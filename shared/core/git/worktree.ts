@@ -36,7 +36,10 @@ export async function addWorktree(spec: WorktreeSpec): Promise<string> {
       }
       // git removes a checkout it could not finish, but keeps the branch it made for it.
       if (spec.branch && (await branchExists(spec.repo, spec.branch))) await deleteBranch(spec.repo, spec.branch);
-      throw new Error(`git could not check out ${base.slice(0, 12)} into ${spec.dir}: ${oneLine(error)}${diskNote(path.dirname(spec.dir), oneLine(error))}`, { cause: error });
+      throw new Error(
+        `git could not check out ${base.slice(0, 12)} into ${spec.dir}: ${oneLine(error)}${diskNote(path.dirname(spec.dir), oneLine(error))}`,
+        { cause: error },
+      );
     }
   });
   return base;

@@ -1,11 +1,11 @@
-import { stamp, type AgentEvent, type AgentEventInput, type EndReason } from '../events/agentEvent.js';
+import { type AgentEvent, type AgentEventInput, type EndReason, stamp } from '../events/agentEvent.js';
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../model/message.js';
 import type { StopReason } from '../model/model.js';
 import { ModelError } from '../model/modelError.js';
 import { addUsage, totalInputTokens, type Usage } from '../model/usage.js';
 import { runToolCall } from '../tool/pipeline.js';
 import { REPORT_TOOL } from '../tool/report.js';
-import { SessionAbort, type AgentSession, type PreparedContext, type StopInfo } from './session.js';
+import { type AgentSession, type PreparedContext, SessionAbort, type StopInfo } from './session.js';
 
 export interface AgentResult {
   reason: EndReason;
@@ -216,7 +216,12 @@ class AgentLoop {
     const round: ToolRound = { results: [], additional: [] };
     for (const use of uses) {
       if (this.session.signal.aborted) {
-        round.results.push({ type: 'tool_result', tool_use_id: use.id, content: `${use.name} was not run: the session was aborted.`, is_error: true });
+        round.results.push({
+          type: 'tool_result',
+          tool_use_id: use.id,
+          content: `${use.name} was not run: the session was aborted.`,
+          is_error: true,
+        });
         continue;
       }
       yield* this.callTool(use, round);
@@ -236,7 +241,10 @@ class AgentLoop {
       return { reason: 'report', detail: 'the agent reported', report: round.report.input };
     }
     if (this.reportAttempts >= this.session.limits.maxReportAttempts) {
-      return { reason: 'error', detail: `${REPORT_TOOL} was refused ${this.reportAttempts} times; the last error: ${round.results.find((r) => r.is_error)?.content ?? ''}` };
+      return {
+        reason: 'error',
+        detail: `${REPORT_TOOL} was refused ${this.reportAttempts} times; the last error: ${round.results.find((r) => r.is_error)?.content ?? ''}`,
+      };
     }
     return undefined;
   }
@@ -274,7 +282,13 @@ class AgentLoop {
     });
     round.additional.push(...run.additionalContext);
     round.hookStop ??= run.stop;
-    session.context.afterTool?.(session, { name: use.name, input: run.input ?? use.input, data: run.output?.data, isError: run.block.is_error === true, mayWrite: run.mayWrite });
+    session.context.afterTool?.(session, {
+      name: use.name,
+      input: run.input ?? use.input,
+      data: run.output?.data,
+      isError: run.block.is_error === true,
+      mayWrite: run.mayWrite,
+    });
     if (use.name !== REPORT_TOOL) return;
     if (run.block.is_error) {
       this.reportAttempts += 1;

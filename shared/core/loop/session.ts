@@ -1,5 +1,5 @@
-import { mkdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import type { AgentEventInput } from '../events/agentEvent.js';
@@ -13,7 +13,7 @@ import { modeOnlySlots, type ToolPipelineSlots } from '../tool/pipeline.js';
 import { ToolRegistry } from '../tool/registry.js';
 import { reportTool } from '../tool/report.js';
 import type { AnyTool, SessionServices, ShellSettings, ToolContext } from '../tool/tool.js';
-import { DEFAULT_LIMITS, type AgentLimits } from './limits.js';
+import { type AgentLimits, DEFAULT_LIMITS } from './limits.js';
 import { ToolLedger } from './toolLedger.js';
 
 /** What the model is sent on one call, before the model client adds its own framing. */

@@ -1,13 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import type {
-  MessageCreateParamsBase,
   StopReason as ApiStopReason,
-  TextBlockParam,
   Tool as ApiTool,
   Usage as ApiUsage,
+  MessageCreateParamsBase,
+  TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
-import { apiModelError, causeChain, isRetryableType, kindOf, oneLine, retries, toModelError, type ErrorContext } from './anthropicErrors.js';
+import {
+  apiModelError,
+  causeChain,
+  type ErrorContext,
+  isRetryableType,
+  kindOf,
+  oneLine,
+  retries,
+  toModelError,
+} from './anthropicErrors.js';
 import type { Model, ModelEvent, ModelRequest, StopReason } from './model.js';
 import { ModelError, type ModelErrorKind } from './modelError.js';
 import { costOf } from './pricing.js';
@@ -190,7 +199,8 @@ function toParams(request: ModelRequest, model: string): MessageCreateParamsBase
   };
   if (request.system.length > 0) {
     params.system = request.system.map(
-      (block): TextBlockParam => (block.cache ? { type: 'text', text: block.text, cache_control: EPHEMERAL } : { type: 'text', text: block.text }),
+      (block): TextBlockParam =>
+        block.cache ? { type: 'text', text: block.text, cache_control: EPHEMERAL } : { type: 'text', text: block.text },
     );
   }
   if (request.tools.length > 0) {
@@ -214,11 +224,21 @@ function parseToolInput(json: string): { ok: true; value: unknown } | { ok: fals
   }
 }
 
-const STOP_REASONS: ReadonlySet<string> = new Set<StopReason>(['end_turn', 'tool_use', 'max_tokens', 'stop_sequence', 'pause_turn', 'refusal']);
+const STOP_REASONS: ReadonlySet<string> = new Set<StopReason>([
+  'end_turn',
+  'tool_use',
+  'max_tokens',
+  'stop_sequence',
+  'pause_turn',
+  'refusal',
+]);
 
 function toStopReason(reason: ApiStopReason | null): StopReason {
   if (reason === 'model_context_window_exceeded') {
-    throw new ModelError('bad_request', "the conversation no longer fits the model's context window (stop reason model_context_window_exceeded)");
+    throw new ModelError(
+      'bad_request',
+      "the conversation no longer fits the model's context window (stop reason model_context_window_exceeded)",
+    );
   }
   if (reason === null) throw new StreamBreak('stream', 'the response ended without a stop reason');
   if (!STOP_REASONS.has(reason)) throw new ModelError('stream', `the API sent an unknown stop reason "${String(reason)}"`);

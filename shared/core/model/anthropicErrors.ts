@@ -31,7 +31,10 @@ export function oneLine(text: string): string {
  * billing failures come first: the API reports them as 400, 402 or 429, and none of those is
  * helped by waiting.
  */
-export type ApiErrorKind = Extract<ModelErrorKind, 'spend_limit' | 'auth' | 'not_found' | 'rate_limit' | 'overloaded' | 'server' | 'bad_request'>;
+export type ApiErrorKind = Extract<
+  ModelErrorKind,
+  'spend_limit' | 'auth' | 'not_found' | 'rate_limit' | 'overloaded' | 'server' | 'bad_request'
+>;
 
 export function kindOf(status: number | undefined, type: string | null, message: string, errorCode: string | null): ApiErrorKind {
   if (

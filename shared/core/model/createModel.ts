@@ -1,6 +1,6 @@
 import { AnthropicModel } from './anthropic.js';
 import type { Model } from './model.js';
-import { ScriptedModel, type ScriptedAgentIdentity } from './scripted.js';
+import { type ScriptedAgentIdentity, ScriptedModel } from './scripted.js';
 import type { Script } from './scriptFile.js';
 
 /**

@@ -54,7 +54,8 @@ export class ScriptedModel implements Model {
     const usage = this.cache.measure(request);
     const text = turn.text ?? '';
     const tools = turn.tools ?? [];
-    usage.output_tokens = estimateTokens(text) + tools.reduce((sum, tool) => sum + estimateTokens(tool.name + JSON.stringify(tool.input)), 0);
+    usage.output_tokens =
+      estimateTokens(text) + tools.reduce((sum, tool) => sum + estimateTokens(tool.name + JSON.stringify(tool.input)), 0);
 
     for (const piece of deltas(text)) yield { type: 'text_delta', text: piece };
     for (const [position, tool] of tools.entries()) {

@@ -28,7 +28,11 @@ export function requestSegments(request: Pick<ModelRequest, 'system' | 'messages
   request.tools.forEach((tool, index) => {
     const key = JSON.stringify(tool);
     // Like the API's cache_control on the last tool: it covers the whole tool list.
-    segments.push({ key: `tool:${key}`, tokens: estimateTokens(key), cacheBreakpoint: request.cacheTools === true && index === request.tools.length - 1 });
+    segments.push({
+      key: `tool:${key}`,
+      tokens: estimateTokens(key),
+      cacheBreakpoint: request.cacheTools === true && index === request.tools.length - 1,
+    });
   });
   for (const block of request.system) {
     segments.push({ key: `system:${block.text}`, tokens: estimateTokens(block.text), cacheBreakpoint: block.cache === true });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
@@ -83,7 +83,10 @@ export class ProcessGroup {
   async outputClosedWithin(ms = OUTPUT_DRAIN_MS): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     try {
-      return await Promise.race([this.closed.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+      return await Promise.race([
+        this.closed.then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+      ]);
     } finally {
       clearTimeout(timer);
     }
@@ -194,9 +197,7 @@ async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
   if (await waitUntilGone(pgid, graceMs)) return;
   signalGroup(pgid, 'SIGKILL');
   if (await waitUntilGone(pgid, SIGKILL_WAIT_MS)) return;
-  throw new Error(
-    `process group ${pgid} is still running after SIGTERM and SIGKILL (pids ${runningMembers(pgid).join(', ')})`,
-  );
+  throw new Error(`process group ${pgid} is still running after SIGTERM and SIGKILL (pids ${runningMembers(pgid).join(', ')})`);
 }
 
 async function waitUntilGone(pgid: number, ms: number): Promise<boolean> {

@@ -30,7 +30,9 @@ export class SecretRedactor {
     let out = text;
     for (const value of this.values) out = out.split(value).join(REDACTED);
     for (const shape of TOKEN_SHAPES) {
-      out = out.replace(shape, (match, prefix: unknown) => (typeof prefix === 'string' && match.startsWith(prefix) ? `${prefix}${REDACTED}` : REDACTED));
+      out = out.replace(shape, (match, prefix: unknown) =>
+        typeof prefix === 'string' && match.startsWith(prefix) ? `${prefix}${REDACTED}` : REDACTED,
+      );
     }
     return out;
   }

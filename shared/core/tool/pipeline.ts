@@ -1,10 +1,10 @@
-import type { ToolResultBlock } from '../model/message.js';
+import { ToolError } from '../boundary/toolError.js';
 import { describeZodError } from '../boundary/zodIssues.js';
+import type { ToolResultBlock } from '../model/message.js';
 import { modeCovers, type PermissionMode } from './permissionMode.js';
 import type { ToolRegistry } from './registry.js';
 import { applyResultBudget } from './resultBudget.js';
-import { isReadOnly, levelOf, type AnyTool, type ToolContext, type ToolOutput } from './tool.js';
-import { ToolError } from '../boundary/toolError.js';
+import { type AnyTool, isReadOnly, levelOf, type ToolContext, type ToolOutput } from './tool.js';
 
 export interface ToolCallRequest {
   id: string;
@@ -104,7 +104,11 @@ export async function runToolCall(
   const additionalContext: string[] = [];
   let stop: string | undefined;
 
-  const finish = (content: string, isError: boolean, extra: { tool?: AnyTool; checked?: CheckedCall; output?: ToolOutput } = {}): ToolRunResult => {
+  const finish = (
+    content: string,
+    isError: boolean,
+    extra: { tool?: AnyTool; checked?: CheckedCall; output?: ToolOutput } = {},
+  ): ToolRunResult => {
     const budget = applyResultBudget(content, {
       limit: extra.tool?.resultLimit,
       sessionDir: ctx.session.dir,

@@ -40,10 +40,7 @@ const schemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
 export function inputSchema(schema: z.ZodType): Record<string, unknown> {
   let json = schemaCache.get(schema);
   if (!json) {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
-      string,
-      unknown
-    >;
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
     json = rest;
     schemaCache.set(schema, json);
   }

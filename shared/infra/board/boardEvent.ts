@@ -1,9 +1,9 @@
 import type { ZodError } from 'zod';
 import { describeZodError } from '../../core/boundary/zodIssues.js';
-import { AgentEventSchema, type AgentEvent } from '../../core/events/agentEvent.js';
-import { RunEventSchema, type RunEvent } from '../../core/events/runEvent.js';
+import { type AgentEvent, AgentEventSchema } from '../../core/events/agentEvent.js';
+import { type RunEvent, RunEventSchema } from '../../core/events/runEvent.js';
 import type { RunStreamEntry } from '../../core/events/runStreamEntry.js';
-import { WorkspaceEventSchema, type WorkspaceEvent } from './workspaceEvent.js';
+import { type WorkspaceEvent, WorkspaceEventSchema } from './workspaceEvent.js';
 
 const AGENT_EVENT_TYPES = new Set<string>(AgentEventSchema.options.map((option) => option.shape.type.value));
 const RUN_EVENT_TYPES = new Set<string>(RunEventSchema.options.map((option) => option.shape.type.value));
@@ -24,7 +24,9 @@ export function parseBoardEvent(entry: RunStreamEntry): BoardEvent {
     return result.data;
   };
   if (entry.source === 'run' && RUN_EVENT_TYPES.has(type)) return { source: 'run', event: check(RunEventSchema.safeParse(entry.event)) };
-  if (entry.source === 'agent' && type === 'workspace') return { source: 'workspace', event: check(WorkspaceEventSchema.safeParse(entry.event)) };
-  if (entry.source === 'agent' && AGENT_EVENT_TYPES.has(type)) return { source: 'agent', event: check(AgentEventSchema.safeParse(entry.event)) };
+  if (entry.source === 'agent' && type === 'workspace')
+    return { source: 'workspace', event: check(WorkspaceEventSchema.safeParse(entry.event)) };
+  if (entry.source === 'agent' && AGENT_EVENT_TYPES.has(type))
+    return { source: 'agent', event: check(AgentEventSchema.safeParse(entry.event)) };
   return { source: 'unknown', event: entry.event };
 }

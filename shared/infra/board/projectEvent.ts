@@ -1,6 +1,6 @@
 import type { ChainableCommander } from 'ioredis';
-import type { Usage } from '../../core/model/usage.js';
 import type { RunStreamEntry } from '../../core/events/runStreamEntry.js';
+import type { Usage } from '../../core/model/usage.js';
 import type { Keys } from '../redis/keys.js';
 import { COORDINATOR_FIELDS, LIST_MAX, type RecordChange, type RunChange } from './runChange.js';
 import { reduceRunEntry } from './runReducer.js';
@@ -22,7 +22,9 @@ export function projectEntry(tx: ChainableCommander, keys: Keys, entry: RunStrea
   for (const change of reduceRunEntry(entry)) board.write(change);
 }
 
-const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_creation_tokens'] as const satisfies ReadonlyArray<keyof Usage>;
+const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_creation_tokens'] as const satisfies ReadonlyArray<
+  keyof Usage
+>;
 
 class BoardWrites {
   constructor(
@@ -45,7 +47,10 @@ class BoardWrites {
         this.push(this.keys.runNotes(this.runId), change.note);
         return;
       case 'evidence':
-        this.push(change.task_id === undefined ? this.keys.runEvidence(this.runId) : this.keys.taskEvidence(this.runId, change.task_id), change.evidence);
+        this.push(
+          change.task_id === undefined ? this.keys.runEvidence(this.runId) : this.keys.taskEvidence(this.runId, change.task_id),
+          change.evidence,
+        );
         return;
     }
   }

@@ -4,14 +4,14 @@ import { describeZodError } from '../../core/boundary/zodIssues.js';
 import { ENDED } from '../../core/events/taskStatusGroups.js';
 import type { Keys } from '../redis/keys.js';
 import {
-  EvidenceSchema,
-  RunNoteSchema,
-  RunStateSchema,
-  TaskStateSchema,
   type Evidence,
+  EvidenceSchema,
   type RunNote,
+  RunNoteSchema,
   type RunState,
+  RunStateSchema,
   type TaskState,
+  TaskStateSchema,
 } from './boardSchemas.js';
 
 /**
@@ -77,7 +77,11 @@ export async function readRunBoard(redis: Redis, keys: Keys, runId: string): Pro
 
   const tasks = taskIds.map((taskId, index): TaskView => {
     const task = parseHash(TaskStateSchema, replies[4 + index * 2], `task ${taskId} of run ${runId}`);
-    return { ...task, activity: activityOf(task), evidence: parseList(EvidenceSchema, replies[5 + index * 2], `evidence of task ${taskId}`) };
+    return {
+      ...task,
+      activity: activityOf(task),
+      evidence: parseList(EvidenceSchema, replies[5 + index * 2], `evidence of task ${taskId}`),
+    };
   });
   const run = parseHash(RunStateSchema, runHash, `run ${runId}`);
   return {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
+import { type RunStreamEntry, RunStreamEntrySchema } from '../../core/events/runStreamEntry.js';
 import type { Keys } from '../redis/keys.js';
-import { RunStreamEntrySchema, type RunStreamEntry } from '../../core/events/runStreamEntry.js';
 
 /**
  * Follows a run's event stream as it grows (XREAD BLOCK on a connection of its own), from
@@ -17,7 +17,9 @@ export async function followRunEvents(
   let last = afterId;
   const key = keys.events(runId);
   while (!signal.aborted) {
-    const reply = (await connection.xread('COUNT', 500, 'BLOCK', 500, 'STREAMS', key, last)) as Array<[string, Array<[string, string[]]>]> | null;
+    const reply = (await connection.xread('COUNT', 500, 'BLOCK', 500, 'STREAMS', key, last)) as Array<
+      [string, Array<[string, string[]]>]
+    > | null;
     for (const [, rows] of reply ?? []) {
       for (const [id, fields] of rows) {
         last = id;

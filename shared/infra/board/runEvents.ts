@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { RunStreamEntrySchema, type RunStreamEntry } from '../../core/events/runStreamEntry.js';
-import { projectEntry } from './projectEvent.js';
+import { type RunStreamEntry, RunStreamEntrySchema } from '../../core/events/runStreamEntry.js';
 import type { Keys } from '../redis/keys.js';
+import { projectEntry } from './projectEvent.js';
 
 /** Events kept per run: the stream is capped so a long run cannot grow Redis without bound. */
 const STREAM_MAX = 20_000;

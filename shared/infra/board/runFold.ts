@@ -32,7 +32,8 @@ export function applyRunChanges(state: RunFold, changes: readonly RunChange[]): 
         applyChange(state.run, blankRun(state.run.run_id), change);
         break;
       case 'task': {
-        if (change.op === 'touch' && !state.tasks.has(change.task_id)) state.tasks.set(change.task_id, blankTask(state.run.run_id, change.task_id));
+        if (change.op === 'touch' && !state.tasks.has(change.task_id))
+          state.tasks.set(change.task_id, blankTask(state.run.run_id, change.task_id));
         applyChange(taskOf(state, change.task_id), blankTask(state.run.run_id, change.task_id), change);
         break;
       }

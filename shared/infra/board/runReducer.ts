@@ -159,7 +159,14 @@ function runEvent(changes: Changes, event: RunEvent): void {
       changes.setRun({ verdict: event.status, verdict_detail: event.detail });
       return;
     case 'run_end':
-      changes.setRun({ status: event.status, head: event.head, detail: event.detail, ended_at: event.at, usage: event.usage, cost_usd: event.cost_usd });
+      changes.setRun({
+        status: event.status,
+        head: event.head,
+        detail: event.detail,
+        ended_at: event.at,
+        usage: event.usage,
+        cost_usd: event.cost_usd,
+      });
       return;
   }
 }
@@ -183,7 +190,10 @@ function agentEvent(changes: Changes, taskId: string, event: AgentEvent): void {
   switch (event.type) {
     case 'session_start':
       // A new session is a new attempt: what the last one ended with no longer describes the task.
-      changes.task(taskId, { op: 'unset', fields: ['ended_at', 'end_reason', 'end_detail', 'error', 'current_tool', 'verdict', 'last_text'] });
+      changes.task(taskId, {
+        op: 'unset',
+        fields: ['ended_at', 'end_reason', 'end_detail', 'error', 'current_tool', 'verdict', 'last_text'],
+      });
       changes.setTask(taskId, { status: 'running', model: event.model, scripted: event.scripted });
       // An `orca agent` run has no coordinator to count attempts: its one session is the first.
       changes.task(taskId, { op: 'setOnce', fields: { role: event.role } });

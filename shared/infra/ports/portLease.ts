@@ -61,13 +61,16 @@ export class PortLeaser {
       await this.releasePorts(ports, owner);
       throw error;
     }
-    const timer = setInterval(() => {
-      for (const port of ports) {
-        this.redis.eval(RENEW, 1, this.keys.portLease(this.host, port), owner, this.ttlMs).catch(() => {
-          // A missed renewal is retried on the next tick; the TTL leaves room for several.
-        });
-      }
-    }, Math.max(1_000, Math.floor(this.ttlMs / 3)));
+    const timer = setInterval(
+      () => {
+        for (const port of ports) {
+          this.redis.eval(RENEW, 1, this.keys.portLease(this.host, port), owner, this.ttlMs).catch(() => {
+            // A missed renewal is retried on the next tick; the TTL leaves room for several.
+          });
+        }
+      },
+      Math.max(1_000, Math.floor(this.ttlMs / 3)),
+    );
     timer.unref();
     let released = false;
     return {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AgentLimitsSchema } from '../../core/loop/limits.js';
 import { InheritedFileStateSchema } from '../../core/files/readFileState.js';
 import { isSlug } from '../../core/git/slug.js';
+import { AgentLimitsSchema } from '../../core/loop/limits.js';
 import { UsageSchema } from '../../core/model/usage.js';
 import { PermissionModeSchema } from '../../core/tool/permissionMode.js';
 import { AssertionFlagSchema, CheckRecordSchema, GateResultSchema } from '../verify/evidence/evidence.js';

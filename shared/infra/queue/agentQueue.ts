@@ -1,8 +1,8 @@
-import { Queue, QueueEvents, type Job } from 'bullmq';
+import { type Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describeZodError } from '../../core/boundary/zodIssues.js';
-import { AgentJobResultSchema, AgentJobSchema, type AgentJob, type AgentJobInput, type AgentJobResult } from './agentJob.js';
 import { AGENT_QUEUE, type Keys } from '../redis/keys.js';
+import { type AgentJob, type AgentJobInput, type AgentJobResult, AgentJobResultSchema, AgentJobSchema } from './agentJob.js';
 
 /** A BullMQ job id for an attempt of a task: unique per run, task and attempt, and colon-free. */
 export function agentJobId(runId: string, taskId: string, attempt: number): string {

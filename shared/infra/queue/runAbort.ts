@@ -16,11 +16,7 @@ export async function isAborted(redis: Redis, keys: Keys, runId: string): Promis
 }
 
 /** Calls `onAbort` for each abort published; resolves once subscribed. Uses its own connection. */
-export async function subscribeAborts(
-  subscriber: Redis,
-  keys: Keys,
-  onAbort: (runId: string, reason: string) => void,
-): Promise<void> {
+export async function subscribeAborts(subscriber: Redis, keys: Keys, onAbort: (runId: string, reason: string) => void): Promise<void> {
   subscriber.on('message', (channel: string, message: string) => {
     if (channel !== keys.abortChannel()) return;
     let parsed: { run_id?: unknown; reason?: unknown };

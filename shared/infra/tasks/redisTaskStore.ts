@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { describeZodError } from '../../core/boundary/zodIssues.js';
 import type { Keys } from '../redis/keys.js';
-import { TaskHashSchema, taskToHash, type Task } from './task.js';
+import { type Task, TaskHashSchema, taskToHash } from './task.js';
 import { addTask, changeTask, removeTask, type TaskChange, type TaskMap } from './taskRules.js';
 import type { NewTask, TaskStore, TaskWrite } from './taskStore.js';
 
@@ -122,7 +122,13 @@ export class RedisTaskStore implements TaskStore {
       const ops: Op[] = changed.map((task) => {
         const old = before.get(task.id);
         const next = { ...task, version: (old?.version ?? 0) + 1 };
-        return { key: this.key(task.id), id: task.id, expect: old?.version ?? 0, fields: Object.entries(taskToHash(next)).flat(), order: next.order };
+        return {
+          key: this.key(task.id),
+          id: task.id,
+          expect: old?.version ?? 0,
+          fields: Object.entries(taskToHash(next)).flat(),
+          order: next.order,
+        };
       });
       if (removed) ops.push({ key: this.key(removed.id), id: removed.id, expect: removed.version, remove: true });
       if (ops.length === 0) return { task: before.get(id)!, changed: [] };

@@ -36,14 +36,17 @@ export const TaskSchema = z.object({
 export type Task = z.infer<typeof TaskSchema>;
 
 const json = <T extends z.ZodType>(schema: T) =>
-  z.string().transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'is not JSON' });
-      return z.NEVER;
-    }
-  }).pipe(schema);
+  z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'is not JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
 
 /** A task as its Redis hash holds it (every field a string), parsed back into a Task. */
 export const TaskHashSchema = z

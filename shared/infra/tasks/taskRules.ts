@@ -130,7 +130,9 @@ function link(tasks: TaskMap, id: string, blockedBy: readonly string[], blocks: 
 /** `before` must complete before `after` may: after.blockedBy ∋ before, before.blocks ∋ after. */
 function addEdge(tasks: TaskMap, before: string, after: string): void {
   if (reaches(tasks, after, before)) {
-    throw new TaskRuleError(`#${after} cannot wait for #${before}: #${before} already waits (directly or not) for #${after}, which would be a cycle`);
+    throw new TaskRuleError(
+      `#${after} cannot wait for #${before}: #${before} already waits (directly or not) for #${after}, which would be a cycle`,
+    );
   }
   const waiting = tasks.get(after)!;
   const first = tasks.get(before)!;

@@ -1,12 +1,12 @@
-import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import type { AgentSession, StopCheck } from '../../core/loop/session.js';
+import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import { bashResultFields } from '../../core/tool/bashResultData.js';
 import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import { loadDescription } from '../../core/tool/tool.js';
 import { isCheckCommand } from '../verify/evidence/checkCommand.js';
+import { treeSnapshot } from '../verify/evidence/treeHash.js';
 import { staleProblem } from '../verify/gates/stale.js';
 import { zeroTestsProblem } from '../verify/gates/zeroTests.js';
-import { treeSnapshot } from '../verify/evidence/treeHash.js';
 import { isVerificationTask } from './task.js';
 
 /**
@@ -69,7 +69,13 @@ async function freshPassingEvidence(session: AgentSession): Promise<{ ok: true }
       return fromLedger(session.ledger.all()); // no git here: the ledger is all there is
     }
     for (const evidence of [...recorder.evidence()].reverse()) {
-      if (evidence.outcome === 'exited' && evidence.exit_code === 0 && !zeroTestsProblem(evidence) && !(await staleProblem(evidence, current))) return { ok: true };
+      if (
+        evidence.outcome === 'exited' &&
+        evidence.exit_code === 0 &&
+        !zeroTestsProblem(evidence) &&
+        !(await staleProblem(evidence, current))
+      )
+        return { ok: true };
     }
     return { ok: false, why: 'no check passed on the code as it is now (every passing run is older than a later change, or ran no test)' };
   }

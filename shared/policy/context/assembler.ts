@@ -5,13 +5,13 @@ import type { ToolSpec } from '../../core/model/model.js';
 import { readResultFile } from '../../core/tool/readResultData.js';
 import type { CompactHook } from './autocompact.js';
 import { AutocompactAttempts } from './autocompactAttempts.js';
+import { type CompactionConfig, type CompactionConfigInput, parseCompactionConfig, thresholdsFor } from './compactionConfig.js';
 import { climbCompactionLadder } from './compactionLadder.js';
-import { parseCompactionConfig, thresholdsFor, type CompactionConfig, type CompactionConfigInput } from './compactionConfig.js';
 import { ConditionalRules } from './conditionalRules.js';
 import type { GitSnapshot } from './gitSnapshot.js';
 import { loadPromptLayers, type PromptLayers } from './promptLayers.js';
-import { emptyDecisions, withCacheBreakpoints, type Extra, type ViewDecisions } from './requestView.js';
-import { skillGrantsIn, type SkillGrants } from './skillGrants.js';
+import { type Extra, emptyDecisions, type ViewDecisions, withCacheBreakpoints } from './requestView.js';
+import { type SkillGrants, skillGrantsIn } from './skillGrants.js';
 import { estimateView, TokenCounter } from './tokenCount.js';
 import { TurnReminders } from './turnReminder.js';
 
@@ -100,7 +100,10 @@ class OrcaContextAssembler implements ContextAssembler {
       }),
       grants: skillGrantsIn(session.toolContext.services),
       counter: new TokenCounter(),
-      autocompaction: new AutocompactAttempts(this.config, { requiredChecks: this.options.requiredChecks, onCompact: this.options.onCompact }),
+      autocompaction: new AutocompactAttempts(this.config, {
+        requiredChecks: this.options.requiredChecks,
+        onCompact: this.options.onCompact,
+      }),
     };
     this.states.set(session, state);
     return state;

@@ -43,7 +43,10 @@ export interface CompactHookOutcome {
 }
 
 /** How the hooks layer plugs in: called with 'pre' before and 'post' after each autocompaction. */
-export type CompactHook = (phase: 'pre' | 'post', info: CompactHookInfo) => Promise<CompactHookOutcome | undefined> | CompactHookOutcome | undefined;
+export type CompactHook = (
+  phase: 'pre' | 'post',
+  info: CompactHookInfo,
+) => Promise<CompactHookOutcome | undefined> | CompactHookOutcome | undefined;
 
 export interface AutocompactInput {
   session: AgentSession;
@@ -74,14 +77,21 @@ export async function autocompact(input: AutocompactInput): Promise<AutocompactR
   const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');
   if (lastAssistant <= 0) return { ok: false, reason: 'there is nothing to summarise yet: the model has not answered once' };
   // The last exchange stays as it is unless it is itself the bulk (then files come back capped).
-  const keepIndex = estimateMessagesTokens(messages.slice(lastAssistant)) <= input.config.keepLastExchangeTokens ? lastAssistant : messages.length;
+  const keepIndex =
+    estimateMessagesTokens(messages.slice(lastAssistant)) <= input.config.keepLastExchangeTokens ? lastAssistant : messages.length;
 
   const pre = (await input.onCompact?.('pre', { trigger: input.trigger, session, customInstructions: '' })) ?? undefined;
   if (pre?.block) return { ok: false, reason: `a PreCompact hook blocked it: ${pre.block}` };
 
   const root = session.workspace.root;
   const ledger = session.ledger.all();
-  const evidence = collectCheckEvidence({ ledger, messages, root, sessionDir: session.toolContext.session.dir, requiredChecks: input.requiredChecks });
+  const evidence = collectCheckEvidence({
+    ledger,
+    messages,
+    root,
+    sessionDir: session.toolContext.session.dir,
+    requiredChecks: input.requiredChecks,
+  });
   const tasks = session.toolContext.services.taskList?.store;
   const skillsInUse = input.library.inUse();
 
@@ -101,14 +111,26 @@ export async function autocompact(input: AutocompactInput): Promise<AutocompactR
     try {
       const written = await modelHandoffProse(
         session.model,
-        { system: input.system, view: input.view, maxTokens: Math.min(session.limits.maxOutputTokens, 20_000), extraInstructions: pre?.instructions },
+        {
+          system: input.system,
+          view: input.view,
+          maxTokens: Math.min(session.limits.maxOutputTokens, 20_000),
+          extraInstructions: pre?.instructions,
+        },
         session.signal,
       );
       if (written.usage) {
         const cost = session.model.cost(written.usage);
         session.usage = addUsage(session.usage, written.usage);
         session.costUsd += cost;
-        session.toolContext.emit({ type: 'usage', turn: session.turns, usage: written.usage, cost_usd: cost, total: session.usage, total_cost_usd: session.costUsd });
+        session.toolContext.emit({
+          type: 'usage',
+          turn: session.turns,
+          usage: written.usage,
+          cost_usd: cost,
+          total: session.usage,
+          total_cost_usd: session.costUsd,
+        });
       }
       prose = written.prose;
     } catch (error) {
@@ -139,7 +161,10 @@ export async function autocompact(input: AutocompactInput): Promise<AutocompactR
   const head: TextBlock[] = [{ type: 'text', text: summary }, ...restored.blocks];
   const tokensAfter = input.measure(head, keepIndex);
   if (tokensAfter >= input.tokensBefore) {
-    return { ok: false, reason: `the compacted view (${tokensAfter} tokens) would not be smaller than the current one (${input.tokensBefore})` };
+    return {
+      ok: false,
+      reason: `the compacted view (${tokensAfter} tokens) would not be smaller than the current one (${input.tokensBefore})`,
+    };
   }
   await input.onCompact?.('post', { trigger: input.trigger, session, summary });
   return { ok: true, head, keepFrom: keepIndex, summary, tokensAfter, visibleFiles: restored.shownFiles };

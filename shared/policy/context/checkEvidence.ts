@@ -4,7 +4,7 @@ import type { Message } from '../../core/model/message.js';
 import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import { isCheckCommand, normalizeCommand } from '../../infra/verify/evidence/checkCommand.js';
 import { resultFileOf } from './resultArchive.js';
-import { bashOutcome, toolCallsIn, type ToolCall } from './toolCalls.js';
+import { bashOutcome, type ToolCall, toolCallsIn } from './toolCalls.js';
 
 /**
  * The two sections of a hand-off that the HOST writes from its own records (the tool ledger),
@@ -59,7 +59,15 @@ export function collectCheckEvidence(input: {
       if (typeof file === 'string') edits.push({ file: display(file, input.root), tool: entry.name, turn: entry.turn, order });
       return;
     }
-    const call: ToolCall = calls.get(entry.id) ?? { id: entry.id, name: entry.name, input: entry.input, use: { type: 'tool_use', id: entry.id, name: entry.name, input: entry.input }, useIndex: -1, resultIndex: -1, entry };
+    const call: ToolCall = calls.get(entry.id) ?? {
+      id: entry.id,
+      name: entry.name,
+      input: entry.input,
+      use: { type: 'tool_use', id: entry.id, name: entry.name, input: entry.input },
+      useIndex: -1,
+      resultIndex: -1,
+      entry,
+    };
     const bash = bashOutcome(call);
     if (!bash || !isCheckCommand(bash.command)) return;
     const passed = !bash.errored && bash.exitCode === 0 && bash.signal === null;
@@ -68,7 +76,15 @@ export function collectCheckEvidence(input: {
       : bash.exitCode !== null && !entry.isError
         ? `exit code ${bash.exitCode}`
         : `did not finish: ${firstLine(call.result?.content ?? 'refused or stopped before it exited')}`;
-    runs.push({ id: entry.id, turn: entry.turn, command: normalizeCommand(bash.command), passed, outcome, order, logPath: resultFileOf(call, input.sessionDir, bash.outputFile) });
+    runs.push({
+      id: entry.id,
+      turn: entry.turn,
+      command: normalizeCommand(bash.command),
+      passed,
+      outcome,
+      order,
+      logPath: resultFileOf(call, input.sessionDir, bash.outputFile),
+    });
   });
 
   const lastPass = runs.filter((run) => run.passed).at(-1);
@@ -112,7 +128,8 @@ export function renderCheckEvidence(evidence: CheckEvidence): string {
   }
 
   const checks: string[] = [CHECKS_HEADING];
-  for (const run of evidence.failing) checks.push(`- FAILED: \`${run.command}\` — ${run.outcome} (turn ${run.turn}). Log: ${run.logPath ?? 'none'}`);
+  for (const run of evidence.failing)
+    checks.push(`- FAILED: \`${run.command}\` — ${run.outcome} (turn ${run.turn}). Log: ${run.logPath ?? 'none'}`);
   for (const { run, editedAfter } of evidence.stale) {
     checks.push(
       `- NOT RE-RUN: \`${run.command}\` passed at turn ${run.turn}, but ${editedAfter.file} was edited after it (turn ${editedAfter.turn}). Log of that run: ${run.logPath ?? 'none'}`,

@@ -31,8 +31,15 @@ export function findCollapsibleSpans(
     const later = calls.slice(index + 1);
     if (call.name === 'TaskUpdate' && !failed(call) && statusOf(call) === 'in_progress') {
       const id = taskIdOf(call);
-      const done = later.find((next) => next.name === 'TaskUpdate' && !failed(next) && taskIdOf(next) === id && statusOf(next) === 'completed');
-      if (done) candidates.push({ startIndex: call.useIndex, endIndex: done.resultIndex, label: `task ${id} went in_progress at turn ${turnOf(call)} and was completed at turn ${turnOf(done)}` });
+      const done = later.find(
+        (next) => next.name === 'TaskUpdate' && !failed(next) && taskIdOf(next) === id && statusOf(next) === 'completed',
+      );
+      if (done)
+        candidates.push({
+          startIndex: call.useIndex,
+          endIndex: done.resultIndex,
+          label: `task ${id} went in_progress at turn ${turnOf(call)} and was completed at turn ${turnOf(done)}`,
+        });
       return;
     }
     const bash = bashOutcome(call);

@@ -7,7 +7,7 @@ import { forgetUnseenReads } from './forgetReads.js';
 import { findClearable, placeholderFor } from './microcompact.js';
 import { buildView, foldedIndexes, sourceMessages, type ViewDecisions } from './requestView.js';
 import { callTokens, findSnippable } from './snip.js';
-import { toolCallsIn, type ToolCall } from './toolCalls.js';
+import { type ToolCall, toolCallsIn } from './toolCalls.js';
 
 /**
  * The cheap compaction levels, run before each call, cheapest first, each at its own threshold:

@@ -1,5 +1,5 @@
 import type { Extra } from './requestView.js';
-import { describeRule, ruleMatches, type Rule } from './rules.js';
+import { describeRule, type Rule, ruleMatches } from './rules.js';
 
 /**
  * The conditional rules of one session (rules.ts): a successful Read of a file a rule's `paths`

@@ -13,7 +13,11 @@ const SKILLS_INTRO = loadDescription(import.meta.url, './skills-intro.md');
  * session and kept byte-identical, so it sits in the cached prefix; it is undefined when there is
  * nothing to say.
  */
-export function contextMessageText(parts: { instructions: InstructionFile[]; rules: Rule[]; skills: readonly SkillInfo[] }): string | undefined {
+export function contextMessageText(parts: {
+  instructions: InstructionFile[];
+  rules: Rule[];
+  skills: readonly SkillInfo[];
+}): string | undefined {
   const sections: string[] = [];
   for (const file of parts.instructions) sections.push(describeInstructionFile(file));
   for (const rule of parts.rules) if (rule.body !== '') sections.push(describeRule(rule));

@@ -17,7 +17,14 @@ export function forgetUnseenReads(session: AgentSession, decisions: ViewDecision
   const folded = foldedIndexes(source, decisions);
   const visible = new Set<string>();
   for (const call of toolCallsIn(source, session.ledger.all())) {
-    if (call.name !== 'Read' || failed(call) || decisions.snipped.has(call.id) || decisions.cleared.has(call.id) || folded.has(call.useIndex)) continue;
+    if (
+      call.name !== 'Read' ||
+      failed(call) ||
+      decisions.snipped.has(call.id) ||
+      decisions.cleared.has(call.id) ||
+      folded.has(call.useIndex)
+    )
+      continue;
     const file = filePathOf(call, session.workspace.root);
     if (file) visible.add(file);
   }

@@ -25,7 +25,9 @@ export function parseFrontMatter(text: string, file: string): FrontMatter {
     const lenient = readSimpleBlock(block[1]!);
     if (lenient) return { data: lenient, body: text.slice(block[0].length) };
     const why = yamlError instanceof Error ? yamlError.message.split('\n')[0] : String(yamlError);
-    throw new Error(`${file}: its front matter (between the --- lines) is not valid YAML: ${why}. Fix the block, or quote values that start with * or @.`);
+    throw new Error(
+      `${file}: its front matter (between the --- lines) is not valid YAML: ${why}. Fix the block, or quote values that start with * or @.`,
+    );
   }
 }
 

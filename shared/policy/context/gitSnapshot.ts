@@ -4,9 +4,7 @@ import { gitAt } from '../../core/git/git.js';
  * The branch, HEAD and `git status` of the working folder at one moment: once at session start
  * for the dynamic part of the prompt, then each turn to see whether it changed since.
  */
-export type GitSnapshot =
-  | { kind: 'repo'; branch: string; head: string; status: string[] }
-  | { kind: 'none'; reason: string };
+export type GitSnapshot = { kind: 'repo'; branch: string; head: string; status: string[] } | { kind: 'none'; reason: string };
 
 /** At most this many status lines are shown; the rest are counted. */
 export const MAX_STATUS_LINES = 30;

@@ -7,7 +7,7 @@ import { bashResultFields } from '../../core/tool/bashResultData.js';
 import { loadDescription } from '../../core/tool/tool.js';
 import type { CheckEvidence } from './checkEvidence.js';
 import { resultFileOf } from './resultArchive.js';
-import { describeInput, failed, toolCallsIn, type ToolCall } from './toolCalls.js';
+import { describeInput, failed, type ToolCall, toolCallsIn } from './toolCalls.js';
 
 /**
  * The hand-off summary an autocompaction replaces the history with. Its prose has eight fixed
@@ -98,7 +98,10 @@ export async function modelHandoffProse(
 
 function userTexts(message: Message | undefined): string[] {
   if (message?.role !== 'user') return [];
-  return message.content.filter((block) => block.type === 'text').map((block) => block.text.trim()).filter((text) => text !== '');
+  return message.content
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text.trim())
+    .filter((text) => text !== '');
 }
 
 function keyConcepts(calls: ToolCall[], input: LocalHandoffInput): string {
@@ -136,8 +139,7 @@ function errorsAndFixes(calls: ToolCall[], root: string): string {
     const what = `${call.name} ${describeInput(call, root, 120)}`;
     const how = nonZero ? `exit code ${bashExit}` : firstLine(call.result?.content ?? '');
     const same = (next: ToolCall) => next.name === call.name && JSON.stringify(next.input) === JSON.stringify(call.input);
-    const succeeded = (next: ToolCall) =>
-      !failed(next) && (next.name !== 'Bash' || bashResultFields(next.entry?.data).exitCode === 0);
+    const succeeded = (next: ToolCall) => !failed(next) && (next.name !== 'Bash' || bashResultFields(next.entry?.data).exitCode === 0);
     const redone = calls.slice(index + 1).find((next) => same(next) && succeeded(next));
     const after = redone ? `; the same call later succeeded (turn ${redone.entry?.turn ?? '?'})` : '; not shown fixed since';
     lines.push(`- Turn ${call.entry?.turn ?? '?'}: ${what} → ${how}${after}.`);
@@ -148,7 +150,11 @@ function errorsAndFixes(calls: ToolCall[], root: string): string {
 function currentWork(messages: readonly Message[], calls: ToolCall[], root: string, sessionDir: string): string {
   const lastAssistant = [...messages].reverse().find((message) => message.role === 'assistant');
   if (!lastAssistant) return 'Nothing yet.';
-  const text = lastAssistant.content.filter((block) => block.type === 'text').map((block) => block.text).join('\n').trim();
+  const text = lastAssistant.content
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n')
+    .trim();
   const index = messages.lastIndexOf(lastAssistant);
   const recent = calls
     .filter((call) => call.useIndex === index)
@@ -159,18 +165,27 @@ function currentWork(messages: readonly Message[], calls: ToolCall[], root: stri
       const where = call.name === 'Read' ? '' : ` (whole result: ${resultFileOf(call, sessionDir)})`;
       return `${head} → ${firstLine(call.result.content)}${where}`;
     });
-  return [text ? `Last note: ${clip(text, 1_000)}` : '', recent.length > 0 ? `Last tool calls:\n${recent.join('\n')}` : ''].filter(Boolean).join('\n');
+  return [text ? `Last note: ${clip(text, 1_000)}` : '', recent.length > 0 ? `Last tool calls:\n${recent.join('\n')}` : '']
+    .filter(Boolean)
+    .join('\n');
 }
 
 function nextStep(evidence: CheckEvidence): string {
   const failing = evidence.failing[0];
   if (failing) return `Find and fix what makes \`${failing.command}\` fail (log: ${failing.logPath ?? 'none'}), then run it again.`;
-  if (evidence.unverified.length > 0 || evidence.stale.length > 0) return 'Run the checks that cover the unverified changes, after the last edit, and read their results.';
+  if (evidence.unverified.length > 0 || evidence.stale.length > 0)
+    return 'Run the checks that cover the unverified changes, after the last edit, and read their results.';
   return 'Carry on from the current work above; when the task is done and checked, end with Report.';
 }
 
 function firstLine(text: string): string {
-  return clip(text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '', 200);
+  return clip(
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? '',
+    200,
+  );
 }
 
 function clip(text: string, max: number): string {

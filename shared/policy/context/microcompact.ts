@@ -10,10 +10,7 @@ import { bashOutcome, describeInput, failed, type ToolCall } from './toolCalls.j
  */
 export const MICROCOMPACT_TOOLS = new Set(['Read', 'Bash', 'Grep', 'Glob', 'Edit', 'Write']);
 
-export function findClearable(
-  calls: readonly ToolCall[],
-  options: { keep: number; skip: (call: ToolCall) => boolean },
-): ToolCall[] {
+export function findClearable(calls: readonly ToolCall[], options: { keep: number; skip: (call: ToolCall) => boolean }): ToolCall[] {
   const eligible = calls.filter((call) => MICROCOMPACT_TOOLS.has(call.name) && call.result !== undefined && !options.skip(call));
   return options.keep > 0 ? eligible.slice(0, -options.keep) : eligible;
 }
@@ -28,7 +25,13 @@ export function placeholderFor(call: ToolCall, root: string, sessionDir: string)
     return `[Old result cleared from the context to save space: ${what} ${status}.]`;
   }
   const bash = bashOutcome(call);
-  const ended = bash ? (bash.signal ? ` → killed by ${bash.signal}` : bash.exitCode !== null && !bash.errored ? ` → exit code ${bash.exitCode}` : ` → ${status}`) : ` ${status}`;
+  const ended = bash
+    ? bash.signal
+      ? ` → killed by ${bash.signal}`
+      : bash.exitCode !== null && !bash.errored
+        ? ` → exit code ${bash.exitCode}`
+        : ` → ${status}`
+    : ` ${status}`;
   const file = resultFileOf(call, sessionDir);
   return `[Old result cleared from the context to save space: ${what}${ended}. The whole result is in ${file}: Read or Grep it if you need it.]`;
 }

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import { numberLines, splitLines } from '../../core/files/numberedLines.js';
 import { normalizeLineEndings } from '../../core/files/textCodec.js';
 import { loadTextFile } from '../../core/files/textFile.js';
+import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import type { TextBlock } from '../../core/model/message.js';
 import { readResultFile } from '../../core/tool/readResultData.js';
 import type { SkillInfo, SkillLibrary } from './skills.js';
@@ -43,7 +43,10 @@ export async function restoreAfterCompaction(input: RestoreInput): Promise<{ blo
     try {
       text = normalizeLineEndings(loadTextFile(file, rel).text);
     } catch (error) {
-      blocks.push({ type: 'text', text: `${rel} was read earlier but cannot be shown again: ${error instanceof Error ? error.message : String(error)}` });
+      blocks.push({
+        type: 'text',
+        text: `${rel} was read earlier but cannot be shown again: ${error instanceof Error ? error.message : String(error)}`,
+      });
       shown.add(file);
       continue;
     }
@@ -58,7 +61,10 @@ export async function restoreAfterCompaction(input: RestoreInput): Promise<{ blo
       count += 1;
     }
     budget -= numbered.length;
-    const cut = count < lines.length ? `\n[Only lines 1–${count} of ${lines.length} are shown here: Read it with offset=${count + 1} for the rest.]` : '';
+    const cut =
+      count < lines.length
+        ? `\n[Only lines 1–${count} of ${lines.length} are shown here: Read it with offset=${count + 1} for the rest.]`
+        : '';
     blocks.push({ type: 'text', text: `Recently read file ${rel}, as it is on disk now:\n${numbered || '(empty file)'}${cut}` });
     shown.add(file);
   }
@@ -70,7 +76,10 @@ export async function restoreAfterCompaction(input: RestoreInput): Promise<{ blo
   for (const skill of input.skills) {
     const body = input.library ? input.library.body(skill) : '';
     const cap = input.limits.fileTokens * CHARS_PER_TOKEN;
-    blocks.push({ type: 'text', text: `Skill in use: ${skill.name} (${skill.file}). Its instructions still apply:\n\n${body.length > cap ? `${body.slice(0, cap)}\n[cut: load the skill again for the rest]` : body}` });
+    blocks.push({
+      type: 'text',
+      text: `Skill in use: ${skill.name} (${skill.file}). Its instructions still apply:\n\n${body.length > cap ? `${body.slice(0, cap)}\n[cut: load the skill again for the rest]` : body}`,
+    });
   }
   for (const rule of input.rules) blocks.push({ type: 'text', text: rule });
   return { blocks, shownFiles: shown };

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { loadInstructionFile, type InstructionFile, type LoadedInstructions } from './instructionImports.js';
+import { type InstructionFile, type LoadedInstructions, loadInstructionFile } from './instructionImports.js';
 
 /**
  * The project's standing instructions, in the order they are shown (later, more specific files

@@ -2,10 +2,10 @@ import type { AgentSession } from '../../core/loop/session.js';
 import type { SystemBlock } from '../../core/model/model.js';
 import { contextMessageText } from './contextMessage.js';
 import { dynamicContextText } from './dynamicContext.js';
-import { readGitSnapshot, type GitSnapshot } from './gitSnapshot.js';
+import { type GitSnapshot, readGitSnapshot } from './gitSnapshot.js';
 import { loadProjectInstructions, projectFolders } from './projectInstructions.js';
 import { loadRules, type Rule } from './rules.js';
-import { skillLibraryFor, type SkillLibrary } from './skills.js';
+import { type SkillLibrary, skillLibraryFor } from './skills.js';
 
 /**
  * The layers of the prompt that are set once, when a session starts, and then kept byte for
@@ -24,14 +24,23 @@ export interface PromptLayers {
 }
 
 /** Loads the layers for a session; files that could not be used are reported as warn notices. */
-export async function loadPromptLayers(session: AgentSession, options: { homeDir: string; gitAtStart?: GitSnapshot }): Promise<PromptLayers> {
+export async function loadPromptLayers(
+  session: AgentSession,
+  options: { homeDir: string; gitAtStart?: GitSnapshot },
+): Promise<PromptLayers> {
   const root = session.workspace.root;
   const { root: repoRoot, folders } = projectFolders(root);
   const instructions = loadProjectInstructions({ cwd: root, homeDir: options.homeDir });
   const rules = loadRules({ projectDirs: folders, homeDir: options.homeDir, repoRoot });
   const library = skillLibraryFor(session.toolContext.services, () => ({ projectDirs: folders, homeDir: options.homeDir }));
   const gitAtStart = options.gitAtStart ?? (await readGitSnapshot(root));
-  const dynamic = dynamicContextText({ cwd: root, date: new Date(session.startedAt), git: gitAtStart, shellEnv: session.toolContext.shell.env, limits: session.limits });
+  const dynamic = dynamicContextText({
+    cwd: root,
+    date: new Date(session.startedAt),
+    git: gitAtStart,
+    shellEnv: session.toolContext.shell.env,
+    limits: session.limits,
+  });
   const warn = (message: string) => session.toolContext.emit({ type: 'notice', level: 'warn', message });
   for (const skipped of instructions.skipped) warn(`instructions: skipped ${skipped.path}: ${skipped.reason}`);
   for (const problem of [...rules.problems, ...library.problems]) warn(`context: ${problem}`);

@@ -77,7 +77,9 @@ export function buildView(all: readonly Message[], decisions: ViewDecisions): Me
     const previous = out.at(-1);
     if (span && end > index && previous?.role === 'user') {
       // Rules injected inside the span stay in force: they move with the span's line.
-      const rules = source.slice(index, end + 1).flatMap((inner) => (decisions.extras.get(inner) ?? []).filter((extra) => extra.kind === 'rule'));
+      const rules = source
+        .slice(index, end + 1)
+        .flatMap((inner) => (decisions.extras.get(inner) ?? []).filter((extra) => extra.kind === 'rule'));
       previous.content = [...previous.content, { type: 'text', text: span.text }, ...rules.map((extra) => extra.block)];
       index = end;
       continue;

@@ -62,7 +62,7 @@ export function readRule(file: string, baseDir: string): Rule {
   const parsed = RuleFrontMatterSchema.safeParse(data);
   if (!parsed.success) throw new Error(describeZodError(parsed.error, `the front matter of ${file}`));
   const raw = parsed.data.paths;
-  const patterns = raw == null ? undefined : (typeof raw === 'string' ? splitPatternList(raw) : raw.flatMap(splitPatternList));
+  const patterns = raw == null ? undefined : typeof raw === 'string' ? splitPatternList(raw) : raw.flatMap(splitPatternList);
   return {
     file,
     baseDir,

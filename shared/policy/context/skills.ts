@@ -23,7 +23,10 @@ export interface SkillInfo {
 }
 
 export const SkillFrontMatterSchema = z.looseObject({
-  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'letters, digits, ".", "_", ":" and "-" only').optional(),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'letters, digits, ".", "_", ":" and "-" only')
+    .optional(),
   description: z.string().optional(),
   'allowed-tools': z.union([z.string(), z.array(z.string()), z.null()]).optional(),
   'disable-model-invocation': z.boolean().optional(),
@@ -70,7 +73,8 @@ export function readSkillHeader(file: string, dirName: string, source: SkillInfo
   const header = parsed.data;
   if (header['disable-model-invocation'] === true) return undefined;
   const description = (header.description ?? firstProseLine(body)).trim();
-  if (description === '') throw new Error(`${file} has no description: add \`description:\` to its front matter, saying when to use the skill.`);
+  if (description === '')
+    throw new Error(`${file} has no description: add \`description:\` to its front matter, saying when to use the skill.`);
   const tools = header['allowed-tools'];
   return {
     name: header.name ?? dirName,

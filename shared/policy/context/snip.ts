@@ -29,7 +29,9 @@ export function findSnippable(calls: readonly ToolCall[], root: string, isProtec
         out.push({ call, reason: 'an "unchanged" stub' });
         continue;
       }
-      const whole = later.find((next) => next.name === 'Read' && !failed(next) && readView(next) === 'full' && filePathOf(next, root) === file);
+      const whole = later.find(
+        (next) => next.name === 'Read' && !failed(next) && readView(next) === 'full' && filePathOf(next, root) === file,
+      );
       if (whole) out.push({ call, reason: `superseded by a later whole Read of ${file}` });
       continue;
     }

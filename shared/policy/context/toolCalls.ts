@@ -28,7 +28,15 @@ export function toolCallsIn(messages: readonly Message[], ledger: readonly ToolL
   messages.forEach((message, index) => {
     for (const block of message.content) {
       if (block.type === 'tool_use') {
-        const call: ToolCall = { id: block.id, name: block.name, input: block.input, use: block, useIndex: index, resultIndex: -1, entry: entries.get(block.id) };
+        const call: ToolCall = {
+          id: block.id,
+          name: block.name,
+          input: block.input,
+          use: block,
+          useIndex: index,
+          resultIndex: -1,
+          entry: entries.get(block.id),
+        };
         if (call.entry) call.input = call.entry.input;
         calls.push(call);
         byId.set(block.id, call);

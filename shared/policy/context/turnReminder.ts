@@ -1,7 +1,7 @@
 import type { AgentLimits } from '../../core/loop/limits.js';
 import type { AgentSession } from '../../core/loop/session.js';
 import { totalInputTokens, type Usage } from '../../core/model/usage.js';
-import { describeStatus, readGitSnapshot, sameStatus, type GitSnapshot } from './gitSnapshot.js';
+import { describeStatus, type GitSnapshot, readGitSnapshot, sameStatus } from './gitSnapshot.js';
 
 /**
  * The short note appended to the newest user message before each model call (from the second
@@ -28,7 +28,9 @@ export function turnReminderText(facts: TurnFacts): string {
     `Turn ${facts.turn} of ${limits.maxTurns}. Left: ${tokensLeft.toLocaleString('en-US')} tokens, $${costLeft.toFixed(2)}, ${minutesLeft} min.`,
   ];
   if (!sameStatus(facts.start, facts.now) && facts.now.kind === 'repo') {
-    lines.push(`Git status now (changed since the session started), branch ${facts.now.branch} at ${facts.now.head}:\n${describeStatus(facts.now.status)}`);
+    lines.push(
+      `Git status now (changed since the session started), branch ${facts.now.branch} at ${facts.now.head}:\n${describeStatus(facts.now.status)}`,
+    );
   }
   return `<system-reminder>\n${lines.join('\n')}\n</system-reminder>`;
 }

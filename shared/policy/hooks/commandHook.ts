@@ -1,4 +1,4 @@
-import { spawnGroup, type ProcessGroup } from '../../core/runtime/processGroup.js';
+import { type ProcessGroup, spawnGroup } from '../../core/runtime/processGroup.js';
 import { expandVariables } from './expandVariables.js';
 import type { HookRawResult, HookRunOptions } from './hookOutput.js';
 import type { CommandHook } from './hooksConfig.js';
@@ -13,12 +13,20 @@ const MAX_OUTPUT_CHARS = 1_000_000;
  * nothing the hook started outlives it.
  */
 export async function runCommandHook(hook: CommandHook, inputJson: string, options: HookRunOptions): Promise<HookRawResult> {
-  const [file, args] = hook.args ? [hook.command, hook.args.map((arg) => expandVariables(arg, options.env))] : ['bash', ['-c', hook.command]];
+  const [file, args] = hook.args
+    ? [hook.command, hook.args.map((arg) => expandVariables(arg, options.env))]
+    : ['bash', ['-c', hook.command]];
   let group: ProcessGroup;
   try {
     group = await spawnGroup(file, args, { cwd: options.cwd, env: options.env, stdin: inputJson });
   } catch (error) {
-    return { kind: 'failed', message: `could not start the hook: ${error instanceof Error ? error.message : String(error)}`, exitCode: null, stdout: '', stderr: '' };
+    return {
+      kind: 'failed',
+      message: `could not start the hook: ${error instanceof Error ? error.message : String(error)}`,
+      exitCode: null,
+      stdout: '',
+      stderr: '',
+    };
   }
   const { child } = group;
   const stdout = collector();
@@ -55,7 +63,9 @@ function collector() {
     },
     text: () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      return cut || text.length > MAX_OUTPUT_CHARS ? `${text.slice(0, MAX_OUTPUT_CHARS)}\n[output cut at ${MAX_OUTPUT_CHARS} characters]` : text;
+      return cut || text.length > MAX_OUTPUT_CHARS
+        ? `${text.slice(0, MAX_OUTPUT_CHARS)}\n[output cut at ${MAX_OUTPUT_CHARS} characters]`
+        : text;
     },
   };
 }

@@ -120,13 +120,24 @@ export function interpretHookRun(
   if (raw.exitCode === 2) {
     const message = raw.stderr.trim() || `the hook ${label} exited with code 2 without a message on stderr`;
     if (traits.exit2 === 'block') return { label, outcome: 'block', exitCode: 2, block: message, detail: excerpt('stderr', raw.stderr) };
-    if (traits.exit2 === 'feedback') return { label, outcome: 'block', exitCode: 2, feedback: message, detail: excerpt('stderr', raw.stderr) };
-    return { label, outcome: 'error', exitCode: 2, detail: joinDetail([`exit code 2 cannot block ${event}`, excerpt('stderr', raw.stderr)]) };
+    if (traits.exit2 === 'feedback')
+      return { label, outcome: 'block', exitCode: 2, feedback: message, detail: excerpt('stderr', raw.stderr) };
+    return {
+      label,
+      outcome: 'error',
+      exitCode: 2,
+      detail: joinDetail([`exit code 2 cannot block ${event}`, excerpt('stderr', raw.stderr)]),
+    };
   }
 
   const stdout = raw.stdout.trim();
   if (!stdout.startsWith('{')) {
-    const result: HookRunResult = { label, outcome: 'ok', exitCode: 0, detail: joinDetail([excerpt('stdout', stdout), excerpt('stderr', raw.stderr)]) };
+    const result: HookRunResult = {
+      label,
+      outcome: 'ok',
+      exitCode: 0,
+      detail: joinDetail([excerpt('stdout', stdout), excerpt('stderr', raw.stderr)]),
+    };
     if (stdout !== '' && traits.plainStdoutIsContext) result.additionalContext = stdout;
     if (stdout !== '' && event === 'WorktreeCreate') result.worktreePath = stdout;
     return result;
@@ -136,7 +147,13 @@ export function interpretHookRun(
   try {
     json = JSON.parse(stdout);
   } catch (error) {
-    return invalidOutput(event, label, `its stdout starts with "{" but is not valid JSON (${(error as Error).message})`, stdout, failureBlocks);
+    return invalidOutput(
+      event,
+      label,
+      `its stdout starts with "{" but is not valid JSON (${(error as Error).message})`,
+      stdout,
+      failureBlocks,
+    );
   }
   const parsed = HookOutputSchema.safeParse(json);
   if (!parsed.success) return invalidOutput(event, label, describeZodError(parsed.error, 'its JSON output'), stdout, failureBlocks);
@@ -175,7 +192,8 @@ function fromJson(event: HookEventName, label: string, output: HookOutput, shown
 
   if (event === 'PreToolUse') {
     // permissionDecision wins over the older top-level decision, as in Claude Code.
-    const decision = specific?.permissionDecision ?? (output.decision === 'block' ? 'deny' : output.decision === 'approve' ? 'allow' : undefined);
+    const decision =
+      specific?.permissionDecision ?? (output.decision === 'block' ? 'deny' : output.decision === 'approve' ? 'allow' : undefined);
     const reason = specific?.permissionDecisionReason ?? output.reason;
     if (decision === 'deny') {
       result.block = reason ?? `the hook ${label} denied the call without a reason`;

@@ -1,10 +1,10 @@
 import { runCommandHook } from './commandHook.js';
-import { hookEnvironment, type HookContext } from './hookContext.js';
+import { type HookContext, hookEnvironment } from './hookContext.js';
 import { EVENT_TRAITS, type HookEventName } from './hookEvents.js';
-import { buildHookInput, matchValue, type HookPayloads } from './hookInput.js';
-import { emptyOutcome, mergeHookResults, type HookOutcome } from './hookOutcome.js';
-import { interpretHookRun, type HookRawResult, type HookRunResult } from './hookOutput.js';
-import { hookLabel, type HookHandler, type HooksConfig } from './hooksConfig.js';
+import { buildHookInput, type HookPayloads, matchValue } from './hookInput.js';
+import { emptyOutcome, type HookOutcome, mergeHookResults } from './hookOutcome.js';
+import { type HookRawResult, type HookRunResult, interpretHookRun } from './hookOutput.js';
+import { type HookHandler, type HooksConfig, hookLabel } from './hooksConfig.js';
 import { runHttpHook } from './httpHook.js';
 
 /** Seconds a hook may run when its settings give no `timeout`. */
@@ -28,7 +28,14 @@ export async function runHooks<E extends HookEventName>(
 
   const input = buildHookInput(
     event,
-    { sessionId: context.sessionId, transcriptPath: context.transcriptPath, cwd: context.cwd, mode: context.mode, agentType: context.role, agentId: context.agentId },
+    {
+      sessionId: context.sessionId,
+      transcriptPath: context.transcriptPath,
+      cwd: context.cwd,
+      mode: context.mode,
+      agentType: context.role,
+      agentId: context.agentId,
+    },
     payload,
   );
   const inputJson = JSON.stringify(input);
@@ -37,7 +44,8 @@ export async function runHooks<E extends HookEventName>(
     handlers.map(async (hook): Promise<HookRunResult> => {
       const label = hookLabel(hook);
       const options = { cwd: context.projectDir, env, timeoutMs: (hook.timeout ?? DEFAULT_HOOK_TIMEOUT_S) * 1000, signal: context.signal };
-      const raw: HookRawResult = hook.type === 'command' ? await runCommandHook(hook, inputJson, options) : await runHttpHook(hook, inputJson, options);
+      const raw: HookRawResult =
+        hook.type === 'command' ? await runCommandHook(hook, inputJson, options) : await runHttpHook(hook, inputJson, options);
       const result = interpretHookRun(event, label, raw, { onFailure: hook.onFailure });
       context.emit({
         type: 'hook',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describeZodError } from '../../core/boundary/zodIssues.js';
 import { loadSettings, type SettingsSource } from '../settings/loadSettings.js';
-import { HooksConfigError, mergeHooksConfigs, NO_HOOKS, parseHooksConfig, type HooksConfig } from './hooksConfig.js';
+import { type HooksConfig, HooksConfigError, mergeHooksConfigs, NO_HOOKS, parseHooksConfig } from './hooksConfig.js';
 
 const HookKeysSchema = z.looseObject({
   hooks: z.unknown().optional(),

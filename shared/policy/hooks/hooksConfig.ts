@@ -16,7 +16,10 @@ const notSupported = (what: string) => ({ error: what });
 const timeout = z.number().positive().optional(); // seconds
 const onFailure = z.enum(['continue', 'block']).optional();
 const asyncField = z
-  .literal(false, notSupported('orca waits for every hook and uses its answer; async hooks are not supported: remove "async" or set it to false'))
+  .literal(
+    false,
+    notSupported('orca waits for every hook and uses its answer; async hooks are not supported: remove "async" or set it to false'),
+  )
   .optional();
 const ifField = z
   .never(notSupported('the "if" condition is not supported by orca; use a matcher, or test the condition inside the hook'))
@@ -87,7 +90,8 @@ export const HooksSettingSchema = z.strictObject(
       const unknown = issue.keys.filter((key) => !claudeCodeOnly.has(key));
       const parts: string[] = [];
       if (unknown.length > 0) parts.push(`unknown hook event ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
-      if (known.length > 0) parts.push(`${known.join(', ')} ${known.length === 1 ? 'is a Claude Code event' : 'are Claude Code events'} orca does not fire`);
+      if (known.length > 0)
+        parts.push(`${known.join(', ')} ${known.length === 1 ? 'is a Claude Code event' : 'are Claude Code events'} orca does not fire`);
       return `${parts.join('; ')}. orca fires: ${HOOK_EVENTS.join(', ')}`;
     },
   },

@@ -33,7 +33,8 @@ export async function runHttpHook(hook: HttpHook, inputJson: string, options: Ho
   } catch (error) {
     const empty = { stdout: '', stderr: '' };
     if (timeout.aborted) return { kind: 'timeout', timeoutMs: options.timeoutMs, ...empty };
-    if (options.signal.aborted) return { kind: 'failed', message: 'the request was cancelled: the session was aborted', exitCode: null, ...empty };
+    if (options.signal.aborted)
+      return { kind: 'failed', message: 'the request was cancelled: the session was aborted', exitCode: null, ...empty };
     return { kind: 'failed', message: `POST ${hook.url} failed: ${describeFetchError(error)}`, exitCode: null, ...empty };
   }
   if (body.length > MAX_BODY_CHARS) body = `${body.slice(0, MAX_BODY_CHARS)}\n[body cut at ${MAX_BODY_CHARS} characters]`;

@@ -38,7 +38,12 @@ export function createStopCheck(hooks: HooksConfig, options: StopHooksOptions = 
       const context = hookContextFor(ctx);
       const outcome =
         event === 'Stop'
-          ? await runHooks(hooks, 'Stop', { stop_hook_active: active, ...(last !== undefined ? { last_assistant_message: last } : {}) }, context)
+          ? await runHooks(
+              hooks,
+              'Stop',
+              { stop_hook_active: active, ...(last !== undefined ? { last_assistant_message: last } : {}) },
+              context,
+            )
           : await runHooks(
               hooks,
               'SubagentStop',

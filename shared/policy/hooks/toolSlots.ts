@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { presentToolResult } from '../permissions/untrusted.js';
 import type { PostToolUseOutcome, PreToolUseOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
 import type { ToolContext } from '../../core/tool/tool.js';
+import { presentToolResult } from '../permissions/untrusted.js';
 import { hookContextFor } from './hookContext.js';
 import type { HookOutcome } from './hookOutcome.js';
 import { runHooks } from './hookRunner.js';
@@ -45,7 +45,13 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
         }
       }
       if (pre.decision === 'deny') {
-        ctx.emit({ type: 'permission', tool: call.tool.name, decision: 'deny', by: `hook:PreToolUse ${blockingLabels(outcome)}`, reason: pre.reason ?? '' });
+        ctx.emit({
+          type: 'permission',
+          tool: call.tool.name,
+          decision: 'deny',
+          by: `hook:PreToolUse ${blockingLabels(outcome)}`,
+          reason: pre.reason ?? '',
+        });
       } else if (outcome.updatedInput !== undefined) {
         pre.updatedInput = outcome.updatedInput;
       }
@@ -73,7 +79,13 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
       const outcome = await runHooks(
         hooks,
         'PostToolUseFailure',
-        { tool_name: call.tool.name, tool_input: inputForHooks(call.input, ctx), tool_use_id: call.id, error, is_interrupt: ctx.signal.aborted },
+        {
+          tool_name: call.tool.name,
+          tool_input: inputForHooks(call.input, ctx),
+          tool_use_id: call.id,
+          error,
+          is_interrupt: ctx.signal.aborted,
+        },
         hookContextFor(ctx),
       );
       return afterCall(outcome);

@@ -1,13 +1,13 @@
 import path from 'node:path';
-import { analyzeBash } from './shell/bashAnalysis.js';
-import type { ShellCommand, ShellWrite } from './shell/shellTypes.js';
-import { isReadOnlyShellCommand } from './shell/bashLevel.js';
 import type { CallPart, CallParts, PartsContext } from './callPart.js';
+import { analyzeBash } from './shell/bashAnalysis.js';
+import { isReadOnlyShellCommand } from './shell/bashLevel.js';
 import { destructiveReason } from './shell/destructiveCommands.js';
-import { commandWrites } from './shell/writeTargets.js';
-import type { WriteTarget } from './shell/writeCollector.js';
+import type { ShellCommand, ShellWrite } from './shell/shellTypes.js';
 import { wordShape } from './shell/wordShape.js';
-import { guardedOf, writtenPaths, type WriteBounds } from './workspaceWrites.js';
+import type { WriteTarget } from './shell/writeCollector.js';
+import { commandWrites } from './shell/writeTargets.js';
+import { guardedOf, type WriteBounds, writtenPaths } from './workspaceWrites.js';
 
 type Refusal = { refusal: { by: string; reason: string } };
 
@@ -78,7 +78,10 @@ function redirectPart(write: ShellWrite, context: PartsContext): CallPart | Refu
     case 'nowhere':
       return undefined;
     case 'unknowable':
-      return refusal('bash-analysis', `cannot tell which folder \`${shown}\` writes into after the \`cd\` before it; use an absolute path or drop the cd`);
+      return refusal(
+        'bash-analysis',
+        `cannot tell which folder \`${shown}\` writes into after the \`cd\` before it; use an absolute path or drop the cd`,
+      );
     case 'refused':
       return refusal('workspace', `\`${shown}\`: ${found.reason}`);
     case 'paths':
@@ -91,21 +94,30 @@ function argumentWrites(found: ShellCommand, context: PartsContext, alone: boole
   const shown = textOf(found);
   const writes = commandWrites(found);
   if (writes.unknown && !context.sandboxed) {
-    return refusal('bash-analysis', `cannot tell which files \`${shown}\` writes until it runs: ${writes.unknown}. ${UNSANDBOXED}; name each path it writes literally, inside the workspace`);
+    return refusal(
+      'bash-analysis',
+      `cannot tell which files \`${shown}\` writes until it runs: ${writes.unknown}. ${UNSANDBOXED}; name each path it writes literally, inside the workspace`,
+    );
   }
   const parts: CallPart[] = [];
   for (const target of writes.targets) {
     const verdict = judged(target, context);
     if (verdict.kind === 'refused') return refusal('workspace', `\`${shown}\`: ${verdict.reason}`);
     if (verdict.kind === 'unknowable' && !context.sandboxed) {
-      return refusal('bash-analysis', `cannot tell where \`${shown}\` writes ${target.path.raw}: ${verdict.why}. ${UNSANDBOXED}; name the path literally, inside the workspace, from a folder that is known`);
+      return refusal(
+        'bash-analysis',
+        `cannot tell where \`${shown}\` writes ${target.path.raw}: ${verdict.why}. ${UNSANDBOXED}; name the path literally, inside the workspace, from a folder that is known`,
+      );
     }
     if (verdict.kind === 'paths') parts.push(writePart(shown, verdict.paths, target.unguarded ? [] : verdict.relatives));
   }
   for (const source of writes.hardLinked) {
     const verdict = judged(source, context);
     if (verdict.kind === 'refused') {
-      return refusal('workspace', `\`${shown}\` would hard-link ${source.path.raw}, and writing through the link would change that file: ${verdict.reason} Copy the file instead`);
+      return refusal(
+        'workspace',
+        `\`${shown}\` would hard-link ${source.path.raw}, and writing through the link would change that file: ${verdict.reason} Copy the file instead`,
+      );
     }
   }
   // A link made now is only followed by the checks of later calls: the rest of this call would write through it unseen.
@@ -113,7 +125,10 @@ function argumentWrites(found: ShellCommand, context: PartsContext, alone: boole
     for (const lead of writes.linksTo) {
       const verdict = judged(lead, context);
       if (verdict.kind === 'refused' || verdict.kind === 'unknowable') {
-        return refusal('workspace', `\`${shown}\` makes a link to ${lead.path.raw}, which may lead outside the workspace, and ${UNSANDBOXED} when the rest of this call writes through it; make the link in a Bash call of its own`);
+        return refusal(
+          'workspace',
+          `\`${shown}\` makes a link to ${lead.path.raw}, which may lead outside the workspace, and ${UNSANDBOXED} when the rest of this call writes through it; make the link in a Bash call of its own`,
+        );
       }
     }
   }
@@ -135,7 +150,10 @@ function runningPlace(found: ShellCommand, context: PartsContext): Refusal | und
     const folder = path.resolve(context.workspace.root, cwd);
     const there = writtenPaths({ value: folder, cwd: ['.'] }, bounds(context));
     if (there.kind === 'refused') {
-      return refusal('workspace', `\`${shown}\` runs in ${folder}, and ${UNSANDBOXED} there: ${there.reason} Run it from inside the workspace`);
+      return refusal(
+        'workspace',
+        `\`${shown}\` runs in ${folder}, and ${UNSANDBOXED} there: ${there.reason} Run it from inside the workspace`,
+      );
     }
   }
   return undefined;

@@ -1,15 +1,22 @@
 import type { Workspace } from '../../core/files/workspace.js';
-import { bashParts } from './bashParts.js';
-import type { CallPart, CallParts, PartsContext } from './callPart.js';
 import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import type { PermissionMode } from '../../core/tool/permissionMode.js';
+import { bashParts } from './bashParts.js';
+import type { CallPart, CallParts, PartsContext } from './callPart.js';
 import { READ_TOOLS, type RuleSubject } from './ruleMatch.js';
 import { guardedOf, resolveInWorkspace } from './workspaceWrites.js';
 
 /** Input fields that name the file or folder a tool works on. */
 const PATH_FIELDS: Record<string, string> = {
-  Read: 'file_path', Edit: 'file_path', Write: 'file_path', MultiEdit: 'file_path',
-  NotebookEdit: 'notebook_path', NotebookRead: 'notebook_path', Glob: 'path', Grep: 'path', LS: 'path',
+  Read: 'file_path',
+  Edit: 'file_path',
+  Write: 'file_path',
+  MultiEdit: 'file_path',
+  NotebookEdit: 'notebook_path',
+  NotebookRead: 'notebook_path',
+  Glob: 'path',
+  Grep: 'path',
+  LS: 'path',
 };
 /** Input fields a specifier names for other tools. */
 const VALUE_FIELDS: Record<string, string> = { Skill: 'skill' };

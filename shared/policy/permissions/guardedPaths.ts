@@ -7,15 +7,31 @@
 const GUARDED_FOLDERS = new Set(['.git', '.claude', '.husky']);
 
 const GUARDED_FILES = new Set([
-  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile',
-  '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout',
-  '.kshrc', '.cshrc', '.tcshrc', '.config/fish/config.fish',
-  '.gitconfig', '.npmrc', '.mcp.json',
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.bash_logout',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.zprofile',
+  '.zlogin',
+  '.zlogout',
+  '.kshrc',
+  '.cshrc',
+  '.tcshrc',
+  '.config/fish/config.fish',
+  '.gitconfig',
+  '.npmrc',
+  '.mcp.json',
 ]);
 
 /** Why writing `relativePath` (forward slashes, relative to the workspace root) is guarded, or undefined. */
 export function guardedReason(relativePath: string): string | undefined {
-  const segments = relativePath.toLowerCase().split('/').filter((segment) => segment !== '' && segment !== '.');
+  const segments = relativePath
+    .toLowerCase()
+    .split('/')
+    .filter((segment) => segment !== '' && segment !== '.');
   const folder = segments.find((segment) => GUARDED_FOLDERS.has(segment));
   if (folder) return `${relativePath} is inside ${folder}/, which is guarded`;
   const name = segments.at(-1) ?? '';

@@ -40,7 +40,13 @@ export function createPermissionDecider(options: PermissionDeciderOptions): Tool
     if (decision.behavior !== 'ask') return { allowed: decision.behavior === 'allow', reason: decision.reason };
 
     const answer = await prompter.ask({ tool, summary: decision.summary, reason: decision.reason }, ctx.signal);
-    ctx.emit({ type: 'permission', tool, decision: answer.allowed ? 'allow' : 'deny', by: `prompter:${prompter.name}`, reason: answer.reason });
+    ctx.emit({
+      type: 'permission',
+      tool,
+      decision: answer.allowed ? 'allow' : 'deny',
+      by: `prompter:${prompter.name}`,
+      reason: answer.reason,
+    });
     return { allowed: answer.allowed, reason: answer.reason };
   };
 }

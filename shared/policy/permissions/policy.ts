@@ -1,10 +1,10 @@
 import os from 'node:os';
 import type { Workspace } from '../../core/files/workspace.js';
+import { modeCovers, modeRank, type PermissionMode } from '../../core/tool/permissionMode.js';
 import type { LoadedSettings } from '../settings/loadSettings.js';
 import type { CallPart } from './callPart.js';
 import { callParts } from './callParts.js';
-import { modeCovers, modeRank, type PermissionMode } from '../../core/tool/permissionMode.js';
-import { isBroken, parseRule, ruleLabel, RULE_BEHAVIORS, type BrokenRule, type PermissionRule, type RuleBehavior } from './rule.js';
+import { type BrokenRule, isBroken, type PermissionRule, parseRule, RULE_BEHAVIORS, type RuleBehavior, ruleLabel } from './rule.js';
 import { namesItsTarget, ruleAppliesTo, ruleCovers } from './ruleMatch.js';
 
 export interface PermissionCall {
@@ -121,7 +121,11 @@ export class PermissionPolicy {
         if (broken.behavior !== behavior) continue;
         const tool = broken.tool;
         if (tool === undefined || checked.some((part) => ruleAppliesTo(tool, part.tool))) {
-          return decision('deny', ruleLabel(broken), `the ${behavior} rule "${broken.text}" in ${broken.source} cannot be read (${broken.problem}), so calls it might cover are refused; fix the rule`);
+          return decision(
+            'deny',
+            ruleLabel(broken),
+            `the ${behavior} rule "${broken.text}" in ${broken.source} cannot be read (${broken.problem}), so calls it might cover are refused; fix the rule`,
+          );
         }
       }
       for (const rule of this.rules) {
@@ -129,17 +133,23 @@ export class PermissionPolicy {
         // A specifier this tool gives nothing to compare with counts as a match: unclear fails closed.
         const hit = checked.find((part) => ruleAppliesTo(rule.tool, part.tool) && ruleCovers(rule, part.subject, anchors) !== false);
         if (!hit) continue;
-        if (behavior === 'deny') return decision('deny', ruleLabel(rule), `the rule ${rule.text} in ${rule.source} denies \`${hit.label}\``);
+        if (behavior === 'deny')
+          return decision('deny', ruleLabel(rule), `the rule ${rule.text} in ${rule.source} denies \`${hit.label}\``);
         return decision('ask', ruleLabel(rule), `the rule ${rule.text} in ${rule.source} asks before \`${hit.label}\``);
       }
     }
 
-    if (context.hook?.decision === 'ask') return decision('ask', 'hook:PreToolUse', context.hook.reason ?? 'a PreToolUse hook asked for confirmation');
+    if (context.hook?.decision === 'ask')
+      return decision('ask', 'hook:PreToolUse', context.hook.reason ?? 'a PreToolUse hook asked for confirmation');
 
     for (const part of facts.parts) {
       if (!part.needsNamedAllow) continue;
       const named = this.rules.find(
-        (rule) => rule.behavior === 'allow' && namesItsTarget(rule) && ruleAppliesTo(rule.tool, part.tool) && ruleCovers(rule, part.subject, anchors) === true,
+        (rule) =>
+          rule.behavior === 'allow' &&
+          namesItsTarget(rule) &&
+          ruleAppliesTo(rule.tool, part.tool) &&
+          ruleCovers(rule, part.subject, anchors) === true,
       );
       if (!named) {
         const need = part.needsNamedAllow;
@@ -151,7 +161,10 @@ export class PermissionPolicy {
     const uncovered: CallPart[] = [];
     for (const part of facts.parts) {
       const rule = this.rules.find(
-        (candidate) => candidate.behavior === 'allow' && ruleAppliesTo(candidate.tool, part.tool) && ruleCovers(candidate, part.subject, anchors) === true,
+        (candidate) =>
+          candidate.behavior === 'allow' &&
+          ruleAppliesTo(candidate.tool, part.tool) &&
+          ruleCovers(candidate, part.subject, anchors) === true,
       );
       if (rule) allowedBy.add(ruleLabel(rule));
       else uncovered.push(part);
@@ -160,12 +173,20 @@ export class PermissionPolicy {
       return decision('allow', [...allowedBy].join(', '), `allowed by ${[...allowedBy].join(', ')}`);
     }
 
-    const needed = uncovered.reduce<PermissionMode>((level, part) => (modeRank(part.level) > modeRank(level) ? part.level : level), 'read-only');
+    const needed = uncovered.reduce<PermissionMode>(
+      (level, part) => (modeRank(part.level) > modeRank(level) ? part.level : level),
+      'read-only',
+    );
     if (modeCovers(context.mode, needed)) return decision('allow', `mode:${context.mode}`, `mode ${context.mode} covers ${needed}`);
     const blocking = uncovered.find((part) => !modeCovers(context.mode, part.level));
     const what = blocking && call.tool === 'Bash' ? ` (\`${blocking.label}\` needs ${blocking.level})` : '';
     const reason = `${call.tool} needs ${needed} and this session runs in ${context.mode}${what}`;
-    if (context.hook?.decision === 'allow') return decision('allow', 'hook:PreToolUse', `${reason}; a PreToolUse hook allowed it${context.hook.reason ? `: ${context.hook.reason}` : ''}`);
+    if (context.hook?.decision === 'allow')
+      return decision(
+        'allow',
+        'hook:PreToolUse',
+        `${reason}; a PreToolUse hook allowed it${context.hook.reason ? `: ${context.hook.reason}` : ''}`,
+      );
     return decision('ask', `mode:${context.mode}`, reason);
   }
 }

@@ -53,7 +53,9 @@ export class RecordingPrompter implements Prompter {
     if (answer === undefined) {
       return { allowed: false, reason: `${question.reason}; refused: question ${this.questions.length} has no preset answer` };
     }
-    return answer ? { allowed: true, reason: 'approved (preset answer)' } : { allowed: false, reason: `${question.reason}; refused (preset answer)` };
+    return answer
+      ? { allowed: true, reason: 'approved (preset answer)' }
+      : { allowed: false, reason: `${question.reason}; refused (preset answer)` };
   }
 }
 

@@ -1,5 +1,5 @@
 import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
-import { pathPatternMatches, type PathAnchors } from './pathPattern.js';
+import { type PathAnchors, pathPatternMatches } from './pathPattern.js';
 import type { PermissionRule } from './rule.js';
 
 /** Tools a `Read(…)` rule governs; an `Edit(…)` rule governs the editing tools (Write among them). */

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { accessSync, constants, type Dirent, existsSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { LoadedSettings } from '../settings/loadSettings.js';
 import type { ShellSettings } from '../../core/tool/tool.js';
+import type { LoadedSettings } from '../settings/loadSettings.js';
 import type { PolicyOptions } from './policy.js';
 
 export type ShellWrap = NonNullable<ShellSettings['wrap']>;
@@ -46,15 +46,24 @@ export function bwrapWrap(bwrap: string, options: SandboxOptions): ShellWrap {
     '--die-with-parent',
     '--new-session',
     '--unshare-pid',
-    '--cap-drop', 'ALL',
+    '--cap-drop',
+    'ALL',
     ...(options.network ? [] : ['--unshare-net']),
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
-    '--bind', tempDir, '/tmp',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--bind',
+    tempDir,
+    '/tmp',
     ...readable.flatMap((dir) => ['--ro-bind', dir, dir]),
     ...writable.flatMap((dir) => ['--bind', dir, dir]),
-    '--setenv', 'TMPDIR', '/tmp',
+    '--setenv',
+    'TMPDIR',
+    '/tmp',
   ];
   return (command, cwd) => ({ file: bwrap, args: [...fixed, '--chdir', cwd, '--', 'bash', '-c', command] });
 }
@@ -128,7 +137,9 @@ export function shellSandbox(
  */
 function probeBwrap(bwrap: string): string | undefined {
   if (!probes.has(bwrap)) {
-    const probe = spawnSync(bwrap, ['--ro-bind', '/', '/', '--unshare-net', '--unshare-pid', '--cap-drop', 'ALL', '--', 'true'], { encoding: 'utf8' });
+    const probe = spawnSync(bwrap, ['--ro-bind', '/', '/', '--unshare-net', '--unshare-pid', '--cap-drop', 'ALL', '--', 'true'], {
+      encoding: 'utf8',
+    });
     let failed: string | undefined;
     if (probe.error) failed = probe.error.message;
     else if (probe.status !== 0) failed = probe.stderr.trim() || `exit code ${probe.status}`;

@@ -16,7 +16,8 @@ const WARNING = loadDescription(import.meta.url, './untrustedWarning.txt');
 const SUSPICIOUS: { what: string; pattern: RegExp }[] = [
   {
     what: 'tells you to ignore earlier instructions',
-    pattern: /\b(ignore|disregard|forget|override)\b.{0,40}\b(previous|prior|above|earlier|all|any|your|system)\b.{0,20}\b(instructions?|prompts?|rules|directions|guidelines)\b/i,
+    pattern:
+      /\b(ignore|disregard|forget|override)\b.{0,40}\b(previous|prior|above|earlier|all|any|your|system)\b.{0,20}\b(instructions?|prompts?|rules|directions|guidelines)\b/i,
   },
   // Capitalised only: lower-case `user:` is far more often a YAML key than a turn marker.
   {
@@ -24,12 +25,16 @@ const SUSPICIOUS: { what: string; pattern: RegExp }[] = [
     pattern: /^\s*(#+\s*|\*\*)?\s*(SYSTEM|System|ASSISTANT|Assistant|USER|User|HUMAN|Human|DEVELOPER|Developer)\s*(:|\*\*)/,
   },
   { what: 'poses as a system, user or assistant message', pattern: /^\s*\[\s*(system|assistant|user|human|developer)\s*\]/i },
-  { what: 'a role or chat-template tag', pattern: /<\/?(system|user|assistant|human|developer)\b[^>]*>|<\|(im_start|im_end|system|user|assistant|endoftext)\|>|\[\/?INST\]/i },
+  {
+    what: 'a role or chat-template tag',
+    pattern: /<\/?(system|user|assistant|human|developer)\b[^>]*>|<\|(im_start|im_end|system|user|assistant|endoftext)\|>|\[\/?INST\]/i,
+  },
   { what: 'a fake end of the data block', pattern: /<\/?untrusted/i },
   { what: 'tool-call markup', pattern: /<\/?(function_calls|invoke|tool_use|tool_result|function_results|antml:[a-z_]+)\b/i },
   {
     what: 'claims to give new instructions or a new role',
-    pattern: /\b(new|updated|real|actual|important)\s+(system\s+)?instructions?\s*:|\byou are now\b|\bfrom now on,? you\b|\bdeveloper mode\b/i,
+    pattern:
+      /\b(new|updated|real|actual|important)\s+(system\s+)?instructions?\s*:|\byou are now\b|\bfrom now on,? you\b|\bdeveloper mode\b/i,
   },
   { what: 'poses as an instruction', pattern: /忽略(之前|以上|先前|所有)的?(指令|指示|限制|规则)|系统(重要)?指令/ },
 ];

@@ -1,12 +1,12 @@
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { ToolError } from '../../core/boundary/toolError.js';
 import { entryExists } from '../../core/files/entryExists.js';
 import { isInside, type Workspace } from '../../core/files/workspace.js';
-import { ToolError } from '../../core/boundary/toolError.js';
+import { guardedReason } from './guardedPaths.js';
 import { isHarmlessWriteTarget } from './shell/bashAnalysis.js';
 import type { PossibleCwds } from './shell/shellTypes.js';
-import { guardedReason } from './guardedPaths.js';
 
 /**
  * Where a path a Bash call writes really lands, judged against the workspace the way the kernel

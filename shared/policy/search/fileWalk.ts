@@ -28,10 +28,7 @@ const CONCURRENT_READDIRS = 16;
  * Files are handed to `onFiles` in batches as folders are read; order does not matter because the
  * output is sorted. Folders that cannot be read are reported in `warnings`.
  */
-export async function walkFiles(
-  options: WalkOptions,
-  onFiles: (batch: string[]) => void,
-): Promise<{ warnings: string[] }> {
+export async function walkFiles(options: WalkOptions, onFiles: (batch: string[]) => void): Promise<{ warnings: string[] }> {
   const globs = new GlobFilter([...options.globs, '!.git']);
   const isType = options.typeGlobs ? picomatch([...options.typeGlobs], { dot: true }) : undefined;
   const warnings: string[] = [];

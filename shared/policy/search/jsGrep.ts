@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'node:events';
+import { ToolError } from '../../core/boundary/toolError.js';
 import { fileTypeGlobs, unknownFileTypeMessage } from './fileTypes.js';
 import { walkFiles } from './fileWalk.js';
 import { grepPool } from './grepPool.js';
 import type { EngineResult, FileMatches, GrepQuery } from './grepQuery.js';
 import { compilePattern, type TextMatchOptions } from './matchText.js';
-import { ToolError } from '../../core/boundary/toolError.js';
 
 /** Files per worker task: large enough that messaging is cheap, small enough to spread the work. */
 const BATCH_FILES = 128;
@@ -54,18 +54,15 @@ export async function runJsGrep(query: GrepQuery, signal: AbortSignal): Promise<
   } else {
     // Folders hold a few files each: gather them across folders into full batches.
     let batch: string[] = [];
-    const walked = await walkFiles(
-      { base: query.base, start: query.target, globs: query.globs, typeGlobs, signal },
-      (found) => {
-        for (const file of found) {
-          batch.push(file);
-          if (batch.length === BATCH_FILES) {
-            submit(batch);
-            batch = [];
-          }
+    const walked = await walkFiles({ base: query.base, start: query.target, globs: query.globs, typeGlobs, signal }, (found) => {
+      for (const file of found) {
+        batch.push(file);
+        if (batch.length === BATCH_FILES) {
+          submit(batch);
+          batch = [];
         }
-      },
-    );
+      }
+    });
     if (batch.length > 0) submit(batch);
     warnings.push(...walked.warnings);
   }

@@ -61,9 +61,7 @@ export class TextMatcher {
     this.lineRegex = compilePattern(options.pattern, options.ignoreCase);
     this.wholeRegex = compilePattern(options.pattern, options.ignoreCase, 'm');
     this.spanRegex =
-      options.multiline && mayMatchNewline(options.pattern)
-        ? compilePattern(options.pattern, options.ignoreCase, 'gms')
-        : undefined;
+      options.multiline && mayMatchNewline(options.pattern) ? compilePattern(options.pattern, options.ignoreCase, 'gms') : undefined;
   }
 
   /** What one file's text gives, or undefined when nothing in it matches. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describeZodError } from '../../core/boundary/zodIssues.js';
-import { SettingsFileSchema, type SettingsFile } from './settingsSchema.js';
+import { type SettingsFile, SettingsFileSchema } from './settingsSchema.js';
 
 /**
  * Where settings come from, most specific first: the user's own overrides for this project, the

@@ -1,14 +1,14 @@
-import { agentShellEnv } from '../../core/runtime/secretRedaction.js';
-import { bashLevel, isReadOnlyBash } from '../permissions/shell/bashLevel.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_CAPTURE_LIMITS, OutputCapture, type CaptureLimits } from '../../core/runtime/outputCapture.js';
-import { DEFAULT_KILL_GRACE_MS, spawnGroup, type LeaderExit } from '../../core/runtime/processGroup.js';
+import { ToolError } from '../../core/boundary/toolError.js';
+import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS, OutputCapture } from '../../core/runtime/outputCapture.js';
+import { DEFAULT_KILL_GRACE_MS, type LeaderExit, spawnGroup } from '../../core/runtime/processGroup.js';
+import { agentShellEnv } from '../../core/runtime/secretRedaction.js';
 import type { BashResultData } from '../../core/tool/bashResultData.js';
 import { DEFAULT_RESULT_LIMIT } from '../../core/tool/resultBudget.js';
 import { defineTool, loadDescription, type ToolContext, type ToolOutput } from '../../core/tool/tool.js';
-import { ToolError } from '../../core/boundary/toolError.js';
+import { bashLevel, isReadOnlyBash } from '../permissions/shell/bashLevel.js';
 
 export const BASH_TOOL = 'Bash';
 
@@ -18,10 +18,7 @@ export const BashInputSchema = z.strictObject({
     .refine((command) => command.trim() !== '', 'the command is empty: give the shell command to run')
     .describe('The command to execute'),
   timeout: z.number().int().positive().optional().describe('Optional timeout in milliseconds (max 600000)'),
-  description: z
-    .string()
-    .optional()
-    .describe('Clear, concise description of what this command does in 5-10 words, for display only'),
+  description: z.string().optional().describe('Clear, concise description of what this command does in 5-10 words, for display only'),
 });
 export type BashInput = z.infer<typeof BashInputSchema>;
 
@@ -161,4 +158,3 @@ function minutes(ms: number): string {
   const value = ms / 60_000;
   return `${Number.isInteger(value) ? value : value.toFixed(1)} minute${value === 1 ? '' : 's'}`;
 }
-

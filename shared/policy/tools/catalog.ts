@@ -1,3 +1,4 @@
+import type { AnyTool } from '../../core/tool/tool.js';
 import { bashTool } from './bash.js';
 import { editTool } from './edit.js';
 import { globTool } from './glob.js';
@@ -7,7 +8,6 @@ import { skillTool } from './skill.js';
 import { taskCreateTool } from './taskCreate.js';
 import { taskListTool } from './taskList.js';
 import { taskUpdateTool } from './taskUpdate.js';
-import type { AnyTool } from '../../core/tool/tool.js';
 import { writeTool } from './write.js';
 
 /** Every tool a role may name in its allow-list (Report is added to every session by the loop). */
@@ -36,7 +36,9 @@ export function toolsNamed(names: readonly string[], extra: readonly AnyTool[] =
   const available = [...CATALOG, ...extra];
   const unknown = names.filter((name) => !available.some((tool) => tool.name === name));
   if (unknown.length > 0) {
-    throw new Error(`unknown tool ${unknown.map((n) => JSON.stringify(n)).join(', ')}: the tools are ${available.map((t) => t.name).join(', ')}`);
+    throw new Error(
+      `unknown tool ${unknown.map((n) => JSON.stringify(n)).join(', ')}: the tools are ${available.map((t) => t.name).join(', ')}`,
+    );
   }
   return available.filter((tool) => names.includes(tool.name));
 }

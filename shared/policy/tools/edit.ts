@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ToolError } from '../../core/boundary/toolError.js';
 import { writeFileAtomic } from '../../core/files/atomicWrite.js';
 import { numberLines, splitLines } from '../../core/files/numberedLines.js';
 import { checkFreshness, describeView, recordWritten } from '../../core/files/staleness.js';
@@ -7,12 +8,11 @@ import {
   encodeText,
   lineEndingView,
   normalizeLineEndings,
-  UTF8_NO_BOM,
   type TextFormat,
+  UTF8_NO_BOM,
 } from '../../core/files/textCodec.js';
 import { loadTextFile, statIfExists } from '../../core/files/textFile.js';
 import { defineTool, loadDescription, type ToolContext, type ToolOutput } from '../../core/tool/tool.js';
-import { ToolError } from '../../core/boundary/toolError.js';
 
 export const EDIT_TOOL = 'Edit';
 
@@ -94,7 +94,9 @@ export const editTool = defineTool({
 
     const freshness = checkFreshness(ctx.fileState, file);
     if (freshness.kind === 'unread') {
-      throw new ToolError(`${shown} has not been read in this session. Read it first (the whole file, without offset or limit), then edit it.`);
+      throw new ToolError(
+        `${shown} has not been read in this session. Read it first (the whole file, without offset or limit), then edit it.`,
+      );
     }
     if (freshness.kind === 'partial') {
       throw new ToolError(
@@ -140,7 +142,13 @@ export const editTool = defineTool({
     const last = first + (newString.match(/\n/g)?.length ?? 0);
     return {
       content: `Edited ${shown}: ${count === 1 ? '1 replacement' : `${count} replacements (the first shown)`}.\n${snippet(edited, first, last)}`,
-      data: { filePath: abs, oldString: input.old_string, newString: input.new_string, replaceAll: input.replace_all ?? false, replacements: count },
+      data: {
+        filePath: abs,
+        oldString: input.old_string,
+        newString: input.new_string,
+        replaceAll: input.replace_all ?? false,
+        replacements: count,
+      },
     };
   },
 });
@@ -176,7 +184,11 @@ function noMatchMessage(shown: string, text: string, oldString: string): string 
   if (/^ *\d+\t/m.test(oldString)) {
     hints.push("old_string seems to start with Read's line-number prefix (spaces, a number, a tab): leave the prefix out.");
   }
-  const squeeze = (s: string) => s.split('\n').map((line) => line.trim()).join('\n');
+  const squeeze = (s: string) =>
+    s
+      .split('\n')
+      .map((line) => line.trim())
+      .join('\n');
   if (squeeze(text).includes(squeeze(oldString))) {
     hints.push('Text that differs only in indentation or trailing spaces is in the file: copy the whitespace exactly.');
   }

@@ -3,10 +3,10 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { escapePath, glob } from 'tinyglobby';
 import { z } from 'zod';
+import { ToolError } from '../../core/boundary/toolError.js';
+import { defineTool, loadDescription } from '../../core/tool/tool.js';
 import { GitignoreFilter, insideGitFolder } from '../search/gitignore.js';
 import { comparePaths } from '../search/pathOrder.js';
-import { defineTool, loadDescription } from '../../core/tool/tool.js';
-import { ToolError } from '../../core/boundary/toolError.js';
 
 export const GLOB_TOOL = 'Glob';
 /** Files listed at most; the rest are counted in a note. */
@@ -56,7 +56,10 @@ export const globTool = defineTool({
       throw new ToolError('Glob does not list .git. Inspect the repository with git commands in Bash instead.');
     }
     const where = input.path ?? 'the workspace root';
-    const none = { content: `No files match ${JSON.stringify(input.pattern)} in ${where}.`, data: { filenames: [], numFiles: 0, truncated: false } };
+    const none = {
+      content: `No files match ${JSON.stringify(input.pattern)} in ${where}.`,
+      data: { filenames: [], numFiles: 0, truncated: false },
+    };
     if (!(await isFolder(searchDir))) return none;
 
     const found = await glob(rest, {
@@ -74,9 +77,7 @@ export const globTool = defineTool({
     // the search starts).
     const base = workspace.contains(searchDir) ? workspace.root : searchDir;
     const gitignore = new GitignoreFilter(base, path.relative(base, searchDir).split(path.sep).join('/'));
-    const kept = found
-      .map((abs) => path.relative(base, abs).split(path.sep).join('/'))
-      .filter((rel) => !gitignore.ignores(rel));
+    const kept = found.map((abs) => path.relative(base, abs).split(path.sep).join('/')).filter((rel) => !gitignore.ignores(rel));
     if (kept.length === 0) return none;
 
     const dated = (await mtimesOf(base, kept)).filter((entry) => entry !== undefined);

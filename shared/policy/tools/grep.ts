@@ -1,7 +1,9 @@
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { ToolError } from '../../core/boundary/toolError.js';
 import type { Workspace } from '../../core/files/workspace.js';
+import { defineTool, loadDescription } from '../../core/tool/tool.js';
 import { insideGitFolder } from '../search/gitignore.js';
 import { splitGlobInput } from '../search/globFilter.js';
 import { formatGrep } from '../search/grepOutput.js';
@@ -9,8 +11,6 @@ import type { EngineResult, GrepQuery } from '../search/grepQuery.js';
 import { runJsGrep } from '../search/jsGrep.js';
 import { mayMatchNewline } from '../search/matchText.js';
 import { ripgrepPath, runRipgrep } from '../search/ripgrep.js';
-import { defineTool, loadDescription } from '../../core/tool/tool.js';
-import { ToolError } from '../../core/boundary/toolError.js';
 
 export const GREP_TOOL = 'Grep';
 
@@ -41,9 +41,7 @@ export const GrepInputSchema = z.strictObject({
     .boolean()
     .optional()
     .describe('Let the pattern span lines, with . matching line breaks (rg -U --multiline-dotall). Default false.'),
-  head_limit: count
-    .optional()
-    .describe('Show only the first N entries (files, lines or counts); 0 or absent shows all.'),
+  head_limit: count.optional().describe('Show only the first N entries (files, lines or counts); 0 or absent shows all.'),
 });
 export type GrepInput = z.infer<typeof GrepInputSchema>;
 
@@ -156,7 +154,9 @@ async function resolveTarget(
     info = await stat(abs);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new ToolError(`Path does not exist: ${requested}. Give a file or folder inside the workspace (or leave path out to search all of it).`);
+      throw new ToolError(
+        `Path does not exist: ${requested}. Give a file or folder inside the workspace (or leave path out to search all of it).`,
+      );
     }
     throw error;
   }

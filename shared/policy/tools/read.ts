@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { ToolError } from '../../core/boundary/toolError.js';
 import { numberedLine, splitLines } from '../../core/files/numberedLines.js';
 import type { FileStateEntry } from '../../core/files/readFileState.js';
 import { normalizeLineEndings } from '../../core/files/textCodec.js';
 import { loadTextFile, type TextFile } from '../../core/files/textFile.js';
 import type { ReadResultData } from '../../core/tool/readResultData.js';
 import { defineTool, loadDescription } from '../../core/tool/tool.js';
-import { ToolError } from '../../core/boundary/toolError.js';
 
 export const READ_TOOL = 'Read';
 /** Lines shown when no limit is given. */
@@ -104,7 +104,8 @@ export const readTool = defineTool({
     ctx.fileState.set(nextEntry(known, file, view, total));
     let content = numbered.join('\n');
     if (end < total) {
-      const cut = numbered.length < wanted.length ? ` (the rest of the range asked for did not fit in one Read's ${MAX_READ_CHARS} characters)` : '';
+      const cut =
+        numbered.length < wanted.length ? ` (the rest of the range asked for did not fit in one Read's ${MAX_READ_CHARS} characters)` : '';
       content +=
         `\n\n[Showing lines ${start}–${end} of ${total}${cut}. ${total - end} more line${total - end === 1 ? '' : 's'}: ` +
         `Read with offset=${end + 1} to continue.]`;
@@ -113,7 +114,13 @@ export const readTool = defineTool({
       content,
       data: {
         type: 'text',
-        file: { filePath: abs, content: lines.slice(start - 1, end).join('\n'), numLines: numbered.length, startLine: start, totalLines: total },
+        file: {
+          filePath: abs,
+          content: lines.slice(start - 1, end).join('\n'),
+          numLines: numbered.length,
+          startLine: start,
+          totalLines: total,
+        },
       } satisfies ReadResultData,
     };
   },

@@ -1,10 +1,10 @@
 import os from 'node:os';
 import { z } from 'zod';
+import { ToolError } from '../../core/boundary/toolError.js';
+import { defineTool, loadDescription, type ToolContext } from '../../core/tool/tool.js';
 import { projectFolders } from '../context/projectInstructions.js';
 import { skillGrantsIn } from '../context/skillGrants.js';
-import { skillLibraryFor, type SkillLibrary } from '../context/skills.js';
-import { defineTool, loadDescription, type ToolContext } from '../../core/tool/tool.js';
-import { ToolError } from '../../core/boundary/toolError.js';
+import { type SkillLibrary, skillLibraryFor } from '../context/skills.js';
 
 export const SKILL_TOOL = 'Skill';
 

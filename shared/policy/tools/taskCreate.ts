@@ -1,17 +1,22 @@
 import { z } from 'zod';
+import { ToolError } from '../../core/boundary/toolError.js';
+import { defineTool, loadDescription } from '../../core/tool/tool.js';
+import { taskListFor } from '../../infra/tasks/taskListService.js';
+import { TaskRuleError } from '../../infra/tasks/taskRules.js';
 import { hookContextFor } from '../hooks/hookContext.js';
 import { runHooks } from '../hooks/hookRunner.js';
-import { TaskRuleError } from '../../infra/tasks/taskRules.js';
-import { taskListFor } from '../../infra/tasks/taskListService.js';
-import { defineTool, loadDescription } from '../../core/tool/tool.js';
-import { ToolError } from '../../core/boundary/toolError.js';
 
 export const TASK_CREATE_TOOL = 'TaskCreate';
 
 export const TaskCreateInputSchema = z.strictObject({
   subject: z.string().trim().min(1, 'give the task a subject (a short title)').describe('A brief title for the task, in the imperative'),
   description: z.string().trim().min(1, 'say what needs to be done').describe('What needs to be done'),
-  activeForm: z.string().trim().min(1).optional().describe('Present continuous form shown while the task is in progress (e.g. "Running tests")'),
+  activeForm: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe('Present continuous form shown while the task is in progress (e.g. "Running tests")'),
   metadata: z.record(z.string(), z.unknown()).optional().describe('Arbitrary metadata to attach to the task'),
 });
 export type TaskCreateInput = z.infer<typeof TaskCreateInputSchema>;
@@ -36,11 +41,25 @@ export const taskCreateTool = defineTool({
     const service = taskListFor(ctx.services, TASK_CREATE_TOOL);
     const id = await service.store.reserveId();
     if (ctx.services.hooks) {
-      const outcome = await runHooks(ctx.services.hooks, 'TaskCreated', { task_id: id, task_subject: input.subject, task_description: input.description }, hookContextFor(ctx));
-      if (outcome.blocked) throw new ToolError(`A TaskCreated hook refused the task "${input.subject}"; it was not created. The hook said: ${outcome.reason ?? 'no reason given'}`);
+      const outcome = await runHooks(
+        ctx.services.hooks,
+        'TaskCreated',
+        { task_id: id, task_subject: input.subject, task_description: input.description },
+        hookContextFor(ctx),
+      );
+      if (outcome.blocked)
+        throw new ToolError(
+          `A TaskCreated hook refused the task "${input.subject}"; it was not created. The hook said: ${outcome.reason ?? 'no reason given'}`,
+        );
     }
     try {
-      const { task } = await service.store.create({ id, subject: input.subject, description: input.description, activeForm: input.activeForm, metadata: input.metadata });
+      const { task } = await service.store.create({
+        id,
+        subject: input.subject,
+        description: input.description,
+        activeForm: input.activeForm,
+        metadata: input.metadata,
+      });
       return { content: `Task #${task.id} created successfully: ${task.subject}`, data: { task: { id: task.id, subject: task.subject } } };
     } catch (error) {
       if (error instanceof TaskRuleError) throw new ToolError(error.message);

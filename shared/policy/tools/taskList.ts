@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { defineTool, loadDescription } from '../../core/tool/tool.js';
 import { describeTask } from '../../infra/tasks/task.js';
 import { taskListFor } from '../../infra/tasks/taskListService.js';
-import { defineTool, loadDescription } from '../../core/tool/tool.js';
 
 export const TASK_LIST_TOOL = 'TaskList';
 
@@ -22,7 +22,15 @@ export const taskListTool = defineTool({
     if (tasks.length === 0) return { content: 'No tasks found: the task list is empty.', data: { tasks: [] } };
     return {
       content: tasks.map(describeTask).join('\n'),
-      data: { tasks: tasks.map((task) => ({ id: task.id, subject: task.subject, status: task.status, blockedBy: task.blockedBy, owner: task.owner })) },
+      data: {
+        tasks: tasks.map((task) => ({
+          id: task.id,
+          subject: task.subject,
+          status: task.status,
+          blockedBy: task.blockedBy,
+          owner: task.owner,
+        })),
+      },
     };
   },
 });

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { ToolError } from '../../core/boundary/toolError.js';
+import { defineTool, loadDescription } from '../../core/tool/tool.js';
+import { type Task, TaskIdSchema } from '../../infra/tasks/task.js';
+import { taskListFor } from '../../infra/tasks/taskListService.js';
+import { changeTask, type TaskChange, TaskRuleError } from '../../infra/tasks/taskRules.js';
 import { hookContextFor } from '../hooks/hookContext.js';
 import { runHooks } from '../hooks/hookRunner.js';
-import { TaskIdSchema, type Task } from '../../infra/tasks/task.js';
-import { changeTask, TaskRuleError, type TaskChange } from '../../infra/tasks/taskRules.js';
-import { taskListFor } from '../../infra/tasks/taskListService.js';
-import { defineTool, loadDescription } from '../../core/tool/tool.js';
-import { ToolError } from '../../core/boundary/toolError.js';
 
 export const TASK_UPDATE_TOOL = 'TaskUpdate';
 
@@ -46,21 +46,33 @@ export const taskUpdateTool = defineTool({
     const current = before.find((task) => task.id === input.taskId);
     if (!current) {
       const ids = before.map((task) => `#${task.id}`);
-      throw new ToolError(`There is no task #${input.taskId}. ${ids.length > 0 ? `The tasks are ${ids.join(', ')}.` : 'The task list is empty.'} Call TaskList to see them.`);
+      throw new ToolError(
+        `There is no task #${input.taskId}. ${ids.length > 0 ? `The tasks are ${ids.join(', ')}.` : 'The task list is empty.'} Call TaskList to see them.`,
+      );
     }
     try {
       if (input.status === 'deleted') {
         const changed = await service.store.remove(current.id);
-        return { content: `Task #${current.id} deleted.${followers(before, changed, current.id)}`, data: { success: true, taskId: current.id, deleted: true } };
+        return {
+          content: `Task #${current.id} deleted.${followers(before, changed, current.id)}`,
+          data: { success: true, taskId: current.id, deleted: true },
+        };
       }
       const { taskId: _taskId, status, ...details } = input;
       const change: TaskChange = { ...details, ...(status !== undefined ? { status } : {}) };
       if (status === 'completed' && current.status !== 'completed' && ctx.services.hooks) {
         // The list's own rules first (a pure dry run): a hook is not asked about a change they refuse.
         changeTask(new Map(before.map((task) => [task.id, task])), current.id, change, Date.now());
-        const outcome = await runHooks(ctx.services.hooks, 'TaskCompleted', { task_id: current.id, task_subject: current.subject, task_description: current.description }, hookContextFor(ctx));
+        const outcome = await runHooks(
+          ctx.services.hooks,
+          'TaskCompleted',
+          { task_id: current.id, task_subject: current.subject, task_description: current.description },
+          hookContextFor(ctx),
+        );
         if (outcome.blocked) {
-          throw new ToolError(`A TaskCompleted hook refused to let task #${current.id} complete; it stays ${current.status}. The hook said: ${outcome.reason ?? 'no reason given'}`);
+          throw new ToolError(
+            `A TaskCompleted hook refused to let task #${current.id} complete; it stays ${current.status}. The hook said: ${outcome.reason ?? 'no reason given'}`,
+          );
         }
       }
       const { task, changed } = await service.store.update(current.id, change);

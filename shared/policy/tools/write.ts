@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { ToolError } from '../../core/boundary/toolError.js';
 import { writeFileAtomic } from '../../core/files/atomicWrite.js';
 import { splitLines } from '../../core/files/numberedLines.js';
 import { checkFreshness, describeView, recordWritten } from '../../core/files/staleness.js';
-import { encodeText, normalizeLineEndings, UTF8_NO_BOM, type TextFormat } from '../../core/files/textCodec.js';
+import { encodeText, normalizeLineEndings, type TextFormat, UTF8_NO_BOM } from '../../core/files/textCodec.js';
 import { loadTextFile, statIfExists } from '../../core/files/textFile.js';
 import { defineTool, loadDescription } from '../../core/tool/tool.js';
-import { ToolError } from '../../core/boundary/toolError.js';
 
 export const WRITE_TOOL = 'Write';
 

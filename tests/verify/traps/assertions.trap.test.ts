@@ -57,7 +57,10 @@ describe('trap: a deleted assertion (assertions)', () => {
     expect(gated.gates.filter((one) => !one.ok).map((one) => one.name)).toEqual(['assertions']);
 
     // It can pass only once the Verification agent confirms the flag, by id, with a reason.
-    const confirmed = await gateWorkerReport({ ...input, confirmations: [{ flag: flag.id, reason: 'negative input is out of scope per the task' }] });
+    const confirmed = await gateWorkerReport({
+      ...input,
+      confirmations: [{ flag: flag.id, reason: 'negative input is out of scope per the task' }],
+    });
     expect(confirmed.ok).toBe(true);
   });
 

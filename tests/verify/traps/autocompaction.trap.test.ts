@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createContextAssembler } from '../../../shared/policy/context/assembler.js';
-import { CHECKS_HEADING } from '../../../shared/policy/context/checkEvidence.js';
 import type { AgentEvent } from '../../../shared/core/events/agentEvent.js';
 import type { ScriptTurn } from '../../../shared/core/model/scriptFile.js';
 import type { ClaimedCheck } from '../../../shared/infra/verify/evidence/evidence.js';
 import { commandsFromLedger } from '../../../shared/infra/verify/gates/claims.js';
 import { gateWorkerReport } from '../../../shared/infra/verify/gates/workerGates.js';
+import { createContextAssembler } from '../../../shared/policy/context/assembler.js';
+import { CHECKS_HEADING } from '../../../shared/policy/context/checkEvidence.js';
 import { messagesText, RecordingModel } from '../../context/scriptedSession.js';
 import { tempDir } from '../../support/tempDir.js';
 import { addProject, bash, report, runWorker } from './trapKit.js';
@@ -40,7 +40,14 @@ function project() {
 }
 
 /** Autocompaction at 20,000 tokens, every other level off (as the context layer's own tests set it). */
-const AUTOCOMPACT_AT_20K = { contextWindow: 20_000, reservedOutputTokens: 0, autocompactBufferTokens: 0, snipAt: 2, microcompactAt: 2, collapseAt: 2 };
+const AUTOCOMPACT_AT_20K = {
+  contextWindow: 20_000,
+  reservedOutputTokens: 0,
+  autocompactBufferTokens: 0,
+  snipAt: 2,
+  microcompactAt: 2,
+  collapseAt: 2,
+};
 
 const BEFORE_COMPACTION: ScriptTurn[] = [
   bash('npm test'),

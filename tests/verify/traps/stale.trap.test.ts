@@ -2,10 +2,10 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCheck } from '../../../shared/infra/verify/checks/checkRun.js';
+import { treeSnapshot } from '../../../shared/infra/verify/evidence/treeHash.js';
 import { commandsFromLedger } from '../../../shared/infra/verify/gates/claims.js';
 import { gateIntegration } from '../../../shared/infra/verify/gates/integrationGates.js';
 import { runMayPass } from '../../../shared/infra/verify/gates/runPass.js';
-import { treeSnapshot } from '../../../shared/infra/verify/evidence/treeHash.js';
 import { gateWorkerReport } from '../../../shared/infra/verify/gates/workerGates.js';
 import { tempDir } from '../../support/tempDir.js';
 import { addProject, bash, report, runWorker, TEST_COMMAND } from './trapKit.js';
@@ -22,7 +22,9 @@ describe('trap: evidence taken before a later edit (stale)', () => {
     const gated = await gateIntegration({ evidence: [evidence], worktree: dir, currentTree, leasedPorts: [], audit: { repo: dir, base } });
     const stale = gated.gates.find((gate) => gate.name === 'stale')!;
     expect(stale.ok).toBe(false);
-    expect(stale.reason).toMatch(/`node --test test\/` ran on tree [0-9a-f]{12}, the tree is now [0-9a-f]{12}: since it ran, src\/add\.mjs \(changed\); it is not_run on this tree/);
+    expect(stale.reason).toMatch(
+      /`node --test test\/` ran on tree [0-9a-f]{12}, the tree is now [0-9a-f]{12}: since it ran, src\/add\.mjs \(changed\); it is not_run on this tree/,
+    );
     expect(gated.checks[0]!.status).toBe('not_run');
     expect(runMayPass({ evidence: [evidence], lastMergeAt: 0, currentTree, gates: gated.gates }).ok).toBe(false);
   });

@@ -1,12 +1,12 @@
 import { realpathSync } from 'node:fs';
-import getPort from 'get-port';
 import { setTimeout as sleep } from 'node:timers/promises';
+import getPort from 'get-port';
 import { describe, expect, it } from 'vitest';
+import { type ProcessGroup, spawnGroup } from '../../../shared/core/runtime/processGroup.js';
 import { PortLeaser } from '../../../shared/infra/ports/portLease.js';
-import { spawnGroup, type ProcessGroup } from '../../../shared/core/runtime/processGroup.js';
 import { runCheck } from '../../../shared/infra/verify/checks/checkRun.js';
-import { gateIntegration } from '../../../shared/infra/verify/gates/integrationGates.js';
 import { listenersOn } from '../../../shared/infra/verify/evidence/portOwner.js';
+import { gateIntegration } from '../../../shared/infra/verify/gates/integrationGates.js';
 import { testRedis } from '../../support/redis.js';
 import { tempDir } from '../../support/tempDir.js';
 import { addProject } from './trapKit.js';
@@ -54,15 +54,22 @@ describe('trap: a test server started from another folder on another port (targe
       const strayPort = await getPort({ exclude: leased });
       const stray = await startServer(yesterday, strayPort);
       try {
-        const evidence = await runCheck({ command: fetchCheck(String(strayPort)) }, { cwd: dir, logDir: tempDir(), env: { PORT: String(leased[0]) } });
+        const evidence = await runCheck(
+          { command: fetchCheck(String(strayPort)) },
+          { cwd: dir, logDir: tempDir(), env: { PORT: String(leased[0]) } },
+        );
         expect(evidence.exit_code).toBe(0);
-        expect(evidence.targets).toEqual([{ port: strayPort, seen: 'before', pid: stray.pgid, cwd: realpathSync(yesterday), command: `${process.execPath} server.mjs` }]);
+        expect(evidence.targets).toEqual([
+          { port: strayPort, seen: 'before', pid: stray.pgid, cwd: realpathSync(yesterday), command: `${process.execPath} server.mjs` },
+        ]);
 
         const gated = await gateIntegration({ evidence: [evidence], worktree: dir, leasedPorts: leased, audit: { repo: dir, base } });
         const target = gated.gates.find((gate) => gate.name === 'target')!;
         expect(target.ok).toBe(false);
         expect(target.reason).toContain(`talks to port ${strayPort}, which is not leased to this job (its ports: ${leased.join(', ')})`);
-        expect(target.reason).toContain(`the server on port ${strayPort} (pid ${stray.pgid}, \`${process.execPath} server.mjs\`) runs from ${realpathSync(yesterday)}, not from this worktree ${realpathSync(dir)}`);
+        expect(target.reason).toContain(
+          `the server on port ${strayPort} (pid ${stray.pgid}, \`${process.execPath} server.mjs\`) runs from ${realpathSync(yesterday)}, not from this worktree ${realpathSync(dir)}`,
+        );
         expect(gated.checks[0]!.status).toBe('not_run');
         expect(gated.gates.filter((gate) => !gate.ok).map((gate) => gate.name)).toEqual(['target']);
       } finally {
@@ -76,7 +83,9 @@ describe('trap: a test server started from another folder on another port (targe
     await withLease(async (leased) => {
       const evidence = await runCheck({ command: fetchCheck('$PORT') }, { cwd: dir, logDir: tempDir(), env: { PORT: String(leased[0]) } });
       const gated = await gateIntegration({ evidence: [evidence], worktree: dir, leasedPorts: leased, audit: { repo: dir, base } });
-      expect(gated.gates.find((gate) => gate.name === 'target')!.reason).toContain(`talks to port ${leased[0]}, but nothing listened there while it ran`);
+      expect(gated.gates.find((gate) => gate.name === 'target')!.reason).toContain(
+        `talks to port ${leased[0]}, but nothing listened there while it ran`,
+      );
     });
   });
 
@@ -86,11 +95,16 @@ describe('trap: a test server started from another folder on another port (targe
       const server = await startServer(dir, leased[0]!);
       try {
         // The check names the port through $PORT, as an agent's command would.
-        const evidence = await runCheck({ command: fetchCheck('$PORT') }, { cwd: dir, logDir: tempDir(), env: { PORT: String(leased[0]) } });
+        const evidence = await runCheck(
+          { command: fetchCheck('$PORT') },
+          { cwd: dir, logDir: tempDir(), env: { PORT: String(leased[0]) } },
+        );
         expect(evidence.target_ports).toEqual([leased[0]]);
         const gated = await gateIntegration({ evidence: [evidence], worktree: dir, leasedPorts: leased, audit: { repo: dir, base } });
         expect(gated.gates.filter((gate) => !gate.ok)).toEqual([]);
-        expect(gated.gates.find((gate) => gate.name === 'target')!.reason).toBe(`the servers on port(s) ${leased[0]} run from this worktree on ports leased to this job`);
+        expect(gated.gates.find((gate) => gate.name === 'target')!.reason).toBe(
+          `the servers on port(s) ${leased[0]} run from this worktree on ports leased to this job`,
+        );
         expect(gated.checks[0]!.status).toBe('passed');
       } finally {
         await server.kill();

@@ -1,18 +1,18 @@
 import path from 'node:path';
-import { runSession, type AgentResult } from '../../../shared/core/loop/query.js';
-import { AgentSession, type ContextAssembler, type StopCheck } from '../../../shared/core/loop/session.js';
+import { WorkerOutputSchema } from '../../../roles/outputs.js';
 import type { AgentEvent } from '../../../shared/core/events/agentEvent.js';
+import { type AgentResult, runSession } from '../../../shared/core/loop/query.js';
+import { AgentSession, type ContextAssembler, type StopCheck } from '../../../shared/core/loop/session.js';
 import type { Model } from '../../../shared/core/model/model.js';
-import { parseScript, type ScriptTurn } from '../../../shared/core/model/scriptFile.js';
 import { ScriptedModel } from '../../../shared/core/model/scripted.js';
+import { parseScript, type ScriptTurn } from '../../../shared/core/model/scriptFile.js';
+import { modeOnlySlots } from '../../../shared/core/tool/pipeline.js';
+import type { AnyTool, SessionServices } from '../../../shared/core/tool/tool.js';
+import { CheckRecorder } from '../../../shared/infra/verify/checks/checkRecorder.js';
 import { bashTool } from '../../../shared/policy/tools/bash.js';
 import { editTool } from '../../../shared/policy/tools/edit.js';
-import { modeOnlySlots } from '../../../shared/core/tool/pipeline.js';
 import { readTool } from '../../../shared/policy/tools/read.js';
-import type { AnyTool, SessionServices } from '../../../shared/core/tool/tool.js';
 import { writeTool } from '../../../shared/policy/tools/write.js';
-import { CheckRecorder } from '../../../shared/infra/verify/checks/checkRecorder.js';
-import { WorkerOutputSchema } from '../../../roles/outputs.js';
 import { git, makeRepo } from '../../support/gitRepo.js';
 import { tempDir } from '../../support/tempDir.js';
 

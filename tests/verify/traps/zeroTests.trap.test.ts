@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runCheck } from '../../../shared/infra/verify/checks/checkRun.js';
+import { treeSnapshot } from '../../../shared/infra/verify/evidence/treeHash.js';
 import { gateIntegration } from '../../../shared/infra/verify/gates/integrationGates.js';
 import { runMayPass } from '../../../shared/infra/verify/gates/runPass.js';
-import { treeSnapshot } from '../../../shared/infra/verify/evidence/treeHash.js';
 import { tempDir } from '../../support/tempDir.js';
 import { addProject, TEST_COMMAND } from './trapKit.js';
 
@@ -12,7 +12,11 @@ async function integrationOf(command: string) {
   const evidence = await runCheck({ command }, { cwd: dir, logDir: tempDir() });
   const currentTree = await treeSnapshot(dir);
   const report = await gateIntegration({ evidence: [evidence], worktree: dir, currentTree, leasedPorts: [], audit: { repo: dir, base } });
-  return { evidence, report, pass: runMayPass({ evidence: [evidence], lastMergeAt: evidence.started_at - 1, currentTree, gates: report.gates }) };
+  return {
+    evidence,
+    report,
+    pass: runMayPass({ evidence: [evidence], lastMergeAt: evidence.started_at - 1, currentTree, gates: report.gates }),
+  };
 }
 
 describe('trap: a test filter matching no test (zero_tests)', () => {

@@ -67,7 +67,8 @@ async function loadDetail() {
 function renderDetail() {
   const shown = detail.shown;
   const body = document.getElementById('detail-body');
-  for (const tab of document.querySelectorAll('.tabs button')) tab.setAttribute('aria-selected', tab.dataset.tab === detail.tab ? 'true' : 'false');
+  for (const tab of document.querySelectorAll('.tabs button'))
+    tab.setAttribute('aria-selected', tab.dataset.tab === detail.tab ? 'true' : 'false');
   const task = shown.task;
   const facts = el(
     'p',
@@ -93,7 +94,9 @@ function renderDetail() {
           'div',
           { class: 'transcript' },
           el('p', { class: 'missing mono', text: `${t.cut ? 'the end of ' : ''}${t.path}` }),
-          ...t.lines.map((line) => el('div', { class: 'line' }, el('span', { class: 'type mono', text: line.type }), el('pre', { text: line.text }))),
+          ...t.lines.map((line) =>
+            el('div', { class: 'line' }, el('span', { class: 'type mono', text: line.type }), el('pre', { text: line.text })),
+          ),
         );
   } else if (detail.tab === 'diff') {
     const d = shown.diff;
@@ -108,7 +111,17 @@ function renderDetail() {
             'pre',
             {},
             ...d.text.split('\n').map((line) =>
-              el('div', { class: line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : line.startsWith('@@') ? 'hunk' : '', text: line || ' ' }),
+              el('div', {
+                class:
+                  line.startsWith('+') && !line.startsWith('+++')
+                    ? 'add'
+                    : line.startsWith('-') && !line.startsWith('---')
+                      ? 'del'
+                      : line.startsWith('@@')
+                        ? 'hunk'
+                        : '',
+                text: line || ' ',
+              }),
             ),
           ),
           d.cut ? el('p', { class: 'missing', text: 'the diff is cut here: see the branch for the rest' }) : undefined,
@@ -122,11 +135,19 @@ function renderDetail() {
             {},
             ...shown.evidence.map((item) =>
               item.kind === 'gate'
-                ? el('div', { class: 'evidence-item' }, el('strong', { class: item.ok ? 'ok' : 'bad', text: `gate ${item.name}: ${item.ok ? 'ok' : 'failed'}` }), el('div', { text: item.reason }))
+                ? el(
+                    'div',
+                    { class: 'evidence-item' },
+                    el('strong', { class: item.ok ? 'ok' : 'bad', text: `gate ${item.name}: ${item.ok ? 'ok' : 'failed'}` }),
+                    el('div', { text: item.reason }),
+                  )
                 : el(
                     'div',
                     { class: 'evidence-item' },
-                    el('strong', { class: item.exit_code === 0 ? 'ok' : 'bad', text: `${item.command}: exit ${item.exit_code ?? 'none'}${item.tests_executed === null ? '' : `, ${item.tests_executed} tests`}` }),
+                    el('strong', {
+                      class: item.exit_code === 0 ? 'ok' : 'bad',
+                      text: `${item.command}: exit ${item.exit_code ?? 'none'}${item.tests_executed === null ? '' : `, ${item.tests_executed} tests`}`,
+                    }),
                     el('div', { class: 'mono', text: `on ${item.tree.slice(0, 12)} · log ${item.log}` }),
                     item.log_missing ? el('p', { class: 'missing', text: item.log_missing }) : el('pre', { text: item.log_tail }),
                   ),

@@ -29,7 +29,11 @@ async function loadRuns() {
         {},
         el(
           'a',
-          { href: `#run=${encodeURIComponent(run.run_id)}`, 'aria-current': run.run_id === state.runId ? 'true' : 'false', 'data-run': run.run_id },
+          {
+            href: `#run=${encodeURIComponent(run.run_id)}`,
+            'aria-current': run.run_id === state.runId ? 'true' : 'false',
+            'data-run': run.run_id,
+          },
           el('span', { class: 'run-id', text: run.run_id }),
           ' ',
           el('span', { class: 'badge', 'data-state': run.state, text: run.state }),
@@ -106,7 +110,9 @@ function renderRun() {
   const facts = [
     run.phase && active ? el('span', { text: `phase ${run.phase}` }) : undefined,
     run.repo ? el('span', { class: 'mono', text: `${run.repo}${run.base ? ` @ ${run.base.slice(0, 12)}` : ''}` }) : undefined,
-    run.integration_branch ? el('span', { class: 'mono', text: `→ ${run.integration_branch}${run.head ? ` (${run.head.slice(0, 12)})` : ''}` }) : undefined,
+    run.integration_branch
+      ? el('span', { class: 'mono', text: `→ ${run.integration_branch}${run.head ? ` (${run.head.slice(0, 12)})` : ''}` })
+      : undefined,
     el('span', { text: `${tokens(inputTokens(run.usage))} in / ${tokens(run.usage.output_tokens)} out · ${money(run.cost_usd)}` }),
     el('span', {}, 'elapsed ', elapsed(run.created_at, run.ended_at)),
     run.scripted ? el('span', { text: 'Scripted model (no LLM)' }) : run.model ? el('span', { text: run.model }) : undefined,
@@ -117,19 +123,37 @@ function renderRun() {
     el(
       'div',
       {},
-      el('h2', {}, el('span', { class: 'mono', text: run.run_id }), ' ', el('span', { id: 'run-state', class: 'badge', 'data-state': run.state, text: run.state })),
+      el(
+        'h2',
+        {},
+        el('span', { class: 'mono', text: run.run_id }),
+        ' ',
+        el('span', { id: 'run-state', class: 'badge', 'data-state': run.state, text: run.state }),
+      ),
       run.task ? el('div', { class: 'run-task-text', text: run.task }) : undefined,
       el('div', { class: 'facts' }, ...facts),
     ),
     el('div', { class: 'actions' }, abort),
   );
   const verdict = run.verdict
-    ? el('p', { class: 'verdict', 'data-verdict': run.verdict, text: `Verdict ${run.verdict}${run.verdict_detail ? `: ${run.verdict_detail}` : ''}` })
+    ? el('p', {
+        class: 'verdict',
+        'data-verdict': run.verdict,
+        text: `Verdict ${run.verdict}${run.verdict_detail ? `: ${run.verdict_detail}` : ''}`,
+      })
     : run.status && run.status !== 'running' && run.detail
       ? el('p', { class: 'verdict', 'data-verdict': run.status, text: `${run.status}: ${run.detail}` })
       : undefined;
   const dag = renderDag(tasks);
-  const noteList = notes.length > 0 ? el('div', { class: 'notes' }, el('h3', { text: 'Coordinator notes' }), el('ul', {}, ...notes.map((note) => el('li', { text: note.message })))) : undefined;
+  const noteList =
+    notes.length > 0
+      ? el(
+          'div',
+          { class: 'notes' },
+          el('h3', { text: 'Coordinator notes' }),
+          el('ul', {}, ...notes.map((note) => el('li', { text: note.message }))),
+        )
+      : undefined;
   main.replaceChildren(head, ...(verdict ? [verdict] : []), dag, ...(noteList ? [noteList] : []));
   drawEdges(dag, tasks);
 }
@@ -188,7 +212,12 @@ function renderCard(task) {
       'aria-pressed': openTask() === task.task_id ? 'true' : 'false',
       onclick: () => openDetail(state.runId, task.task_id, redrawEdges),
     },
-    el('div', { class: 'card-top' }, el('span', { class: 'task-id', text: task.task_id }), el('span', { class: 'status', text: `${task.status} · ${task.role}` })),
+    el(
+      'div',
+      { class: 'card-top' },
+      el('span', { class: 'task-id', text: task.task_id }),
+      el('span', { class: 'status', text: `${task.status} · ${task.role}` }),
+    ),
     task.title ? el('div', { class: 'title', text: task.title }) : undefined,
     el('div', { class: 'activity', title: task.activity, text: task.activity }),
     el('div', { class: 'numbers' }, ...numbers),
@@ -231,7 +260,16 @@ function drawEdges(dag, tasks) {
   }
   const defs = document.createElementNS('http://www.w3.org/2000/svg', 'defs');
   const marker = document.createElementNS('http://www.w3.org/2000/svg', 'marker');
-  for (const [name, value] of Object.entries({ id: 'arrow', viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto' })) marker.setAttribute(name, value);
+  for (const [name, value] of Object.entries({
+    id: 'arrow',
+    viewBox: '0 0 10 10',
+    refX: '9',
+    refY: '5',
+    markerWidth: '7',
+    markerHeight: '7',
+    orient: 'auto',
+  }))
+    marker.setAttribute(name, value);
   const tip = document.createElementNS('http://www.w3.org/2000/svg', 'path');
   tip.setAttribute('d', 'M 0 0 L 10 5 L 0 10 z');
   tip.setAttribute('fill', '#8c95a8');

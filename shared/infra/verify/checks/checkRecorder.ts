@@ -4,11 +4,11 @@ import { bashResultFields } from '../../../core/tool/bashResultData.js';
 import type { PostToolUseOutcome, ToolPipelineSlots } from '../../../core/tool/pipeline.js';
 import type { SessionServices, ToolContext, ToolOutput } from '../../../core/tool/tool.js';
 import { isCheckCommand } from '../evidence/checkCommand.js';
-import { countTests } from './checkRun.js';
 import type { CheckEvidence, TargetObservation } from '../evidence/evidence.js';
-import { targetPortsOf } from '../gates/target.js';
 import { watchTargets } from '../evidence/portOwner.js';
 import { saveManifest, treeSnapshot } from '../evidence/treeHash.js';
+import { targetPortsOf } from '../gates/target.js';
+import { countTests } from './checkRun.js';
 
 /**
  * The host's evidence of the checks an AGENT runs: a wrapper around the tool pipeline's slots

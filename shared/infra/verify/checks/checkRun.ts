@@ -5,11 +5,11 @@ import { finished } from 'node:stream/promises';
 import { DEFAULT_KILL_GRACE_MS, spawnGroup } from '../../../core/runtime/processGroup.js';
 import { agentShellEnv } from '../../../core/runtime/secretRedaction.js';
 import type { CheckEvidence, CheckSpec, TestCounts } from '../evidence/evidence.js';
-import { targetPortsOf } from '../gates/target.js';
 import { DEFAULT_JUNIT_GLOBS, junitCounts } from '../evidence/junit.js';
 import { watchTargets } from '../evidence/portOwner.js';
 import { parseTestCounts } from '../evidence/testCounts.js';
 import { saveManifest, treeSnapshot } from '../evidence/treeHash.js';
+import { targetPortsOf } from '../gates/target.js';
 
 /**
  * The host runs one check and keeps what it needs to say "passed" truthfully:
@@ -49,7 +49,8 @@ export async function runCheck(spec: CheckSpec, options: RunCheckOptions): Promi
 
   const env = { ...agentShellEnv(), CI: 'true', NO_COLOR: '1', ...options.env };
   const ports = targetPortsOf(spec, env);
-  const timeoutMs = options.timeoutMs ?? ('timeout_ms' in spec && spec.timeout_ms !== undefined ? spec.timeout_ms : DEFAULT_CHECK_TIMEOUT_MS);
+  const timeoutMs =
+    options.timeoutMs ?? ('timeout_ms' in spec && spec.timeout_ms !== undefined ? spec.timeout_ms : DEFAULT_CHECK_TIMEOUT_MS);
   const logFile = `${stem}.log`;
   const log = createWriteStream(logFile);
   const watcher = watchTargets(ports);
@@ -101,18 +102,30 @@ export async function runCheck(spec: CheckSpec, options: RunCheckOptions): Promi
  * The test counts of a finished check: JUnit XML the run wrote under `cwd` (its own globs, or
  * the usual places), else its output, read from `logFiles` (stdout, then stderr).
  */
-export async function countTests(logFiles: readonly string[], cwd: string, startedAt: number, junitGlobs?: readonly string[]): Promise<TestCounts> {
+export async function countTests(
+  logFiles: readonly string[],
+  cwd: string,
+  startedAt: number,
+  junitGlobs?: readonly string[],
+): Promise<TestCounts> {
   const junit = await junitCounts(cwd, startedAt, junitGlobs ?? DEFAULT_JUNIT_GLOBS);
   if (junit) return parseTestCounts('', junit.counts);
   const size = logFiles.reduce((total, file) => total + statSync(file).size, 0);
   if (size > MAX_COUNTED_LOG_BYTES) {
-    return { known: false, reason: `the output is ${Math.round(size / 1024 / 1024)} MB, too large to count its tests; write JUnit XML (a \`junit\` glob in the check) to count them` };
+    return {
+      known: false,
+      reason: `the output is ${Math.round(size / 1024 / 1024)} MB, too large to count its tests; write JUnit XML (a \`junit\` glob in the check) to count them`,
+    };
   }
   const texts = await Promise.all(logFiles.map((file) => readFile(file, 'utf8')));
   return parseTestCounts(texts.join('\n'));
 }
 
 function slugOf(command: string): string {
-  return command.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'check';
+  return (
+    command
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'check'
+  );
 }
-

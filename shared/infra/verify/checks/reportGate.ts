@@ -2,7 +2,7 @@ import type { AgentSession, StopCheck } from '../../../core/loop/session.js';
 import { loadDescription } from '../../../core/tool/tool.js';
 import type { ClaimedCheck } from '../evidence/evidence.js';
 import { commandsFromLedger } from '../gates/claims.js';
-import { gateWorkerReport, type GateReport } from '../gates/workerGates.js';
+import { type GateReport, gateWorkerReport } from '../gates/workerGates.js';
 
 const REFUSAL = loadDescription(import.meta.url, './reportRefused.md');
 
@@ -36,14 +36,22 @@ export function createReportGate(options: ReportGateOptions): StopCheck & { last
       const failed = last.gates.filter((gate) => !gate.ok && gate.name !== 'assertions');
       if (failed.length === 0 || refusals >= maxRefusals) return undefined;
       refusals += 1;
-      session.toolContext.emit({ type: 'notice', level: 'warn', message: `Report refused by the gates (${failed.map((gate) => gate.name).join(', ')}): ${failed.map((gate) => gate.reason).join('; ')}` });
+      session.toolContext.emit({
+        type: 'notice',
+        level: 'warn',
+        message: `Report refused by the gates (${failed.map((gate) => gate.name).join(', ')}): ${failed.map((gate) => gate.reason).join('; ')}`,
+      });
       return REFUSAL.replace('{reasons}', failed.map((gate) => `- ${gate.name}: ${gate.reason}`).join('\n'));
     },
   };
 }
 
 /** The gates on a session's Report, from its own ledger and the host's evidence of its checks. */
-export async function gateSession(session: AgentSession, options: Omit<ReportGateOptions, 'maxRefusals'>, report: unknown): Promise<GateReport> {
+export async function gateSession(
+  session: AgentSession,
+  options: Omit<ReportGateOptions, 'maxRefusals'>,
+  report: unknown,
+): Promise<GateReport> {
   return gateWorkerReport({
     claims: options.claimsOf(report),
     commands: commandsFromLedger(session.ledger.all()),

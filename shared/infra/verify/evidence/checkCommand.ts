@@ -18,7 +18,9 @@
 const SCRIPT_NAME = /^(?:test|t|build|lint|typecheck|type-check|tsc|check|verify|ci|e2e)(?::[\w:.-]+)?$/;
 
 const DIRECT: Array<{ tool: RegExp; sub?: RegExp }> = [
-  { tool: /^(?:vitest|jest|mocha|ava|tap|tsc|eslint|biome|pytest|py\.test|mypy|ruff|flake8|pylint|tox|nox|golangci-lint|ctest|rspec|phpunit|bats|tsd)$/ },
+  {
+    tool: /^(?:vitest|jest|mocha|ava|tap|tsc|eslint|biome|pytest|py\.test|mypy|ruff|flake8|pylint|tox|nox|golangci-lint|ctest|rspec|phpunit|bats|tsd)$/,
+  },
   { tool: /^playwright$/, sub: /^test$/ },
   { tool: /^cypress$/, sub: /^run$/ },
   { tool: /^prettier$/, sub: /^(?:--check|-c|--list-different|-l)$/ },
@@ -43,7 +45,13 @@ export function normalizeCommand(command: string): string {
 function simpleCommands(command: string): string[][] {
   return command
     .split(/&&|\|\||[;|\n]/)
-    .map((part) => part.replace(/[()]/g, ' ').trim().split(/\s+/).filter((word) => word !== ''))
+    .map((part) =>
+      part
+        .replace(/[()]/g, ' ')
+        .trim()
+        .split(/\s+/)
+        .filter((word) => word !== ''),
+    )
     .filter((words) => words.length > 0);
 }
 
@@ -60,7 +68,10 @@ function isCheckWords(input: string[]): boolean {
     } else if (first === 'npx' || first === 'bunx' || first === 'pnpx') {
       words = words.slice(1);
       while (words[0]?.startsWith('-')) words = words.slice(1);
-    } else if ((first === 'pnpm' || first === 'yarn' || first === 'bun') && (words[1] === 'exec' || words[1] === 'dlx' || words[1] === 'x')) {
+    } else if (
+      (first === 'pnpm' || first === 'yarn' || first === 'bun') &&
+      (words[1] === 'exec' || words[1] === 'dlx' || words[1] === 'x')
+    ) {
       words = words.slice(2);
     } else if (first === 'python' || first === 'python3') {
       if (words[1] === '-m' && /^(?:pytest|unittest|mypy|ruff|flake8|pylint|tox|nox)$/.test(words[2] ?? '')) return true;

@@ -20,5 +20,11 @@ export function checkRunEvent(evidence: CheckEvidence, taskId?: string): RunEven
 }
 
 export function gateRunEvents(gates: readonly GateResult[], taskId?: string): RunEventInput[] {
-  return gates.map((gate) => ({ type: 'gate', name: gate.name, ok: gate.ok, reason: gate.reason, ...(taskId !== undefined ? { task_id: taskId } : {}) }));
+  return gates.map((gate) => ({
+    type: 'gate',
+    name: gate.name,
+    ok: gate.ok,
+    reason: gate.reason,
+    ...(taskId !== undefined ? { task_id: taskId } : {}),
+  }));
 }

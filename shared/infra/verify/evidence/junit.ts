@@ -47,7 +47,11 @@ export function isJUnitXml(xml: string): boolean {
  * The counts of the JUnit files under `cwd` matching `globs` that were modified at or after
  * `since` (ms), added up; undefined when there are none.
  */
-export async function junitCounts(cwd: string, since: number, globs: readonly string[] = DEFAULT_JUNIT_GLOBS): Promise<{ counts: RunnerCounts; files: string[] } | undefined> {
+export async function junitCounts(
+  cwd: string,
+  since: number,
+  globs: readonly string[] = DEFAULT_JUNIT_GLOBS,
+): Promise<{ counts: RunnerCounts; files: string[] } | undefined> {
   const candidates = await glob([...globs], { cwd, absolute: true, dot: false, ignore: ['**/node_modules/**', '**/.git/**'] });
   const files: string[] = [];
   const counts: RunnerCounts = { runner: 'junit', passed: 0, failed: 0, skipped: 0, todo: 0 };

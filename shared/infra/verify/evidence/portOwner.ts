@@ -32,7 +32,12 @@ export function listenersOn(ports: readonly number[]): Map<number, PortListener>
     for (const [inode, port] of inodes) {
       if (found.has(port)) continue;
       const pid = owners.get(inode) ?? null;
-      found.set(port, { port, pid, cwd: pid === null ? null : readLink(`/proc/${pid}/cwd`), command: pid === null ? null : commandLine(pid) });
+      found.set(port, {
+        port,
+        pid,
+        cwd: pid === null ? null : readLink(`/proc/${pid}/cwd`),
+        command: pid === null ? null : commandLine(pid),
+      });
     }
     for (const port of found.keys()) wanted.delete(port);
     if (wanted.size === 0) break;

@@ -1,12 +1,12 @@
 import { stripVTControlCharacters } from 'node:util';
 import type { KnownTestCounts, TestCounts } from './evidence.js';
-import type { RunnerCounts, RunnerParser, RunnerWithoutCounts } from './parsers/runnerParser.js';
 import { cargoTestParser } from './parsers/cargoTest.js';
 import { goTestParser } from './parsers/goTest.js';
 import { jestParser } from './parsers/jest.js';
 import { mochaParser } from './parsers/mocha.js';
 import { nodeTestParser } from './parsers/nodeTest.js';
 import { pytestParser } from './parsers/pytest.js';
+import type { RunnerCounts, RunnerParser, RunnerWithoutCounts } from './parsers/runnerParser.js';
 import { tapParser } from './parsers/tap.js';
 import { vitestParser } from './parsers/vitest.js';
 
@@ -46,7 +46,10 @@ export function parseTestCounts(output: string, junit?: RunnerCounts): TestCount
     return { known: false, reason: uncounted.map((result) => `${result.runner}: ${result.unknown}`).join('; ') };
   }
   if (counted.length === 0) {
-    return { known: false, reason: `no test counts: the output matches none of the known runners (${KNOWN_RUNNERS}) and no JUnit XML was found` };
+    return {
+      known: false,
+      reason: `no test counts: the output matches none of the known runners (${KNOWN_RUNNERS}) and no JUnit XML was found`,
+    };
   }
   return known(counted, 'output');
 }

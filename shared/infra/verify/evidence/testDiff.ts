@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { structuredPatch, type StructuredPatchHunk } from 'diff';
+import { type StructuredPatchHunk, structuredPatch } from 'diff';
 import { gitAt } from '../../../core/git/git.js';
 import { TestFileMatcher, testGlobsInConfig } from './testFiles.js';
 

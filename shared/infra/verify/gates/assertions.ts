@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { StructuredPatchHunk } from 'diff';
 import type { AssertionConfirmation, AssertionFlag } from '../evidence/evidence.js';
-import { gateResult, type GateResult } from '../evidence/gateResult.js';
-import { hunkText, testChanges, type FileChange } from '../evidence/testDiff.js';
+import { type GateResult, gateResult } from '../evidence/gateResult.js';
+import { type FileChange, hunkText, testChanges } from '../evidence/testDiff.js';
 
 /**
  * Gate 4, assertions: a failing test can be made to pass by weakening it instead of fixing the
@@ -88,7 +88,8 @@ const TEST_CASE = [
 ];
 
 /** Lines in runner configs that decide which tests run. */
-const SELECTION = /\b(?:include|exclude|testMatch|testRegex|testPathIgnorePatterns|testNamePattern|roots|python_files|python_functions|testpaths|addopts|norecursedirs|spec|grep|ignore|only|bail|passWithNoTests|allowOnly|filter)\b|--ignore|--deselect|-k\s|"test[\w:-]*"\s*:/;
+const SELECTION =
+  /\b(?:include|exclude|testMatch|testRegex|testPathIgnorePatterns|testNamePattern|roots|python_files|python_functions|testpaths|addopts|norecursedirs|spec|grep|ignore|only|bail|passWithNoTests|allowOnly|filter)\b|--ignore|--deselect|-k\s|"test[\w:-]*"\s*:/;
 
 const COMMENT = /^\s*(?:\/\/|\/\*|\*|#(?!\[)|--|<!--)/;
 
@@ -109,7 +110,14 @@ export function testFileFlags(change: FileChange): AssertionFlag[] {
   if (change.status === 'deleted') {
     const lost = count(change.before, TEST_CASE);
     const renamed = change.oldPath !== undefined ? ` (renamed to ${change.path}, which is no test file)` : '';
-    return [flag(change.oldPath ?? change.path, 'test_file_removed', `the test file was deleted${renamed}, with ${lost} test case(s) and ${count(change.before, ASSERTION)} assertion(s)`, change.hunks)];
+    return [
+      flag(
+        change.oldPath ?? change.path,
+        'test_file_removed',
+        `the test file was deleted${renamed}, with ${lost} test case(s) and ${count(change.before, ASSERTION)} assertion(s)`,
+        change.hunks,
+      ),
+    ];
   }
   const file = change.path;
   const flags: AssertionFlag[] = [];
@@ -117,25 +125,50 @@ export function testFileFlags(change: FileChange): AssertionFlag[] {
 
   const [assertionsBefore, assertionsAfter] = fewer(ASSERTION);
   if (assertionsAfter < assertionsBefore) {
-    flags.push(flag(file, 'assertion_removed', `${assertionsBefore} assertion(s) before, ${assertionsAfter} after`, hunksWhere(change.hunks, (hunk) => lineCount(hunk, '-', ASSERTION) > lineCount(hunk, '+', ASSERTION))));
+    flags.push(
+      flag(
+        file,
+        'assertion_removed',
+        `${assertionsBefore} assertion(s) before, ${assertionsAfter} after`,
+        hunksWhere(change.hunks, (hunk) => lineCount(hunk, '-', ASSERTION) > lineCount(hunk, '+', ASSERTION)),
+      ),
+    );
   }
   for (const hunk of change.hunks) {
     const exactOut = lineCount(hunk, '-', EXACT) - lineCount(hunk, '+', EXACT);
     const vagueIn = lineCount(hunk, '+', VAGUE) - lineCount(hunk, '-', VAGUE);
     if (exactOut > 0 && vagueIn > 0) {
-      flags.push(flag(file, 'assertion_loosened', `${exactOut} exact assertion(s) replaced by ${vagueIn} vaguer one(s) at line ${hunk.newStart}`, [hunk]));
+      flags.push(
+        flag(file, 'assertion_loosened', `${exactOut} exact assertion(s) replaced by ${vagueIn} vaguer one(s) at line ${hunk.newStart}`, [
+          hunk,
+        ]),
+      );
     }
   }
   for (const kind of ['skip_added', 'only_added', 'todo_added'] as const) {
     const [before, after] = fewer(MARKERS[kind]);
     if (after > before) {
       const what = kind === 'skip_added' ? 'skip' : kind === 'only_added' ? 'only (focus)' : 'todo';
-      flags.push(flag(file, kind, `${after - before} more ${what} marker(s) than before (${before} → ${after})`, hunksWhere(change.hunks, (hunk) => lineCount(hunk, '+', MARKERS[kind]) > lineCount(hunk, '-', MARKERS[kind]))));
+      flags.push(
+        flag(
+          file,
+          kind,
+          `${after - before} more ${what} marker(s) than before (${before} → ${after})`,
+          hunksWhere(change.hunks, (hunk) => lineCount(hunk, '+', MARKERS[kind]) > lineCount(hunk, '-', MARKERS[kind])),
+        ),
+      );
     }
   }
   const [testsBefore, testsAfter] = fewer(TEST_CASE);
   if (testsAfter < testsBefore) {
-    flags.push(flag(file, 'test_removed', `${testsBefore} test case(s) before, ${testsAfter} after`, hunksWhere(change.hunks, (hunk) => lineCount(hunk, '-', TEST_CASE) > lineCount(hunk, '+', TEST_CASE))));
+    flags.push(
+      flag(
+        file,
+        'test_removed',
+        `${testsBefore} test case(s) before, ${testsAfter} after`,
+        hunksWhere(change.hunks, (hunk) => lineCount(hunk, '-', TEST_CASE) > lineCount(hunk, '+', TEST_CASE)),
+      ),
+    );
   }
   return flags;
 }
@@ -143,7 +176,9 @@ export function testFileFlags(change: FileChange): AssertionFlag[] {
 export function configFlags(change: FileChange): AssertionFlag[] {
   return change.hunks
     .filter((hunk) => hunk.lines.some((line) => (line.startsWith('+') || line.startsWith('-')) && SELECTION.test(line.slice(1))))
-    .map((hunk) => flag(change.path, 'runner_config_changed', `a change to ${change.path} touches which tests run (line ${hunk.newStart})`, [hunk]));
+    .map((hunk) =>
+      flag(change.path, 'runner_config_changed', `a change to ${change.path} touches which tests run (line ${hunk.newStart})`, [hunk]),
+    );
 }
 
 /**
@@ -152,11 +187,16 @@ export function configFlags(change: FileChange): AssertionFlag[] {
  * with its id, so the Verification agent can answer it.
  */
 export function assertionsGate(flags: readonly AssertionFlag[], confirmations: readonly AssertionConfirmation[] = []): GateResult {
-  if (flags.length === 0) return gateResult('assertions', true, 'no test file lost an assertion, a test or a file, and none gained a skip, only or todo');
+  if (flags.length === 0)
+    return gateResult('assertions', true, 'no test file lost an assertion, a test or a file, and none gained a skip, only or todo');
   const confirmed = new Map(confirmations.map((confirmation) => [confirmation.flag, confirmation.reason]));
   const open = flags.filter((one) => !confirmed.has(one.id));
   if (open.length === 0) {
-    return gateResult('assertions', true, `${flags.length} flagged change(s), each confirmed by the Verification agent: ${flags.map((one) => `${one.id} (${confirmed.get(one.id)})`).join('; ')}`);
+    return gateResult(
+      'assertions',
+      true,
+      `${flags.length} flagged change(s), each confirmed by the Verification agent: ${flags.map((one) => `${one.id} (${confirmed.get(one.id)})`).join('; ')}`,
+    );
   }
   const list = open.map((one) => `[${one.id}] ${one.file}: ${one.kind.replace(/_/g, ' ')}, ${one.detail}`).join('; ');
   return gateResult('assertions', false, `${open.length} change(s) to tests need the Verification agent's confirmation: ${list}`);

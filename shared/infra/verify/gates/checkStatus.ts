@@ -1,8 +1,8 @@
 import type { CheckEvidence } from '../evidence/evidence.js';
-import { staleProblem } from './stale.js';
-import { targetProblems, type TargetContext } from './target.js';
-import { zeroTestsProblem } from './zeroTests.js';
 import type { TreeSnapshot } from '../evidence/treeHash.js';
+import { staleProblem } from './stale.js';
+import { type TargetContext, targetProblems } from './target.js';
+import { zeroTestsProblem } from './zeroTests.js';
 
 /**
  * What one piece of evidence is worth on the tree as it is now:

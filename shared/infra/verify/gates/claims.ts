@@ -1,9 +1,8 @@
 import type { ToolLedgerEntry } from '../../../core/loop/toolLedger.js';
 import { bashResultFields } from '../../../core/tool/bashResultData.js';
-import type { CheckRecord } from '../evidence/evidence.js';
 import { normalizeCommand } from '../evidence/checkCommand.js';
-import type { ClaimedCheck } from '../evidence/evidence.js';
-import { gateResult, type GateResult } from '../evidence/gateResult.js';
+import type { CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
+import { type GateResult, gateResult } from '../evidence/gateResult.js';
 
 /**
  * Gate 5, claims: a check an agent says it ran (worker `claimed_checks`, verification `checks`)
@@ -41,7 +40,11 @@ export function claimsGate(claims: readonly ClaimedCheck[], log: readonly CheckR
   }
   if (dropped.length > 0) {
     const list = dropped.map(({ claim, why }) => `\`${claim.command}\` (exit ${claim.exit_code}): ${why}`).join('; ');
-    return { gate: gateResult('claims', false, `${dropped.length} of ${claims.length} checks claimed by ${who} dropped: ${list}`), kept, dropped };
+    return {
+      gate: gateResult('claims', false, `${dropped.length} of ${claims.length} checks claimed by ${who} dropped: ${list}`),
+      kept,
+      dropped,
+    };
   }
   const reason = claims.length === 0 ? `${who} claimed no checks` : `all ${claims.length} checks claimed by ${who} match its own tool log`;
   return { gate: gateResult('claims', true, reason), kept, dropped };

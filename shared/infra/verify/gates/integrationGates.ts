@@ -1,13 +1,12 @@
-import type { CheckRecord } from '../evidence/evidence.js';
-import type { ClaimedCheck } from '../evidence/evidence.js';
-import { allGatesPass, gateResult, type GateResult } from '../evidence/gateResult.js';
+import type { CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
+import { allGatesPass, type GateResult, gateResult } from '../evidence/gateResult.js';
+import { treeSnapshot } from '../evidence/treeHash.js';
 import { assertionsGate, auditTestChanges } from './assertions.js';
 import { claimsGate } from './claims.js';
 import { staleGate } from './stale.js';
 import { targetGate } from './target.js';
+import { type GatedCheck, type GateReport, type GateTreeInput, gatedCheck } from './workerGates.js';
 import { zeroTestsGate } from './zeroTests.js';
-import { treeSnapshot } from '../evidence/treeHash.js';
-import { gatedCheck, type GatedCheck, type GateReport, type GateTreeInput } from './workerGates.js';
 
 /**
  * The five gates on the integration checks: the host's own runs (checkRun.ts) on the merged
@@ -27,7 +26,10 @@ export async function gateIntegration(input: IntegrationInput): Promise<GateRepo
   for (const evidence of input.evidence) checks.push(await gatedCheck(evidence, current, target));
   const claims = input.verification
     ? claimsGate(input.verification.claims, input.verification.commands, 'the Verification agent')
-    : { gate: gateResult('claims', true, 'no agent claims to hold against a tool log: the integration checks were run by the host'), dropped: [] };
+    : {
+        gate: gateResult('claims', true, 'no agent claims to hold against a tool log: the integration checks were run by the host'),
+        dropped: [],
+      };
   const flags = await auditTestChanges(input.audit);
   const gates: GateResult[] = [
     zeroTestsGate(input.evidence),

@@ -20,19 +20,27 @@ export interface RunPassInput {
 }
 
 export function runMayPass(input: RunPassInput): { ok: boolean; reason: string } {
-  if (input.evidence.length === 0) return { ok: false, reason: 'no integration check ran on the merged tree: a run does not pass on no evidence' };
+  if (input.evidence.length === 0)
+    return { ok: false, reason: 'no integration check ran on the merged tree: a run does not pass on no evidence' };
   const failedGates = failedGatesText(input.gates);
   if (failedGates) return { ok: false, reason: `gates failed: ${failedGates}` };
   const problems: string[] = [];
   for (const one of input.evidence) {
     if (one.started_at <= input.lastMergeAt) {
-      problems.push(`\`${one.command}\` started at ${new Date(one.started_at).toISOString()}, before the last merge at ${new Date(input.lastMergeAt).toISOString()}`);
+      problems.push(
+        `\`${one.command}\` started at ${new Date(one.started_at).toISOString()}, before the last merge at ${new Date(input.lastMergeAt).toISOString()}`,
+      );
     } else if (one.tree !== input.currentTree.digest) {
-      problems.push(`\`${one.command}\` ran on tree ${one.tree.slice(0, 12)}, not the integration tree ${input.currentTree.digest.slice(0, 12)}`);
+      problems.push(
+        `\`${one.command}\` ran on tree ${one.tree.slice(0, 12)}, not the integration tree ${input.currentTree.digest.slice(0, 12)}`,
+      );
     } else if (one.outcome !== 'exited' || one.exit_code !== 0) {
       problems.push(`\`${one.command}\` did not pass (${one.outcome === 'exited' ? `exit ${one.exit_code}` : one.outcome})`);
     }
   }
   if (problems.length > 0) return { ok: false, reason: problems.join('; ') };
-  return { ok: true, reason: `${input.evidence.length} integration check(s) passed on tree ${input.currentTree.digest.slice(0, 12)}, after the last merge` };
+  return {
+    ok: true,
+    reason: `${input.evidence.length} integration check(s) passed on tree ${input.currentTree.digest.slice(0, 12)}, after the last merge`,
+  };
 }

@@ -1,6 +1,6 @@
 import type { CheckEvidence } from '../evidence/evidence.js';
-import { gateResult, type GateResult } from '../evidence/gateResult.js';
-import { describeTreeChanges, loadManifest, treeChanges, type TreeSnapshot } from '../evidence/treeHash.js';
+import { type GateResult, gateResult } from '../evidence/gateResult.js';
+import { describeTreeChanges, loadManifest, type TreeSnapshot, treeChanges } from '../evidence/treeHash.js';
 
 /**
  * Gate 2, stale: evidence counts only for the tree it ran on. A check whose tree hash (taken
@@ -25,7 +25,9 @@ export async function staleProblem(evidence: CheckEvidence, current: TreeSnapsho
 
 export async function staleGate(evidence: readonly CheckEvidence[], current: TreeSnapshot): Promise<GateResult> {
   const passing = evidence.filter((one) => one.outcome === 'exited' && one.exit_code === 0);
-  const problems = (await Promise.all(passing.map((one) => staleProblem(one, current)))).filter((problem): problem is string => problem !== undefined);
+  const problems = (await Promise.all(passing.map((one) => staleProblem(one, current)))).filter(
+    (problem): problem is string => problem !== undefined,
+  );
   if (problems.length > 0) return gateResult('stale', false, problems.join('; '));
   if (passing.length === 0) return gateResult('stale', true, 'no passing check to hold against the tree');
   return gateResult('stale', true, `every passing check ran on the current tree ${short(current.digest)}`);

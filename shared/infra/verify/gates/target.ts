@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { CheckEvidence, CheckSpec, TargetObservation } from '../evidence/evidence.js';
-import { gateResult, type GateResult } from '../evidence/gateResult.js';
+import { type GateResult, gateResult } from '../evidence/gateResult.js';
 
 /**
  * Gate 3, target: a check that talks to a server counts only if that server runs from this
@@ -20,9 +20,13 @@ import { gateResult, type GateResult } from '../evidence/gateResult.js';
  * not one of the job's leased ports; the listening process cannot be inspected; or its working
  * folder is not inside the worktree.
  */
-const LOOPBACK_PORT = /(?:^|[\s/@'"=(])(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1\]):(\d{1,5}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)(?!\w)/g;
+const LOOPBACK_PORT =
+  /(?:^|[\s/@'"=(])(?:localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1\]):(\d{1,5}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)(?!\w)/g;
 
-export function targetPortsOf(spec: Pick<CheckSpec, 'command'> & { target_ports?: number[] }, env: Readonly<Record<string, string | undefined>> = {}): number[] {
+export function targetPortsOf(
+  spec: Pick<CheckSpec, 'command'> & { target_ports?: number[] },
+  env: Readonly<Record<string, string | undefined>> = {},
+): number[] {
   const ports = new Set<number>(spec.target_ports ?? []);
   for (const [, raw] of spec.command.matchAll(LOOPBACK_PORT)) {
     const value = raw!.startsWith('$') ? env[raw!.replace(/^\$\{?|\}?$/g, '')] : raw;
@@ -49,9 +53,12 @@ function problemsOf(command: string, target: TargetObservation, root: string, le
   const who = target.pid === null ? '' : ` (pid ${target.pid}${target.command ? `, \`${target.command}\`` : ''})`;
   if (target.seen === 'never') problems.push(`\`${command}\` talks to port ${target.port}, but nothing listened there while it ran`);
   if (!leased.includes(target.port)) {
-    problems.push(`\`${command}\` talks to port ${target.port}, which is not leased to this job (its ports: ${leased.length > 0 ? leased.join(', ') : 'none'})`);
+    problems.push(
+      `\`${command}\` talks to port ${target.port}, which is not leased to this job (its ports: ${leased.length > 0 ? leased.join(', ') : 'none'})`,
+    );
   }
-  if (target.seen !== 'never' && target.pid === null) problems.push(`the process listening on port ${target.port} could not be inspected (another user's?)`);
+  if (target.seen !== 'never' && target.pid === null)
+    problems.push(`the process listening on port ${target.port} could not be inspected (another user's?)`);
   if (target.cwd !== null && !inside(canonical(target.cwd), root)) {
     problems.push(`the server on port ${target.port}${who} runs from ${target.cwd}, not from this worktree ${root}`);
   }
@@ -60,7 +67,8 @@ function problemsOf(command: string, target: TargetObservation, root: string, le
 
 export function targetGate(evidence: readonly CheckEvidence[], context: TargetContext): GateResult {
   const withTargets = evidence.filter((one) => one.targets.length > 0);
-  if (withTargets.length === 0) return gateResult('target', true, 'no check talks to a server (none names target_ports or a localhost:PORT)');
+  if (withTargets.length === 0)
+    return gateResult('target', true, 'no check talks to a server (none names target_ports or a localhost:PORT)');
   const problems = withTargets.flatMap((one) => targetProblems(one, context));
   if (problems.length > 0) return gateResult('target', false, problems.join('; '));
   const ports = [...new Set(withTargets.flatMap((one) => one.targets.map((target) => target.port)))];

@@ -1,14 +1,13 @@
-import type { CheckRecord } from '../evidence/evidence.js';
 import { isCheckCommand, normalizeCommand } from '../evidence/checkCommand.js';
-import { checkStatus, type CheckStatus } from './checkStatus.js';
-import type { AssertionConfirmation, AssertionFlag, CheckEvidence, ClaimedCheck } from '../evidence/evidence.js';
-import { allGatesPass, gateResult, type GateResult } from '../evidence/gateResult.js';
-import { assertionsGate, auditTestChanges, type AuditInput } from './assertions.js';
+import type { AssertionConfirmation, AssertionFlag, CheckEvidence, CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
+import { allGatesPass, type GateResult, gateResult } from '../evidence/gateResult.js';
+import { type TreeSnapshot, treeSnapshot } from '../evidence/treeHash.js';
+import { type AuditInput, assertionsGate, auditTestChanges } from './assertions.js';
+import { type CheckStatus, checkStatus } from './checkStatus.js';
 import { claimsGate, type DroppedClaim } from './claims.js';
 import { staleGate } from './stale.js';
 import { targetGate } from './target.js';
 import { zeroTestsGate } from './zeroTests.js';
-import { treeSnapshot, type TreeSnapshot } from '../evidence/treeHash.js';
 
 /**
  * The five gates on one Worker report (and, with its `checks` as the claims, on a Verification
@@ -59,9 +58,20 @@ export interface WorkerReportInput extends GateTreeInput {
 }
 
 /** A check judged on its evidence (checkStatus) as the report shows it. */
-export async function gatedCheck(evidence: CheckEvidence, current: TreeSnapshot, target: { worktree: string; leasedPorts: readonly number[] }): Promise<GatedCheck> {
+export async function gatedCheck(
+  evidence: CheckEvidence,
+  current: TreeSnapshot,
+  target: { worktree: string; leasedPorts: readonly number[] },
+): Promise<GatedCheck> {
   const { status, reason } = await checkStatus(evidence, current, target);
-  return { command: evidence.command, exit_code: evidence.exit_code, status, reason, tests_executed: evidence.counts.known ? evidence.counts.executed : null, evidence };
+  return {
+    command: evidence.command,
+    exit_code: evidence.exit_code,
+    status,
+    reason,
+    tests_executed: evidence.counts.known ? evidence.counts.executed : null,
+    evidence,
+  };
 }
 
 export async function gateWorkerReport(input: WorkerReportInput): Promise<GateReport> {
@@ -75,11 +85,23 @@ export async function gateWorkerReport(input: WorkerReportInput): Promise<GateRe
     const evidence = latestEvidence(input.evidence, claim.command);
     if (!evidence && !isCheckCommand(claim.command)) {
       const passed = claim.exit_code === 0;
-      checks.push({ command: claim.command, exit_code: claim.exit_code, status: passed ? 'passed' : 'failed', reason: 'not a test or build command: held to the tool log only', tests_executed: null });
+      checks.push({
+        command: claim.command,
+        exit_code: claim.exit_code,
+        status: passed ? 'passed' : 'failed',
+        reason: 'not a test or build command: held to the tool log only',
+        tests_executed: null,
+      });
       continue;
     }
     if (!evidence) {
-      checks.push({ command: claim.command, exit_code: claim.exit_code, status: 'not_run', reason: `no evidence of \`${claim.command}\` was recorded (tree, counts): it cannot count as run on this tree`, tests_executed: null });
+      checks.push({
+        command: claim.command,
+        exit_code: claim.exit_code,
+        status: 'not_run',
+        reason: `no evidence of \`${claim.command}\` was recorded (tree, counts): it cannot count as run on this tree`,
+        tests_executed: null,
+      });
       continue;
     }
     backing.push(evidence);

@@ -1,5 +1,5 @@
 import type { CheckEvidence } from '../evidence/evidence.js';
-import { gateResult, type GateResult } from '../evidence/gateResult.js';
+import { type GateResult, gateResult } from '../evidence/gateResult.js';
 import { describeCounts } from '../evidence/testCounts.js';
 
 /**
@@ -17,7 +17,8 @@ export function zeroTestsProblem(evidence: CheckEvidence): string | undefined {
   if (counts.executed === 0) {
     return `\`${evidence.command}\` exited 0 but ran no test: ${describeCounts(counts)}, which is not a pass`;
   }
-  if (counts.failed > 0) return `\`${evidence.command}\` exited 0 but its runner reports ${counts.failed} failed test(s): ${describeCounts(counts)}`;
+  if (counts.failed > 0)
+    return `\`${evidence.command}\` exited 0 but its runner reports ${counts.failed} failed test(s): ${describeCounts(counts)}`;
   return undefined;
 }
 

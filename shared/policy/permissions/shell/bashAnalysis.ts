@@ -164,8 +164,7 @@ class ShellWalk {
   private run(written: ShellWord[], state: WalkState, depth: number, extras: RunExtras = {}): PossibleCwds {
     const { chdir, ...unwrapped } = unwrapCommand(written);
     const name = unwrapped.argv[0];
-    const unclear =
-      unwrapped.unclear ?? (name?.dynamic ? `the command name ${name.raw} is only known when it runs` : undefined);
+    const unclear = unwrapped.unclear ?? (name?.dynamic ? `the command name ${name.raw} is only known when it runs` : undefined);
     // `env -C DIR cmd` runs cmd in DIR; if it cannot get there, cmd does not run at all.
     const cwd = chdir.reduce<PossibleCwds>((dirs, dir) => moveTo(dirs, dir), state.cwd);
     const found: ShellCommand = { written, ...unwrapped, pipedFrom: state.pipedFrom, cwd, assignments: extras.assignments ?? [] };
@@ -230,7 +229,8 @@ class ShellWalk {
       } else {
         // The parser does not look inside `${x:-…}` or `$((…))`: a substitution hidden there
         // would run unseen, so refuse it.
-        const inside = expansion.type === 'ArithmeticExpansion' ? (expansion.expression ?? '') : text.slice(expansion.loc.start, expansion.loc.end + 1);
+        const inside =
+          expansion.type === 'ArithmeticExpansion' ? (expansion.expression ?? '') : text.slice(expansion.loc.start, expansion.loc.end + 1);
         if (inside.includes('$(') || inside.includes('`')) {
           throw new Unanalysable(`it hides a command substitution inside ${inside}, which the analysis cannot see into`);
         }
@@ -281,7 +281,9 @@ function changeDirectory(args: ShellWord[], cwd: PossibleCwds): PossibleCwds {
 /** The folders reached by moving from each of `cwd` to `dir`; undefined when that cannot be told. */
 function moveTo(cwd: PossibleCwds, dir: ShellWord): PossibleCwds {
   if (cwd === undefined || dir.dynamic || dir.value === '') return undefined;
-  return [...new Set(cwd.map((from) => (path.posix.isAbsolute(dir.value) ? path.posix.normalize(dir.value) : path.posix.join(from, dir.value))))];
+  return [
+    ...new Set(cwd.map((from) => (path.posix.isAbsolute(dir.value) ? path.posix.normalize(dir.value) : path.posix.join(from, dir.value)))),
+  ];
 }
 
 type ShellScript = { kind: 'text'; text: string } | { kind: 'dynamic' } | { kind: 'stdin' } | { kind: 'file' };

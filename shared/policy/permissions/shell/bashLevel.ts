@@ -1,7 +1,7 @@
 import type { PermissionMode } from '../../../core/tool/permissionMode.js';
 import { analyzeBash, isHarmlessWriteTarget } from './bashAnalysis.js';
-import type { ShellCommand } from './shellTypes.js';
 import { isReadOnlyCommand } from './readOnlyCommands.js';
+import type { ShellCommand } from './shellTypes.js';
 
 /**
  * Whether a Bash command only reads: it parses, every command in it (in lists, pipes, subshells,

@@ -48,7 +48,10 @@ export function readArguments(args: ShellWord[], spec: OptionSpec): ReadArgument
     const isOption = value.startsWith('-') && value !== '-' && !spec.operandLike?.test(value);
     if (!isOption) {
       if (spec.redirecting && mayBecomeOption(word)) {
-        return { ok: false, reason: `${word.raw} could expand to something starting with - and be read as an option; put -- before the operands or start the path with ./` };
+        return {
+          ok: false,
+          reason: `${word.raw} could expand to something starting with - and be read as an option; put -- before the operands or start the path with ./`,
+        };
       }
       if (spec.stopAtOperand) {
         operands.push(...args.slice(index));

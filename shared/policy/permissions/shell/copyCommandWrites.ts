@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { isHarmlessWriteTarget } from './bashAnalysis.js';
+import { hasOption, type OptionArity, type OptionSpec, type ReadOption, valuesOf } from './commandOptions.js';
 import type { PossibleCwds, ShellWord } from './shellTypes.js';
-import { hasOption, valuesOf, type OptionArity, type OptionSpec, type ReadOption } from './commandOptions.js';
-import { baseWord, childWord, type WriteCollector, type WriteReader } from './writeCollector.js';
 import { wordShape } from './wordShape.js';
+import { baseWord, childWord, type WriteCollector, type WriteReader } from './writeCollector.js';
 
 function longs(names: string, arity: OptionArity): Record<string, OptionArity> {
   return Object.fromEntries(names.split(' ').map((name) => [name, arity]));
@@ -17,7 +17,10 @@ const CP: OptionSpec = {
   redirecting: true,
   long: {
     ...COMMON,
-    ...longs('archive attributes-only copy-contents debug force interactive link dereference no-clobber no-dereference no-target-directory one-file-system parents recursive remove-destination strip-trailing-slashes symbolic-link verbose keep-directory-symlink', 'none'),
+    ...longs(
+      'archive attributes-only copy-contents debug force interactive link dereference no-clobber no-dereference no-target-directory one-file-system parents recursive remove-destination strip-trailing-slashes symbolic-link verbose keep-directory-symlink',
+      'none',
+    ),
     ...longs('no-preserve sparse suffix target-directory', 'required'),
     ...longs('backup preserve reflink update context', 'optional'),
   },
@@ -150,16 +153,21 @@ export const COPY_COMMANDS: Record<string, WriteReader> = {
     const sources = read.operands.slice(0, -1).filter(isLocal);
     if (hasOption(read.options, '--remove-source-files')) for (const source of sources) out.write(source, { entry: true });
     if (!isLocal(destination)) return;
-    if (hasOption(read.options, '-K', '--keep-dirlinks')) return out.fail('rsync --keep-dirlinks writes through links to folders it finds in the destination');
+    if (hasOption(read.options, '-K', '--keep-dirlinks'))
+      return out.fail('rsync --keep-dirlinks writes through links to folders it finds in the destination');
     copyInto(destination, sources, out, hasOption(read.options, '-R', '--relative'));
     // Relative to the destination (or, for --partial-dir, to each file's folder inside it).
     const near = [...(out.command.cwd ?? []), ...(out.foldersIn(destination) ?? [])];
-    for (const dir of valuesOf(read.options, '--backup-dir', '--temp-dir', '-T', '--partial-dir')) out.write(dir, { cwd: out.command.cwd && near });
+    for (const dir of valuesOf(read.options, '--backup-dir', '--temp-dir', '-T', '--partial-dir'))
+      out.write(dir, { cwd: out.command.cwd && near });
   },
 };
 
 /** The destination folders (`-t DIR`, or the last operand) and the sources. */
-function destinationOf(read: { options: ReadOption[]; operands: ShellWord[] }, out: WriteCollector): { destinations: ShellWord[]; sources: ShellWord[] } {
+function destinationOf(
+  read: { options: ReadOption[]; operands: ShellWord[] },
+  out: WriteCollector,
+): { destinations: ShellWord[]; sources: ShellWord[] } {
   const folders = valuesOf(read.options, '-t', '--target-directory');
   if (folders.length > 0) return { destinations: folders, sources: read.operands };
   // Without -t the destination is the last operand, and xargs appends operands after it.
@@ -175,7 +183,8 @@ function copyInto(destination: ShellWord, sources: ShellWord[], out: WriteCollec
   for (const source of sources) {
     if (keepsPath) out.write(childWord(destination, source));
     // Under find -exec, `{}` is a path under find's start: its name inside the destination cannot be told, the destination covers it.
-    else if (wordShape(source).kind !== 'unknown' && !(out.command.placeholder && source.value.includes('{}'))) out.write(childWord(destination, baseWord(source)));
+    else if (wordShape(source).kind !== 'unknown' && !(out.command.placeholder && source.value.includes('{}')))
+      out.write(childWord(destination, baseWord(source)));
   }
 }
 

@@ -44,16 +44,24 @@ function gitReason(args: string[]): string | undefined {
     case 'push': {
       const forced = options.some(
         (option) =>
-          option === '--force' || option.startsWith('--force-with-lease') || option === '--mirror' || shortFlag(option, 'f') || /^\+/.test(option),
+          option === '--force' ||
+          option.startsWith('--force-with-lease') ||
+          option === '--mirror' ||
+          shortFlag(option, 'f') ||
+          /^\+/.test(option),
       );
       return forced ? 'git push --force rewrites history on the remote' : undefined;
     }
     case 'clean':
       return options.some((option) => option === '--force' || shortFlag(option, 'f')) ? 'git clean -f deletes untracked files' : undefined;
     case 'checkout':
-      return options.some((option) => option === '--force' || option === '-f') ? 'git checkout --force throws away local changes' : undefined;
+      return options.some((option) => option === '--force' || option === '-f')
+        ? 'git checkout --force throws away local changes'
+        : undefined;
     case 'branch':
-      return options.some((option) => option === '-D' || shortFlag(option, 'D')) ? 'git branch -D deletes a branch whether or not it was merged' : undefined;
+      return options.some((option) => option === '-D' || shortFlag(option, 'D'))
+        ? 'git branch -D deletes a branch whether or not it was merged'
+        : undefined;
     default:
       return undefined;
   }

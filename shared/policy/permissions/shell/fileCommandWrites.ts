@@ -1,7 +1,7 @@
-import type { ShellWord } from './shellTypes.js';
 import { hasOption, type OptionArity, type OptionSpec, type ReadOption } from './commandOptions.js';
-import type { WriteCollector, WriteReader } from './writeCollector.js';
+import type { ShellWord } from './shellTypes.js';
 import { wordShape } from './wordShape.js';
+import type { WriteCollector, WriteReader } from './writeCollector.js';
 
 const TOUCH: OptionSpec = {
   flags: 'acfhm',
@@ -11,7 +11,19 @@ const TOUCH: OptionSpec = {
 
 const OWNER: OptionSpec = {
   flags: 'cfhvRHLP',
-  long: longs({ changes: 'none', dereference: 'none', 'no-dereference': 'none', from: 'required', 'no-preserve-root': 'none', 'preserve-root': 'none', quiet: 'none', silent: 'none', reference: 'required', recursive: 'none', verbose: 'none' }),
+  long: longs({
+    changes: 'none',
+    dereference: 'none',
+    'no-dereference': 'none',
+    from: 'required',
+    'no-preserve-root': 'none',
+    'preserve-root': 'none',
+    quiet: 'none',
+    silent: 'none',
+    reference: 'required',
+    recursive: 'none',
+    verbose: 'none',
+  }),
 };
 
 const SED: OptionSpec = {
@@ -21,13 +33,33 @@ const SED: OptionSpec = {
   // `sed -i "$X" f`: the first word could turn out to be `--in-place=../x/*`.
   redirecting: true,
   long: longs({
-    expression: 'required', file: 'required', 'in-place': 'optional', 'line-length': 'required', 'null-data': 'none', 'zero-terminated': 'none', quiet: 'none',
-    silent: 'none', posix: 'none', 'regexp-extended': 'none', separate: 'none', sandbox: 'none', debug: 'none', unbuffered: 'none', 'follow-symlinks': 'none', binary: 'none',
+    expression: 'required',
+    file: 'required',
+    'in-place': 'optional',
+    'line-length': 'required',
+    'null-data': 'none',
+    'zero-terminated': 'none',
+    quiet: 'none',
+    silent: 'none',
+    posix: 'none',
+    'regexp-extended': 'none',
+    separate: 'none',
+    sandbox: 'none',
+    debug: 'none',
+    unbuffered: 'none',
+    'follow-symlinks': 'none',
+    binary: 'none',
   }),
 };
 
 /** perl's switches: -e/-E take a value; the others that take one only take it fused (`-i.bak`, `-l0`). */
-const PERL: OptionSpec = { flags: 'acfgnpsStTuUvwWXh', valued: 'eE', fusedOptional: 'il0CdDxIMmFV', stopAtOperand: true, redirecting: true };
+const PERL: OptionSpec = {
+  flags: 'acfgnpsStTuUvwWXh',
+  valued: 'eE',
+  fusedOptional: 'il0CdDxIMmFV',
+  stopAtOperand: true,
+  redirecting: true,
+};
 
 /**
  * Commands that write the files they name as operands: touch, mkdir, rm, rmdir, unlink, tee,
@@ -40,25 +72,68 @@ export const FILE_COMMANDS: Record<string, WriteReader> = {
     const read = out.read(args, TOUCH);
     if (read) out.writeOperands(read.operands, { entry: hasOption(read.options, '-h', '--no-dereference') });
   },
-  mkdir: operandsWritten({ flags: 'pvZ', valued: 'm', long: longs({ mode: 'required', parents: 'none', verbose: 'none', context: 'optional' }) }),
+  mkdir: operandsWritten({
+    flags: 'pvZ',
+    valued: 'm',
+    long: longs({ mode: 'required', parents: 'none', verbose: 'none', context: 'optional' }),
+  }),
   rm: operandsWritten(
-    { flags: 'fiIrRdv', long: longs({ force: 'none', interactive: 'optional', 'one-file-system': 'none', 'no-preserve-root': 'none', 'preserve-root': 'optional', recursive: 'none', dir: 'none', verbose: 'none' }) },
+    {
+      flags: 'fiIrRdv',
+      long: longs({
+        force: 'none',
+        interactive: 'optional',
+        'one-file-system': 'none',
+        'no-preserve-root': 'none',
+        'preserve-root': 'optional',
+        recursive: 'none',
+        dir: 'none',
+        verbose: 'none',
+      }),
+    },
     { entry: true },
   ),
-  rmdir: operandsWritten({ flags: 'pv', long: longs({ 'ignore-fail-on-non-empty': 'none', parents: 'none', verbose: 'none' }) }, { entry: true }),
+  rmdir: operandsWritten(
+    { flags: 'pv', long: longs({ 'ignore-fail-on-non-empty': 'none', parents: 'none', verbose: 'none' }) },
+    { entry: true },
+  ),
   unlink: operandsWritten({ long: longs({}) }, { entry: true }),
   tee: operandsWritten({ flags: 'aip', long: longs({ append: 'none', 'ignore-interrupts': 'none', 'output-error': 'optional' }) }),
-  truncate: operandsWritten({ flags: 'co', valued: 'rs', long: longs({ 'no-create': 'none', 'io-blocks': 'none', reference: 'required', size: 'required' }) }),
+  truncate: operandsWritten({
+    flags: 'co',
+    valued: 'rs',
+    long: longs({ 'no-create': 'none', 'io-blocks': 'none', reference: 'required', size: 'required' }),
+  }),
   shred: operandsWritten({
     flags: 'fuvxz',
     valued: 'ns',
-    long: longs({ force: 'none', iterations: 'required', 'random-source': 'required', size: 'required', remove: 'optional', verbose: 'none', exact: 'none', zero: 'none' }),
+    long: longs({
+      force: 'none',
+      iterations: 'required',
+      'random-source': 'required',
+      size: 'required',
+      remove: 'optional',
+      verbose: 'none',
+      exact: 'none',
+      zero: 'none',
+    }),
   }),
   chmod: modeOrOwner({
     flags: 'cfvRhHLP',
     // `chmod -x file`: a mode that starts with a dash is an operand, not an option.
     operandLike: /^-[rwxXstugoa0-7,+=-]+$/,
-    long: longs({ changes: 'none', silent: 'none', quiet: 'none', verbose: 'none', 'no-preserve-root': 'none', 'preserve-root': 'none', reference: 'required', recursive: 'none', dereference: 'none', 'no-dereference': 'none' }),
+    long: longs({
+      changes: 'none',
+      silent: 'none',
+      quiet: 'none',
+      verbose: 'none',
+      'no-preserve-root': 'none',
+      'preserve-root': 'none',
+      reference: 'required',
+      recursive: 'none',
+      dereference: 'none',
+      'no-dereference': 'none',
+    }),
   }),
   chown: modeOrOwner(OWNER),
   chgrp: modeOrOwner(OWNER),
@@ -66,7 +141,8 @@ export const FILE_COMMANDS: Record<string, WriteReader> = {
     out.operandsFromInput();
     for (const arg of args) {
       if (arg.value.startsWith('of=')) out.write(valueAfter(arg, 3));
-      else if (wordShape(arg).kind !== 'literal' && !/^[a-z]+=/.test(arg.value)) out.fail(`dd's operand ${arg.raw} is only known when it runs and may name the file it writes`);
+      else if (wordShape(arg).kind !== 'literal' && !/^[a-z]+=/.test(arg.value))
+        out.fail(`dd's operand ${arg.raw} is only known when it runs and may name the file it writes`);
     }
   },
   sed: (args, out) => {
@@ -113,7 +189,8 @@ function modeOrOwner(spec: OptionSpec): WriteReader {
 function inPlace(options: ReadOption[], names: string[], out: WriteCollector): boolean {
   const given = options.filter((option) => names.includes(option.name));
   for (const suffix of given.map((option) => option.value).filter((value) => value !== undefined)) {
-    if (suffix.dynamic || suffix.value.includes('/')) out.fail(`the backup suffix ${suffix.raw} of ${out.name} -i may put backups in another folder`);
+    if (suffix.dynamic || suffix.value.includes('/'))
+      out.fail(`the backup suffix ${suffix.raw} of ${out.name} -i may put backups in another folder`);
   }
   return given.length > 0;
 }

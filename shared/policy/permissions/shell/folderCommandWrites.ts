@@ -1,9 +1,9 @@
-import type { PossibleCwds, ShellWord } from './shellTypes.js';
-import { hasOption, valuesOf, type OptionArity, type OptionSpec } from './commandOptions.js';
+import { hasOption, type OptionArity, type OptionSpec, valuesOf } from './commandOptions.js';
 import { findLayout } from './findCommand.js';
 import { isReadOnlyCommand } from './readOnlyCommands.js';
-import type { WriteReader } from './writeCollector.js';
+import type { PossibleCwds, ShellWord } from './shellTypes.js';
 import { mayBecomeOption } from './wordShape.js';
+import type { WriteReader } from './writeCollector.js';
 
 const HERE: ShellWord = { value: '.', raw: '.', dynamic: false };
 
@@ -48,14 +48,18 @@ const GIT_GLOBALS: OptionSpec = {
   stopAtOperand: true,
   redirecting: true,
   long: {
-    ...longs('paginate no-pager no-replace-objects bare literal-pathspecs glob-pathspecs noglob-pathspecs icase-pathspecs no-optional-locks no-advice help version html-path man-path info-path', 'none'),
+    ...longs(
+      'paginate no-pager no-replace-objects bare literal-pathspecs glob-pathspecs noglob-pathspecs icase-pathspecs no-optional-locks no-advice help version html-path man-path info-path',
+      'none',
+    ),
     ...longs('git-dir work-tree namespace config-env list-cmds super-prefix attr-source', 'required'),
     ...longs('exec-path', 'optional'),
   },
 };
 
 /** git config that names a program to run, or a folder git then writes: beyond what the words say. */
-const GIT_CONFIG_RUNS = /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy|worktree)|alias\.|sequence\.editor|diff\.external|filter\.|credential\.|include\.|includeif\.|gpg\.|.*\.(command|cmd|textconv|program)=)/i;
+const GIT_CONFIG_RUNS =
+  /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy|worktree)|alias\.|sequence\.editor|diff\.external|filter\.|credential\.|include\.|includeif\.|gpg\.|.*\.(command|cmd|textconv|program)=)/i;
 
 /**
  * Commands that write into a folder they are told: `tar -x` and `unzip` (their `-C`/`-d`
@@ -78,7 +82,8 @@ export const FOLDER_COMMANDS: Record<string, WriteReader> = {
     }
     if (folders.length === 0) folders.push(at);
     if (hasOption(options, '-x', '--extract', '--get')) {
-      if (hasOption(options, '-P', '--absolute-names')) return out.fail('tar -P extracts members with absolute paths and .. as they are, wherever they lead');
+      if (hasOption(options, '-P', '--absolute-names'))
+        return out.fail('tar -P extracts members with absolute paths and .. as they are, wherever they lead');
       if (hasOption(options, '--to-command')) return out.fail('tar --to-command runs a command for each member, which may write anywhere');
       for (const cwd of folders) out.write(HERE, { cwd });
       for (const top of valuesOf(options, '--one-top-level')) out.write(top, { cwd: at });
@@ -130,10 +135,15 @@ export const FOLDER_COMMANDS: Record<string, WriteReader> = {
     const start = out.command.written.indexOf(out.command.argv[0]!);
     for (const assignment of [...out.command.assignments, ...out.command.written.slice(0, Math.max(start, 0))]) {
       const match = /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|COMMON_DIR)=/.exec(assignment.value);
-      if (match) out.write({ value: assignment.value.slice(match[0].length), raw: assignment.raw.slice(match[0].length), dynamic: assignment.dynamic }, { unguarded: true });
+      if (match)
+        out.write(
+          { value: assignment.value.slice(match[0].length), raw: assignment.raw.slice(match[0].length), dynamic: assignment.dynamic },
+          { unguarded: true },
+        );
     }
     const [sub, ...rest] = read.operands;
-    const places = sub?.value === 'clone' || sub?.value === 'init' ? rest : sub?.value === 'worktree' && rest[0]?.value === 'add' ? rest.slice(1) : [];
+    const places =
+      sub?.value === 'clone' || sub?.value === 'init' ? rest : sub?.value === 'worktree' && rest[0]?.value === 'add' ? rest.slice(1) : [];
     // Every word that could name the new folder, option values included: a source path outside is refused too.
     for (const word of places) {
       if (/^[a-z][a-z0-9+.-]*:\/\//i.test(word.value) || /^[^/]+@[^/:]+:/.test(word.value)) continue;

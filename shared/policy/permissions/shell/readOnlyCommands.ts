@@ -113,9 +113,27 @@ export function isReadOnlyCommand(argv: ShellWord[]): boolean {
 }
 
 const GIT_READ_ONLY = new Set([
-  'status', 'log', 'diff', 'show', 'rev-parse', 'ls-files', 'ls-tree', 'cat-file', 'blame', 'shortlog',
-  'describe', 'grep', 'rev-list', 'merge-base', 'name-rev', 'show-ref', 'for-each-ref', 'count-objects',
-  'check-ignore', 'whatchanged', 'version',
+  'status',
+  'log',
+  'diff',
+  'show',
+  'rev-parse',
+  'ls-files',
+  'ls-tree',
+  'cat-file',
+  'blame',
+  'shortlog',
+  'describe',
+  'grep',
+  'rev-list',
+  'merge-base',
+  'name-rev',
+  'show-ref',
+  'for-each-ref',
+  'count-objects',
+  'check-ignore',
+  'whatchanged',
+  'version',
 ]);
 
 /** Options that make an otherwise reading git command write a file or open another program. */
@@ -138,9 +156,31 @@ function isReadOnlyGit(args: string[]): boolean {
   const listing = rest.includes('--list') || rest.includes('-l');
   switch (sub) {
     case 'branch':
-      return without('-d', '-D', '--delete', '-m', '-M', '--move', '-c', '-C', '--copy', '-f', '--force', '-u', '--set-upstream-to', '--unset-upstream', '--edit-description')(rest) && (operands.length === 0 || listing);
+      return (
+        without(
+          '-d',
+          '-D',
+          '--delete',
+          '-m',
+          '-M',
+          '--move',
+          '-c',
+          '-C',
+          '--copy',
+          '-f',
+          '--force',
+          '-u',
+          '--set-upstream-to',
+          '--unset-upstream',
+          '--edit-description',
+        )(rest) &&
+        (operands.length === 0 || listing)
+      );
     case 'tag':
-      return without('-d', '--delete', '-a', '--annotate', '-s', '--sign', '-f', '--force', '-m', '-F')(rest) && (operands.length === 0 || listing);
+      return (
+        without('-d', '--delete', '-a', '--annotate', '-s', '--sign', '-f', '--force', '-m', '-F')(rest) &&
+        (operands.length === 0 || listing)
+      );
     case 'remote':
       return operands.length === 0 || ['show', 'get-url'].includes(operands[0]!);
     case 'stash':

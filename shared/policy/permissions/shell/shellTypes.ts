@@ -51,6 +51,4 @@ export interface ShellWrite {
   cwd: PossibleCwds;
 }
 
-export type BashAnalysis =
-  | { ok: true; commands: ShellCommand[]; writes: ShellWrite[] }
-  | { ok: false; reason: string };
+export type BashAnalysis = { ok: true; commands: ShellCommand[]; writes: ShellWrite[] } | { ok: false; reason: string };

@@ -10,7 +10,8 @@ export type WordShape = { kind: 'literal' } | { kind: 'glob' } | { kind: 'unknow
 export function wordShape(word: ShellWord): WordShape {
   if (word.dynamic) return { kind: 'unknown', why: `${word.raw} is only known when it runs` };
   const bare = unquoted(word.raw);
-  if (/\{[^}]*(,|\.\.)[^}]*\}/.test(bare)) return { kind: 'unknown', why: `the shell expands the braces in ${word.raw} into several paths` };
+  if (/\{[^}]*(,|\.\.)[^}]*\}/.test(bare))
+    return { kind: 'unknown', why: `the shell expands the braces in ${word.raw} into several paths` };
   // bash expands `~` after the `=` of an assignment-like word (`dir=~/x`) and after a `:` in one.
   if (/^[A-Za-z_][A-Za-z0-9_]*=(.*:)?~/.test(bare)) return { kind: 'unknown', why: `${word.raw} holds a ~ the shell expands` };
   if (/[*?[]/.test(bare)) return { kind: 'glob' };

@@ -1,6 +1,6 @@
 import path from 'node:path';
+import { type OptionSpec, type ReadOption, readArguments } from './commandOptions.js';
 import type { PossibleCwds, ShellCommand, ShellWord } from './shellTypes.js';
-import { readArguments, type OptionSpec, type ReadOption } from './commandOptions.js';
 import { wordShape } from './wordShape.js';
 
 /** A path a command writes, as its words name it. */
@@ -55,7 +55,9 @@ export class WriteCollector {
   /** Under xargs the command gets operands nobody can see before it runs. */
   operandsFromInput(): void {
     if (this.command.wrappers.includes('xargs')) {
-      this.fail(`xargs adds operands it reads from its input, so which files ${this.name} writes is only known when it runs; name the files literally, or use find … -delete`);
+      this.fail(
+        `xargs adds operands it reads from its input, so which files ${this.name} writes is only known when it runs; name the files literally, or use find … -delete`,
+      );
     }
   }
 

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { ShellCommand } from './shellTypes.js';
 import { COPY_COMMANDS } from './copyCommandWrites.js';
 import { FILE_COMMANDS } from './fileCommandWrites.js';
 import { FOLDER_COMMANDS } from './folderCommandWrites.js';
-import { WriteCollector, type CommandWrites, type WriteReader } from './writeCollector.js';
+import type { ShellCommand } from './shellTypes.js';
+import { type CommandWrites, WriteCollector, type WriteReader } from './writeCollector.js';
 
 const READERS: Record<string, WriteReader> = { ...FILE_COMMANDS, ...COPY_COMMANDS, ...FOLDER_COMMANDS };
 

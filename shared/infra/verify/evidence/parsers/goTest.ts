@@ -25,12 +25,17 @@ export const goTestParser: RunnerParser = {
       else if (kind === 'fail') counts.failed += 1;
       else counts.skipped += 1;
     }
-    const packages = [...text.matchAll(PACKAGE)].filter((line) => /\d+(?:\.\d+)?s\b|\[no test files\]|\[build failed\]|\[setup failed\]/.test(line[2]!));
+    const packages = [...text.matchAll(PACKAGE)].filter((line) =>
+      /\d+(?:\.\d+)?s\b|\[no test files\]|\[build failed\]|\[setup failed\]/.test(line[2]!),
+    );
     // With -v the per-test lines are only printed for tests that ran, and the package lines still follow.
     if (events.length > 0 || counts.passed + counts.failed + counts.skipped > 0) return counts;
     if (packages.length === 0) return undefined;
     const ranNothing = packages.every((line) => line[1] === '?' || /\[no tests to run\]/.test(line[2]!));
     if (ranNothing) return counts;
-    return { runner: 'go test', unknown: 'go test without -v or -json names no passing test, so its tests were not counted; run it with -v (or -json) to count them' };
+    return {
+      runner: 'go test',
+      unknown: 'go test without -v or -json names no passing test, so its tests were not counted; run it with -v (or -json) to count them',
+    };
   },
 };
