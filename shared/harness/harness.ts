@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { z } from 'zod';
-import type { AgentEvent } from '../core/events/agentEvent.js';
+import { type AgentEvent, type AgentEventInput, stamp } from '../core/events/agentEvent.js';
 import type { ReadFileState } from '../core/files/readFileState.js';
 import type { AgentLimits } from '../core/loop/limits.js';
 import { type AgentResult, runSession } from '../core/loop/query.js';
@@ -20,6 +20,7 @@ import { hookContextFor, transcriptPathFor } from '../policy/hooks/hookContext.j
 import { runHooks } from '../policy/hooks/hookRunner.js';
 import { hooksFromSettings } from '../policy/hooks/hookSettings.js';
 import type { HooksConfig } from '../policy/hooks/hooksConfig.js';
+import { permissionRequestHook } from '../policy/hooks/permissionRequest.js';
 import { createStopCheck } from '../policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
 import { createPermissionDecider } from '../policy/permissions/permissionSlot.js';
@@ -78,6 +79,8 @@ export class Harness {
   readonly hooks: HooksConfig;
   readonly transcript: Transcript;
   readonly sandboxed: boolean;
+  /** Where `run` records events (the transcript, then its caller), while it runs. */
+  private recording?: (event: AgentEvent) => void;
 
   constructor(private readonly options: HarnessOptions) {
     const settings = loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
@@ -97,6 +100,8 @@ export class Harness {
     const decider = createPermissionDecider({
       policy,
       prompter: options.prompter ?? new DenyPrompter(),
+      requestHook: permissionRequestHook(this.hooks),
+      announce: (event) => this.announce(event),
       temporaryAllows: (ctx) =>
         skillGrantsIn(ctx.services)
           .activeGrants()
@@ -151,6 +156,21 @@ export class Harness {
   }
 
   /**
+   * Records an event now, from inside a tool call (a permission question and its answer, which
+   * people watch for while the call waits): the events emitted before it first, in order. Outside
+   * `run` it waits with them for the loop.
+   */
+  private announce(event: AgentEventInput): void {
+    const { pending } = this.session;
+    if (!this.recording) {
+      pending.push(event);
+      return;
+    }
+    for (const earlier of pending.splice(0)) this.recording(stamp(earlier));
+    this.recording(stamp(event));
+  }
+
+  /**
    * Runs the agent on `prompt` with the session lifecycle hooks around it: SessionStart (and
    * SubagentStart) may add context, UserPromptSubmit may add context or refuse the prompt,
    * SessionEnd is told how it went. Every event goes to the transcript and to `onEvent`.
@@ -163,6 +183,7 @@ export class Harness {
       this.transcript.record(event);
       onEvent(event);
     };
+    this.recording = record;
     const extra: string[] = [];
     try {
       const start = await runHooks(this.hooks, 'SessionStart', { source: 'startup', model: session.model.id }, context);
@@ -194,6 +215,7 @@ export class Harness {
       );
       return result;
     } finally {
+      this.recording = undefined;
       for (const event of session.pending.splice(0)) this.transcript.record({ ...event, at: Date.now() } as AgentEvent);
       this.transcript.flush();
     }
