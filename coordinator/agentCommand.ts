@@ -10,6 +10,7 @@ import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
+import { TerminalAsks } from './asks/terminalAsks.js';
 import { eventLine } from './eventLine.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { newRunId } from './runId.js';
@@ -26,6 +27,10 @@ export interface AgentCommandOptions {
   workers: number;
   localWorkers: boolean;
   allowDirty: boolean;
+  /** How long the agent waits for an answer to a permission request (ms; 0 denies at once). */
+  askTimeoutMs: number;
+  /** Allow rules that answer matching permission requests before anyone is asked. */
+  yesTo: string[];
 }
 
 /**
@@ -57,6 +62,16 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     void publishAbort(services.redis, services.keys, runId, 'interrupted by the user');
   };
   process.on('SIGINT', onSigint);
+  // The agent's permission requests: asked here when a person is at the terminal, shown otherwise.
+  const asks = options.json
+    ? undefined
+    : new TerminalAsks({
+        redis: services.redis,
+        keys: services.keys,
+        runId,
+        write: (line) => process.stderr.write(`${line}\n`),
+        interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+      });
   try {
     const { source: _source, ...scriptContent } = script ?? { source: '' };
     await services.queue.add({
@@ -69,6 +84,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       branch: role.workspace === 'branch' ? `orca/${runId}/${taskId}` : undefined,
       model: { id: options.model ? resolveModelAlias(options.model) : undefined, script: script ? scriptContent : undefined },
       stop_event: 'Stop',
+      asks: { timeout_ms: options.askTimeoutMs, yes_to: options.yesTo },
     });
     const followed = options.json
       ? Promise.resolve('0')
@@ -77,8 +93,10 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
           services.keys,
           runId,
           (entry) => {
+            asks?.onEntry(entry);
+            if (entry.source !== 'agent') return;
             const line = eventLine(entry.event as AgentEvent);
-            if (line) process.stderr.write(`${line}\n`);
+            if (line) asks?.print(line);
           },
           following.signal,
         );
@@ -89,6 +107,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     return result.status === 'completed' ? 0 : result.status === 'aborted' ? 130 : 1;
   } finally {
     process.off('SIGINT', onSigint);
+    asks?.close();
     following.abort();
     follower.disconnect();
     await services.close();

@@ -4,6 +4,7 @@ import { isSlug } from '../shared/core/git/slug.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
+import { collectYesTo, parseAskTimeout } from './asks/askOptions.js';
 import { CLEAN_RULES, parseAge } from './cleanOptions.js';
 import { UserError } from './repoCheck.js';
 
@@ -32,6 +33,13 @@ program
   .option('--max-tokens <n>', 'token budget for the whole run', positiveInt)
   .option('--max-cost <usd>', 'cost budget for the whole run, in US dollars', positiveNumber)
   .option('--timeout <minutes>', 'wall clock budget for the whole run', positiveNumber)
+  .addOption(askTimeoutOption())
+  .option(
+    '--yes-to <rule>',
+    'answer yes to permission requests this rule covers (repeatable), e.g. "Bash(npm publish:*)"',
+    collectYesTo,
+    [],
+  )
   .action(async (task: string, options) => {
     process.exitCode = await (await import('./runCommand.js')).runCommand({
       task,
@@ -50,6 +58,8 @@ program
       maxTokens: options.maxTokens,
       maxCost: options.maxCost,
       timeoutMinutes: options.timeout,
+      askTimeoutMs: options.askTimeout,
+      yesTo: options.yesTo,
     });
   });
 
@@ -112,6 +122,8 @@ program
   .option('--no-local-workers', 'start no workers here: workers elsewhere take the job')
   .option('--allow-dirty', 'run even though the repository has uncommitted changes', false)
   .option('--json', 'print one JSON object when the agent ends', false)
+  .addOption(askTimeoutOption())
+  .option('--yes-to <rule>', 'answer yes to permission requests this rule covers (repeatable)', collectYesTo, [])
   .action(async (prompt: string, options) => {
     process.exitCode = await (await import('./agentCommand.js')).agentCommand({
       role: options.role,
@@ -124,8 +136,33 @@ program
       workers: options.workers,
       localWorkers: options.localWorkers,
       allowDirty: options.allowDirty,
+      askTimeoutMs: options.askTimeout,
+      yesTo: options.yesTo,
     });
   });
+
+for (const [name, allowed] of [
+  ['allow', true],
+  ['deny', false],
+] as const) {
+  const command = program
+    .command(name)
+    .description(`${name} an agent's permission request, from any host (the run's only pending one when none is named)`)
+    .argument('<run>', 'the run id')
+    .argument('[request]', 'the request id (`orca status RUN` lists the pending ones)');
+  if (allowed) command.option('--for-run', "also allow the request's suggested rules for the rest of the run", false);
+  else command.option('--reason <text>', 'why, for the agent');
+  command.action(async (run: string, request: string | undefined, options: { forRun?: boolean; reason?: string }) => {
+    if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
+    process.exitCode = await (await import('./asks/answerCommand.js')).answerCommand({
+      run,
+      request,
+      allowed,
+      forRun: options.forRun === true,
+      reason: options.reason,
+    });
+  });
+}
 
 program
   .command('worker')
@@ -205,6 +242,12 @@ program
       cwd: process.cwd(),
     });
   });
+
+function askTimeoutOption(): Option {
+  return new Option('--ask-timeout <duration>', 'how long an agent waits for an answer to a permission request (2s, 10m; 0 denies at once)')
+    .argParser(parseAskTimeout)
+    .default(parseAskTimeout('10m'), '10m');
+}
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

@@ -1,6 +1,7 @@
 import { DONE_WELL } from '../shared/core/events/taskStatusGroups.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { parseScript } from '../shared/core/model/scriptFile.js';
+import { DEFAULT_ASK_TIMEOUT_MS } from '../shared/infra/queue/agentJob.js';
 import { UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
 import { RunRecorder } from './run/runRecorder.js';
@@ -50,6 +51,7 @@ export async function resumeCommand(
       },
       say,
       tty: Boolean(process.stderr.isTTY) && !options.json,
+      asks: { timeoutMs: settings?.ask_timeout_ms ?? DEFAULT_ASK_TIMEOUT_MS, yesTo: settings?.yes_to ?? [] },
     });
     return printRunResult(result, recorder.state, options.json);
   } finally {

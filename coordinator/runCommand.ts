@@ -28,6 +28,10 @@ export interface RunCommandOptions {
   maxTokens?: number;
   maxCost?: number;
   timeoutMinutes?: number;
+  /** How long an agent waits for an answer to a permission request (ms; 0 denies at once). */
+  askTimeoutMs: number;
+  /** Allow rules that answer matching permission requests before anyone is asked. */
+  yesTo: string[];
 }
 
 /** Exit codes per verdict (docs/cli.md). */
@@ -84,6 +88,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         max_tokens: budgets.maxTokens,
         max_cost_usd: budgets.maxCostUsd,
         deadline: budgets.wallClockMs ? Date.now() + budgets.wallClockMs : undefined,
+        ask_timeout_ms: options.askTimeoutMs,
+        yes_to: options.yesTo,
       },
     });
     const result = await coordinateRun(services, recorder, {
@@ -97,6 +103,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       budgets,
       say,
       tty: Boolean(process.stderr.isTTY) && !options.json,
+      asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
     });
     return printRunResult(result, recorder.state, options.json);
   } finally {

@@ -16,6 +16,8 @@ import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
 import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { toolsNamed } from '../shared/policy/tools/catalog.js';
 import type { JobWorkspace } from './jobWorkspace.js';
+import type { ProgressReporter } from './progressReporter.js';
+import { RunAskPrompter } from './runAskPrompter.js';
 
 /** A job's harness, and the gate on its Report when its role's output makes claims. */
 export interface JobHarness {
@@ -37,6 +39,8 @@ export interface JobHarnessInput {
   userClaudeDir?: string;
   /** The repository's state for the agent's context, asked for earlier. */
   gitAtStart: Promise<GitSnapshot | undefined>;
+  /** The job's event writer: its permission requests go out on the run's stream through it. */
+  progress: ProgressReporter;
 }
 
 /**
@@ -73,6 +77,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     },
     fileState: state,
     signal: input.signal,
+    prompter: new RunAskPrompter({ redis: input.redis, keys: input.keys, job, progress: input.progress }),
     stopEvent: job.stop_event,
     requiredChecks: job.checks,
     userClaudeDir: input.userClaudeDir,

@@ -3,7 +3,7 @@ import { roleSpec } from '../../roles/roleCatalog.js';
 import { ADOPTABLE } from '../../shared/core/events/taskStatusGroups.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
-import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
+import type { AgentJob, AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import type { OrcaServices } from '../services.js';
 import type { RunRecorder } from './runRecorder.js';
@@ -33,7 +33,15 @@ export class JobRunner {
   constructor(
     private readonly services: OrcaServices,
     private readonly recorder: RunRecorder,
-    private readonly options: { repo: string; model?: string; script?: Script; maxInFlight: number; signal: AbortSignal },
+    private readonly options: {
+      repo: string;
+      model?: string;
+      script?: Script;
+      maxInFlight: number;
+      signal: AbortSignal;
+      /** How the agents' permission requests are answered when no person does. */
+      asks: AgentJob['asks'];
+    },
   ) {}
 
   get running(): number {
@@ -88,6 +96,7 @@ export class JobRunner {
         model: { id: this.options.model, script: this.options.script ? script : undefined },
         checks: spec.checks ?? [],
         stop_event: 'SubagentStop',
+        asks: this.options.asks,
       },
       attempt,
     );
