@@ -85,7 +85,7 @@ export function permissionRequestHook(
   orca: OrcaTestEnv,
   respond: string,
   spec: Record<string, unknown>,
-): { settings: object; record: string } {
+): { settings: Record<string, unknown>; record: string } {
   const dir = orca.dir('hook');
   mkdirSync(dir, { recursive: true });
   const record = path.join(dir, 'calls.jsonl');
