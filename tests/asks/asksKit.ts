@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { makeRunRepo } from '../../bench/runScript.js';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
 import type { Ask } from '../../shared/infra/board/boardSchemas.js';
@@ -98,3 +99,24 @@ export function permissionRequestHook(
     },
   };
 }
+
+/**
+ * A repository whose settings ask before `npm publish`, with a stand-in `npm` committed in `bin/`
+ * (the agents' PATH starts with the relative `bin`, so it is found in every worktree, sandbox or
+ * not): it writes what it ran to `published.txt` in the worktree, which the task then commits.
+ */
+export function publishingRepo(orca: OrcaTestEnv): string {
+  const repo = orca.dir('repo');
+  makeRunRepo(repo, {
+    'README.md': '# a package\n',
+    'bin/npm': '#!/bin/sh\necho "npm $*" >> published.txt\necho "published (not really): $*"\n',
+    '.claude/settings.json': `${JSON.stringify({ permissions: { ask: [ASK_RULE] } })}\n`,
+  });
+  chmodSync(path.join(repo, 'bin', 'npm'), 0o755);
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'npm is executable');
+  return repo;
+}
+
+/** The agents' PATH for a publishingRepo: the relative `bin` first. */
+export const PATH_WITH_BIN = `bin:${process.env.PATH ?? '/usr/bin:/bin'}`;

@@ -1,36 +1,16 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHECK_COMMAND, makeRunRepo, runScript } from '../../bench/runScript.js';
+import { CHECK_COMMAND, runScript } from '../../bench/runScript.js';
 import { readRunBoard } from '../../shared/infra/board/readBoard.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { reportTurn, toolTurn } from '../support/scriptedJobs.js';
-import { ASK_RULE, streamEntries, transcriptEvents } from './asksKit.js';
+import { ASK_RULE, PATH_WITH_BIN, publishingRepo, streamEntries, transcriptEvents } from './asksKit.js';
 import { TmuxTerminal } from './tmuxTerminal.js';
 
 const USER = `${os.userInfo().username}@${os.hostname()}`;
-
-/**
- * A repository whose settings ask before `npm publish`, with a stand-in `npm` committed in `bin/`
- * (the agents' PATH starts with the relative `bin`, so it is found in every worktree, sandbox or
- * not): it writes what it ran to `published.txt` in the worktree, which the task then commits.
- */
-function publishingRepo(orca: OrcaTestEnv): string {
-  const repo = orca.dir('repo');
-  makeRunRepo(repo, {
-    'README.md': '# a package\n',
-    'bin/npm': '#!/bin/sh\necho "npm $*" >> published.txt\necho "published (not really): $*"\n',
-    '.claude/settings.json': `${JSON.stringify({ permissions: { ask: [ASK_RULE] } })}\n`,
-  });
-  chmodSync(path.join(repo, 'bin', 'npm'), 0o755);
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'npm is executable');
-  return repo;
-}
-
-const PATH_WITH_BIN = `bin:${process.env.PATH ?? '/usr/bin:/bin'}`;
 
 describe('the terminal prompt of orca run and orca agent, on a real pseudo-terminal (tmux)', { timeout: SLOW_TEST_MS }, () => {
   it('orca run asks at its terminal; lines printed while the question is open go above it; y allows', async () => {
