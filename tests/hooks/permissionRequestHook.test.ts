@@ -18,7 +18,7 @@ describe('PermissionRequest hooks, fired before anyone is asked', () => {
     const record = `${dir}/calls.jsonl`;
     const { answer } = fire(respondHook(dir, { record }));
     await expect(answer).resolves.toBeUndefined();
-    const [{ input }] = recorded(record);
+    const { input } = recorded(record)[0]!;
     expect(input).toMatchObject({
       hook_event_name: 'PermissionRequest',
       tool_name: 'Bash',
