@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { integrationBranch } from '../shared/core/git/orcaBranch.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { resolveModelAlias } from '../shared/core/model/modelAliases.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
@@ -72,7 +73,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       task: options.task,
       repo: root,
       base,
-      integration_branch: `orca/${runId}/integration`,
+      integration_branch: integrationBranch(runId),
       model,
       scripted: Boolean(script),
       checks,
