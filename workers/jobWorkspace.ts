@@ -5,8 +5,8 @@ import { isInside } from '../shared/core/files/workspace.js';
 import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/core/git/git.js';
 import { linkDependencies } from '../shared/core/git/linkDependencies.js';
 import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
-import { saveWorkInProgress } from '../shared/core/git/workInProgress.js';
 import { ensureClone, pushBranch, remoteKey } from '../shared/core/git/remoteClone.js';
+import { saveWorkInProgress } from '../shared/core/git/workInProgress.js';
 import {
   addWorktree,
   addWorktreeForBranch,
