@@ -61,7 +61,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   };
   process.on('SIGINT', onSigint);
   const branch = role.workspace === 'branch' ? orcaBranch(runId, taskId) : undefined;
-  const ledgerEntry = { run_id: runId, kind: 'agent' as const, prefix: services.keys.prefix, repo: root, result_branch: branch };
+  const ledgerEntry = { run_id: runId, kind: 'agent' as const, prefix: services.keys.prefix, repo: root, base, result_branch: branch };
   try {
     recordRun(services.home, ledgerEntry);
     const { source: _source, ...scriptContent } = script ?? { source: '' };

@@ -23,6 +23,8 @@ export const LedgerEntrySchema = z.object({
   host: z.string(),
   /** The repository's root, as the run was given it. */
   repo: z.string().min(1),
+  /** The commit it started from. */
+  base: z.string().optional(),
   /** The branch that holds what the run made: the integration branch, or an `orca agent`'s task branch. */
   result_branch: z.string().optional(),
   created_at: z.number(),

@@ -125,7 +125,7 @@ async function saveThenRemove(worktree: WorktreeRemoval, { dryRun, print }: Clea
       );
       if (saved)
         print(
-          `  saved the uncommitted changes of ${worktree.dir} (${saved.files.length} file(s)) to ${saved.ref} at ${saved.commit}: \`git checkout ${saved.ref}\` gets them back`,
+          `  saved the uncommitted changes of ${worktree.dir} (${saved.files.length} file(s)) to ${saved.ref} at ${saved.commit}: \`git checkout ${saved.ref}\` gets them back (orca clean --wip removes it)`,
         );
     } catch (error) {
       print(
@@ -146,9 +146,7 @@ async function onlyHere(ref: OrcaRef, leaving: Map<string, string[]>): Promise<n
 }
 
 function lostNote(only: number, restore: string): string {
-  return only > 0
-    ? `; ${only} commit(s) on it are on no other branch or ref: \`${restore}\` restores it`
-    : '; every commit on it stays on another branch or ref';
+  return only > 0 ? `; ${only} commit(s) on it are on no other branch or ref: \`${restore}\` restores it` : '';
 }
 
 /** Whether the run still has branches or saved work in any of its repositories (a repository gone holds nothing). */

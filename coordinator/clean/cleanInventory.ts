@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { hasChanges } from '../../shared/core/git/commit.js';
 import { gitAt } from '../../shared/core/git/git.js';
 import { ORCA_BRANCHES, parseOrcaBranch, parseWipRef, WIP_REFS } from '../../shared/core/git/orcaBranch.js';
-import { refsContaining } from '../../shared/core/git/reachability.js';
+import { mergedInto } from '../../shared/core/git/reachability.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import { type PortLeaser, parsePortLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import { type AgentQueue, parseAgentJobId } from '../../shared/infra/queue/agentQueue.js';
@@ -39,7 +39,7 @@ export interface OrcaRef {
 }
 
 export interface ResultBranch extends OrcaRef {
-  /** The branches (not orca's) and remote-tracking refs that hold its tip: it has been merged or pushed. */
+  /** The branches (not orca's) and remote-tracking refs that hold its tip, by short name: it has been merged or pushed. */
   mergedInto: string[];
 }
 
@@ -248,8 +248,7 @@ async function readOrcaRefs(repo: string, runs: KnownRuns): Promise<OrcaRef[]> {
 /** A run's result branch, with the branches (not orca's) and remote-tracking refs that hold it. */
 async function withMerges(branch: OrcaRef, run: RunFacts): Promise<OrcaRef | ResultBranch> {
   if (run.ledger?.result_branch !== branch.name) return branch;
-  const holders = await refsContaining(branch.repo, branch.sha, ['refs/heads/', 'refs/remotes/']);
-  return { ...branch, mergedInto: holders.filter((ref) => !ref.startsWith(ORCA_BRANCHES) && !ref.endsWith('/HEAD')) };
+  return { ...branch, mergedInto: await mergedInto(branch.repo, branch.sha) };
 }
 
 /** The newest mtime of a folder and what is directly in it (a transcript grows while its agent runs). */

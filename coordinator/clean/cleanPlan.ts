@@ -80,6 +80,8 @@ export function planClean(found: CleanInventory, rules: PlanRules): CleanPlan {
   const runs: RunVerdict[] = [];
   let outOfScope = 0;
   for (const facts of [...found.runs].sort((a, b) => a.id.localeCompare(b.id))) {
+    // Known only to Redis's history (its events, its finished jobs): nothing of it is left to judge.
+    if (!facts.ledger && facts.pending === 0 && !leftSomething(facts.id, found)) continue;
     if (!inScope(facts)) {
       outOfScope += 1;
       continue;
@@ -161,8 +163,10 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
     if (rules.keepBranches) continue;
     const result = 'mergedInto' in branch ? (branch as ResultBranch) : undefined;
     if (!result) cleanup.branches.push({ ref: branch, why: 'a task branch' });
+    else if (branch.sha === facts.ledger?.base)
+      cleanup.branches.push({ ref: branch, why: 'the result, with no changes (still at the base)' });
     else if (result.mergedInto.length > 0)
-      cleanup.branches.push({ ref: branch, why: `the result, merged into ${result.mergedInto.map(shortRef).join(', ')}` });
+      cleanup.branches.push({ ref: branch, why: `the result, merged into ${result.mergedInto.join(', ')}` });
     else if (rules.results) cleanup.branches.push({ ref: branch, why: 'the result, not merged: --results' });
     else
       cleanup.kept.push({
@@ -181,6 +185,16 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
   return { run, action: 'clean', why: alive.why, cleanup };
 }
 
+function leftSomething(run: string, found: CleanInventory): boolean {
+  return (
+    found.worktrees.has(run) ||
+    found.sessions.has(run) ||
+    found.leases.some((lease) => lease.run === run) ||
+    found.branches.some((ref) => ref.run === run) ||
+    found.wip.some((ref) => ref.run === run)
+  );
+}
+
 function judgeRun(facts: RunFacts, now: number, olderThanMs: number): { over: boolean; why: string } {
   if (facts.pending > 0) return { over: false, why: `${facts.pending} job(s) waiting or running` };
   if (facts.ended) return { over: true, why: facts.ended };
@@ -191,10 +205,6 @@ function judgeRun(facts: RunFacts, now: number, olderThanMs: number): { over: bo
     over: false,
     why: `not known to have ended; last active ${duration(idle)} ago (counted as dead after --older-than ${duration(olderThanMs)})`,
   };
-}
-
-function shortRef(ref: string): string {
-  return ref.replace(/^refs\/(heads|remotes)\//, '');
 }
 
 function duration(ms: number): string {

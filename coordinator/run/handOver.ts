@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../../shared/core/files/workspace.js';
 import { hasChanges } from '../../shared/core/git/commit.js';
@@ -6,6 +6,7 @@ import { gitAt } from '../../shared/core/git/git.js';
 import { INTEGRATION_TASK, parseOrcaBranch } from '../../shared/core/git/orcaBranch.js';
 import { listWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
+import { listDir } from '../clean/listDir.js';
 
 export interface HandedOver {
   taskId: string;
@@ -49,5 +50,7 @@ export async function handOverWorktrees(
       changes,
     });
   }
+  // The run's folder of worktrees, once empty, goes with them (a failed agent's kept one keeps it).
+  if (listDir(home.runWorktrees(runId)).length === 0) rmSync(home.runWorktrees(runId), { recursive: true, force: true });
   return handed;
 }

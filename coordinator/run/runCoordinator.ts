@@ -75,6 +75,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     kind: 'run' as const,
     prefix: services.keys.prefix,
     repo: settings.repo,
+    base: settings.base,
     result_branch: integrationBranch(runId),
   };
   recordRun(services.home, ledgerEntry);
