@@ -68,8 +68,9 @@ export interface PlanRules {
 /**
  * Which runs are over, whose they are, and what each left. A run with a job waiting or running is
  * kept whole. Only this installation's runs (recorded in its ORCA_HOME under its ORCA_PREFIX) lose
- * branches and refs; a run another ORCA_HOME made whose jobs this one's workers ran loses only
- * what it left under this ORCA_HOME; any other run is never touched. A run's result is kept until
+ * branches and refs; a run with no record here that left folders under this ORCA_HOME (another
+ * ORCA_HOME's run whose jobs this one's workers ran, or leftovers Redis no longer knows) loses only
+ * those; any other run is never touched. A run's result is kept until
  * it is merged into another branch (or pushed), or `--results`; saved work in progress is kept
  * until `--wip`. A read-only view is shared by commit: one goes when no waiting or running job
  * starts from it.
@@ -124,7 +125,7 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
     };
   }
   const here = found.worktrees.has(run) || found.sessions.has(run) || found.leases.some((lease) => lease.run === run);
-  if (!mine && !(facts.inRedis && here)) {
+  if (!mine && !here) {
     return {
       run,
       action: 'leave',
@@ -155,8 +156,9 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
     leases: found.leases.filter((lease) => lease.run === run),
   };
   if (!mine) {
-    // Its jobs ran here, its branches are its own installation's: only this ORCA_HOME's folders go.
-    return { run, action: 'clean', why: `${alive.why}; made by another ORCA_HOME, so only what it left here goes`, cleanup };
+    // Its jobs ran here (or Redis no longer knows it), its branches are whoever made it's: only this ORCA_HOME's folders go.
+    const whose = facts.inRedis ? 'made by another ORCA_HOME' : 'no record of it here, and unknown to this Redis';
+    return { run, action: 'clean', why: `${alive.why}; ${whose}, so only what it left under this ORCA_HOME goes`, cleanup };
   }
   cleanup.record = { runId: run, repos: [...facts.repos] };
   for (const branch of found.branches.filter((ref) => ref.run === run)) {

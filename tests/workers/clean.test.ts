@@ -152,7 +152,9 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
     expect(branch(run.aborted)).toBe('');
     expect(branch(run.agent)).not.toBe('');
     // A run this installation did not make: only what it left under this ORCA_HOME went, its branch stays.
-    expect(first.stdout).toContain(`run ${run.served}: all 1 job(s) finished; made by another ORCA_HOME, so only what it left here goes`);
+    expect(first.stdout).toContain(
+      `run ${run.served}: all 1 job(s) finished; made by another ORCA_HOME, so only what it left under this ORCA_HOME goes`,
+    );
     expect(branch(run.served)).not.toBe('');
     expect(first.stdout).toContain(`left run ${foreign} alone: not this installation's`);
     expect(first.stdout).toContain(`removed port lease ${leakedLease} (${run.agent}|w|1)`);
