@@ -78,20 +78,23 @@ async function cleanUpRun(cleanup: RunCleanup, leaving: Map<string, string[]>, h
     // Asked only now: until the run's worktrees were removed, they held its branches themselves.
     const holder = dryRun ? undefined : (await listWorktrees(ref.repo)).find((w) => w.branch === ref.name && existsSync(w.dir));
     if (holder) {
-      print(`  kept branch ${ref.name} in ${repoName(ref.repo)}: checked out at ${holder.dir}, which is not orca's`);
+      print(`  kept branch ${ref.name} in ${repoName(ref.repo)}: checked out at ${holder.dir}, which is not one of this clean's worktrees`);
       continue;
     }
-    const restore = `git branch ${ref.name} ${ref.sha}`;
     const only = await onlyHere(ref, leaving);
-    if (!dryRun) await gitAt(ref.repo).raw(['update-ref', '-d', ref.ref, ref.sha]);
-    print(`  ${act} branch ${ref.name} in ${repoName(ref.repo)} (${why}; at ${ref.sha}${lostNote(only, restore)})`);
+    if (!dryRun && !(await removeRef(ref, print))) failures += 1;
+    else
+      print(
+        `  ${act} branch ${ref.name} in ${repoName(ref.repo)} (${why}; at ${ref.sha}${lostNote(only, `git branch ${ref.name} ${ref.sha}`)})`,
+      );
   }
   for (const ref of cleanup.wip) {
     const only = await onlyHere(ref, leaving);
-    if (!dryRun) await gitAt(ref.repo).raw(['update-ref', '-d', ref.ref, ref.sha]);
-    print(
-      `  ${act} saved work ${ref.ref} in ${repoName(ref.repo)} (--wip; at ${ref.sha}${lostNote(only, `git update-ref ${ref.ref} ${ref.sha}`)})`,
-    );
+    if (!dryRun && !(await removeRef(ref, print))) failures += 1;
+    else
+      print(
+        `  ${act} saved work ${ref.ref} in ${repoName(ref.repo)} (--wip; at ${ref.sha}${lostNote(only, `git update-ref ${ref.ref} ${ref.sha}`)})`,
+      );
   }
   for (const { ref, why } of cleanup.kept) print(`  kept ${ref.name} in ${repoName(ref.repo)} at ${ref.sha.slice(0, 12)}: ${why}`);
   if (cleanup.sessions) {
@@ -106,7 +109,20 @@ async function cleanUpRun(cleanup: RunCleanup, leaving: Map<string, string[]>, h
     forgetRun(how.home, cleanup.record.runId);
     print(`  removed its record ${how.home.runRecord(cleanup.record.runId)} (nothing of the run is left)`);
   }
-  return 0;
+  return failures;
+}
+
+/** Deletes a branch or ref only if it is still where it was found; says why not otherwise. */
+async function removeRef(ref: OrcaRef, print: (line: string) => void): Promise<boolean> {
+  try {
+    await gitAt(ref.repo).raw(['update-ref', '-d', ref.ref, ref.sha]);
+    return true;
+  } catch (error) {
+    print(
+      `  kept ${ref.name} in ${repoName(ref.repo)}: it could not be removed (${error instanceof Error ? error.message.trim() : String(error)})`,
+    );
+    return false;
+  }
 }
 
 /** Saves a worktree's changes (when it has any), then removes it; false when they could not be saved (it is kept). */
