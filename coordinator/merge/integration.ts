@@ -11,8 +11,9 @@ export type MergeOutcome =
 
 /**
  * The run's integration branch, `orca/<run>/integration`, with a worktree of its own under
- * ORCA_HOME while the run goes (removed at its end: `close`). Task branches are merged into it one at a time (`--no-ff`, so each task stays one
- * visible merge); a conflicting merge is aborted, leaving the branch exactly as it was.
+ * ORCA_HOME while the run goes (removed at its end: `close`). Task branches are merged into it
+ * one at a time (`--no-ff`, so each task stays one visible merge); a conflicting merge is
+ * aborted, leaving the branch exactly as it was.
  */
 export class IntegrationBranch {
   readonly branch: string;
