@@ -85,7 +85,7 @@ describe('AnthropicModel streaming', () => {
     expect(end).toEqual({
       type: 'message_end',
       stopReason: 'end_turn',
-      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 1000, cache_creation_tokens: 200 },
+      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 1000, cache_creation_tokens: 200, thinking_tokens: 0 },
     });
     expect(events.filter((event) => event.type === 'message_end')).toHaveLength(1);
     // Sonnet: $3 in, $15 out, cache write 1.25× and cache read 0.1× the input price, per million.
@@ -294,12 +294,14 @@ describe('AnthropicModel failures after the stream started', () => {
   });
 
   it('does not retry an error event that waiting cannot fix', async () => {
-    server.enqueue(reply.text('partial', { errorAfter: { events: 3, type: 'invalid_request_error', message: 'prompt is too long' } }));
+    server.enqueue(
+      reply.text('partial', { errorAfter: { events: 3, type: 'invalid_request_error', message: 'text content blocks must be non-empty' } }),
+    );
     const { events, error } = await failure(model().stream(request, signal()));
     expect(server.requests).toHaveLength(1);
     expect(events.some((event) => event.type === 'retry')).toBe(false);
     expect(error.kind).toBe('bad_request');
-    expect(error.message).toBe('the API rejected the request (invalid_request_error: prompt is too long)');
+    expect(error.message).toBe('the API rejected the request (invalid_request_error: text content blocks must be non-empty)');
   });
 
   it('retries a stalled stream, closes each stalled connection, and fails clearly after the limit', async () => {

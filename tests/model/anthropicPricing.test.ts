@@ -1,6 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MODEL } from '../../shared/core/model/anthropic.js';
-import { costOf, priceOf } from '../../shared/core/model/pricing.js';
+import { DEFAULT_MODEL } from '../../shared/core/model/modelAliases.js';
+import { modelFamily } from '../../shared/core/model/modelCapabilities.js';
+import { costOf, hasOwnPrice, priceOf } from '../../shared/core/model/pricing.js';
+
+/** The model ids the installed SDK lists (its `Model` type in resources/messages/messages.d.ts). */
+function sdkModelIds(): string[] {
+  const sdkRoot = path.dirname(createRequire(import.meta.url).resolve('@anthropic-ai/sdk'));
+  const types = readFileSync(path.join(sdkRoot, 'resources', 'messages', 'messages.d.ts'), 'utf8');
+  const union = /^export type Model = (.+);$/m.exec(types)?.[1];
+  if (!union) throw new Error('the SDK no longer declares `export type Model = …` on one line: update this test to read its list');
+  return [...union.matchAll(/'([^']+)'/g)].map((match) => match[1]!);
+}
 
 describe('model prices', () => {
   it.each([
@@ -38,8 +51,25 @@ describe('model prices', () => {
   });
 
   it('knows the default model by name, not through the fallback', () => {
-    expect(priceOf(DEFAULT_MODEL)).toMatchObject({ input: 3, output: 15 });
-    expect(DEFAULT_MODEL).toMatch(/sonnet/);
+    expect(DEFAULT_MODEL).toBe('claude-sonnet-5-5');
+    expect(hasOwnPrice(DEFAULT_MODEL)).toBe(true);
+    expect(priceOf(DEFAULT_MODEL)).toMatchObject({ input: 2, output: 10 });
+  });
+
+  it('has a price and a thinking family of its own for every model id the installed SDK lists', () => {
+    const ids = sdkModelIds();
+    expect(ids.length).toBeGreaterThan(10);
+    expect(ids).toContain('claude-sonnet-5-5');
+    expect(ids.filter((id) => !hasOwnPrice(id))).toEqual([]);
+    expect(ids.filter((id) => modelFamily(id) === undefined)).toEqual([]);
+    expect(hasOwnPrice('my-proxy-alias')).toBe(false);
+  });
+
+  it('bills thinking tokens as the output they are part of, never twice', () => {
+    const base = { input_tokens: 1_000, output_tokens: 5_000, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 };
+    const thought = { ...base, thinking_tokens: 4_000 };
+    expect(costOf('claude-sonnet-5-5', thought)).toBeCloseTo((1_000 * 2 + 5_000 * 10) / 1e6, 12);
+    expect(costOf('claude-sonnet-5-5', thought)).toBe(costOf('claude-sonnet-5-5', base));
   });
 
   it('adds the four kinds of tokens at their own prices', () => {
