@@ -1,7 +1,7 @@
-import type { Usage } from '../../shared/core/model/usage.js';
 import type { Redis } from 'ioredis';
 import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
 import { IN_FLIGHT, SETTLED } from '../../shared/core/events/taskStatusGroups.js';
+import type { Usage } from '../../shared/core/model/usage.js';
 import { totalInputTokens } from '../../shared/core/model/usage.js';
 import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
 import type { RunFold } from '../../shared/infra/board/runFold.js';

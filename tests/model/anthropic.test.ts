@@ -154,7 +154,10 @@ describe('AnthropicModel streaming', () => {
     const events = await collect(model().stream(request, signal()));
     const block = events.find((event) => event.type === 'block');
     expect(block).toMatchObject({ type: 'block', block: { type: 'tool_use', id: 'toolu_bad', name: 'Edit', input: {} } });
-    expect(block).toHaveProperty('inputError', expect.stringMatching(/^the input is not valid JSON \(.+\); the input began: \{"file_path": "a\.ts", "old_string": $/));
+    expect(block).toHaveProperty(
+      'inputError',
+      expect.stringMatching(/^the input is not valid JSON \(.+\); the input began: \{"file_path": "a\.ts", "old_string": $/),
+    );
     expect(events.at(-1)).toMatchObject({ type: 'message_end', stopReason: 'tool_use' });
     expect(server.requests).toHaveLength(1);
   });

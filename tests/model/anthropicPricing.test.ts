@@ -73,10 +73,18 @@ describe('model prices', () => {
   });
 
   it('adds the four kinds of tokens at their own prices', () => {
-    const usage = { input_tokens: 2_000, output_tokens: 1_000, cache_read_tokens: 10_000, cache_creation_tokens: 4_000, thinking_tokens: 0 };
+    const usage = {
+      input_tokens: 2_000,
+      output_tokens: 1_000,
+      cache_read_tokens: 10_000,
+      cache_creation_tokens: 4_000,
+      thinking_tokens: 0,
+    };
     // Opus 4.6: 5 in, 25 out, 6.25 cache write, 0.5 cache read.
     expect(costOf('claude-opus-4-6', usage)).toBeCloseTo((2_000 * 5 + 1_000 * 25 + 4_000 * 6.25 + 10_000 * 0.5) / 1e6, 12);
-    expect(costOf('claude-opus-4-6', { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 })).toBe(0);
+    expect(
+      costOf('claude-opus-4-6', { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 }),
+    ).toBe(0);
   });
 
   it('bills a Haiku 5.5 call whose prompt passes 100,000 tokens at the higher tier, output included', () => {

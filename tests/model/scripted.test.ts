@@ -109,7 +109,9 @@ describe('ScriptedModel: choosing the agent script', () => {
     const model = new ScriptedModel(precedence, WORKER);
     expect(model.id).toBe('scripted');
     expect(model.scripted).toBe(true);
-    expect(model.cost({ input_tokens: 1e6, output_tokens: 1e6, cache_read_tokens: 1e6, cache_creation_tokens: 1e6, thinking_tokens: 0 })).toBe(0);
+    expect(
+      model.cost({ input_tokens: 1e6, output_tokens: 1e6, cache_read_tokens: 1e6, cache_creation_tokens: 1e6, thinking_tokens: 0 }),
+    ).toBe(0);
   });
 });
 

@@ -34,14 +34,29 @@ export interface StandInModel {
   prefill: boolean;
 }
 
-const CLASSIC: StandInModel = { accepts: ['enabled', 'disabled'], thinksByDefault: false, omitsThinkingText: false, bindsThinking: false, prefill: true };
+const CLASSIC: StandInModel = {
+  accepts: ['enabled', 'disabled'],
+  thinksByDefault: false,
+  omitsThinkingText: false,
+  bindsThinking: false,
+  prefill: true,
+};
 
 /** The models tests use, as the API's documentation describes them; any other id is treated leniently. */
 const MODELS: Array<[RegExp, StandInModel]> = [
-  [/sonnet-5-5/, { accepts: ['adaptive', 'between_tools'], thinksByDefault: true, omitsThinkingText: true, bindsThinking: true, prefill: false }],
-  [/opus-5-5|fable-5-[12]|mythos-5-[12]/, { accepts: ['adaptive'], thinksByDefault: true, omitsThinkingText: true, bindsThinking: true, prefill: false }],
+  [
+    /sonnet-5-5/,
+    { accepts: ['adaptive', 'between_tools'], thinksByDefault: true, omitsThinkingText: true, bindsThinking: true, prefill: false },
+  ],
+  [
+    /opus-5-5|fable-5-[12]|mythos-5-[12]/,
+    { accepts: ['adaptive'], thinksByDefault: true, omitsThinkingText: true, bindsThinking: true, prefill: false },
+  ],
   [/haiku-5-5/, { accepts: ['adaptive', 'disabled'], thinksByDefault: true, omitsThinkingText: true, bindsThinking: true, prefill: false }],
-  [/(opus|sonnet)-5\b/, { accepts: ['adaptive', 'disabled'], thinksByDefault: true, omitsThinkingText: true, bindsThinking: false, prefill: false }],
+  [
+    /(opus|sonnet)-5\b/,
+    { accepts: ['adaptive', 'disabled'], thinksByDefault: true, omitsThinkingText: true, bindsThinking: false, prefill: false },
+  ],
   [/(opus|sonnet)-4-6/, { ...CLASSIC, accepts: ['adaptive', 'enabled', 'disabled'] }],
   [/(haiku|sonnet|opus)-4-5/, CLASSIC],
 ];
@@ -140,7 +155,9 @@ export class ThinkingLedger {
         }
       }
       if (thinking.block_binding !== undefined && !betas(headers).includes(BINDING_BETA)) {
-        return refuse(`thinking.${thinking.type}.block_binding: Extra inputs are not permitted (it needs the anthropic-beta header ${BINDING_BETA})`);
+        return refuse(
+          `thinking.${thinking.type}.block_binding: Extra inputs are not permitted (it needs the anthropic-beta header ${BINDING_BETA})`,
+        );
       }
     }
     const effort = body.output_config?.effort;
@@ -166,7 +183,8 @@ export class ThinkingLedger {
         if (block.type === 'text' && (typeof block.text !== 'string' || block.text === '')) {
           return refuse(`messages.${i}.content.${j}: text content blocks must be non-empty`);
         }
-        if (isThinking(block) && block.cache_control) return refuse(`messages.${i}.content.${j}.${block.type}.cache_control: Extra inputs are not permitted`);
+        if (isThinking(block) && block.cache_control)
+          return refuse(`messages.${i}.content.${j}.${block.type}.cache_control: Extra inputs are not permitted`);
       }
     }
     if (breakpoints > 4) return refuse(`A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`);
@@ -186,7 +204,8 @@ export class ThinkingLedger {
 
     if (options.contextWindowTokens !== undefined) {
       const tokens = Math.ceil(JSON.stringify({ system: body.system, tools: body.tools, messages: body.messages }).length / 4);
-      if (tokens > options.contextWindowTokens) return refuse(`prompt is too long: ${tokens} tokens > ${options.contextWindowTokens} maximum`);
+      if (tokens > options.contextWindowTokens)
+        return refuse(`prompt is too long: ${tokens} tokens > ${options.contextWindowTokens} maximum`);
     }
     return verdict;
   }
@@ -210,7 +229,8 @@ export class ThinkingLedger {
           if (!this.redacted.has(block.data)) return `messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block`;
         } else {
           const minted = this.signatures.get(block.signature);
-          if (!minted || minted.thinking !== block.thinking) return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
+          if (!minted || minted.thinking !== block.thinking)
+            return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
           if (model.bindsThinking && (droppingRun || minted.prefix !== this.prefixAt(body, messages, i, j))) {
             if (!dropBlocks) {
               return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block. The block is bound to a different conversation. Remove the block, or set \`thinking.block_binding.prefix_mismatch_behavior\` to "drop_block".`;

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mergeTurns, type MintedAnswer, prefixOf, type RequestVerdict, ThinkingLedger } from './messagesApiRules.js';
+import { type MintedAnswer, mergeTurns, prefixOf, type RequestVerdict, ThinkingLedger } from './messagesApiRules.js';
 
 /**
  * A local stand-in for the Anthropic Messages API: `POST …/v1/messages` answered with SSE in the

@@ -22,8 +22,8 @@ import {
 } from './anthropicErrors.js';
 import type { AssistantBlock, ContentBlock, Message } from './message.js';
 import type { Model, ModelEvent, ModelRequest, StopReason } from './model.js';
-import { type ThinkingRequest, thinkingRequest } from './modelCapabilities.js';
 import { resolveModelId } from './modelAliases.js';
+import { type ThinkingRequest, thinkingRequest } from './modelCapabilities.js';
 import { ModelError, type ModelErrorKind } from './modelError.js';
 import { costOf, hasOwnPrice } from './pricing.js';
 import type { Effort, ThinkingSetting } from './thinking.js';
@@ -365,7 +365,8 @@ function parseToolInput(json: string): { ok: true; value: unknown } | { ok: fals
   if (json.trim() === '') return { ok: true, value: {} };
   try {
     const value: unknown = JSON.parse(json);
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: 'the input is not a JSON object' };
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      return { ok: false, problem: 'the input is not a JSON object' };
     return { ok: true, value };
   } catch (error) {
     return { ok: false, problem: `the input is not valid JSON (${error instanceof Error ? error.message : String(error)})` };

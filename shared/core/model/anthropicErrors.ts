@@ -40,7 +40,8 @@ export type ApiErrorKind = Extract<
  * How the API says a request is larger than the model's context window: "prompt is too long:
  * 210000 tokens > 200000 maximum", or input and max_tokens together over the limit.
  */
-const CONTEXT_WINDOW_MESSAGE = /prompt is too long|exceeds? (?:the )?(?:model's )?context (?:window|limit|length)|context (?:window|limit) exceeded/i;
+const CONTEXT_WINDOW_MESSAGE =
+  /prompt is too long|exceeds? (?:the )?(?:model's )?context (?:window|limit|length)|context (?:window|limit) exceeded/i;
 
 export function kindOf(status: number | undefined, type: string | null, message: string, errorCode: string | null): ApiErrorKind {
   if (

@@ -174,6 +174,12 @@ class PromptCacheSimulation {
     segments.forEach((segment, index) => {
       if (segment.cacheBreakpoint) this.cached.add(chain[index]!);
     });
-    return { input_tokens: tokens - prefix, output_tokens: 0, cache_read_tokens: read, cache_creation_tokens: prefix - read, thinking_tokens: 0 };
+    return {
+      input_tokens: tokens - prefix,
+      output_tokens: 0,
+      cache_read_tokens: read,
+      cache_creation_tokens: prefix - read,
+      thinking_tokens: 0,
+    };
   }
 }

@@ -21,7 +21,8 @@ export function parseThinking(text: string): { ok: true; setting: ThinkingSettin
   const budget = /^enabled:(\d+)$/.exec(value)?.[1];
   if (budget !== undefined) {
     const budgetTokens = Number(budget);
-    if (budgetTokens >= MIN_THINKING_BUDGET && Number.isSafeInteger(budgetTokens)) return { ok: true, setting: { type: 'enabled', budgetTokens } };
+    if (budgetTokens >= MIN_THINKING_BUDGET && Number.isSafeInteger(budgetTokens))
+      return { ok: true, setting: { type: 'enabled', budgetTokens } };
     return { ok: false, problem: `a thinking budget must be a whole number of tokens, at least ${MIN_THINKING_BUDGET} (got ${budget})` };
   }
   return { ok: false, problem: `"${text}" is not a thinking setting: use ${THINKING_FORMS}` };
@@ -33,7 +34,9 @@ export const ThinkingOptionSchema = z.string().superRefine((text, ctx) => {
   if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.problem });
 });
 
-export function thinkingSetting(text: string): ThinkingSetting {
+/** The setting a checked text (a job's, a role's) names; none for none. */
+export function optionalThinking(text: string | undefined): ThinkingSetting | undefined {
+  if (text === undefined) return undefined;
   const parsed = parseThinking(text);
   if (!parsed.ok) throw new Error(parsed.problem);
   return parsed.setting;

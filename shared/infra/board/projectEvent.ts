@@ -22,9 +22,13 @@ export function projectEntry(tx: ChainableCommander, keys: Keys, entry: RunStrea
   for (const change of reduceRunEntry(entry)) board.write(change);
 }
 
-const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_creation_tokens', 'thinking_tokens'] as const satisfies ReadonlyArray<
-  keyof Usage
->;
+const USAGE_FIELDS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_creation_tokens',
+  'thinking_tokens',
+] as const satisfies ReadonlyArray<keyof Usage>;
 
 class BoardWrites {
   constructor(

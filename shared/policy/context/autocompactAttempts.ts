@@ -77,7 +77,13 @@ export class AutocompactAttempts {
     if (!result.ok) {
       this.failures += 1;
       this.lastFailure = result.reason;
-      emit({ type: 'compaction', level: 'autocompact_failed', tokens_before: tokens, tokens_after: tokens, detail: because + result.reason });
+      emit({
+        type: 'compaction',
+        level: 'autocompact_failed',
+        tokens_before: tokens,
+        tokens_after: tokens,
+        detail: because + result.reason,
+      });
       this.disableAfterFailures(emit, tokens);
       return undefined;
     }
