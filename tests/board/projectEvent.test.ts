@@ -100,7 +100,10 @@ describe('the board state, projected from the run stream', () => {
 
     await run.state('t1', 'queued', 2, 'retry after a model error');
     const queuedAt = run.now;
-    await run.starts('t1', { usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_creation_tokens: 4, thinking_tokens: 0 }, cost: 0.5 });
+    await run.starts('t1', {
+      usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_creation_tokens: 4, thinking_tokens: 0 },
+      cost: 0.5,
+    });
     const board = (await readRunBoard(redis, keys, 'r2'))!;
     task = board.tasks[0]!;
     expect(task).toMatchObject({
@@ -112,7 +115,13 @@ describe('the board state, projected from the run stream', () => {
     });
     expect(task.error).toBeUndefined();
     expect(task.ended_at).toBeUndefined();
-    expect(task.usage).toEqual({ input_tokens: 101, output_tokens: 22, cache_read_tokens: 33, cache_creation_tokens: 9, thinking_tokens: 0 });
+    expect(task.usage).toEqual({
+      input_tokens: 101,
+      output_tokens: 22,
+      cache_read_tokens: 33,
+      cache_creation_tokens: 9,
+      thinking_tokens: 0,
+    });
     expect(task.cost_usd).toBeCloseTo(0.51);
     expect(board.run.usage).toEqual(task.usage);
   });

@@ -87,7 +87,13 @@ export class RunEvents {
       cwd: `/tmp/wt/${taskId}`,
     });
     await this.agent(taskId, { type: 'turn_start', turn: 1 });
-    const usage = options.usage ?? { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5, thinking_tokens: 0 };
+    const usage = options.usage ?? {
+      input_tokens: 100,
+      output_tokens: 20,
+      cache_read_tokens: 30,
+      cache_creation_tokens: 5,
+      thinking_tokens: 0,
+    };
     await this.agent(taskId, {
       type: 'usage',
       turn: 1,

@@ -40,7 +40,10 @@ describe('one reducer for a run’s events', () => {
       cost_usd: 0,
     });
     await run.state('t1', 'queued', 2, 'retry');
-    await run.starts('t1', { usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_creation_tokens: 4, thinking_tokens: 0 }, cost: 0.5 });
+    await run.starts('t1', {
+      usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_creation_tokens: 4, thinking_tokens: 0 },
+      cost: 0.5,
+    });
     await run.agent('t1', { type: 'assistant_text', turn: 1, text: 'done here\nand more' });
     await run.finishes('t1');
     await run.merged('t1');

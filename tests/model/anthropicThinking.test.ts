@@ -67,7 +67,11 @@ describe('thinking on the real client', () => {
 
     const sent = server.requests[0]!;
     expect(sent.rejection).toBeUndefined();
-    expect(sent.body.thinking).toEqual({ type: 'adaptive', display: 'summarized', block_binding: { prefix_mismatch_behavior: 'drop_block' } });
+    expect(sent.body.thinking).toEqual({
+      type: 'adaptive',
+      display: 'summarized',
+      block_binding: { prefix_mismatch_behavior: 'drop_block' },
+    });
     expect(sent.headers['anthropic-beta']).toBe(THINKING_BINDING_BETA);
     expect(sent.body).not.toHaveProperty('output_config');
     expect(sent.body.max_tokens).toBe(4096);
@@ -77,7 +81,11 @@ describe('thinking on the real client', () => {
     expect((thinking as { signature: string }).signature).toMatch(/^[A-Za-z0-9+/=]{40,}$/);
     expect(text).toEqual({ type: 'text', text: 'Reading a.ts.' });
     expect(use).toEqual({ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'a.ts' } });
-    expect(events.at(-1)).toMatchObject({ type: 'message_end', stopReason: 'tool_use', usage: { output_tokens: 120, thinking_tokens: 80 } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'message_end',
+      stopReason: 'tool_use',
+      usage: { output_tokens: 120, thinking_tokens: 80 },
+    });
   });
 
   it('keeps a redacted_thinking block and a block type the SDK does not know, as received, and says so for the unknown one', async () => {
@@ -203,7 +211,9 @@ describe('thinking on the real client', () => {
     };
     const events = await collect(model().stream(edited, signal()));
     expect(server.requests[1]!.rejection).toBeUndefined();
-    expect(server.requests[1]!.dropped).toEqual([{ type: 'thinking_dropped', path: 'messages.1.content.0', reason: 'prefix_binding_mismatch' }]);
+    expect(server.requests[1]!.dropped).toEqual([
+      { type: 'thinking_dropped', path: 'messages.1.content.0', reason: 'prefix_binding_mismatch' },
+    ]);
     expect(notices(events)).toEqual([
       'the API set aside 1 earlier thinking block(s) (prefix_binding_mismatch): the conversation before them was compacted',
     ]);

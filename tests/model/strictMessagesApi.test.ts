@@ -57,7 +57,8 @@ const SONNET = { model: 'claude-sonnet-5-5', max_tokens: 2048 };
 /** One tool-use turn of a thinking Sonnet 5.5, and the request that continues it. */
 async function thinkingTurn(): Promise<{ first: Body; answer: Body[]; next: (assistant: Body[], extra?: Body) => Body }> {
   server.enqueue(reply.thinkingToolUse('Look at a.ts.', 'Read', { file_path: 'a.ts' }, { id: 'toolu_a' }));
-  const first = { ...SONNET, thinking: { type: 'adaptive', display: 'summarized' }, messages: [user('Find the bug.')] };
+  const tools = [{ name: 'Read', description: 'Reads a file.', input_schema: { type: 'object' } }];
+  const first = { ...SONNET, tools, thinking: { type: 'adaptive', display: 'summarized' }, messages: [user('Find the bug.')] };
   const sent = await post(first);
   expect(sent.status).toBe(200);
   const answer = answerOf(sent.text);
@@ -98,7 +99,7 @@ describe('the strict Messages API stand-in', () => {
 
   it('refuses a thinking block whose text or signature changed', async () => {
     const { answer, next } = await thinkingTurn();
-    const edited = [{ ...answer[0], thinking: 'Look at b.ts.' }, answer[1]];
+    const edited = [{ ...answer[0], thinking: 'Look at b.ts.' }, answer[1]!];
     const sent = await post(next(edited));
     expect(sent.status).toBe(400);
     expect(server.requests.at(-1)!.rejection).toBe('messages.1.content.0: Invalid `signature` in `thinking` block');
@@ -121,7 +122,9 @@ describe('the strict Messages API stand-in', () => {
     server.enqueue(reply.text('ok'));
     const sent = await post(changed(dropping), { 'anthropic-beta': BINDING_BETA });
     expect(sent.status).toBe(200);
-    expect(server.requests.at(-1)!.dropped).toEqual([{ type: 'thinking_dropped', path: 'messages.1.content.0', reason: 'prefix_binding_mismatch' }]);
+    expect(server.requests.at(-1)!.dropped).toEqual([
+      { type: 'thinking_dropped', path: 'messages.1.content.0', reason: 'prefix_binding_mismatch' },
+    ]);
     expect(sent.text).toContain('"input_transformations":[{"type":"thinking_dropped"');
   });
 
@@ -135,14 +138,42 @@ describe('the strict Messages API stand-in', () => {
 
   it('refuses a tool_use without a tool_result right after it, and a tool_result that answers nothing', async () => {
     const use = { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_x', name: 'Read', input: {} }] };
-    const unanswered = await post({ ...SONNET, messages: [user('go'), use, user('and?')] });
+    const tools = [{ name: 'Read', description: 'Reads.', input_schema: { type: 'object' } }];
+    const unanswered = await post({ ...SONNET, tools, messages: [user('go'), use, user('and?')] });
     expect(unanswered.status).toBe(400);
     expect(server.requests.at(-1)!.rejection).toBe(
       'messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_x. Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
     );
-    const stray = await post({ ...SONNET, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_y', content: 'x' }] }] });
+    const stray = await post({
+      ...SONNET,
+      tools,
+      messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_y', content: 'x' }] }],
+    });
     expect(stray.status).toBe(400);
-    expect(server.requests.at(-1)!.rejection).toMatch(/^messages\.0\.content\.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_y\./);
+    expect(server.requests.at(-1)!.rejection).toMatch(
+      /^messages\.0\.content\.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_y\./,
+    );
+  });
+
+  it('refuses tool results after other content, and tool blocks in a request that defines no tools', async () => {
+    const use = { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_z', name: 'Read', input: {} }] };
+    const late = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'note' },
+        { type: 'tool_result', tool_use_id: 'toolu_z', content: 'x' },
+      ],
+    };
+    const tools = [{ name: 'Read', description: 'Reads.', input_schema: { type: 'object' } }];
+    expect((await post({ ...SONNET, tools, messages: [user('go'), use, late] })).status).toBe(400);
+    expect(server.requests.at(-1)!.rejection).toBe(
+      'messages.2: Did not find 1 `tool_result` block(s) at the beginning of this message. Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.',
+    );
+    const answered = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_z', content: 'x' }] };
+    expect((await post({ ...SONNET, messages: [user('go'), use, answered] })).status).toBe(400);
+    expect(server.requests.at(-1)!.rejection).toBe('Requests which include `tool_use` or `tool_result` blocks must define tools.');
+    server.enqueue(reply.text('ok'));
+    expect((await post({ ...SONNET, tools, tool_choice: { type: 'none' }, messages: [user('go'), use, answered] })).status).toBe(200);
   });
 
   it('refuses more than four cache_control breakpoints, and takes four', async () => {
@@ -176,12 +207,23 @@ describe('the strict Messages API stand-in', () => {
   });
 
   it('refuses an assistant turn at the end on a model without prefill, but takes back a turn it paused', async () => {
-    const prefill = await post({ ...SONNET, messages: [user('go'), { role: 'assistant', content: [{ type: 'text', text: 'The answer is' }] }] });
+    const prefill = await post({
+      ...SONNET,
+      messages: [user('go'), { role: 'assistant', content: [{ type: 'text', text: 'The answer is' }] }],
+    });
     expect(prefill.status).toBe(400);
     expect(server.requests.at(-1)!.rejection).toBe(
       'This model does not support assistant message prefill. The conversation must end with a user message.',
     );
-    server.enqueue(reply.stream([{ type: 'thinking', thinking: 'Long search.' }, { type: 'text', text: 'Searching…' }], { stopReason: 'pause_turn' }));
+    server.enqueue(
+      reply.stream(
+        [
+          { type: 'thinking', thinking: 'Long search.' },
+          { type: 'text', text: 'Searching…' },
+        ],
+        { stopReason: 'pause_turn' },
+      ),
+    );
     const paused = answerOf((await post({ ...SONNET, messages: [user('go')] })).text);
     server.enqueue(reply.text('Found it.'));
     expect((await post({ ...SONNET, messages: [user('go'), { role: 'assistant', content: paused }] })).status).toBe(200);

@@ -7,8 +7,9 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
  * table, so a test fails when orca's idea of the API is wrong, not only when its code is.
  *
  * - Structure: the first turn is the user's; consecutive turns of one role count as one (as the
- *   API merges them); every tool_use is answered by a tool_result in the next turn and every
- *   tool_result answers a tool_use of the turn before; text blocks are not empty; at most four
+ *   API merges them); every tool_use is answered by a tool_result at the start of the next turn
+ *   and every tool_result answers a tool_use of the turn before; a request holding either defines
+ *   tools; text blocks are not empty; at most four
  *   cache_control breakpoints, none on a thinking block; a model without prefill refuses a
  *   conversation ending with an assistant turn, unless that turn is one the stand-in paused.
  * - Thinking settings: the model accepts the thinking type; a budget is at least 1024 and below
@@ -191,6 +192,15 @@ export class ThinkingLedger {
 
     const pairing = checkToolPairing(messages);
     if (pairing) return refuse(pairing);
+    const usesTools = messages.some((message: Json) =>
+      message.content.some((block: Json) => block.type === 'tool_use' || block.type === 'tool_result'),
+    );
+    if (usesTools && !(Array.isArray(body.tools) && body.tools.length > 0)) {
+      return refuse('Requests which include `tool_use` or `tool_result` blocks must define tools.');
+    }
+    if (body.tool_choice !== undefined && !['auto', 'none', 'any', 'tool'].includes(body.tool_choice?.type)) {
+      return refuse("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'");
+    }
 
     const last = messages.at(-1);
     if (last.role === 'assistant' && !model.prefill && !this.pausedEnds.has(canonical(last.content.at(-1)))) {
@@ -292,6 +302,10 @@ function checkToolPairing(messages: Json[]): string | undefined {
       const missing = uses.filter((id) => !answered.has(id));
       if (missing.length > 0) {
         return `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+      }
+      const leading = next.content.findIndex((block: Json) => block.type !== 'tool_result');
+      if (leading >= 0 && leading < uses.length) {
+        return `messages.${i + 1}: Did not find ${uses.length} \`tool_result\` block(s) at the beginning of this message. Messages following \`tool_use\` blocks must begin with a matching number of \`tool_result\` blocks.`;
       }
     } else {
       const previous = messages[i - 1];

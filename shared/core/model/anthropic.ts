@@ -348,6 +348,7 @@ function toParams(request: ModelRequest, model: string, thinking: ThinkingReques
       if (request.cacheTools && index === last) spec.cache_control = EPHEMERAL;
       return spec;
     });
+    if (request.toolChoice === 'none') params.tool_choice = { type: 'none' };
   }
   return params;
 }

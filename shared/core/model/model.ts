@@ -23,6 +23,11 @@ export interface ModelRequest {
   tools: ToolSpec[];
   /** Put a cache breakpoint on the tool list (the first cacheable prefix). */
   cacheTools?: boolean;
+  /**
+   * `none`: the tools are sent (the API wants them defined while the conversation holds tool
+   * calls, and a thinking block's conversation includes them) but the model may not call one.
+   */
+  toolChoice?: 'none';
   /** Room for the answer. A model that thinks on a fixed budget adds that budget to it. */
   maxTokens: number;
 }
