@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
+import type { Stream } from '@anthropic-ai/sdk/core/streaming';
 import type {
   StopReason as ApiStopReason,
   Tool as ApiTool,
@@ -136,12 +137,18 @@ export class AnthropicModel implements Model {
     return costOf(this.id, usage);
   }
 
-  /** One call: yields as the stream arrives; throws a StreamBreak (retry) or a ModelError (give up). */
+  /**
+   * One call: yields as the stream arrives; throws a StreamBreak (retry) or a ModelError (give up).
+   * The raw event stream, not the SDK's MessageStream: that one parses each tool input as it
+   * accumulates the message and breaks the whole stream on input that is not JSON, which here
+   * is the model's mistake to be told of, not a failed call.
+   */
   private async *attempt(params: MessageCreateParamsBase, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const headers = this.thinking.betas.length > 0 ? { 'anthropic-beta': this.thinking.betas.join(',') } : undefined;
-    const stream = this.client.messages.stream(params, { signal, headers });
+    let stream: Stream<RawMessageStreamEvent> | undefined;
     let connected = false;
     let stalled = false;
+    let ended = false;
     let idle: NodeJS.Timeout | undefined;
     // Armed by what arrives from the server, not by what the caller has read: a slow consumer
     // is not a stalled stream.
@@ -149,38 +156,43 @@ export class AnthropicModel implements Model {
       clearTimeout(idle);
       idle = setTimeout(() => {
         stalled = true;
-        stream.abort();
+        stream?.controller.abort();
       }, this.idleTimeoutMs);
     };
-    stream.on('connect', () => {
+    try {
+      // Resolves once the response headers are in; the SDK has retried HTTP failures before that.
+      stream = await this.client.messages.create({ ...params, stream: true }, { signal, headers });
       connected = true;
       watch();
-    });
-    stream.on('streamEvent', watch);
-    stream.on('end', () => clearTimeout(idle));
-
-    const answer = new AnswerAssembly();
-    try {
-      for await (const event of stream) yield* answer.take(event);
-      // Rejects with the stream's error even when the iterator ended quietly after it.
-      const message = await stream.finalMessage();
+      const answer = new AnswerAssembly();
+      const message = new MessageTotals();
+      for await (const event of stream) {
+        watch();
+        if (message.take(event)) continue;
+        yield* answer.take(event);
+      }
+      // An abort ends the iteration quietly: say why it ended.
+      if (signal.aborted) throw toModelError(signal.reason, this.errorContext, signal);
+      if (stalled) throw new StreamBreak('stream', `the response stream went silent for ${this.idleTimeoutMs} ms`);
+      if (!message.stopped) throw new StreamBreak('stream', 'the response stream ended before message_stop');
+      ended = true;
       // Input cut off by the output limit is dropped: the loop asks the model to go on in smaller
       // steps. Input that is broken in a finished answer goes to the model as an error result.
-      yield* answer.finish(message.stop_reason !== 'max_tokens');
-      yield* droppedByTheApi(message as unknown as { input_transformations?: unknown });
-      const stop = toStopReason(message.stop_reason, answer.hasToolUse);
+      yield* answer.finish(message.stopReason !== 'max_tokens');
+      yield* droppedByTheApi(message.inputTransformations);
+      const stop = toStopReason(message.stopReason, answer.hasToolUse);
       if (stop.notice) yield { type: 'notice', level: 'warn', message: stop.notice };
       yield {
         type: 'message_end',
         stopReason: stop.reason,
-        usage: toUsage(message.usage),
-        ...(message.stop_details ? { detail: describeStopDetails(message.stop_details) } : {}),
+        usage: message.usage(),
+        ...(message.stopDetails ? { detail: describeStopDetails(message.stopDetails) } : {}),
       };
     } catch (error) {
       throw this.classify(error, signal, connected, stalled);
     } finally {
       clearTimeout(idle);
-      if (!stream.ended) stream.abort();
+      if (stream && !ended) stream.controller.abort();
     }
   }
 
@@ -199,6 +211,54 @@ export class AnthropicModel implements Model {
       });
     }
     return new StreamBreak('stream', `the response stream broke off: ${oneLine(causeChain(error))}`, { cause: error });
+  }
+}
+
+/**
+ * The message's own fields as the stream gives them: usage from message_start, then the
+ * cumulative counts, stop reason and details of message_delta (counts left out there stay).
+ */
+class MessageTotals {
+  stopped = false;
+  stopReason: ApiStopReason | null = null;
+  stopDetails: { category?: string | null; explanation?: string | null } | null = null;
+  inputTransformations: unknown;
+  private counts: Partial<ApiUsage> = {};
+
+  /** Takes a message-level event; false for a content event. */
+  take(event: RawMessageStreamEvent): boolean {
+    if (event.type === 'message_start') {
+      this.counts = { ...event.message.usage };
+      this.inputTransformations = (event.message as unknown as { input_transformations?: unknown }).input_transformations;
+      return true;
+    }
+    if (event.type === 'message_delta') {
+      this.stopReason = event.delta.stop_reason;
+      this.stopDetails = event.delta.stop_details ?? null;
+      const usage = event.usage;
+      this.counts.output_tokens = usage.output_tokens;
+      if (usage.input_tokens != null) this.counts.input_tokens = usage.input_tokens;
+      if (usage.cache_creation_input_tokens != null) this.counts.cache_creation_input_tokens = usage.cache_creation_input_tokens;
+      if (usage.cache_read_input_tokens != null) this.counts.cache_read_input_tokens = usage.cache_read_input_tokens;
+      if (usage.output_tokens_details != null) this.counts.output_tokens_details = usage.output_tokens_details;
+      return true;
+    }
+    if (event.type === 'message_stop') {
+      this.stopped = true;
+      return true;
+    }
+    return false;
+  }
+
+  usage(): Usage {
+    const usage = this.counts;
+    return {
+      input_tokens: usage.input_tokens ?? 0,
+      output_tokens: usage.output_tokens ?? 0,
+      cache_read_tokens: usage.cache_read_input_tokens ?? 0,
+      cache_creation_tokens: usage.cache_creation_input_tokens ?? 0,
+      thinking_tokens: usage.output_tokens_details?.thinking_tokens ?? 0,
+    };
   }
 }
 
@@ -312,8 +372,8 @@ class AnswerAssembly {
 }
 
 /** The API's dropping of thinking blocks whose earlier conversation changed (a compaction), said in the transcript. */
-function* droppedByTheApi(message: { input_transformations?: unknown }): Generator<ModelEvent> {
-  const changes = Array.isArray(message.input_transformations) ? (message.input_transformations as Array<Record<string, unknown>>) : [];
+function* droppedByTheApi(transformations: unknown): Generator<ModelEvent> {
+  const changes = Array.isArray(transformations) ? (transformations as Array<Record<string, unknown>>) : [];
   const dropped = changes.filter((change) => change.type === 'thinking_dropped');
   if (dropped.length === 0) return;
   const reasons = [...new Set(dropped.map((change) => String(change.reason)))].join(', ');
@@ -395,16 +455,6 @@ function toStopReason(reason: ApiStopReason | null, hasToolUse: boolean): { reas
 function describeStopDetails(details: { category?: string | null; explanation?: string | null }): string {
   const parts = [details.category ? `category ${details.category}` : '', details.explanation ? oneLine(details.explanation) : ''];
   return parts.filter(Boolean).join(': ');
-}
-
-function toUsage(usage: ApiUsage): Usage {
-  return {
-    input_tokens: usage.input_tokens ?? 0,
-    output_tokens: usage.output_tokens ?? 0,
-    cache_read_tokens: usage.cache_read_input_tokens ?? 0,
-    cache_creation_tokens: usage.cache_creation_input_tokens ?? 0,
-    thinking_tokens: usage.output_tokens_details?.thinking_tokens ?? 0,
-  };
 }
 
 /** The SDK's own backoff: 0.5 s doubling to at most 8 s, less up to a quarter of jitter. */
