@@ -159,7 +159,14 @@ describe('thinking blocks through compaction', () => {
       turns: thinking([read('big.ts'), read('medium.ts'), REPORT_TURN]),
       context: createContextAssembler({
         homeDir: tempDir('orca-home-'),
-        compaction: { contextWindow: 20_000, reservedOutputTokens: 0, autocompactBufferTokens: 0, snipAt: 2, microcompactAt: 2, collapseAt: 2 },
+        compaction: {
+          contextWindow: 20_000,
+          reservedOutputTokens: 0,
+          autocompactBufferTokens: 0,
+          snipAt: 2,
+          microcompactAt: 2,
+          collapseAt: 2,
+        },
       }),
     });
     expect(result.reason).toBe('report');

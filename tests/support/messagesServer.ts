@@ -94,6 +94,8 @@ export interface RecordedRequest {
   rejection?: string;
   /** Thinking blocks the request asked to drop that failed the prefix check (reported in input_transformations). */
   dropped: RequestVerdict['dropped'];
+  /** The answer streamed, its blocks as a client must send them back (thinking with the signature it was given). */
+  answer?: MintedAnswer;
 }
 
 type SseEvent = { event: string; data: unknown };
@@ -271,7 +273,8 @@ export class MessagesServer {
         message: `messagesServer: request ${record.index} does not think (its thinking is off for ${model}), but the behaviour queued for it has thinking blocks`,
       });
     }
-    const events = this.sseEvents(behaviour, model, body, verdict);
+    const { events, answer } = this.sseEvents(behaviour, model, body, verdict);
+    record.answer = answer;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -299,7 +302,12 @@ export class MessagesServer {
     res.end();
   }
 
-  private sseEvents(behaviour: StreamBehaviour, model: string, body: unknown, verdict: RequestVerdict | undefined): SseEvent[] {
+  private sseEvents(
+    behaviour: StreamBehaviour,
+    model: string,
+    body: unknown,
+    verdict: RequestVerdict | undefined,
+  ): { events: SseEvent[]; answer: MintedAnswer } {
     const usage = behaviour.usage ?? {};
     // What the answer's thinking is bound to: the conversation it continues (a paused turn included) and the blocks before it.
     const merged = verdict?.messages ?? mergeTurns(((body as { messages?: unknown[] })?.messages ?? []) as never[]);
@@ -377,7 +385,7 @@ export class MessagesServer {
       },
     });
     events.push({ event: 'message_stop', data: { type: 'message_stop' } });
-    return events;
+    return { events, answer };
   }
 }
 
