@@ -119,4 +119,21 @@ describe('one reducer for a run’s events', () => {
     expect(t1.usage).toEqual({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 });
     expect(t1.tool_calls).toBe(0);
   });
+
+  it('shows an agent the model refused as failed with end reason refusal, and counts its thinking tokens', async () => {
+    const { redis, keys } = testRedis();
+    const run = new RunEvents(redis, keys, 'r-refusal');
+    await run.starts('solo');
+    const usage = { input_tokens: 10, output_tokens: 50, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 30 };
+    await run.agent('solo', { type: 'usage', turn: 1, usage, cost_usd: 0.001, total: usage, total_cost_usd: 0.001 });
+    const detail = 'the model declined to go on (stop reason refusal: category cyber)';
+    await run.agent('solo', { type: 'end', reason: 'refusal', detail, turns: 1, usage, cost_usd: 0.001 });
+
+    const board = (await readRunBoard(redis, keys, 'r-refusal'))!;
+    const task = board.tasks.find((candidate) => candidate.task_id === 'solo')!;
+    expect(task).toMatchObject({ status: 'failed', end_reason: 'refusal', end_detail: detail, error: detail });
+    expect(task.usage.thinking_tokens).toBe(30);
+    expect(board.run.usage.thinking_tokens).toBe(30);
+    expect((await foldOf(run)).tasks.get('solo')).toMatchObject({ status: 'failed', end_reason: 'refusal' });
+  });
 });
