@@ -87,7 +87,7 @@ describe('thinking through the agent loop', () => {
     for (const [index, request] of server.requests.entries()) {
       const turns = assistantTurns(request.body);
       expect(turns).toHaveLength(index);
-      turns.forEach((turn: Body, earlier: number) => expect(turn.content[0]).toEqual(minted[earlier]));
+      for (const [earlier, turn] of turns.entries()) expect(turn.content[0]).toEqual(minted[earlier]);
     }
     expect(minted.map((block) => (block as { thinking: string }).thinking)).toEqual([
       'Start with a.ts.',
