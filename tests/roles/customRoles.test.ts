@@ -75,7 +75,7 @@ describe('custom roles from .claude/agents/*.md', () => {
     );
   });
 
-  it('reads orca\'s own thinking and effort fields, and skips a file whose thinking setting is not one', () => {
+  it("reads orca's own thinking and effort fields, and skips a file whose thinking setting is not one", () => {
     const repo = tempDir();
     writeFiles(repo, {
       '.claude/agents/deep.md': '---\nname: deep\ndescription: Thinks hard.\nthinking: enabled:8000\neffort: xhigh\n---\nThink.\n',
@@ -89,4 +89,3 @@ describe('custom roles from .claude/agents/*.md', () => {
     expect(warnings[1]).toMatch(/odd\.md: skipped, .*"sometimes" is not a thinking setting: use adaptive, enabled:<budget>/);
   });
 });
-
