@@ -3,8 +3,8 @@ import { findRole, roleSpec } from '../roles/roleCatalog.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
-import { resolveModelAlias } from '../shared/core/model/modelAliases.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
+import type { Effort } from '../shared/core/model/thinking.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { followRunEvents } from '../shared/infra/board/runEventFollower.js';
 import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
@@ -12,6 +12,7 @@ import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
 import { eventLine } from './eventLine.js';
+import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { handOverWorktrees } from './run/handOver.js';
 import { newRunId } from './runId.js';
@@ -24,6 +25,8 @@ export interface AgentCommandOptions {
   repo: string;
   base?: string;
   model?: string;
+  thinking?: string;
+  effort?: Effort;
   script?: string;
   json: boolean;
   workers: number;
@@ -41,6 +44,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
+  // The role's own model, thinking and effort win; the combination the agent will run is checked.
+  const model = script ? undefined : chooseModel(options, role);
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
 
@@ -73,7 +78,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       repo: { path: root },
       base,
       branch,
-      model: { id: options.model ? resolveModelAlias(options.model) : undefined, script: script ? scriptContent : undefined },
+      model: { ...model, script: script ? scriptContent : undefined },
       stop_event: 'Stop',
     });
     const followed = options.json

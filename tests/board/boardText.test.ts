@@ -67,7 +67,7 @@ describe('the board as text', () => {
       boardText(await withResultState((await readRunBoard(redis, keys, 'r-result'))!), { now: run.now, color: false });
     // Nothing said while the run goes.
     expect((await text()).some((line) => line.startsWith('result'))).toBe(false);
-    const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
+    const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 };
     await run.run({ type: 'run_end', status: 'PASS', head, usage, cost_usd: 0, detail: 'done' });
     expect((await text()).at(-1)).toBe(`result ${branch} at ${head.slice(0, 12)}: not merged yet (git merge ${branch})`);
     git(repo, 'merge', '--quiet', '--ff-only', branch);
