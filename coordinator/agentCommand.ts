@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { findRole, roleSpec } from '../roles/roleCatalog.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
+import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
@@ -13,7 +14,9 @@ import { connectRedis } from '../shared/infra/redis/redisConnection.js';
 import { eventLine } from './eventLine.js';
 import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
+import { handOverWorktrees } from './run/handOver.js';
 import { newRunId } from './runId.js';
+import { recordRun, recordRunEnd } from './runLedger.js';
 import { OrcaServices } from './services.js';
 
 export interface AgentCommandOptions {
@@ -62,7 +65,10 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     void publishAbort(services.redis, services.keys, runId, 'interrupted by the user');
   };
   process.on('SIGINT', onSigint);
+  const branch = role.workspace === 'branch' ? orcaBranch(runId, taskId) : undefined;
+  const ledgerEntry = { run_id: runId, kind: 'agent' as const, prefix: services.keys.prefix, repo: root, base, result_branch: branch };
   try {
+    recordRun(services.home, ledgerEntry);
     const { source: _source, ...scriptContent } = script ?? { source: '' };
     await services.queue.add({
       run_id: runId,
@@ -71,7 +77,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       prompt: options.prompt,
       repo: { path: root },
       base,
-      branch: role.workspace === 'branch' ? `orca/${runId}/${taskId}` : undefined,
+      branch,
       model: { ...model, script: script ? scriptContent : undefined },
       stop_event: 'Stop',
     });
@@ -90,6 +96,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     const result = await services.waiter.wait(agentJobId(runId, taskId, 1));
     following.abort();
     await followed;
+    recordRunEnd(services.home, ledgerEntry, result.status);
+    await handOver(root, runId, services.home, options.json);
     printResult(result, options.json);
     return result.status === 'completed' ? 0 : result.status === 'aborted' ? 130 : 1;
   } finally {
@@ -97,6 +105,22 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     following.abort();
     follower.disconnect();
     await services.close();
+  }
+}
+
+/** The agent's branch is the user's now: its worktree lets go of it (handOver.ts). Said on stderr, never hidden. */
+async function handOver(repo: string, runId: string, home: OrcaHome, quiet: boolean): Promise<void> {
+  try {
+    for (const one of await handOverWorktrees(repo, runId, home, () => true)) {
+      if (one.changes && !quiet)
+        process.stderr.write(
+          `orca: kept ${one.dir} for inspection (detached; its uncommitted changes are saved to ${wipRef(runId, one.taskId)} when orca clean removes it)\n`,
+        );
+    }
+  } catch (error) {
+    process.stderr.write(
+      `orca: the agent ended, but its worktree could not be handed over: ${error instanceof Error ? error.message.trim() : String(error)}\n`,
+    );
   }
 }
 

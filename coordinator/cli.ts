@@ -195,25 +195,43 @@ program
 
 program
   .command('clean')
-  .description('remove worktrees, task branches, views, sessions and port leases of finished or dead runs')
+  .description(
+    "remove what this installation's finished or dead runs left in this repository; save uncommitted work first, keep results until merged",
+  )
   .addOption(
     new Option('--older-than <age>', 'a run not known to have ended is dead after this long idle (30m, 12h, 7d)')
       .argParser(parseAge)
       .default(parseAge('24h'), '24h'),
   )
-  .option('--repo <dir>', 'also look for orca/<run>/* branches in this repository (repeatable)', collect, [])
-  .option('--keep-branches', 'leave task branches alone', false)
-  .option('--dry-run', 'print what would be removed, remove nothing', false)
+  .option('--repo <dir>', 'clean this repository instead of the one you are in (repeatable)', collect, [])
+  .option('--all', 'clean every repository orca knows (listed first)', false)
+  .option('--results', "also remove runs' results (integration branches) not merged yet", false)
+  .option('--wip', 'also remove saved work in progress (refs/orca/wip/<run>/<task>)', false)
+  .option('--keep-branches', 'leave branches alone', false)
+  .option('--dry-run', 'print what would be saved and removed, change nothing', false)
   .addHelpText('after', CLEAN_RULES)
-  .action(async (options: { olderThan: number; repo: string[]; keepBranches: boolean; dryRun: boolean }) => {
-    process.exitCode = await (await import('./cleanCommand.js')).cleanCommand({
-      olderThanMs: options.olderThan,
-      repos: options.repo,
-      keepBranches: options.keepBranches,
-      dryRun: options.dryRun,
-      cwd: process.cwd(),
-    });
-  });
+  .action(
+    async (options: {
+      olderThan: number;
+      repo: string[];
+      all: boolean;
+      results: boolean;
+      wip: boolean;
+      keepBranches: boolean;
+      dryRun: boolean;
+    }) => {
+      process.exitCode = await (await import('./cleanCommand.js')).cleanCommand({
+        olderThanMs: options.olderThan,
+        repos: options.repo,
+        all: options.all,
+        results: options.results,
+        wip: options.wip,
+        keepBranches: options.keepBranches,
+        dryRun: options.dryRun,
+        cwd: process.cwd(),
+      });
+    },
+  );
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { integrationBranch } from '../shared/core/git/orcaBranch.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
@@ -76,7 +77,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       task: options.task,
       repo: root,
       base,
-      integration_branch: `orca/${runId}/integration`,
+      integration_branch: integrationBranch(runId),
       model,
       scripted: Boolean(script),
       checks,

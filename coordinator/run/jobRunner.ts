@@ -2,6 +2,7 @@ import type { RoleDefinition } from '../../roles/role.js';
 import { roleSpec } from '../../roles/roleCatalog.js';
 import { ADOPTABLE } from '../../shared/core/events/taskStatusGroups.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
+import { orcaBranch } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
@@ -84,7 +85,7 @@ export class JobRunner {
         prompt: spec.prompt,
         repo: { path: this.options.repo },
         base: spec.base,
-        branch: spec.role.workspace === 'branch' ? `orca/${recorder.runId}/${spec.taskId}` : undefined,
+        branch: spec.role.workspace === 'branch' ? orcaBranch(recorder.runId, spec.taskId) : undefined,
         file_state: spec.fileState ?? [],
         model: { ...this.options.model, script: this.options.script ? script : undefined },
         checks: spec.checks ?? [],
