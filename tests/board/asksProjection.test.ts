@@ -44,7 +44,7 @@ describe('the board’s permission requests', () => {
       reason: 'aborted',
       detail: 'aborted: orca abort',
       turns: 1,
-      usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0 },
+      usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 },
       cost_usd: 0,
     });
     // t3's request 3 is answered twice: the first answer is the one kept.

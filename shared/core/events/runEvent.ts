@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EffortSchema, ThinkingOptionSchema } from '../model/thinking.js';
 import { UsageSchema } from '../model/usage.js';
 import { PermissionAnswerEventSchema } from './permissionAsk.js';
 
@@ -47,6 +48,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
       .object({
         script: z.unknown().optional(),
         model_id: z.string().optional(),
+        thinking: ThinkingOptionSchema.optional(),
+        effort: EffortSchema.optional(),
         approve: z.boolean(),
         max_agents: z.number().int().positive(),
         max_tokens: z.number().optional(),

@@ -152,6 +152,9 @@ function renderRun() {
     : run.status && run.status !== 'running' && run.detail
       ? el('p', { class: 'verdict', 'data-verdict': run.status, text: `${run.status}: ${run.detail}` })
       : undefined;
+  const result = state.board.result
+    ? el('p', { id: 'run-result', class: 'result', 'data-result': state.board.result.state, text: resultText(state.board.result) })
+    : undefined;
   const dag = renderDag(tasks, asks);
   const pending =
     asks.length > 0
@@ -169,6 +172,7 @@ function renderRun() {
   main.replaceChildren(
     head,
     ...(verdict ? [verdict] : []),
+    ...(result ? [result] : []),
     ...(pending ? [pending] : []),
     dag,
     renderTimeline(state.board, Date.now()),
@@ -188,6 +192,16 @@ function renderRun() {
 function redrawTimeline() {
   const shown = document.getElementById('timeline');
   if (shown && state.board) shown.replaceWith(renderTimeline(state.board, Date.now()));
+}
+
+/** Where the run's result stands in git (runResultState.ts): one not merged yet says how to take it. */
+function resultText(result) {
+  const at = result.head ? ` at ${result.head.slice(0, 12)}` : '';
+  if (result.state === 'not_merged') return `Result ${result.branch}${at}: not merged yet (git merge ${result.branch})`;
+  if (result.state === 'merged') return `Result ${result.branch}${at}: merged into ${result.merged_into.join(', ')}`;
+  if (result.state === 'no_changes') return `Result ${result.branch}: no changes (still at the base)`;
+  if (result.state === 'removed') return `Result ${result.branch}: removed from the repository`;
+  return `Result ${result.branch}: its repository is not on this host`;
 }
 
 /** Depth in the DAG: a task sits below everything it waits for. */
