@@ -31,6 +31,8 @@ type Request = PermissionRequestEvent & { task_id: string };
 export class TerminalAsks {
   private readonly queue: Request[] = [];
   private readonly done = new Set<string>();
+  /** Requests shown without a prompt (no terminal): their first answer is shown too. */
+  private readonly shownOnly = new Set<string>();
   private current?: Request;
   private lines?: readline.Interface;
   private readonly who = personHere();
@@ -52,6 +54,7 @@ export class TerminalAsks {
       const request = { ...parsed.data, task_id: entry.task_id };
       if (!this.options.interactive) {
         this.done.add(request.id);
+        this.shownOnly.add(request.id);
         this.print(describe(request, this.options.runId).join('\n'));
         return;
       }
@@ -59,6 +62,10 @@ export class TerminalAsks {
       this.next();
     } else if (entry.source === 'run' && event.type === 'permission_answer') {
       const id = String(event.request_id);
+      if (this.shownOnly.delete(id)) {
+        this.print(`  request ${id} was ${event.allowed ? 'allowed' : 'denied'} by ${String(event.by)} (${String(event.via)})`);
+        return;
+      }
       const shown = this.current?.id === id || this.queue.some((request) => request.id === id);
       if (this.done.has(id) && !shown) return;
       this.done.add(id);
