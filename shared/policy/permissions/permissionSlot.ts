@@ -3,7 +3,7 @@ import { describeZodError } from '../../core/boundary/zodIssues.js';
 import type { AgentEventInput } from '../../core/events/agentEvent.js';
 import type { CheckedCall, PermissionOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
 import { levelOf, type ToolContext } from '../../core/tool/tool.js';
-import type { PermissionDecision, PermissionPolicy } from './policy.js';
+import type { DecisionContext, PermissionCall, PermissionDecision, PermissionPolicy } from './policy.js';
 import type { AnswersInAdvance, Prompter } from './prompter.js';
 import { isBroken, type PermissionRule, parseRule } from './rule.js';
 
@@ -97,7 +97,7 @@ export function createPermissionDecider(options: PermissionDeciderOptions): Tool
     let input = call.input;
     let asking = decision;
     if (options.requestHook) {
-      const hook = await options.requestHook({ tool, input, suggestion: policy.suggest(facts(call), context(ctx)) }, ctx);
+      const hook = await options.requestHook({ tool, input, suggestion: policy.suggest(policyCall(call), decisionContext(ctx)) }, ctx);
       if (hook) {
         const judged = judgeHookAnswer(hook, call, (rewritten) => judge(rewritten, { hook: { decision: 'allow', reason: hook.reason } }));
         if (hook.remember.length > 0) sessionAnswers.push({ rules: hook.remember, source: `PermissionRequest hook ${hook.by}` });
@@ -128,7 +128,7 @@ export function createPermissionDecider(options: PermissionDeciderOptions): Tool
         by: asking.by,
         input,
         cwd: ctx.workspace.root,
-        suggestion: policy.suggest(facts({ ...call, input }), context(ctx)),
+        suggestion: policy.suggest(policyCall({ ...call, input }), decisionContext(ctx)),
       },
       ctx.signal,
       announce,
@@ -186,10 +186,11 @@ function answerRules(groups: AnswersInAdvance[]): PermissionRule[] {
   return rules;
 }
 
-function facts(call: CheckedCall): { tool: string; input: unknown; level: CheckedCall['level'] } {
+/** The call as the policy judges it. */
+function policyCall(call: CheckedCall): PermissionCall {
   return { tool: call.tool.name, input: call.input, level: levelOf(call.tool, call.input) };
 }
 
-function context(ctx: ToolContext) {
+function decisionContext(ctx: ToolContext): DecisionContext {
   return { mode: ctx.mode, workspace: ctx.workspace };
 }
