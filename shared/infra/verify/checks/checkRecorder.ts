@@ -9,6 +9,7 @@ import { watchTargets } from '../evidence/portOwner.js';
 import { saveManifest, treeSnapshot } from '../evidence/treeHash.js';
 import { targetPortsOf } from '../gates/target.js';
 import { countTests } from './checkRun.js';
+import { stripColour } from './colourlessLog.js';
 
 /**
  * The host's evidence of the checks an AGENT runs: a wrapper around the tool pipeline's slots
@@ -163,8 +164,9 @@ function splitStreams(content: string): [string, string] {
   return [content.slice(0, marker), content.slice(marker + (marker === 0 ? 9 : 10))];
 }
 
+/** The output as the model saw it, kept without terminal colour (colourlessLog.ts). */
 function writeLog(file: string, text: string): string {
-  writeFileSync(file, text);
+  writeFileSync(file, stripColour(text));
   return file;
 }
 
