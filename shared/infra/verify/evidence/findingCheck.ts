@@ -131,8 +131,11 @@ export function codeTerms(fact: string): CodeTerm[] {
   return terms;
 }
 
+/** Names of projects that look like file names. */
+const PROJECT_NAMES = /^(?:node|vue|next|nuxt|express|deno|three|d3|chart|moment|ember|backbone|angular|react|socket\.io|p5)\.js$/i;
+
 function looksLikePath(text: string): boolean {
-  if (/\s/.test(text)) return false;
+  if (/\s/.test(text) || PROJECT_NAMES.test(text)) return false;
   return (/\//.test(text) && /^[\w.@$/-]+$/.test(text) && !/^\/\//.test(text)) || SOURCE_EXTENSIONS.test(text);
 }
 
