@@ -21,7 +21,9 @@ export async function planPhase(ctx: RunContext): Promise<void> {
     prompt: fillPrompt('plan', {
       task: ctx.task,
       findings: bulletList((findings?.facts ?? []).filter((f) => f.verified).map((f) => `${f.fact} (${f.evidence})`)),
-      unverified: bulletList((findings?.facts ?? []).filter((f) => !f.verified).map((f) => `${f.fact} (${f.evidence}): ${f.reason ?? 'not confirmed'}`)),
+      unverified: bulletList(
+        (findings?.facts ?? []).filter((f) => !f.verified).map((f) => `${f.fact} (${f.evidence}): ${f.reason ?? 'not confirmed'}`),
+      ),
       questions: bulletList(findings?.questions ?? []),
       checks: ctx.checks.length > 0 ? ctx.checks.join(', ') : '(none found)',
     }),

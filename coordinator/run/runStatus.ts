@@ -44,5 +44,7 @@ export function runStatus(input: RunStatusInput): { status: RunStatus; detail: s
 
 /** The plan's subtasks, in plan order, as the run's state holds them. */
 export function planTasksOf(state: RunFold): TaskRecord[] {
-  return (state.run.plan?.subtasks ?? []).map((subtask) => state.tasks.get(subtask.id)).filter((task): task is TaskRecord => task !== undefined);
+  return (state.run.plan?.subtasks ?? [])
+    .map((subtask) => state.tasks.get(subtask.id))
+    .filter((task): task is TaskRecord => task !== undefined);
 }

@@ -3,8 +3,8 @@ import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import { PortLeaser, portLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
-import { type AssertionFlag, type CheckEvidence, CheckSpecSchema } from '../../shared/infra/verify/evidence/evidence.js';
 import { loadCommitView, repoPath } from '../../shared/infra/verify/evidence/commitView.js';
+import { type AssertionFlag, type CheckEvidence, CheckSpecSchema } from '../../shared/infra/verify/evidence/evidence.js';
 import { checkRunEvent, gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
 import { type CheckedProblem, checkProblem } from '../../shared/infra/verify/evidence/problemCheck.js';
 import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
@@ -160,7 +160,9 @@ function judge(input: {
       `\`${one.command}\` failed on the merged tree (${one.outcome === 'exited' ? `exit ${one.exit_code}` : one.outcome}); its output is in ${one.log}`,
   );
   problems.push(
-    ...reported.map((p) => `${p.file}${p.line ? `:${p.line}` : ''}: ${p.what}${p.verified ? '' : ` (not confirmed on the merged tree: ${p.reason})`}`),
+    ...reported.map(
+      (p) => `${p.file}${p.line ? `:${p.line}` : ''}: ${p.what}${p.verified ? '' : ` (not confirmed on the merged tree: ${p.reason})`}`,
+    ),
   );
   const base = { gates, evidence, problems, reported };
   if (!report)

@@ -41,7 +41,9 @@ describe('the run status', () => {
   });
 
   it('is FAIL when verification failed or did not run, merged tasks or not', () => {
-    expect(runStatus({ tasks: [task('a', 'merged')], verify: verified('FAIL', 'integration checks failed: npm test'), unchanged: false })).toEqual({
+    expect(
+      runStatus({ tasks: [task('a', 'merged')], verify: verified('FAIL', 'integration checks failed: npm test'), unchanged: false }),
+    ).toEqual({
       status: 'FAIL',
       detail: 'integration checks failed: npm test',
     });

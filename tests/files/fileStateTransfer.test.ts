@@ -80,10 +80,17 @@ describe('a parent file state cloned into a child worktree', () => {
     const ctx = makeToolContext({ root: childRoot, fileState: state });
     const registry = new ToolRegistry([editTool, writeTool]);
     const edit = (old: string) =>
-      runToolCall({ id: `e-${old}`, name: 'Edit', input: { file_path: 'src/long.ts', old_string: old, new_string: `${old} ` } }, registry, modeOnlySlots, ctx);
+      runToolCall(
+        { id: `e-${old}`, name: 'Edit', input: { file_path: 'src/long.ts', old_string: old, new_string: `${old} ` } },
+        registry,
+        modeOnlySlots,
+        ctx,
+      );
     expect((await edit('const v10 =')).block.is_error).toBeUndefined();
     const refused = await edit('const v40 =');
     expect(refused.block.is_error).toBe(true);
-    expect(refused.block.content).toContain('old_string is at line 40 of src/long.ts, which you have not seen (you have seen only lines 1–20)');
+    expect(refused.block.content).toContain(
+      'old_string is at line 40 of src/long.ts, which you have not seen (you have seen only lines 1–20)',
+    );
   });
 });

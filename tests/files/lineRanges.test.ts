@@ -12,7 +12,8 @@ import {
 /** The spans of every occurrence of `needle` in `text`, as Edit finds them. */
 function spansOf(text: string, needle: string): Array<{ start: number; end: number }> {
   const spans: Array<{ start: number; end: number }> = [];
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) spans.push({ start: at, end: at + needle.length });
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length))
+    spans.push({ start: at, end: at + needle.length });
   return spans;
 }
 

@@ -16,7 +16,17 @@ describe('checkFreshness', () => {
     const freshness = checkFreshness(state, { path, hash, mtimeMs: 1 });
     expect(freshness.kind).toBe('partial');
     if (freshness.kind === 'partial') expect(describeView(freshness.entry)).toBe('only lines 10–14');
-    state.set({ path, hash, mtimeMs: 1, seen: [[1, 3], [8, 8]], isPartialView: true, origin: 'read' });
+    state.set({
+      path,
+      hash,
+      mtimeMs: 1,
+      seen: [
+        [1, 3],
+        [8, 8],
+      ],
+      isPartialView: true,
+      origin: 'read',
+    });
     expect(describeView(state.get(path)!)).toBe('only lines 1–3 and 8');
   });
 

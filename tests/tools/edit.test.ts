@@ -284,7 +284,10 @@ describe('Edit', () => {
     const hash = hashBytes(bytes('a.txt'));
     ctx.fileState.set({ path: abs('a.txt'), hash, mtimeMs: 0, isPartialView: true, seen: [[1, 2]], origin: 'inherited' });
     const unseen = await call(ctx, 'Edit', { file_path: 'a.txt', old_string: 'four', new_string: 'FOUR' });
-    expect(unseen).toMatchObject({ isError: true, text: expect.stringContaining('old_string is at line 4 of a.txt, which you have not seen') });
+    expect(unseen).toMatchObject({
+      isError: true,
+      text: expect.stringContaining('old_string is at line 4 of a.txt, which you have not seen'),
+    });
     expect((await call(ctx, 'Edit', { file_path: 'a.txt', old_string: 'two', new_string: 'TWO' })).isError).toBe(false);
     expect(ctx.fileState.get(abs('a.txt'))).toMatchObject({ isPartialView: true, seen: [[1, 2]], origin: 'inherited' });
   });
@@ -369,7 +372,10 @@ describe('Edit after a partial Read of a long file', () => {
     expect(straddle.text).toMatch(/^old_string is at lines 2566–2567 of lib\/command\.js, which you have not seen .* offset=2567 /);
     // A whole-file Write still needs a full view.
     const write = await call(ctx, 'Write', { file_path: 'lib/command.js', content: 'gone\n' });
-    expect(write).toMatchObject({ isError: true, text: expect.stringMatching(/^You have seen only lines 1–2566 of lib\/command\.js; overwriting it/) });
+    expect(write).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/^You have seen only lines 1–2566 of lib\/command\.js; overwriting it/),
+    });
     expect(bytes('lib/command.js').toString().split('\n')[2701]).toBe('LATE'.padEnd(31, '-'));
 
     // Reading the rest makes the view whole: the edit then goes through.

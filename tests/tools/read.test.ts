@@ -88,7 +88,13 @@ describe('Read', () => {
     const { ctx, abs } = setup({ 'rows.txt': lines.join('\n') });
     await read(ctx, { file_path: 'rows.txt', offset: 21, limit: 5 });
     await read(ctx, { file_path: 'rows.txt', offset: 1, limit: 5 });
-    expect(ctx.fileState.get(abs('rows.txt'))).toMatchObject({ isPartialView: true, seen: [[1, 5], [21, 25]] });
+    expect(ctx.fileState.get(abs('rows.txt'))).toMatchObject({
+      isPartialView: true,
+      seen: [
+        [1, 5],
+        [21, 25],
+      ],
+    });
     writeFileSync(abs('rows.txt'), lines.join('\n').replace('row 3', 'ROW 3'));
     await read(ctx, { file_path: 'rows.txt', offset: 10, limit: 2 });
     expect(ctx.fileState.get(abs('rows.txt'))).toMatchObject({ isPartialView: true, seen: [[10, 11]] });

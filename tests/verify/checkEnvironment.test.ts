@@ -71,7 +71,9 @@ describe('checks run in the user’s environment', () => {
     expect(readFileSync(evidence.log, 'utf8').trim()).toBe(
       'CI=unset NO_COLOR=unset FORCE_COLOR=3 TERM=xterm-256color CLICOLOR_FORCE=unset PORT=41001',
     );
-    expect(plainShell(`echo ${show}`, dir).output.trim()).toBe('CI=unset NO_COLOR=unset FORCE_COLOR=3 TERM=xterm-256color CLICOLOR_FORCE=unset');
+    expect(plainShell(`echo ${show}`, dir).output.trim()).toBe(
+      'CI=unset NO_COLOR=unset FORCE_COLOR=3 TERM=xterm-256color CLICOLOR_FORCE=unset',
+    );
   });
 
   it('keeps the log without colour, and counts tests from coloured output', async () => {

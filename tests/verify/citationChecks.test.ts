@@ -32,7 +32,11 @@ const CART = [
 ].join('\n');
 
 function project() {
-  const dir = makeRepo({ 'src/cart.ts': CART, 'src/money.ts': 'export const formatMoney = (c: number) => `${c}`;\n', 'README.md': '# shop\n' });
+  const dir = makeRepo({
+    'src/cart.ts': CART,
+    'src/money.ts': 'export const formatMoney = (c: number) => `${c}`;\n',
+    'README.md': '# shop\n',
+  });
   return { dir, base: git(dir, 'rev-parse', 'HEAD') };
 }
 
@@ -57,7 +61,10 @@ describe('an Explore finding, checked against the base commit', () => {
 
   it('is unverified when the file does not exist at the base commit', async () => {
     const result = await check('`loadCart()` reads the saved cart', 'src/missing.ts:10');
-    expect(result).toMatchObject({ verified: false, reason: expect.stringMatching(/^src\/missing\.ts does not exist at the base commit [0-9a-f]{12}$/) });
+    expect(result).toMatchObject({
+      verified: false,
+      reason: expect.stringMatching(/^src\/missing\.ts does not exist at the base commit [0-9a-f]{12}$/),
+    });
     expect((await check('the sources', 'src:1')).reason).toMatch(/^src is a folder at the base commit/);
   });
 
@@ -82,7 +89,9 @@ describe('an Explore finding, checked against the base commit', () => {
     const inView = checkFinding({ fact: 'toDollars', evidence: '/views/abc/src/cart.ts:7' }, view, ['/views/abc', dir]);
     expect(inView.verified).toBe(true);
     expect(checkFinding({ fact: 'toDollars', evidence: `${dir}/src/cart.ts:7` }, view, [dir]).verified).toBe(true);
-    expect(checkFinding({ fact: 'x', evidence: '/etc/passwd:1' }, view, [dir]).reason).toBe('/etc/passwd is an absolute path outside the repository');
+    expect(checkFinding({ fact: 'x', evidence: '/etc/passwd:1' }, view, [dir]).reason).toBe(
+      '/etc/passwd is an absolute path outside the repository',
+    );
   });
 
   it('reads the commit’s objects, not the working tree', async () => {
@@ -120,7 +129,9 @@ describe('a file an Explore agent read, checked against the base commit', () => 
     const { dir } = project();
     const head = commitFiles(dir, { '.gitattributes': '*.txt text eol=crlf\n', 'notes.txt': 'one\ntwo\n' }, 'crlf notes');
     const view = await loadCommitView(dir, head, ['notes.txt']);
-    expect(await checkFileRead({ path: 'notes.txt', hash: hashBytes('one\r\ntwo\r\n'), partial: false }, view)).toMatchObject({ verified: true });
+    expect(await checkFileRead({ path: 'notes.txt', hash: hashBytes('one\r\ntwo\r\n'), partial: false }, view)).toMatchObject({
+      verified: true,
+    });
   });
 });
 
@@ -136,8 +147,12 @@ describe('a problem a Verification agent reported, checked against the merged tr
       what: 'still imported but deleted',
       reason: expect.stringMatching(/^src\/money\.ts does not exist in the merged tree [0-9a-f]{12}$/),
     });
-    expect(checkProblem({ file: '/somewhere/else.ts', what: 'x' }, view, [dir]).reason).toBe('/somewhere/else.ts is an absolute path outside the repository');
-    expect(checkProblem({ file: 'src/cart.ts', line: 99, what: 'x' }, view, [dir]).reason).toMatch(/has 19 lines in the merged tree .*line 99 is past its end/);
+    expect(checkProblem({ file: '/somewhere/else.ts', what: 'x' }, view, [dir]).reason).toBe(
+      '/somewhere/else.ts is an absolute path outside the repository',
+    );
+    expect(checkProblem({ file: 'src/cart.ts', line: 99, what: 'x' }, view, [dir]).reason).toMatch(
+      /has 19 lines in the merged tree .*line 99 is past its end/,
+    );
     expect(base).not.toBe(head);
   });
 });

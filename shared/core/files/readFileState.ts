@@ -64,7 +64,8 @@ export class ReadFileState {
   /** An independent copy: what the copy learns never reaches this one. */
   clone(): ReadFileState {
     const copy = new ReadFileState();
-    for (const entry of this.entries.values()) copy.set({ ...entry, ...(entry.seen ? { seen: entry.seen.map(([a, b]): LineRange => [a, b]) } : {}) });
+    for (const entry of this.entries.values())
+      copy.set({ ...entry, ...(entry.seen ? { seen: entry.seen.map(([a, b]): LineRange => [a, b]) } : {}) });
     return copy;
   }
 }

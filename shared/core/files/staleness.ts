@@ -35,7 +35,13 @@ export function recordWritten(state: ReadFileState, path: string, bytes: Uint8Ar
  * After an Edit of a file seen only in part: the new bytes, still a partial view, with the lines
  * seen renumbered by the edit (lineRanges.ts rangesAfterReplace). Write still needs a full view.
  */
-export function recordPartialEdit(state: ReadFileState, entry: FileStateEntry, bytes: Uint8Array, mtimeMs: number, seen: LineRange[]): void {
+export function recordPartialEdit(
+  state: ReadFileState,
+  entry: FileStateEntry,
+  bytes: Uint8Array,
+  mtimeMs: number,
+  seen: LineRange[],
+): void {
   state.set({ path: entry.path, hash: hashBytes(bytes), mtimeMs, isPartialView: true, seen, origin: entry.origin });
 }
 

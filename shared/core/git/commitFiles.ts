@@ -60,7 +60,8 @@ export function readCheckedOutFile(repo: string, commit: string, file: string): 
       ['cat-file', '--filters', `${commit}:${file}`],
       { cwd: repo, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
-        if (error) return reject(new Error(`git cat-file --filters ${commit}:${file} failed: ${stderr.toString('utf8').trim() || error.message}`));
+        if (error)
+          return reject(new Error(`git cat-file --filters ${commit}:${file} failed: ${stderr.toString('utf8').trim() || error.message}`));
         resolve(stdout);
       },
     );

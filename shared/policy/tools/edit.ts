@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ToolError } from '../../core/boundary/toolError.js';
 import { writeFileAtomic } from '../../core/files/atomicWrite.js';
-import { numberLines, splitLines } from '../../core/files/numberedLines.js';
 import { firstUnseenLine, rangesAfterReplace } from '../../core/files/lineRanges.js';
+import { numberLines, splitLines } from '../../core/files/numberedLines.js';
 import type { FileStateEntry } from '../../core/files/readFileState.js';
 import { checkFreshness, describeView, recordPartialEdit, recordWritten } from '../../core/files/staleness.js';
 import {
@@ -137,7 +137,13 @@ export const editTool = defineTool({
     const written = writeFileAtomic(abs, bytes, { label: shown });
     if (partial) {
       const spans = matches.map((at) => ({ start: at, end: at + oldString.length }));
-      recordPartialEdit(ctx.fileState, partial, bytes, written.mtimeMs, rangesAfterReplace(view.text, partial.seen ?? [], spans, newString));
+      recordPartialEdit(
+        ctx.fileState,
+        partial,
+        bytes,
+        written.mtimeMs,
+        rangesAfterReplace(view.text, partial.seen ?? [], spans, newString),
+      );
     } else recordWritten(ctx.fileState, abs, bytes, written.mtimeMs);
 
     const count = matches.length;
@@ -174,7 +180,9 @@ function refuseUnseenMatches(shown: string, entry: FileStateEntry, text: string,
   if (unseen.length === 0) return;
   const lines = unseen.slice(0, 10).map(({ first, last }) => (first === last ? `${first}` : `${first}–${last}`));
   const which =
-    matches.length === 1 ? 'old_string is' : `${unseen.length} of the ${matches.length} matches of old_string ${unseen.length === 1 ? 'is' : 'are'}`;
+    matches.length === 1
+      ? 'old_string is'
+      : `${unseen.length} of the ${matches.length} matches of old_string ${unseen.length === 1 ? 'is' : 'are'}`;
   const first = unseen[0]!;
   const plural = unseen.length > 1 || first.first !== first.last;
   throw new ToolError(

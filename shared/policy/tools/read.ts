@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../../core/boundary/toolError.js';
-import { numberedLine, splitLines } from '../../core/files/numberedLines.js';
 import { addRange, coversAll } from '../../core/files/lineRanges.js';
+import { numberedLine, splitLines } from '../../core/files/numberedLines.js';
 import type { FileStateEntry } from '../../core/files/readFileState.js';
 import { normalizeLineEndings } from '../../core/files/textCodec.js';
 import { loadTextFile, type TextFile } from '../../core/files/textFile.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ClaimedCheck } from '../../../shared/infra/verify/evidence/evidence.js';
+import type { ScriptTurn } from '../../../shared/core/model/scriptFile.js';
 import { createReportGate } from '../../../shared/infra/verify/checks/reportGate.js';
+import type { ClaimedCheck } from '../../../shared/infra/verify/evidence/evidence.js';
 import { commandsFromLedger } from '../../../shared/infra/verify/gates/claims.js';
 import { gateWorkerReport } from '../../../shared/infra/verify/gates/workerGates.js';
-import type { ScriptTurn } from '../../../shared/core/model/scriptFile.js';
 import { addProject, bash, report, runWorker, TEST_COMMAND } from './trapKit.js';
 
 /** Trap: a worker that claims nothing (or a stale run) reports its subtask done without running its check. */
@@ -41,13 +41,21 @@ describe('trap: a worker reports done without its required check (required)', ()
     const { required } = await gatedRun([bash(TEST_COMMAND), ...EDIT, report([{ command: TEST_COMMAND, exit_code: 0 }])]);
     expect(required.ok).toBe(false);
     expect(required.reason).toMatch(
-      new RegExp(`^worker t1: required check \`${TEST_COMMAND}\` last ran before the last change to the tree: .*since it ran, .*src/add\\.mjs`),
+      new RegExp(
+        `^worker t1: required check \`${TEST_COMMAND}\` last ran before the last change to the tree \\(ran on tree .*since it ran, .*src/add\\.mjs`,
+      ),
     );
   });
 
   it('is caught when its latest run failed, even after an earlier pass', async () => {
-    const { required } = await gatedRun([...EDIT, bash(TEST_COMMAND), bash(`${TEST_COMMAND} && false`), report([])], [`${TEST_COMMAND} && false`]);
-    expect(required).toMatchObject({ ok: false, reason: `worker t1: required check \`${TEST_COMMAND} && false\` exited 1 in its latest run` });
+    const { required } = await gatedRun(
+      [...EDIT, bash(TEST_COMMAND), bash(`${TEST_COMMAND} && false`), report([])],
+      [`${TEST_COMMAND} && false`],
+    );
+    expect(required).toMatchObject({
+      ok: false,
+      reason: `worker t1: required check \`${TEST_COMMAND} && false\` exited 1 in its latest run`,
+    });
   });
 
   it('is caught when the required check ran no test', async () => {
@@ -94,8 +102,18 @@ describe('trap: a worker reports done without its required check (required)', ()
 
     const honest = await runWorker({
       root: addProject().dir,
-      turns: [...EDIT, { tools: [{ name: 'Report', input: { summary: 'Could not finish.', unresolved: ['the tests do not run here'], claimed_checks: [] } }] }],
-      stopCheck: createReportGate({ ...options, admitsFailure: (input) => ((input as { unresolved?: string[] }).unresolved ?? []).length > 0 }),
+      turns: [
+        ...EDIT,
+        {
+          tools: [
+            { name: 'Report', input: { summary: 'Could not finish.', unresolved: ['the tests do not run here'], claimed_checks: [] } },
+          ],
+        },
+      ],
+      stopCheck: createReportGate({
+        ...options,
+        admitsFailure: (input) => ((input as { unresolved?: string[] }).unresolved ?? []).length > 0,
+      }),
     });
     // One Report, accepted at once: it says it failed, so there is nothing to send it back for.
     expect(honest.result.reason).toBe('report');

@@ -91,9 +91,7 @@ export function checkFinding(finding: Finding, view: CommitView, roots: readonly
   if (first < 1) return fail(`line ${first} of ${file} does not exist: lines count from 1`);
   if (last < first) return fail(`the range ${first}-${last} of ${file} runs backwards`);
   if (last > lines.length) {
-    return fail(
-      `${file} has ${lines.length} line${lines.length === 1 ? '' : 's'} at ${at}; line ${last} is past its end`,
-    );
+    return fail(`${file} has ${lines.length} line${lines.length === 1 ? '' : 's'} at ${at}; line ${last} is past its end`);
   }
   const from = Math.max(1, first - NEAR_LINES);
   const to = Math.min(lines.length, last + NEAR_LINES);
@@ -157,7 +155,10 @@ function termOccurs(term: CodeTerm, window: string, cited: string, view: CommitV
 /** A path named in a fact: the commit has it, from the root or from the cited file's folder (an import's extension may differ). */
 function pathExists(text: string, cited: string, view: CommitView): boolean {
   const candidates = [text, path.posix.join(path.posix.dirname(cited), text)].map((candidate) =>
-    path.posix.normalize(candidate).replace(/^(\.\/)+/, '').replace(/\/+$/, ''),
+    path.posix
+      .normalize(candidate)
+      .replace(/^(\.\/)+/, '')
+      .replace(/\/+$/, ''),
   );
   return candidates.some((candidate) => {
     if (view.paths.has(candidate) || view.isFolder(candidate)) return true;

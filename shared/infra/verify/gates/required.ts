@@ -42,7 +42,7 @@ async function problemOf(latest: CheckEvidence, current: TreeSnapshot): Promise<
   }
   if (latest.exit_code !== 0) return `exited ${latest.exit_code} in its latest run`;
   const stale = await staleProblem(latest, current);
-  if (stale) return `last ran before the last change to the tree: ${stale}`;
+  if (stale) return `last ran before the last change to the tree (${stale.replace(/^`[^`]*` /, '')})`;
   const zero = zeroTestsProblem(latest);
   if (zero) return `did not pass: ${zero}`;
   return undefined;
