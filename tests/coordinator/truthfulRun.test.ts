@@ -14,8 +14,9 @@ const SCRIPT = path.join(packageRoot(), 'tests', 'fixtures', 'scripts', 'unprove
 /**
  * One scripted run whose every claim is false: an Explore agent cites a missing file, a line past
  * the end and a symbol that is not there (beside one true finding); one worker edits and claims
- * no check; the other ran its check before its last edit and claims it. Nothing may merge, no
- * Verification agent may be started on the unchanged base, and the JSON must say why.
+ * no check; another ran its check before its last edit and claims it; a third owns up to failure.
+ * Nothing may merge, no Verification agent may be started on the unchanged base, and the JSON
+ * must say why.
  */
 describe('a run of unproven work, end to end', () => {
   let env: OrcaTestEnv;
@@ -48,7 +49,7 @@ describe('a run of unproven work, end to end', () => {
     expect(code, stderr).toBe(1);
     expect(json.status).toBe('FAIL');
     expect(json.detail).toBe(
-      'nothing was merged: the integration branch is still at the base (lazy failed, stale failed); nothing was verified',
+      'nothing was merged: the integration branch is still at the base (lazy failed, stale failed, honest failed); nothing was verified',
     );
     expect(json.head).toBe(json.base);
     expect(git(repo, 'rev-parse', json.integration_branch)).toBe(json.base);
@@ -86,6 +87,18 @@ describe('a run of unproven work, end to end', () => {
     expect(stale.detail).toContain('src/invoice.ts');
     const failed = stale.gates?.filter((gate) => !gate.ok).map((gate) => gate.name);
     expect(failed).toEqual(['stale', 'required']);
+  });
+
+  it('fails, on its own word, the worker that reported its subtask unresolved, without sending its report back', async () => {
+    const honest = task('honest');
+    expect(honest.status).toBe('failed');
+    expect(honest.detail).toBe("its worker reported it unresolved: the comment's new wording was not agreed");
+    const events = (await readRunEvents(env.redis, env.keys, json.run_id, '0', 10_000)).map(({ entry }) => entry);
+    const refused = events.filter(
+      (entry) => entry.task_id === 'honest' && entry.event.type === 'notice' && String(entry.event.message).startsWith('Report refused'),
+    );
+    expect(refused).toEqual([]);
+    expect(honest.gates?.find((gate) => gate.name === 'required')).toMatchObject({ ok: false });
   });
 
   it('checks every explore finding at the base commit: the false ones are unverified, with reasons; the true one stays', () => {
