@@ -106,8 +106,10 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       if (!abort.signal.aborted) await dispatchPhase(ctx);
       // A tree equal to the base has nothing of the run's to verify: no Verification job passes it.
       const unchanged = await integration.sameTreeAs(settings.base);
-      if (unchanged) ctx.say('nothing was merged: the integration tree is the base tree, so nothing is verified');
-      if (!abort.signal.aborted && !unchanged) verify = await verifyPhase(ctx);
+      if (!abort.signal.aborted) {
+        if (unchanged) ctx.say('nothing was merged: the integration tree is the base tree, so nothing is verified');
+        else verify = await verifyPhase(ctx);
+      }
       ({ status, detail } = runStatus({ tasks: planTasksOf(recorder.state), verify, unchanged, abortReason }));
     }
   } catch (error) {
