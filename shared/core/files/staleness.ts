@@ -48,5 +48,5 @@ export function recordPartialEdit(
 /** "only lines 40–90" for a partial entry, for refusals that tell the model what it saw. */
 export function describeView(entry: FileStateEntry): string {
   if (!entry.isPartialView) return 'all of it';
-  return entry.seen && entry.seen.length > 0 ? `only ${describeRanges(entry.seen)}` : 'none of it (only that it exists)';
+  return entry.seen && entry.seen.length > 0 ? `only ${describeRanges(entry.seen)}` : 'no lines';
 }
