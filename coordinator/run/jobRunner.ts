@@ -5,6 +5,7 @@ import type { InheritedFileState } from '../../shared/core/files/readFileState.j
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import type { ModelChoice } from '../modelChoice.js';
 import type { OrcaServices } from '../services.js';
 import type { RunRecorder } from './runRecorder.js';
 
@@ -33,7 +34,7 @@ export class JobRunner {
   constructor(
     private readonly services: OrcaServices,
     private readonly recorder: RunRecorder,
-    private readonly options: { repo: string; model?: string; script?: Script; maxInFlight: number; signal: AbortSignal },
+    private readonly options: { repo: string; model?: ModelChoice; script?: Script; maxInFlight: number; signal: AbortSignal },
   ) {}
 
   get running(): number {
@@ -85,7 +86,7 @@ export class JobRunner {
         base: spec.base,
         branch: spec.role.workspace === 'branch' ? `orca/${recorder.runId}/${spec.taskId}` : undefined,
         file_state: spec.fileState ?? [],
-        model: { id: this.options.model, script: this.options.script ? script : undefined },
+        model: { ...this.options.model, script: this.options.script ? script : undefined },
         checks: spec.checks ?? [],
         stop_event: 'SubagentStop',
       },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LineRangeSchema } from '../files/lineRanges.js';
+import { EffortSchema, ThinkingOptionSchema } from '../model/thinking.js';
 import { UsageSchema } from '../model/usage.js';
 
 /**
@@ -47,6 +48,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
       .object({
         script: z.unknown().optional(),
         model_id: z.string().optional(),
+        thinking: ThinkingOptionSchema.optional(),
+        effort: EffortSchema.optional(),
         approve: z.boolean(),
         max_agents: z.number().int().positive(),
         max_tokens: z.number().optional(),
