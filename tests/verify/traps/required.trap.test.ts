@@ -100,8 +100,9 @@ describe('trap: a worker reports done without its required check (required)', ()
     );
     expect(JSON.stringify(sentBack)).toContain(`required check \`${TEST_COMMAND}\` never ran in its session`);
 
+    const second = addProject();
     const honest = await runWorker({
-      root: addProject().dir,
+      root: second.dir,
       turns: [
         ...EDIT,
         {
@@ -112,6 +113,7 @@ describe('trap: a worker reports done without its required check (required)', ()
       ],
       stopCheck: createReportGate({
         ...options,
+        base: second.base,
         admitsFailure: (input) => ((input as { unresolved?: string[] }).unresolved ?? []).length > 0,
       }),
     });
