@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { claimsReader, outputSchema } from '../roles/outputs.js';
+import { claimsReader, failureAdmission, outputSchema } from '../roles/outputs.js';
 import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
 import { commonGitDir } from '../shared/core/git/repoLock.js';
 import type { Model } from '../shared/core/model/model.js';
@@ -20,7 +20,7 @@ import type { JobWorkspace } from './jobWorkspace.js';
 /** A job's harness, and the gate on its Report when its role's output makes claims. */
 export interface JobHarness {
   harness: Harness;
-  reportGate?: { options: Omit<ReportGateOptions, 'maxRefusals'>; gate: ReturnType<typeof createReportGate> };
+  reportGate?: { options: Omit<ReportGateOptions, 'maxRefusals' | 'admitsFailure'>; gate: ReturnType<typeof createReportGate> };
 }
 
 export interface JobHarnessInput {
@@ -47,10 +47,16 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
   const { job, workspace, ports } = input;
   const { state, dropped } = rebaseFileState(job.file_state, workspace.dir);
   const services: SessionServices = { taskList: { store: new RedisTaskStore(input.redis, input.keys, job.run_id, job.task_id) } };
-  const checkRecorder = new CheckRecorder().attachTo(services);
+  // A Worker must have run its task's checks, whatever they look like: they are recorded as evidence too.
+  const required = job.role.output === 'worker' ? job.checks : undefined;
+  const checkRecorder = new CheckRecorder({ alsoRecord: required }).attachTo(services);
   const claimsOf = claimsReader(job.role.output);
-  const gateOptions = claimsOf ? { claimsOf, base: job.base, leasedPorts: ports, who: `${job.role.name} ${job.task_id}` } : undefined;
-  const reportGate = gateOptions ? { options: gateOptions, gate: createReportGate(gateOptions) } : undefined;
+  const gateOptions = claimsOf
+    ? { claimsOf, base: job.base, leasedPorts: ports, who: `${job.role.name} ${job.task_id}`, required }
+    : undefined;
+  const reportGate = gateOptions
+    ? { options: gateOptions, gate: createReportGate({ ...gateOptions, admitsFailure: failureAdmission(job.role.output) }) }
+    : undefined;
   const harness = new Harness({
     services,
     wrapSlots: (slots) => checkRecorder.wrap(slots),
@@ -89,6 +95,11 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     });
   }
   return { harness, reportGate };
+}
+
+/** The gates on the agent's last Report, when one was judged and refused and the agent then ended without another. */
+export function lastRefusedReport({ reportGate }: JobHarness): GateReport | undefined {
+  return reportGate?.gate.last();
 }
 
 /**

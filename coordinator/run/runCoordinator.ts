@@ -1,7 +1,7 @@
 import type { RoleDefinition } from '../../roles/role.js';
 import { availableRoles } from '../../roles/roleCatalog.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
-import { DONE_WELL, ENDED } from '../../shared/core/events/taskStatusGroups.js';
+import { ENDED } from '../../shared/core/events/taskStatusGroups.js';
 import { integrationBranch, wipRef } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
@@ -19,6 +19,7 @@ import { describePlan, planPhase } from './planPhase.js';
 import { type RunContext, RunFailure } from './runContext.js';
 import type { RunRecorder } from './runRecorder.js';
 import { type RunJson, runJson } from './runResult.js';
+import { planTasksOf, runStatus } from './runStatus.js';
 import { type RunBudgets, RunWatch } from './runWatch.js';
 import { type VerifyOutcome, verifyPhase } from './verifyPhase.js';
 
@@ -118,8 +119,13 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       detail = 'the plan was rejected; nothing was written';
     } else {
       if (!abort.signal.aborted) await dispatchPhase(ctx);
-      if (!abort.signal.aborted) verify = await verifyPhase(ctx);
-      ({ status, detail } = verdictOf(ctx, verify, abortReason));
+      // A tree equal to the base has nothing of the run's to verify: no Verification job passes it.
+      const unchanged = await integration.sameTreeAs(settings.base);
+      if (!abort.signal.aborted) {
+        if (unchanged) ctx.say('nothing was merged: the integration tree is the base tree, so nothing is verified');
+        else verify = await verifyPhase(ctx);
+      }
+      ({ status, detail } = runStatus({ tasks: planTasksOf(recorder.state), verify, unchanged, abortReason }));
     }
   } catch (error) {
     if (!(error instanceof RunFailure)) throw error;
@@ -195,22 +201,4 @@ async function approve(ctx: RunContext, tty: boolean, stop: (reason: string) => 
   } finally {
     connection.disconnect();
   }
-}
-
-/** PASS only when every task merged, the integration checks passed their gates and verification said PASS. */
-function verdictOf(
-  ctx: RunContext,
-  verify: VerifyOutcome | undefined,
-  abortReason: string | undefined,
-): { status: RunStatus; detail: string } {
-  if (abortReason) return { status: 'ABORTED', detail: abortReason };
-  const tasks = (ctx.recorder.state.run.plan?.subtasks ?? []).map((s) => ctx.recorder.state.tasks.get(s.id)!);
-  const unmerged = tasks.filter((task) => !DONE_WELL.includes(task.status));
-  if (!verify) return { status: 'FAIL', detail: 'the merged tree was not verified' };
-  if (verify.status === 'FAIL') return { status: 'FAIL', detail: verify.detail };
-  if (unmerged.length > 0) {
-    const list = unmerged.map((task) => `${task.task_id} ${task.status}`).join(', ');
-    return { status: 'PARTIAL', detail: `not merged: ${list}${verify.detail ? `; ${verify.detail}` : ''}` };
-  }
-  return { status: verify.status, detail: verify.detail };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LineRangeSchema } from '../files/lineRanges.js';
 import { EffortSchema, ThinkingOptionSchema } from '../model/thinking.js';
 import { UsageSchema } from '../model/usage.js';
 
@@ -58,12 +59,26 @@ export const RunEventSchema = z.discriminatedUnion('type', [
       .optional(),
   }),
   z.object({ type: z.literal('run_phase'), ...at, phase: RunPhaseSchema, detail: z.string().optional() }),
-  /** What the exploring agents established, distilled: facts with path:line, and the files read. */
+  /**
+   * What the exploring agents established, distilled: facts with path:line, and the files read,
+   * each checked by the host against the base commit (`verified`, else `reason`).
+   */
   z.object({
     type: z.literal('findings'),
     ...at,
-    facts: z.array(z.object({ fact: z.string(), evidence: z.string() })),
-    files: z.array(z.object({ path: z.string(), hash: z.string(), partial: z.boolean().default(false) })),
+    facts: z.array(
+      z.object({ fact: z.string(), evidence: z.string(), verified: z.boolean().default(false), reason: z.string().optional() }),
+    ),
+    files: z.array(
+      z.object({
+        path: z.string(),
+        hash: z.string(),
+        partial: z.boolean().default(false),
+        seen: z.array(LineRangeSchema).optional(),
+        verified: z.boolean().default(false),
+        reason: z.string().optional(),
+      }),
+    ),
     questions: z.array(z.string()),
   }),
   /** The validated plan the run carries out (after the coordinator's own DAG checks). */
@@ -143,6 +158,21 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     task_id: z.string().optional(),
   }),
   z.object({ type: z.literal('gate'), ...at, name: z.string(), ok: z.boolean(), reason: z.string(), task_id: z.string().optional() }),
+  /** The problems a Verification agent reported in a round, each checked against the merged tree. */
+  z.object({
+    type: z.literal('problems'),
+    ...at,
+    round: z.number().int().positive(),
+    problems: z.array(
+      z.object({
+        file: z.string(),
+        line: z.number().int().optional(),
+        what: z.string(),
+        verified: z.boolean(),
+        reason: z.string().optional(),
+      }),
+    ),
+  }),
   z.object({ type: z.literal('verdict'), ...at, status: RunStatusSchema, detail: z.string() }),
   z.object({
     type: z.literal('run_end'),

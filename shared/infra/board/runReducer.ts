@@ -80,7 +80,11 @@ function runEvent(changes: Changes, event: RunEvent): void {
       else changes.setRun({ phase_detail: event.detail });
       return;
     case 'findings':
-      changes.setRun({ findings: event });
+      changes.setRun({
+        findings: event,
+        facts: event.facts.map(({ fact, evidence, verified, reason }) => ({ fact, evidence, verified, ...(reason ? { reason } : {}) })),
+        files_read: event.files.map(({ path, partial, verified, reason }) => ({ path, partial, verified, ...(reason ? { reason } : {}) })),
+      });
       return;
     case 'plan':
       changes.setRun({ plan: event });
@@ -154,6 +158,9 @@ function runEvent(changes: Changes, event: RunEvent): void {
       return;
     case 'gate':
       changes.evidence(event.task_id, { kind: 'gate', at: event.at, name: event.name, ok: event.ok, reason: event.reason });
+      return;
+    case 'problems':
+      changes.setRun({ problems: event.problems });
       return;
     case 'verdict':
       changes.setRun({ verdict: event.status, verdict_detail: event.detail });

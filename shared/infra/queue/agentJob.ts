@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LineRangeSchema } from '../../core/files/lineRanges.js';
 import { InheritedFileStateSchema } from '../../core/files/readFileState.js';
 import { isSlug } from '../../core/git/slug.js';
 import { AgentLimitsSchema } from '../../core/loop/limits.js';
@@ -105,12 +106,14 @@ export const AgentJobResultSchema = z.object({
   pid: z.number().int(),
   /** Every Bash command the agent ran, with its exit code: what its claims are checked against. */
   commands: z.array(CheckRecordSchema),
-  /** Files the agent read, with the hash it saw (an Explore agent's `files`, made checkable). */
-  files_read: z.array(z.object({ path: z.string(), hash: z.string(), partial: z.boolean().default(false) })),
+  /** Files the agent read, with the hash it saw and, for a partial view, the lines (an Explore agent's `files`, made checkable). */
+  files_read: z.array(
+    z.object({ path: z.string(), hash: z.string(), partial: z.boolean().default(false), seen: z.array(LineRangeSchema).optional() }),
+  ),
   /** Files it changed, relative to the repository. */
   files_changed: z.array(z.string()),
   scripted: z.boolean(),
-  /** The gates on the agent's Report (workers and verification): what its claims are worth. */
+  /** The gates on the agent's Report (workers and verification): what its claims are worth; for a failed agent, on its last refused Report. */
   gates: z
     .object({
       ok: z.boolean(),
