@@ -11,6 +11,7 @@ import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
 import { eventLine } from './eventLine.js';
+import { describeFiled, RunMemory } from './memory/runMemory.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { newRunId } from './runId.js';
 import { OrcaServices } from './services.js';
@@ -26,6 +27,8 @@ export interface AgentCommandOptions {
   workers: number;
   localWorkers: boolean;
   allowDirty: boolean;
+  /** False with --no-memory. */
+  memory: boolean;
 }
 
 /**
@@ -41,6 +44,10 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
 
+  const memory = options.memory
+    ? new RunMemory({ orcaHome: new OrcaHome(process.env.ORCA_HOME || undefined).root, repo: root, startedAt: Date.now() })
+    : undefined;
+  for (const problem of memory?.problems ?? []) process.stderr.write(`orca: memory: ${problem}\n`);
   const runId = newRunId();
   const taskId = role.name;
   process.stderr.write(`orca: run ${runId}\n`);
@@ -69,6 +76,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       branch: role.workspace === 'branch' ? `orca/${runId}/${taskId}` : undefined,
       model: { id: options.model ? resolveModelAlias(options.model) : undefined, script: script ? scriptContent : undefined },
       stop_event: 'Stop',
+      memory: memory?.forPrompt(options.prompt),
     });
     const followed = options.json
       ? Promise.resolve('0')
@@ -85,6 +93,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     const result = await services.waiter.wait(agentJobId(runId, taskId, 1));
     following.abort();
     await followed;
+    if (memory) for (const filed of await memory.file(result.remembered)) process.stderr.write(`orca: memory: ${describeFiled(filed)}\n`);
     printResult(result, options.json);
     return result.status === 'completed' ? 0 : result.status === 'aborted' ? 130 : 1;
   } finally {

@@ -12,19 +12,44 @@ function card(scope: string, type: Candidate['type'], title: string, description
 
 /** 40 cards of mixed scopes and kinds, the kind a team collects: one of them is about the release freeze. */
 const CARDS: Candidate[] = [
-  card(HERE, 'project', 'Release freeze from 2026-12-18', 'No merges to main from 2026-12-18 until 2027-01-05; only hotfixes the release manager approved.'),
-  card(HERE, 'feedback', 'Tests must not mock the database', 'Integration tests run against the Postgres from compose.yaml; a mocked database once hid a broken migration.'),
+  card(
+    HERE,
+    'project',
+    'Release freeze from 2026-12-18',
+    'No merges to main from 2026-12-18 until 2027-01-05; only hotfixes the release manager approved.',
+  ),
+  card(
+    HERE,
+    'feedback',
+    'Tests must not mock the database',
+    'Integration tests run against the Postgres from compose.yaml; a mocked database once hid a broken migration.',
+  ),
   card(HERE, 'feedback', 'Use pnpm, never npm', 'This project installs with pnpm; npm rewrites the lock file.'),
   card(HERE, 'project', 'Payments refactor is for compliance', 'The payments module is being split for PCI compliance, not for speed.'),
   card(HERE, 'reference', 'Bugs are tracked in Linear project WEB', 'Pipeline bugs are filed in the Linear project WEB.'),
-  card(HERE, 'reference', 'Grafana dashboard for the API latency', 'The API latency dashboard is grafana.acme.io/d/api-latency; check it after a deploy.'),
+  card(
+    HERE,
+    'reference',
+    'Grafana dashboard for the API latency',
+    'The API latency dashboard is grafana.acme.io/d/api-latency; check it after a deploy.',
+  ),
   card(HERE, 'feedback', 'Ask before running git push', 'Never push to a remote without the user saying so.'),
-  card(HERE, 'project', 'The mobile app pins API version 3', 'The iOS and Android apps call API version 3; removing its fields breaks them.'),
+  card(
+    HERE,
+    'project',
+    'The mobile app pins API version 3',
+    'The iOS and Android apps call API version 3; removing its fields breaks them.',
+  ),
   card(HERE, 'feedback', 'Keep pull requests small', 'Split a change over 400 lines into separate pull requests.'),
   card(HERE, 'project', 'Staging is reset every Monday', 'The staging database is restored from a snapshot each Monday at 06:00 UTC.'),
   card(HERE, 'reference', 'Design tokens live in Figma', 'Colours and spacing come from the Figma library "Acme DS".'),
   card(HERE, 'feedback', 'Prefer small pure functions', 'The user prefers small pure functions over classes with state.'),
-  card(HERE, 'project', 'Legacy checkout stays until Q3 2027', 'The old checkout flow must keep working until 2027-09-30 for enterprise customers.'),
+  card(
+    HERE,
+    'project',
+    'Legacy checkout stays until Q3 2027',
+    'The old checkout flow must keep working until 2027-09-30 for enterprise customers.',
+  ),
   card(HERE, 'feedback', 'Commit messages say why', 'A commit message explains why the change was made, not only what changed.'),
   card(HERE, 'reference', 'On-call runbook in Notion', 'The on-call runbook is the Notion page "Web on-call".'),
   card(HERE, 'project', 'Feature flags through LaunchDarkly', 'New user-facing features ship behind a LaunchDarkly flag.'),
@@ -77,12 +102,16 @@ describe('memory retrieval: precise first', () => {
   });
 
   it('injects none for a task that no card covers', () => {
-    for (const task of ['Add a dark mode toggle to the settings page', 'Rename the helper that formats phone numbers', 'Fix the typo in README']) {
+    for (const task of [
+      'Add a dark mode toggle to the settings page',
+      'Rename the helper that formats phone numbers',
+      'Fix the typo in README',
+    ]) {
       expect(chooseCards(CARDS, task, { scope: HERE }), task).toEqual([]);
     }
   });
 
-  it('never offers another project\'s cards, even on the same subject', () => {
+  it("never offers another project's cards, even on the same subject", () => {
     const forHere = chooseCards(CARDS, 'Move the release freeze to the audit date', { scope: HERE });
     expect(ids(forHere)).not.toContain(OTHER_FREEZE.id);
     const forOther = chooseCards(CARDS, 'Move the release freeze to the audit date', { scope: OTHER });
@@ -95,14 +124,18 @@ describe('memory retrieval: precise first', () => {
   });
 
   it('offers user cards to every project, and several cards when the task touches several', () => {
-    const chosen = chooseCards(CARDS, 'Write the database tests (install with pnpm, not npm), and do not mock the database', { scope: HERE });
+    const chosen = chooseCards(CARDS, 'Write the database tests (install with pnpm, not npm), and do not mock the database', {
+      scope: HERE,
+    });
     expect(ids(chosen).sort()).toEqual([CARDS[1]!.id, CARDS[2]!.id].sort());
     const user = chooseCards(CARDS, 'Explain the front-end changes you made', { scope: OTHER });
     expect(ids(user)).toEqual([CARDS.find((c) => c.title === 'Explain front-end changes in detail')!.id]);
   });
 
   it('keeps to at most N cards, the most relevant first, and is deterministic', () => {
-    const task = CARDS.filter((c) => c.scope === HERE).map((c) => c.title).join('. ');
+    const task = CARDS.filter((c) => c.scope === HERE)
+      .map((c) => c.title)
+      .join('. ');
     const all = chooseCards(CARDS, task, { scope: HERE, max: 40 });
     expect(all.length).toBeGreaterThan(5);
     const five = chooseCards(CARDS, task, { scope: HERE });

@@ -53,7 +53,9 @@ export function checkDraft(input: DraftInput, context: { today: string; redactor
     }
   }
   if ((context.redactor ?? new SecretRedactor()).redactText(text) !== text) {
-    refusals.push('it contains a secret (an API key, a token, a password): never keep credentials in memory; say where they are kept instead');
+    refusals.push(
+      'it contains a secret (an API key, a token, a password): never keep credentials in memory; say where they are kept instead',
+    );
   }
   if (refusals.length > 0) return { ok: false, refusals };
   return {

@@ -77,7 +77,10 @@ export class MemoryStore {
         }
       }
     }
-    cards.sort((a, b) => a.card.scope.localeCompare(b.card.scope) || b.card.updated.localeCompare(a.card.updated) || a.card.id.localeCompare(b.card.id));
+    cards.sort(
+      (a, b) =>
+        a.card.scope.localeCompare(b.card.scope) || b.card.updated.localeCompare(a.card.updated) || a.card.id.localeCompare(b.card.id),
+    );
     return { cards, problems };
   }
 

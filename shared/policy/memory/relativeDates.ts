@@ -45,7 +45,9 @@ export function relativeDatesIn(text: string, today: string): RelativeDate[] {
       found.push({ text: match[0], index, end });
     }
   }
-  return found.sort((a, b) => a.index - b.index).map(({ text: words, resolved }) => (resolved ? { text: words, resolved } : { text: words }));
+  return found
+    .sort((a, b) => a.index - b.index)
+    .map(({ text: words, resolved }) => (resolved ? { text: words, resolved } : { text: words }));
 }
 
 function resolve(result: chrono.ParsedResult): string {

@@ -24,7 +24,10 @@ export function repoIdentity(repoDir: string): RepoIdentity {
 
 /** `git@github.com:acme/web.git`, `https://user@github.com/acme/web`, `ssh://git@host:22/acme/web.git` → host/path. */
 export function remoteId(url: string): string | undefined {
-  const trimmed = url.trim().replace(/\/+$/, '').replace(/\.git$/, '');
+  const trimmed = url
+    .trim()
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
     const parsed = URL.canParse(trimmed) ? new URL(trimmed) : undefined;
     if (!parsed || parsed.protocol === 'file:') return undefined;

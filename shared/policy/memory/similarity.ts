@@ -28,7 +28,10 @@ export type Relation<C extends Comparable = Comparable> =
 
 const NEGATION = /\b(?:not|never|no|don't|doesn't|mustn't|shouldn't|can't|cannot|won't|avoid|without|stop|forbidden)\b/i;
 
-export function relationTo<C extends Comparable>(draft: Pick<CardDraft, 'title' | 'description' | 'scope'>, cards: readonly C[]): Relation<C> {
+export function relationTo<C extends Comparable>(
+  draft: Pick<CardDraft, 'title' | 'description' | 'scope'>,
+  cards: readonly C[],
+): Relation<C> {
   const title = termSet(draft.title);
   let best: { card: C; similarity: number } | undefined;
   for (const card of cards) {

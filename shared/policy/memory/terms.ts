@@ -5,7 +5,11 @@ import { readFileSync } from 'node:fs';
  * words left out, a plural's ending taken off ("tests" and "test" are one term). Retrieval
  * (retrieval.ts) and the duplicate and contradiction rules (similarity.ts) compare these.
  */
-const STOP_WORDS = new Set(readFileSync(new URL('./stop-words.txt', import.meta.url), 'utf8').split(/\s+/).filter(Boolean));
+const STOP_WORDS = new Set(
+  readFileSync(new URL('./stop-words.txt', import.meta.url), 'utf8')
+    .split(/\s+/)
+    .filter(Boolean),
+);
 
 /** Letters and digits, with inner dots, dashes and slashes kept (`2026-12-18`, `v2.1`, `ci/cd`). */
 const WORD = /[\p{L}\p{N}]+(?:[./-][\p{L}\p{N}]+)*/gu;
