@@ -46,7 +46,10 @@ export async function loadPromptLayers(
   for (const problem of [...rules.problems, ...library.problems]) warn(`context: ${problem}`);
 
   return {
-    system: [{ text: session.systemPrompt, cache: true }, { text: options.memorySection ? `${dynamic}\n\n${options.memorySection}` : dynamic }],
+    system: [
+      { text: session.systemPrompt, cache: true },
+      { text: options.memorySection ? `${dynamic}\n\n${options.memorySection}` : dynamic },
+    ],
     contextText: contextMessageText({
       instructions: instructions.files,
       rules: rules.rules.filter((rule) => !rule.patterns),
