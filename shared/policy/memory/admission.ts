@@ -30,7 +30,8 @@ export function checkDraft(input: DraftInput, context: { today: string; redactor
   const refusals: string[] = [];
   const title = input.title.trim();
   const description = input.description.replace(/\s+/g, ' ').trim();
-  const text = `${title}\n${description}`;
+  // The rules read the text as written: a stack trace is told by its lines.
+  const text = `${input.title}\n${input.description}`;
 
   if (!(MEMORY_TYPES as readonly string[]).includes(input.type)) {
     refusals.push(`type "${input.type}" is not a kind of memory: use one of ${MEMORY_TYPES.join(', ')}`);
