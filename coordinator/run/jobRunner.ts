@@ -172,13 +172,13 @@ export class JobRunner {
       filed = await memory.file(result.remembered);
     } catch (error) {
       const detail = `the cards ${taskId} remembered could not be filed: ${error instanceof Error ? error.message : String(error)}`;
-      await this.recorder.record({ type: 'memory', task_id: taskId, outcome: 'failed', title: '', detail });
+      await this.recorder.record({ type: 'memory_filed', task_id: taskId, outcome: 'failed', title: '', detail });
       return;
     }
     for (const [index, outcome] of filed.entries()) {
       const card = outcome.kind === 'refused' ? undefined : outcome.kind === 'queued' ? outcome.pending.pending : outcome.stored.card;
       await this.recorder.record({
-        type: 'memory',
+        type: 'memory_filed',
         task_id: taskId,
         outcome: outcome.kind,
         card_id: outcome.kind === 'queued' ? outcome.conflictsWith.id : card?.id,

@@ -132,7 +132,7 @@ describe('memory in a session', () => {
   });
 
   it("limits the agent to a slash command's allowed-tools: its tools, and a tool's calls to its specifiers", async () => {
-    const { model, results, transcript } = await runWorker({
+    const { model, results, transcript, result } = await runWorker({
       toolLimit: { source: '/fix-issue (.claude/commands/fix-issue.md)', rules: ['Read', 'Bash(git status:*)'] },
       turns: [
         { tools: [{ name: 'Bash', input: { command: 'git status --short' } }] },
@@ -152,5 +152,7 @@ describe('memory in a session', () => {
       expect.objectContaining({ type: 'permission', decision: 'deny', by: 'limit:/fix-issue (.claude/commands/fix-issue.md)' }),
     );
     expect(results[2]).toMatchObject({ name: 'Edit', is_error: true });
+    // Report is every agent's, whatever the command allows.
+    expect(result.reason).toBe('report');
   });
 });

@@ -135,7 +135,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
   }),
   /** What became of a card an agent asked to Remember (docs/memory.md): filed, or queued for `orca memory review`. */
   z.object({
-    type: z.literal('memory'),
+    type: z.literal('memory_filed'),
     ...at,
     task_id: z.string(),
     outcome: z.enum(['added', 'updated', 'confirmed', 'queued', 'refused', 'failed']),

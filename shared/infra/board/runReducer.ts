@@ -127,7 +127,7 @@ function runEvent(changes: Changes, event: RunEvent): void {
       changes.run({ op: 'add', fields: spent });
       return;
     }
-    case 'memory':
+    case 'memory_filed':
       changes.note({ at: event.at, message: `memory (${event.task_id}): ${event.detail}` });
       return;
     case 'merge':

@@ -1,5 +1,6 @@
 import type { Workspace } from '../../core/files/workspace.js';
 import type { PermissionMode } from '../../core/tool/permissionMode.js';
+import { REPORT_TOOL } from '../../core/tool/report.js';
 import { callParts } from './callParts.js';
 import { isBroken, type PermissionRule, parseRule } from './rule.js';
 import { ruleAppliesTo, ruleCovers } from './ruleMatch.js';
@@ -35,7 +36,7 @@ export class ToolLimit {
 
   /** Whether an agent of the run may have this tool at all. */
   allowsTool(tool: string): boolean {
-    return this.rules.some((rule) => ruleAppliesTo(rule.tool, tool));
+    return tool === REPORT_TOOL || this.rules.some((rule) => ruleAppliesTo(rule.tool, tool));
   }
 
   /** Why the call is outside the limit, or undefined when it is inside. */
@@ -43,6 +44,8 @@ export class ToolLimit {
     call: { tool: string; input: unknown; level: PermissionMode },
     context: { workspace: Workspace; home: string },
   ): string | undefined {
+    // Every agent can hand back its Report, whatever the command allows.
+    if (call.tool === REPORT_TOOL) return undefined;
     const rules = this.rules.filter((rule) => ruleAppliesTo(rule.tool, call.tool));
     if (rules.length === 0) return `${call.tool} is not in the allowed-tools of ${this.source}`;
     if (rules.some((rule) => rule.specifier === undefined)) return undefined;
