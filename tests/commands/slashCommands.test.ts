@@ -17,7 +17,7 @@ Fix issue #$ARGUMENTS following our coding standards.
 Read the issue first; our conventions are in @docs/conventions.md.
 `;
 
-describe('slash commands in Claude Code\'s format', () => {
+describe("slash commands in Claude Code's format", () => {
   it('reads the front matter fields, with description defaulting to the first line', () => {
     const command = parseSlashCommand(FIX_ISSUE, 'fix-issue.md', 'project', '.claude/commands/fix-issue.md');
     expect(command).toMatchObject({
@@ -29,7 +29,12 @@ describe('slash commands in Claude Code\'s format', () => {
       model: 'haiku',
     });
     expect(command.namespace).toBeUndefined();
-    const plain = parseSlashCommand('# Review the diff\n\nLook for bugs.\n', 'ci/review.md', 'user', '/home/u/.claude/commands/ci/review.md');
+    const plain = parseSlashCommand(
+      '# Review the diff\n\nLook for bugs.\n',
+      'ci/review.md',
+      'user',
+      '/home/u/.claude/commands/ci/review.md',
+    );
     expect(plain).toMatchObject({ name: 'review', namespace: 'ci', description: 'Review the diff', allowedTools: [] });
     expect(parseSlashCommand('---\nallowed-tools: [Read, "Bash(git diff:*)"]\n---\nx', 'a.md', 'project', 'a.md').allowedTools).toEqual([
       'Read',
@@ -47,7 +52,9 @@ describe('slash commands in Claude Code\'s format', () => {
     // A positional past the last argument is empty; all arguments as typed go to $ARGUMENTS.
     expect((await expandCommand(command('[$1] [$2] [$ARGUMENTS]'), '"a b"', files)).prompt).toBe('[a b] [] ["a b"]');
     // Without a placeholder, the arguments are appended.
-    expect((await expandCommand(command('Summarise the changes.'), 'since v2', files)).prompt).toBe('Summarise the changes.\n\nARGUMENTS: since v2');
+    expect((await expandCommand(command('Summarise the changes.'), 'since v2', files)).prompt).toBe(
+      'Summarise the changes.\n\nARGUMENTS: since v2',
+    );
     expect((await expandCommand(command('Summarise the changes.'), '', files)).prompt).toBe('Summarise the changes.');
     expect(splitArguments('a "b c" \'d\' $HOME')).toEqual(['a', 'b c', 'd', '$HOME']);
   });
@@ -63,7 +70,9 @@ describe('slash commands in Claude Code\'s format', () => {
     const expanded = await expandCommand(command, '123', files);
     expect(expanded.files).toEqual(['docs/conventions.md']);
     expect(expanded.prompt).toContain('Fix issue #123 following our coding standards.');
-    expect(expanded.prompt).toContain(`Contents of docs/conventions.md (at the base commit ${base.slice(0, 12)}):\n\`\`\`\nUse early returns.\n\`\`\``);
+    expect(expanded.prompt).toContain(
+      `Contents of docs/conventions.md (at the base commit ${base.slice(0, 12)}):\n\`\`\`\nUse early returns.\n\`\`\``,
+    );
     expect(expanded.prompt).not.toContain('Changed later');
 
     const review = parseSlashCommand('Review @$1, ping @alice, not `@src/a.ts` in code, nor @../etc/passwd.', 'r.md', 'project', 'r.md');
@@ -78,7 +87,7 @@ describe('slash commands in Claude Code\'s format', () => {
     );
   });
 
-  it('finds a command by name or namespace among the project\'s (at the base) and the user\'s', async () => {
+  it("finds a command by name or namespace among the project's (at the base) and the user's", async () => {
     const repo = makeRepo({
       '.claude/commands/fix-issue.md': FIX_ISSUE,
       '.claude/commands/frontend/component.md': 'Make a component named $1.\n',
@@ -88,7 +97,7 @@ describe('slash commands in Claude Code\'s format', () => {
     const base = git(repo, 'rev-parse', 'HEAD');
     writeFiles(repo, { '.claude/commands/uncommitted.md': 'Not at the base.\n' });
     const userDir = tempDir('orca-claude-');
-    writeFiles(userDir, { 'commands/fix-issue.md': 'The user\'s own.\n', 'commands/standup.md': 'Write my standup.\n' });
+    writeFiles(userDir, { 'commands/fix-issue.md': "The user's own.\n", 'commands/standup.md': 'Write my standup.\n' });
     const catalog = await loadCommands({ project: filesAtCommit(repo, base), userClaudeDir: userDir });
     expect(catalog.problems).toEqual([]);
     expect(catalog.commands.map((c) => `${c.scope}:${c.namespace ? `${c.namespace}:` : ''}${c.name}`)).toEqual([

@@ -40,11 +40,15 @@ const SCRIPT = {
           tools: [
             {
               name: 'Remember',
-              input: { type: 'feedback', title: 'Summaries quote the issue', description: 'The user wants the issue text quoted in the summary.' },
+              input: {
+                type: 'feedback',
+                title: 'Summaries quote the issue',
+                description: 'The user wants the issue text quoted in the summary.',
+              },
             },
           ],
         },
-        REPORT({ summary: 'looked at it', unresolved: ['could not edit under the command\'s allowed-tools'], claimed_checks: [] }),
+        REPORT({ summary: 'looked at it', unresolved: ["could not edit under the command's allowed-tools"], claimed_checks: [] }),
       ],
     },
     { when: { role: 'verification' }, turns: [REPORT({ verdict: 'FAIL', checks: [], problems: [], confirmations: [] })] },
@@ -78,7 +82,18 @@ describe('orca run /command: a slash command as the task, with memory', () => {
       writeFileSync(script, JSON.stringify(SCRIPT));
 
       // A card the user kept earlier, about fixing issues in this repository.
-      const added = await env.cli(['memory', 'add', '--type', 'feedback', '--title', 'Issue fixes', '--description', 'Every fix of a tracked issue adds a regression test first.', '--repo', repo]);
+      const added = await env.cli([
+        'memory',
+        'add',
+        '--type',
+        'feedback',
+        '--title',
+        'Issue fixes',
+        '--description',
+        'Every fix of a tracked issue adds a regression test first.',
+        '--repo',
+        repo,
+      ]);
       expect(added.code, added.stderr).toBe(0);
       const cardId = /remembered (mem_[0-9a-f]{8})/.exec(added.stdout)![1]!;
 

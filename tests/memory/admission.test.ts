@@ -12,7 +12,15 @@ const SCOPE = 'project:github.com/acme/web';
 const TODAY = '2026-05-06';
 
 function draft(fields: Partial<DraftInput>): DraftInput {
-  return { type: 'project', title: 'A card', description: 'Something worth keeping.', scope: SCOPE, confidence: 0.8, source: 'run r1 task w1', ...fields };
+  return {
+    type: 'project',
+    title: 'A card',
+    description: 'Something worth keeping.',
+    scope: SCOPE,
+    confidence: 0.8,
+    source: 'run r1 task w1',
+    ...fields,
+  };
 }
 
 function refusals(fields: Partial<DraftInput>, today = TODAY): string[] {
@@ -22,7 +30,7 @@ function refusals(fields: Partial<DraftInput>, today = TODAY): string[] {
 }
 
 describe('memory admission rules', () => {
-  it('refuses a relative date, offering the absolute date it means on the run\'s day', () => {
+  it("refuses a relative date, offering the absolute date it means on the run's day", () => {
     expect(refusals({ title: 'Release freeze', description: 'The release freeze starts next Thursday.' })).toEqual([
       '"next Thursday" is a relative date: as of 2026-05-06 it is 2026-05-14; write 2026-05-14 instead and resubmit',
     ]);
@@ -63,9 +71,9 @@ describe('memory admission rules', () => {
       'code (a function body or a code block)',
     );
     // A host and port, a version and a plain number are not places in the code.
-    expect(checkDraft(draft({ type: 'reference', description: 'Grafana is at grafana.acme.io:3000, version 10.2.' }), { today: TODAY }).ok).toBe(
-      true,
-    );
+    expect(
+      checkDraft(draft({ type: 'reference', description: 'Grafana is at grafana.acme.io:3000, version 10.2.' }), { today: TODAY }).ok,
+    ).toBe(true);
   });
 
   it('refuses a guess in a project or feedback card, and lets a user card say what the user thinks', () => {
@@ -75,9 +83,9 @@ describe('memory admission rules', () => {
     for (const description of ['It might be the cache.', 'I think the queue drops jobs.', 'The timeout seems too short.']) {
       expect(refusals({ type: 'feedback', description }).join('\n'), description).toContain('marks a guess');
     }
-    expect(checkDraft(draft({ type: 'user', description: 'I think in types first; show the types before the code.' }), { today: TODAY }).ok).toBe(
-      true,
-    );
+    expect(
+      checkDraft(draft({ type: 'user', description: 'I think in types first; show the types before the code.' }), { today: TODAY }).ok,
+    ).toBe(true);
   });
 
   it('refuses a secret, by the redaction rules of transcripts', () => {
@@ -100,7 +108,11 @@ describe('memory admission rules', () => {
     const cards: DraftInput[] = [
       draft({ type: 'user', scope: 'user', title: 'The user is a backend engineer', description: 'Strong in Go and SQL, new to React.' }),
       draft({ type: 'feedback', title: 'Tests must not mock the database', description: 'A mocked database once hid a broken migration.' }),
-      draft({ type: 'project', title: 'Release freeze from 2026-12-18', description: 'No merges to main from 2026-12-18 until 2027-01-05.' }),
+      draft({
+        type: 'project',
+        title: 'Release freeze from 2026-12-18',
+        description: 'No merges to main from 2026-12-18 until 2027-01-05.',
+      }),
       draft({ type: 'reference', title: 'Bugs are tracked in Linear', description: 'Pipeline bugs go to the Linear project WEB.' }),
     ];
     for (const card of cards) {
@@ -134,11 +146,17 @@ describe('memory admission rules', () => {
     if (first.kind !== 'added') throw new Error(first.kind);
     const more = await fileCard(
       store,
-      draft({ type: 'feedback', title: 'Use pnpm always', description: 'This project installs with pnpm; the lock file is pnpm-lock.yaml.' }),
+      draft({
+        type: 'feedback',
+        title: 'Use pnpm always',
+        description: 'This project installs with pnpm; the lock file is pnpm-lock.yaml.',
+      }),
       { today: TODAY },
     );
     expect(more.kind).toBe('updated');
-    const same = await fileCard(store, draft({ type: 'feedback', title: 'Use pnpm', description: 'Installs with pnpm.' }), { today: '2026-05-09' });
+    const same = await fileCard(store, draft({ type: 'feedback', title: 'Use pnpm', description: 'Installs with pnpm.' }), {
+      today: '2026-05-09',
+    });
     expect(same.kind).toBe('confirmed');
     const kept = store.load().cards;
     expect(kept).toHaveLength(1);
@@ -150,28 +168,44 @@ describe('memory admission rules', () => {
       updated: '2026-05-09',
     });
     // Another scope's card of the same title is another card.
-    const elsewhere = await fileCard(store, draft({ type: 'feedback', scope: 'project:github.com/acme/billing', title: 'Use pnpm', description: 'Billing installs with pnpm.' }), {
-      today: TODAY,
-    });
+    const elsewhere = await fileCard(
+      store,
+      draft({ type: 'feedback', scope: 'project:github.com/acme/billing', title: 'Use pnpm', description: 'Billing installs with pnpm.' }),
+      {
+        today: TODAY,
+      },
+    );
     expect(elsewhere.kind).toBe('added');
   });
 
   it('queues a card that contradicts a kept one for the user, and writes nothing', async () => {
     const store = new MemoryStore(tempDir('orca-memory-'));
-    const freeze = await fileCard(store, draft({ title: 'Release freeze from 2026-12-18', description: 'No merges to main from 2026-12-18.' }), {
-      today: TODAY,
-    });
+    const freeze = await fileCard(
+      store,
+      draft({ title: 'Release freeze from 2026-12-18', description: 'No merges to main from 2026-12-18.' }),
+      {
+        today: TODAY,
+      },
+    );
     if (freeze.kind !== 'added') throw new Error(freeze.kind);
-    const moved = await fileCard(store, draft({ title: 'Release freeze from 2027-01-10', description: 'No merges to main from 2027-01-10.' }), {
-      today: TODAY,
-    });
+    const moved = await fileCard(
+      store,
+      draft({ title: 'Release freeze from 2027-01-10', description: 'No merges to main from 2027-01-10.' }),
+      {
+        today: TODAY,
+      },
+    );
     expect(moved.kind).toBe('queued');
     if (moved.kind !== 'queued') return;
     expect(moved.conflictsWith.id).toBe(freeze.stored.card.id);
     expect(moved.why).toContain('"2027-01-10"');
-    const mocks = await fileCard(store, draft({ type: 'feedback', title: 'Mock the network in tests', description: 'Unit tests mock the network.' }), {
-      today: TODAY,
-    });
+    const mocks = await fileCard(
+      store,
+      draft({ type: 'feedback', title: 'Mock the network in tests', description: 'Unit tests mock the network.' }),
+      {
+        today: TODAY,
+      },
+    );
     if (mocks.kind !== 'added') throw new Error(mocks.kind);
     const negated = await fileCard(
       store,
@@ -189,7 +223,9 @@ describe('memory admission rules', () => {
     expect(pending.map((item) => item.pending.conflicts_with).sort()).toEqual([freeze.stored.card.id, mocks.stored.card.id].sort());
     expect(pending.every((item) => item.file.startsWith(path.join(store.root, 'pending')))).toBe(true);
     // The same proposal again waits for the same decision.
-    await fileCard(store, draft({ title: 'Release freeze from 2027-01-10', description: 'No merges to main from 2027-01-10.' }), { today: TODAY });
+    await fileCard(store, draft({ title: 'Release freeze from 2027-01-10', description: 'No merges to main from 2027-01-10.' }), {
+      today: TODAY,
+    });
     expect(store.pending().items).toHaveLength(2);
   });
 

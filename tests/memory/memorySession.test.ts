@@ -7,9 +7,9 @@ import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile
 import { Harness } from '../../shared/harness/harness.js';
 import type { InjectedCard } from '../../shared/infra/queue/memoryPayload.js';
 import { toolsNamed } from '../../shared/policy/tools/catalog.js';
+import { RecordingModel } from '../context/scriptedSession.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
-import { RecordingModel } from '../context/scriptedSession.js';
 
 const SCOPE = 'project:github.com/acme/web';
 const FREEZE: InjectedCard = {
@@ -35,7 +35,10 @@ async function runWorker(options: {
   const home = tempDir('orca-home-');
   const prompt = 'Land the checkout fix before the release freeze.';
   const model = new RecordingModel(
-    new ScriptedModel(parseScript({ agents: [{ when: { role: 'worker' }, turns: options.turns }] }, 'test script'), { role: 'worker', prompt }),
+    new ScriptedModel(parseScript({ agents: [{ when: { role: 'worker' }, turns: options.turns }] }, 'test script'), {
+      role: 'worker',
+      prompt,
+    }),
   );
   const harness = new Harness({
     role: { name: 'worker', prompt: 'You are a worker.', mode: 'full-access', limits: {}, sandbox: false },
@@ -49,7 +52,8 @@ async function runWorker(options: {
     stopEvent: 'SubagentStop',
     userClaudeDir: path.join(home, '.claude'),
     homeDir: home,
-    memory: options.memory === false ? undefined : { scope: SCOPE, today: '2026-05-06', source: 'run r1 task w1', cards: options.cards ?? [] },
+    memory:
+      options.memory === false ? undefined : { scope: SCOPE, today: '2026-05-06', source: 'run r1 task w1', cards: options.cards ?? [] },
     toolLimit: options.toolLimit,
   });
   const result = await harness.run(prompt);
@@ -95,7 +99,11 @@ describe('memory in a session', () => {
       cards: [FREEZE],
       turns: [
         remember({ type: 'project', title: 'Release freeze moved', description: 'The freeze now starts next Thursday.' }),
-        remember({ type: 'feedback', title: 'Tests must not mock the database', description: 'The user said a mock hid a broken migration.' }),
+        remember({
+          type: 'feedback',
+          title: 'Tests must not mock the database',
+          description: 'The user said a mock hid a broken migration.',
+        }),
         remember({ type: 'project', title: 'Release freeze from 2027-01-10', description: 'No merges to main from 2027-01-10.' }),
         remember({ type: 'fact', title: 'x', description: 'y' }),
         REPORT,
@@ -103,7 +111,9 @@ describe('memory in a session', () => {
     });
     const texts = results.map((entry) => `${entry.is_error ? 'ERROR ' : ''}${String(entry.preview)}`);
     expect(texts[0]).toContain('ERROR Not remembered:');
-    expect(texts[0]).toContain('"next Thursday" is a relative date: as of 2026-05-06 it is 2026-05-14; write 2026-05-14 instead and resubmit');
+    expect(texts[0]).toContain(
+      '"next Thursday" is a relative date: as of 2026-05-06 it is 2026-05-14; write 2026-05-14 instead and resubmit',
+    );
     expect(texts[1]).toBe('Kept "Tests must not mock the database" (feedback, for github.com/acme/web). orca files it when this job ends.');
     expect(texts[2]).toContain('Not written: it contradicts mem_0a1b2c3d "Release freeze from 2026-12-18"');
     expect(texts[2]).toContain('orca memory review');
@@ -146,7 +156,7 @@ describe('memory in a session', () => {
     expect(results[0]).toMatchObject({ name: 'Bash', is_error: false });
     expect(results[1]).toMatchObject({ name: 'Bash', is_error: true });
     expect(String(results[1]!.preview)).toContain(
-      "Permission to use Bash was denied: `echo escaped` is outside the allowed-tools of /fix-issue (.claude/commands/fix-issue.md): Bash may be used only as Bash(git status:*)",
+      'Permission to use Bash was denied: `echo escaped` is outside the allowed-tools of /fix-issue (.claude/commands/fix-issue.md): Bash may be used only as Bash(git status:*)',
     );
     expect(transcript).toContainEqual(
       expect.objectContaining({ type: 'permission', decision: 'deny', by: 'limit:/fix-issue (.claude/commands/fix-issue.md)' }),
