@@ -47,7 +47,7 @@ export async function resolveSlashTask(options: { repo: string; base: string; ta
   let expanded: Awaited<ReturnType<typeof expandCommand>>;
   let limit: ToolLimit | undefined;
   try {
-    expanded = await expandCommand(command, args, project);
+    expanded = await expandCommand(command, args, project, { checkout: options.repo });
     limit = ToolLimit.from(command.allowedTools, `/${qualifiedName(command)} (${command.file})`);
   } catch (error) {
     throw new UserError(error instanceof Error ? error.message : String(error));

@@ -45,21 +45,22 @@ describe("slash commands in Claude Code's format", () => {
   it('expands $ARGUMENTS, $1 and the rest as Claude Code does', async () => {
     const files = { label: 'test', list: async () => [], read: async () => undefined };
     const command = (body: string) => parseSlashCommand(body, 'c.md', 'project', 'c.md');
-    expect((await expandCommand(command('Fix issue #$ARGUMENTS now.'), '123', files)).prompt).toBe('Fix issue #123 now.');
-    expect((await expandCommand(command('Review PR #$1 with priority $2, assign $3.'), '456 high "Ada Lovelace"', files)).prompt).toBe(
-      'Review PR #456 with priority high, assign Ada Lovelace.',
-    );
+    const here = { checkout: tempDir('orca-checkout-') };
+    expect((await expandCommand(command('Fix issue #$ARGUMENTS now.'), '123', files, here)).prompt).toBe('Fix issue #123 now.');
+    expect(
+      (await expandCommand(command('Review PR #$1 with priority $2, assign $3.'), '456 high "Ada Lovelace"', files, here)).prompt,
+    ).toBe('Review PR #456 with priority high, assign Ada Lovelace.');
     // A positional past the last argument is empty; all arguments as typed go to $ARGUMENTS.
-    expect((await expandCommand(command('[$1] [$2] [$ARGUMENTS]'), '"a b"', files)).prompt).toBe('[a b] [] ["a b"]');
+    expect((await expandCommand(command('[$1] [$2] [$ARGUMENTS]'), '"a b"', files, here)).prompt).toBe('[a b] [] ["a b"]');
     // Without a placeholder, the arguments are appended.
-    expect((await expandCommand(command('Summarise the changes.'), 'since v2', files)).prompt).toBe(
+    expect((await expandCommand(command('Summarise the changes.'), 'since v2', files, here)).prompt).toBe(
       'Summarise the changes.\n\nARGUMENTS: since v2',
     );
-    expect((await expandCommand(command('Summarise the changes.'), '', files)).prompt).toBe('Summarise the changes.');
+    expect((await expandCommand(command('Summarise the changes.'), '', files, here)).prompt).toBe('Summarise the changes.');
     expect(splitArguments('a "b c" \'d\' $HOME')).toEqual(['a', 'b c', 'd', '$HOME']);
   });
 
-  it('attaches @file references from the base commit, leaves other @words, and refuses !`command`', async () => {
+  it('attaches @file references from the base commit and leaves other @words', async () => {
     const repo = makeRepo({ 'docs/conventions.md': 'Use early returns.\n', 'src/a.ts': 'export const a = 1;\n' });
     const base = git(repo, 'rev-parse', 'HEAD');
     // Changed after the base: the run sees the base's version.
@@ -67,7 +68,7 @@ describe("slash commands in Claude Code's format", () => {
     writeFiles(repo, { 'src/a.ts': 'uncommitted\n' });
     const files = filesAtCommit(repo, base);
     const command = parseSlashCommand(FIX_ISSUE, 'fix-issue.md', 'project', '.claude/commands/fix-issue.md');
-    const expanded = await expandCommand(command, '123', files);
+    const expanded = await expandCommand(command, '123', files, { checkout: repo });
     expect(expanded.files).toEqual(['docs/conventions.md']);
     expect(expanded.prompt).toContain('Fix issue #123 following our coding standards.');
     expect(expanded.prompt).toContain(
@@ -76,14 +77,41 @@ describe("slash commands in Claude Code's format", () => {
     expect(expanded.prompt).not.toContain('Changed later');
 
     const review = parseSlashCommand('Review @$1, ping @alice, not `@src/a.ts` in code, nor @../etc/passwd.', 'r.md', 'project', 'r.md');
-    const reviewed = await expandCommand(review, 'src/a.ts', files);
+    const reviewed = await expandCommand(review, 'src/a.ts', files, { checkout: repo });
     expect(reviewed.files).toEqual(['src/a.ts']);
     expect(reviewed.prompt).toContain('export const a = 1;');
     expect(reviewed.prompt).toContain('ping @alice');
+  });
 
-    const shell = parseSlashCommand('Status: !`git status`', 'commit.md', 'project', '.claude/commands/commit.md');
-    await expect(expandCommand(shell, '', files)).rejects.toThrow(
-      '.claude/commands/commit.md runs `git status` with !`…` before its prompt; orca does not run shell commands when it expands a command',
+  it('runs !`command` in the checkout when allowed-tools allows it, and refuses it otherwise', async () => {
+    const repo = makeRepo({ 'README.md': '# demo\n' });
+    writeFiles(repo, { 'new.txt': 'x\n' });
+    const files = filesAtCommit(repo, git(repo, 'rev-parse', 'HEAD'));
+    const commit = (allowed: string) =>
+      parseSlashCommand(
+        `---\nallowed-tools: ${allowed}\n---\nStatus:\n!\`git status --short\`\nBranch: !\`git branch --show-current\``,
+        'commit.md',
+        'project',
+        '.claude/commands/commit.md',
+      );
+    const expanded = await expandCommand(commit('Bash(git status:*), Bash(git branch:*)'), '', files, { checkout: repo });
+    expect(expanded.prompt).toBe('Status:\n?? new.txt\nBranch: main');
+    await expect(expandCommand(commit('Bash(git status:*)'), '', files, { checkout: repo })).rejects.toThrow(
+      '.claude/commands/commit.md runs !`git branch --show-current`, which it does not allow: `git branch --show-current` is outside the allowed-tools of .claude/commands/commit.md',
+    );
+    const none = parseSlashCommand('Status: !`git status`', 'commit.md', 'project', '.claude/commands/commit.md');
+    await expect(expandCommand(none, '', files, { checkout: repo })).rejects.toThrow('.claude/commands/commit.md has no allowed-tools');
+    // A compound command is judged part by part: a prefix rule does not let `&&` through.
+    const sneaky = parseSlashCommand(
+      '---\nallowed-tools: Bash(git status:*)\n---\n!`git status && touch pwned`',
+      'c.md',
+      'project',
+      'c.md',
+    );
+    await expect(expandCommand(sneaky, '', files, { checkout: repo })).rejects.toThrow('`touch pwned` is outside the allowed-tools');
+    const failing = parseSlashCommand('---\nallowed-tools: Bash\n---\n!`git log --oneline nosuchref`', 'c.md', 'project', 'c.md');
+    await expect(expandCommand(failing, '', files, { checkout: repo })).rejects.toThrow(
+      'c.md: !`git log --oneline nosuchref` failed (exit code 128)',
     );
   });
 

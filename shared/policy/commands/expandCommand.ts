@@ -1,4 +1,5 @@
 import { parse as parseShellWords } from 'shell-quote';
+import { runCommandShell } from './commandShell.js';
 import type { ProjectFiles } from './projectFiles.js';
 import type { SlashCommand } from './slashCommand.js';
 
@@ -10,8 +11,8 @@ import type { SlashCommand } from './slashCommand.js';
  * - `@path` (after the arguments are in) names a file of the repository: its contents at the
  *   run's base commit are attached after the prompt, once each; an `@word` that is no such file
  *   is left as it is (it may be a mention); `@` inside code spans and blocks is not a reference.
- * Claude Code's `!`command`` runs a shell command before the prompt is sent; orca refuses such a
- * command rather than send it with the command unrun (docs/claude-code-files.md).
+ * - `!`command`` runs in the repository's checkout once the arguments are in, and its output
+ *   takes its place, when the command's `allowed-tools` allow it (commandShell.ts).
  */
 export interface ExpandedCommand {
   prompt: string;
@@ -20,18 +21,16 @@ export interface ExpandedCommand {
 }
 
 const PLACEHOLDER = /\$ARGUMENTS\b|\$(\d+)/g;
-const SHELL = /!`([^`\n]+)`/;
+const SHELL = /!`([^`\n]+)`/g;
 const REFERENCE = /(^|[\s(])@([A-Za-z0-9_./~-][^\s`'"()<>[\]{},;]*)/g;
 const CODE = /```[\s\S]*?```|`[^`\n]*`/g;
 
-export async function expandCommand(command: SlashCommand, args: string, files: ProjectFiles): Promise<ExpandedCommand> {
-  const shell = SHELL.exec(command.body);
-  if (shell) {
-    throw new Error(
-      `${command.file} runs \`${shell[1]}\` with !\`…\` before its prompt; orca does not run shell commands when it expands a command: ` +
-        'ask for that context in the prompt instead (the agents run the commands they need)',
-    );
-  }
+export async function expandCommand(
+  command: SlashCommand,
+  args: string,
+  files: ProjectFiles,
+  options: { checkout: string },
+): Promise<ExpandedCommand> {
   const words = splitArguments(args);
   let used = false;
   let prompt = command.body.replace(PLACEHOLDER, (_match, index: string | undefined) => {
@@ -40,6 +39,11 @@ export async function expandCommand(command: SlashCommand, args: string, files: 
     return words[Number(index) - 1] ?? '';
   });
   if (!used && args.trim() !== '') prompt = `${prompt}\n\nARGUMENTS: ${args.trim()}`;
+  const outputs: string[] = [];
+  for (const match of prompt.matchAll(SHELL)) {
+    outputs.push(await runCommandShell(match[1]!, { cwd: options.checkout, allowedTools: command.allowedTools, file: command.file }));
+  }
+  prompt = prompt.replace(SHELL, () => outputs.shift() ?? '');
 
   const attached: Array<{ name: string; text: string }> = [];
   const outsideCode = prompt.replace(CODE, (code) => ' '.repeat(code.length));
