@@ -1,7 +1,7 @@
 import type { JobMemory, RememberedCard } from '../../shared/infra/queue/memoryPayload.js';
 import { localDay } from '../../shared/policy/memory/card.js';
 import { claudeCodeMemoryDir, readClaudeCodeMemory } from '../../shared/policy/memory/claudeCodeMemory.js';
-import { describeFiled, type Filed, fileCard } from '../../shared/policy/memory/fileCard.js';
+import { type Filed, fileCard } from '../../shared/policy/memory/fileCard.js';
 import { MemoryStore } from '../../shared/policy/memory/memoryStore.js';
 import { repoIdentity } from '../../shared/policy/memory/repoScope.js';
 import { type Candidate, chooseCards, DEFAULT_MAX_CARDS } from '../../shared/policy/memory/retrieval.js';
@@ -64,5 +64,3 @@ export class RunMemory {
     return out;
   }
 }
-
-export { describeFiled };

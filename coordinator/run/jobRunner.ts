@@ -5,7 +5,8 @@ import type { InheritedFileState } from '../../shared/core/files/readFileState.j
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
-import { describeFiled, type RunMemory } from '../memory/runMemory.js';
+import { describeFiled } from '../../shared/policy/memory/fileCard.js';
+import type { RunMemory } from '../memory/runMemory.js';
 import type { OrcaServices } from '../services.js';
 import type { RunRecorder } from './runRecorder.js';
 
