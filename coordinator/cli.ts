@@ -45,7 +45,9 @@ program
     }
     const task = words.join(' ').trim();
     if (task === '')
-      throw new UserError('orca run needs a task: a description, or a slash command such as /fix-issue 123 (see --list-commands).');
+      throw new UserError(
+        'a task is needed: describe it, or name a slash command such as /fix-issue 123 (orca run --list-commands lists them).',
+      );
     process.exitCode = await (await import('./runCommand.js')).runCommand({
       task,
       repo: options.repo,
