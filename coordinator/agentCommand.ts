@@ -2,8 +2,8 @@ import path from 'node:path';
 import { findRole, roleSpec } from '../roles/roleCatalog.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
-import { resolveModelAlias } from '../shared/core/model/modelAliases.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
+import type { Effort } from '../shared/core/model/thinking.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { followRunEvents } from '../shared/infra/board/runEventFollower.js';
 import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
@@ -13,6 +13,7 @@ import { connectRedis } from '../shared/infra/redis/redisConnection.js';
 import { describeFiled } from '../shared/policy/memory/fileCard.js';
 import { eventLine } from './eventLine.js';
 import { RunMemory } from './memory/runMemory.js';
+import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { newRunId } from './runId.js';
 import { OrcaServices } from './services.js';
@@ -23,6 +24,8 @@ export interface AgentCommandOptions {
   repo: string;
   base?: string;
   model?: string;
+  thinking?: string;
+  effort?: Effort;
   script?: string;
   json: boolean;
   workers: number;
@@ -42,6 +45,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
+  // The role's own model, thinking and effort win; the combination the agent will run is checked.
+  const model = script ? undefined : chooseModel(options, role);
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
 
@@ -75,7 +80,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       repo: { path: root },
       base,
       branch: role.workspace === 'branch' ? `orca/${runId}/${taskId}` : undefined,
-      model: { id: options.model ? resolveModelAlias(options.model) : undefined, script: script ? scriptContent : undefined },
+      model: { ...model, script: script ? scriptContent : undefined },
       stop_event: 'Stop',
       memory: memory?.forPrompt(options.prompt),
     });

@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
-import { resolveModelAlias } from '../shared/core/model/modelAliases.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
+import type { Effort } from '../shared/core/model/thinking.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { isSlashInvocation, resolveSlashTask, type SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
 import { RunMemory } from './memory/runMemory.js';
+import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
 import { RunRecorder } from './run/runRecorder.js';
@@ -21,6 +22,8 @@ export interface RunCommandOptions {
   concurrency: number;
   localWorkers: boolean;
   model?: string;
+  thinking?: string;
+  effort?: Effort;
   script?: string;
   checks: string[];
   approve: boolean;
@@ -44,9 +47,10 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     ? await resolveSlashTask({ repo: root, base, task: options.task })
     : undefined;
   const task = slash?.task ?? options.task;
-  const modelOption = options.model ?? slash?.command.model;
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
+  // The command's `model` is the run's unless --model says otherwise.
+  const choice = script ? undefined : chooseModel({ ...options, model: options.model ?? slash?.command.model });
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
   const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
@@ -79,7 +83,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     for (const problem of memory.problems) say?.(`memory: ${problem}`);
     if (memory.claudeCodeDir) say?.(`memory: reading Claude Code's memory in ${memory.claudeCodeDir}`);
   }
-  const model = script ? 'scripted' : (resolveModelAlias(modelOption ?? process.env.ORCA_MODEL ?? '') ?? 'default');
+  const model = choice?.id ?? 'scripted';
 
   const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, concurrency: options.concurrency });
   try {
@@ -102,7 +106,9 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       checks,
       settings: {
         script: script ? scriptContent : undefined,
-        model_id: modelOption ? resolveModelAlias(modelOption) : undefined,
+        model_id: choice?.id,
+        thinking: choice?.thinking,
+        effort: choice?.effort,
         approve: options.approve,
         max_agents: budgets.maxAgents,
         max_tokens: budgets.maxTokens,
@@ -119,7 +125,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       repo: root,
       base,
       checks,
-      model: modelOption ? resolveModelAlias(modelOption) : undefined,
+      model: choice,
       script,
       approve: options.approve,
       budgets,

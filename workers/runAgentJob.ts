@@ -12,6 +12,7 @@ import type { Model } from '../shared/core/model/model.js';
 import { ModelError } from '../shared/core/model/modelError.js';
 import { ScriptedModel } from '../shared/core/model/scripted.js';
 import { parseScript } from '../shared/core/model/scriptFile.js';
+import { optionalThinking } from '../shared/core/model/thinking.js';
 import { emptyUsage } from '../shared/core/model/usage.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { Harness } from '../shared/harness/harness.js';
@@ -179,7 +180,11 @@ function buildModel(job: AgentJob): Model | ModelError {
           task: job.subtask,
           prompt: job.prompt,
         })
-      : new AnthropicModel({ model: job.role.model ?? job.model.id });
+      : new AnthropicModel({
+          model: job.role.model ?? job.model.id,
+          thinking: optionalThinking(job.role.thinking ?? job.model.thinking),
+          effort: job.role.effort ?? job.model.effort,
+        });
   } catch (error) {
     if (error instanceof ModelError) return error;
     throw error;

@@ -7,6 +7,7 @@ import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { describeFiled } from '../../shared/policy/memory/fileCard.js';
 import type { RunMemory } from '../memory/runMemory.js';
+import type { ModelChoice } from '../modelChoice.js';
 import type { OrcaServices } from '../services.js';
 import type { RunRecorder } from './runRecorder.js';
 
@@ -37,7 +38,7 @@ export class JobRunner {
     private readonly recorder: RunRecorder,
     private readonly options: {
       repo: string;
-      model?: string;
+      model?: ModelChoice;
       script?: Script;
       maxInFlight: number;
       signal: AbortSignal;
@@ -97,7 +98,7 @@ export class JobRunner {
         base: spec.base,
         branch: spec.role.workspace === 'branch' ? `orca/${recorder.runId}/${spec.taskId}` : undefined,
         file_state: spec.fileState ?? [],
-        model: { id: this.options.model, script: this.options.script ? script : undefined },
+        model: { ...this.options.model, script: this.options.script ? script : undefined },
         checks: spec.checks ?? [],
         stop_event: 'SubagentStop',
         memory: this.options.memory?.forPrompt(spec.prompt),

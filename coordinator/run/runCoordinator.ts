@@ -7,6 +7,7 @@ import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort
 import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import type { RunMemory } from '../memory/runMemory.js';
 import { IntegrationBranch } from '../merge/integration.js';
+import type { ModelChoice } from '../modelChoice.js';
 import type { OrcaServices } from '../services.js';
 import { waitForApproval } from './approval.js';
 import { dispatchPhase } from './dispatchPhase.js';
@@ -24,7 +25,8 @@ export interface RunSettings {
   repo: string;
   base: string;
   checks: string[];
-  model?: string;
+  /** The model every job carries; unset with the Scripted model, or for a run recorded before the id was. */
+  model?: ModelChoice;
   script?: Script;
   approve: boolean;
   budgets: RunBudgets & { maxAgents: number; wallClockMs?: number };

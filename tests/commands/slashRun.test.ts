@@ -118,10 +118,10 @@ describe('orca run /command: a slash command as the task, with memory', () => {
         'Fix issue #123 following @docs/conventions.md.\n\nContents of docs/conventions.md (at the base commit ' +
           `${String(created.base).slice(0, 12)}):\n\`\`\`\nQuote the issue in every summary.\n\`\`\``,
       );
+      // The command's model is kept for the run (the Scripted model plays it here).
       expect(created.settings).toMatchObject({
-        model_id: 'claude-haiku-4-5',
         memory: true,
-        command: { invoked: '/fix-issue 123', file: '.claude/commands/fix-issue.md' },
+        command: { invoked: '/fix-issue 123', file: '.claude/commands/fix-issue.md', model: 'haiku' },
       });
 
       // The coordinator's transcript shows the expanded prompt, and the card shown to it.
