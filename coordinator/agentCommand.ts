@@ -11,7 +11,9 @@ import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
+import { describeFiled } from '../shared/policy/memory/fileCard.js';
 import { eventLine } from './eventLine.js';
+import { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { handOverWorktrees } from './run/handOver.js';
@@ -32,6 +34,8 @@ export interface AgentCommandOptions {
   workers: number;
   localWorkers: boolean;
   allowDirty: boolean;
+  /** False with --no-memory. */
+  memory: boolean;
 }
 
 /**
@@ -49,6 +53,10 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
 
+  const memory = options.memory
+    ? new RunMemory({ orcaHome: new OrcaHome(process.env.ORCA_HOME || undefined).root, repo: root, startedAt: Date.now() })
+    : undefined;
+  for (const problem of memory?.problems ?? []) process.stderr.write(`orca: memory: ${problem}\n`);
   const runId = newRunId();
   const taskId = role.name;
   process.stderr.write(`orca: run ${runId}\n`);
@@ -80,6 +88,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       branch,
       model: { ...model, script: script ? scriptContent : undefined },
       stop_event: 'Stop',
+      memory: memory?.forPrompt(options.prompt),
     });
     const followed = options.json
       ? Promise.resolve('0')
@@ -96,6 +105,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     const result = await services.waiter.wait(agentJobId(runId, taskId, 1));
     following.abort();
     await followed;
+    if (memory) for (const filed of await memory.file(result.remembered)) process.stderr.write(`orca: memory: ${describeFiled(filed)}\n`);
     recordRunEnd(services.home, ledgerEntry, result.status);
     await handOver(root, runId, services.home, options.json);
     printResult(result, options.json);

@@ -86,6 +86,8 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     agentId: `${job.run_id}/${job.task_id}`,
     transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
     gitAtStart: await input.gitAtStart,
+    memory: job.memory ? { ...job.memory, source: `run ${job.run_id} task ${job.task_id}` } : undefined,
+    toolLimit: job.tool_limit,
   });
   if (dropped.length > 0) {
     harness.session.pending.push({

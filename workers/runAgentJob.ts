@@ -136,6 +136,7 @@ function jobResult(job: AgentJob, sessionDir: string): (extra: Partial<AgentJobR
     files_read: [],
     files_changed: [],
     scripted: job.model.script !== undefined,
+    remembered: [],
     ...extra,
   });
 }
@@ -250,6 +251,7 @@ async function ranResult(
     // The task's whole change, a dead attempt's commits included: what a merge of the branch brings.
     files_changed: commit ? await changedFiles(workspace.dir, job.base, commit) : [],
     scripted: model.scripted,
+    remembered: harness.session.toolContext.services.memory?.remembered ?? [],
     ...(gates
       ? {
           gates: {

@@ -38,6 +38,8 @@ async function main(): Promise<number> {
     approve: false,
     json: false,
     allowDirty: false,
+    // The demo leaves the user's memory alone: it neither reads nor keeps cards.
+    memory: false,
   });
   process.stderr.write(`\nThe merged work is on the integration branch in ${repo.dir} (git log --graph --all).\n`);
   return code;

@@ -6,6 +6,7 @@ import { integrationBranch, wipRef } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
+import type { RunMemory } from '../memory/runMemory.js';
 import { IntegrationBranch } from '../merge/integration.js';
 import type { ModelChoice } from '../modelChoice.js';
 import { recordRun, recordRunEnd } from '../runLedger.js';
@@ -36,6 +37,10 @@ export interface RunSettings {
   /** Lines for the person watching; undefined with --json. */
   say?: (line: string) => void;
   tty: boolean;
+  /** The run's memory (docs/memory.md); undefined with --no-memory. */
+  memory?: RunMemory;
+  /** The `allowed-tools` of the slash command the task came from: every agent of the run is limited to them. */
+  toolLimit?: { source: string; rules: string[] };
 }
 
 /**
@@ -93,6 +98,8 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       script: settings.script,
       maxInFlight: settings.budgets.maxAgents,
       signal: abort.signal,
+      memory: settings.memory,
+      toolLimit: settings.toolLimit,
     }),
     integration,
     repo: settings.repo,

@@ -10,6 +10,7 @@ import type { Model } from '../core/model/model.js';
 import type { PermissionMode } from '../core/tool/permissionMode.js';
 import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
 import type { AnyTool, SessionServices } from '../core/tool/tool.js';
+import type { InjectedCard } from '../infra/queue/memoryPayload.js';
 import { chainStopChecks } from '../infra/tasks/stopCheckChain.js';
 import { createContextAssembler } from '../policy/context/assembler.js';
 import type { CompactionConfigInput } from '../policy/context/compactionConfig.js';
@@ -22,10 +23,13 @@ import { hooksFromSettings } from '../policy/hooks/hookSettings.js';
 import type { HooksConfig } from '../policy/hooks/hooksConfig.js';
 import { createStopCheck } from '../policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
+import { memorySection } from '../policy/memory/memoryPrompt.js';
+import { SessionMemory } from '../policy/memory/memoryService.js';
 import { createPermissionDecider } from '../policy/permissions/permissionSlot.js';
 import { PermissionPolicy } from '../policy/permissions/policy.js';
 import { DenyPrompter, type Prompter } from '../policy/permissions/prompter.js';
 import { networkAllowance, shellSandbox } from '../policy/permissions/sandbox.js';
+import { ToolLimit } from '../policy/permissions/toolLimit.js';
 import { loadSettings } from '../policy/settings/loadSettings.js';
 
 export interface HarnessOptions {
@@ -66,6 +70,14 @@ export interface HarnessOptions {
   stopChecks?: StopCheck[];
   /** The workspace's git state at the start, when the caller knows it (it just checked it out). */
   gitAtStart?: GitSnapshot;
+  /**
+   * Memory (docs/memory.md): the run's scope and day, the cards chosen for this session (they end
+   * the dynamic system block, and the transcript records which), and where a Remember call's
+   * cards are credited (`run <run> task <task>`).
+   */
+  memory?: { scope: string; today: string; source: string; cards: InjectedCard[] };
+  /** The `allowed-tools` of the run's slash command: the tools and calls the agent is limited to (toolLimit.ts). */
+  toolLimit?: { source: string; rules: string[] };
 }
 
 /**
@@ -93,9 +105,15 @@ export class Harness {
       notify: (message) => notices.push(message),
     });
     this.sandboxed = sandbox.active;
-    const policy = PermissionPolicy.fromSettings(settings, { ...sandbox.policy, home: options.homeDir });
+    const limit = options.toolLimit ? ToolLimit.from(options.toolLimit.rules, options.toolLimit.source) : undefined;
+    const policy = PermissionPolicy.fromSettings(settings, { ...sandbox.policy, home: options.homeDir }).withAllowRules(
+      limit?.texts ?? [],
+      limit?.source ?? '',
+    );
     const decider = createPermissionDecider({
       policy,
+      limit,
+      home: options.homeDir,
       prompter: options.prompter ?? new DenyPrompter(),
       temporaryAllows: (ctx) =>
         skillGrantsIn(ctx.services)
@@ -103,11 +121,12 @@ export class Harness {
           .map((grant) => ({ rules: grant.rules, source: `skill:${grant.skill}` })),
     });
     const hooks = this.hooks;
+    const memory = options.memory;
     this.session = new AgentSession({
       role: options.role.name,
       model: options.model,
       systemPrompt: staticSystemPrompt(options.role.prompt),
-      tools: options.tools,
+      tools: limit ? options.tools.filter((tool) => limit.allowsTool(tool.name)) : options.tools,
       outputSchema: options.outputSchema,
       workspaceRoot: options.workspaceRoot,
       sessionDir: options.sessionDir,
@@ -123,6 +142,7 @@ export class Harness {
         requiredChecks: options.requiredChecks,
         compaction: options.compaction,
         gitAtStart: options.gitAtStart,
+        memorySection: memory ? memorySection(memory.cards) : undefined,
         // A hook may change files at any event, where the session's own tool log cannot see it.
         othersMayWrite: Object.values(hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
         onCompact: async (phase, info) => {
@@ -141,12 +161,25 @@ export class Harness {
         },
       }),
       stopCheck: chainStopChecks(createStopCheck(hooks, { event: options.stopEvent }), ...(options.stopChecks ?? [])),
-      services: { ...options.services, hooks },
+      services: {
+        ...options.services,
+        hooks,
+        ...(memory
+          ? { memory: new SessionMemory({ scope: memory.scope, today: memory.today, source: memory.source, given: memory.cards }) }
+          : {}),
+      },
       fileState: options.fileState,
       sessionId: options.sessionId,
       signal: options.signal,
     });
     for (const message of notices) this.session.pending.push({ type: 'notice', level: 'warn', message });
+    if (memory) {
+      this.session.pending.push({
+        type: 'memory',
+        scope: memory.scope,
+        cards: memory.cards.map(({ id, type, title, scope, origin, score }) => ({ id, type, title, scope, origin, score })),
+      });
+    }
     this.transcript = new Transcript(transcriptPathFor(this.session.toolContext.session.dir), options.transcriptContext);
   }
 
@@ -185,6 +218,7 @@ export class Harness {
       }
       extra.push(...submit.additionalContext);
       const fullPrompt = extra.length > 0 ? `${prompt}\n\n${extra.join('\n\n')}` : prompt;
+      record({ type: 'prompt', at: Date.now(), text: fullPrompt });
       const result = await runSession(session, fullPrompt, record);
       await runHooks(
         this.hooks,

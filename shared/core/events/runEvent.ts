@@ -55,6 +55,12 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         max_tokens: z.number().optional(),
         max_cost_usd: z.number().optional(),
         deadline: z.number().optional(),
+        /** False when the run was started with --no-memory (docs/memory.md). */
+        memory: z.boolean().optional(),
+        /** The slash command the task came from, and its `allowed-tools` (the run's tool limit). */
+        command: z
+          .object({ invoked: z.string(), file: z.string(), allowed_tools: z.array(z.string()).optional(), model: z.string().optional() })
+          .optional(),
       })
       .optional(),
   }),
@@ -144,6 +150,16 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     commit: z.string().optional(),
     files: z.array(z.string()).default([]),
     detail: z.string().optional(),
+  }),
+  /** What became of a card an agent asked to Remember (docs/memory.md): filed, or queued for `orca memory review`. */
+  z.object({
+    type: z.literal('memory_filed'),
+    ...at,
+    task_id: z.string(),
+    outcome: z.enum(['added', 'updated', 'confirmed', 'queued', 'refused', 'failed']),
+    card_id: z.string().optional(),
+    title: z.string(),
+    detail: z.string(),
   }),
   /** Something the coordinator decided about the plan, and why (a serialised overlap, a dropped edge). */
   z.object({ type: z.literal('dag_note'), ...at, message: z.string(), task_id: z.string().optional() }),

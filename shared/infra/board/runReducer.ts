@@ -131,6 +131,9 @@ function runEvent(changes: Changes, event: RunEvent): void {
       changes.run({ op: 'add', fields: spent });
       return;
     }
+    case 'memory_filed':
+      changes.note({ at: event.at, message: `memory (${event.task_id}): ${event.detail}` });
+      return;
     case 'merge':
       changes.setTask(event.task_id, { merge_outcome: event.outcome, merge_commit: event.commit });
       if (event.detail === undefined) changes.task(event.task_id, { op: 'unset', fields: ['merge_detail'] });

@@ -7,6 +7,7 @@ import { EffortSchema, ThinkingOptionSchema } from '../../core/model/thinking.js
 import { UsageSchema } from '../../core/model/usage.js';
 import { PermissionModeSchema } from '../../core/tool/permissionMode.js';
 import { AssertionFlagSchema, CheckRecordSchema, GateResultSchema } from '../verify/evidence/evidence.js';
+import { JobMemorySchema, RememberedCardSchema } from './memoryPayload.js';
 
 /**
  * The payload of an agent job and the result a worker returns: the contract between the
@@ -82,6 +83,14 @@ export const AgentJobSchema = z.object({
   stop_event: z.enum(['Stop', 'SubagentStop']).default('SubagentStop'),
   /** The checks the task names (a plan subtask's `checks`). */
   checks: z.array(z.string()).default([]),
+  /** The run's memory scope and clock, and the cards chosen for this job's prompt (docs/memory.md). */
+  memory: JobMemorySchema.optional(),
+  /**
+   * The `allowed-tools` of the slash command the run was started with: the agent gets only the
+   * tools named there, and a tool named with specifiers (`Bash(git diff:*)`) only for the calls
+   * they cover (docs/claude-code-files.md, "Slash commands").
+   */
+  tool_limit: z.object({ source: z.string().min(1), rules: z.array(z.string().min(1)) }).optional(),
 });
 export type AgentJob = z.infer<typeof AgentJobSchema>;
 export type AgentJobInput = z.input<typeof AgentJobSchema>;
@@ -113,6 +122,8 @@ export const AgentJobResultSchema = z.object({
   /** Files it changed, relative to the repository. */
   files_changed: z.array(z.string()),
   scripted: z.boolean(),
+  /** Cards the agent's Remember calls admitted, for the coordinator to file in its memory store. */
+  remembered: z.array(RememberedCardSchema).default([]),
   /** The gates on the agent's Report (workers and verification): what its claims are worth; for a failed agent, on its last refused Report. */
   gates: z
     .object({

@@ -1,7 +1,9 @@
+import os from 'node:os';
 import type { ToolPipelineSlots } from '../../core/tool/pipeline.js';
 import type { ToolContext } from '../../core/tool/tool.js';
 import type { PermissionPolicy } from './policy.js';
 import type { Prompter } from './prompter.js';
+import type { ToolLimit } from './toolLimit.js';
 
 export interface PermissionDeciderOptions {
   policy: PermissionPolicy;
@@ -12,6 +14,10 @@ export interface PermissionDeciderOptions {
    * its source; asked afresh at every call.
    */
   temporaryAllows?: (ctx: ToolContext) => Array<{ rules: string[]; source: string }>;
+  /** The run's slash command `allowed-tools`: a call outside it is denied before any rule is asked. */
+  limit?: ToolLimit;
+  /** The user's home, for `~/` in the limit's specifiers. */
+  home?: string;
 }
 
 /**
@@ -30,6 +36,14 @@ export function createPermissionDecider(options: PermissionDeciderOptions): Tool
       for (const problem of options.policy.problems()) ctx.emit({ type: 'notice', level: 'warn', message: problem });
     }
     const tool = call.tool.name;
+    const outside = options.limit?.refusal(
+      { tool, input: call.input, level: call.level },
+      { workspace: ctx.workspace, home: options.home ?? os.homedir() },
+    );
+    if (outside) {
+      ctx.emit({ type: 'permission', tool, decision: 'deny', by: `limit:${options.limit!.source}`, reason: outside });
+      return { allowed: false, reason: outside };
+    }
     let policy = options.policy;
     for (const extra of options.temporaryAllows?.(ctx) ?? []) policy = policy.withAllowRules(extra.rules, extra.source);
     const decision = policy.decide(

@@ -4,6 +4,7 @@ import { editTool } from './edit.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
 import { readTool } from './read.js';
+import { rememberTool } from './remember.js';
 import { skillTool } from './skill.js';
 import { taskCreateTool } from './taskCreate.js';
 import { taskListTool } from './taskList.js';
@@ -22,6 +23,7 @@ const CATALOG: readonly AnyTool[] = [
   taskCreateTool,
   taskUpdateTool,
   taskListTool,
+  rememberTool,
 ] as AnyTool[];
 
 export function catalogToolNames(): string[] {
