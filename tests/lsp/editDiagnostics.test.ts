@@ -1,0 +1,70 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
+import { ToolRegistry } from '../../shared/core/tool/registry.js';
+import { EditDiagnostics } from '../../shared/policy/lsp/editDiagnostics.js';
+import { LspService } from '../../shared/policy/lsp/lspService.js';
+import { editTool } from '../../shared/policy/tools/edit.js';
+import { readTool } from '../../shared/policy/tools/read.js';
+import { writeTool } from '../../shared/policy/tools/write.js';
+import { makeToolContext } from '../support/toolContext.js';
+
+const services: LspService[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((service) => service.close()));
+});
+
+function project(files: Record<string, string>) {
+  const ctx = makeToolContext({ mode: 'workspace-write' });
+  for (const [name, content] of Object.entries(files)) {
+    const file = path.join(ctx.workspace.root, name);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, content);
+  }
+  const lsp = new LspService({ enabled: true });
+  services.push(lsp);
+  const diagnostics = new EditDiagnostics(lsp);
+  const slots = diagnostics.wrap(modeOnlySlots, { warmOnRead: true });
+  const registry = new ToolRegistry([readTool, editTool, writeTool]);
+  let calls = 0;
+  const call = async (name: string, input: Record<string, unknown>) => {
+    const run = await runToolCall({ id: `call-${++calls}`, name, input }, registry, slots, ctx);
+    expect(run.block.content).not.toMatch(/failed unexpectedly/);
+    return { text: run.block.content as string, isError: run.block.is_error === true };
+  };
+  return { ctx, call, diagnostics };
+}
+
+const TS_PROJECT = {
+  'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', noEmit: true } }),
+  'package.json': JSON.stringify({ name: 'fixture', type: 'module' }),
+  'src/math.ts': 'export function add(a: number, b: number): number {\n  return a + b;\n}\n',
+  'src/main.ts': "import { add } from './math.js';\n\nexport const total: number = add(1, 2);\nconst wrong: string = 5;\nexport { wrong };\n",
+};
+
+describe('diagnostics after an edit (TypeScript)', () => {
+  it('names the new error at its line, says nothing once it is fixed, and never repeats an error that was there before', async () => {
+    const { call } = project(TS_PROJECT);
+    expect((await call('Read', { file_path: 'src/main.ts' })).isError).toBe(false);
+
+    const broken = await call('Edit', {
+      file_path: 'src/main.ts',
+      old_string: "import { add } from './math.js';",
+      new_string: "import { add, subtract } from './math.js';\n\nexport const diff: number = subtract(3, 1);",
+    });
+    expect(broken.isError).toBe(false);
+    expect(broken.text).toMatch(/\[diagnostics\] 1 new error after this edit, from TypeScript 5\.9\.3/);
+    expect(broken.text).toContain(`src/main.ts:1:15 Module '"./math.js"' has no exported member 'subtract'. [ts 2305]`);
+    // The error that was there before (line 4, now line 6) is not reported as new.
+    expect(broken.text).not.toMatch(/not assignable/);
+
+    const fixed = await call('Edit', {
+      file_path: 'src/main.ts',
+      old_string: "import { add, subtract } from './math.js';\n\nexport const diff: number = subtract(3, 1);",
+      new_string: "import { add } from './math.js';",
+    });
+    expect(fixed.isError).toBe(false);
+    expect(fixed.text).not.toContain('[diagnostics]');
+  });
+});
