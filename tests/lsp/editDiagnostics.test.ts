@@ -68,3 +68,33 @@ describe('diagnostics after an edit (TypeScript)', () => {
     expect(fixed.text).not.toContain('[diagnostics]');
   });
 });
+
+const PY_PROJECT = {
+  'util.py': 'def add(a: int, b: int) -> int:\n    return a + b\n',
+  'main.py': 'from util import add\n\ntotal: int = add(1, 2)\nwrong: str = 5\n',
+};
+
+describe('diagnostics after an edit (Python, pyright)', () => {
+  it('names the new error at its line, says nothing once it is fixed, and never repeats an error that was there before', async () => {
+    const { call } = project(PY_PROJECT);
+    expect((await call('Read', { file_path: 'main.py' })).isError).toBe(false);
+
+    const broken = await call('Edit', {
+      file_path: 'main.py',
+      old_string: 'from util import add\n',
+      new_string: 'from util import add, subtract\n\ndiff: int = subtract(3, 1)\n',
+    });
+    expect(broken.isError).toBe(false);
+    expect(broken.text).toMatch(/\[diagnostics\] 1 new error after this edit, from pyright 1\.1\.414/);
+    expect(broken.text).toContain('main.py:1:23 "subtract" is unknown import symbol');
+    expect(broken.text).not.toMatch(/"Literal\[5\]" is not assignable/);
+
+    const fixed = await call('Edit', {
+      file_path: 'main.py',
+      old_string: 'from util import add, subtract\n\ndiff: int = subtract(3, 1)\n',
+      new_string: 'from util import add\n',
+    });
+    expect(fixed.isError).toBe(false);
+    expect(fixed.text).not.toContain('[diagnostics]');
+  });
+});

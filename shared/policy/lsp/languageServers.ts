@@ -27,6 +27,8 @@ export interface LanguageServerSpec {
   /** The answer to a `workspace/configuration` item (null: the server's defaults, or the project's config file). */
   configuration(section: string | undefined): unknown;
   diagnostics: DiagnosticsMode;
+  /** Its name and version, when the server does not tell them itself. */
+  describe?(): string;
 }
 
 /** The tsserver orca ships, used when the project has no `typescript` of its own. */
@@ -65,6 +67,7 @@ export const PYTHON_SERVER: LanguageServerSpec = {
   initializationOptions: () => ({}),
   configuration: () => null,
   diagnostics: 'push',
+  describe: () => `pyright ${(require('pyright/package.json') as { version: string }).version}`,
 };
 
 export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [TYPESCRIPT_SERVER, PYTHON_SERVER];

@@ -130,7 +130,7 @@ export class LanguageServer {
 
   /** The server's version and where its compiler comes from, when it said ("TypeScript 5.9.3, the project's"). */
   get detail(): string | undefined {
-    if (!this.tsVersion) return undefined;
+    if (!this.tsVersion) return this.spec.describe?.();
     const whose = this.tsVersion.source === 'workspace' ? "the project's" : "orca's own: the project has none";
     return `${this.spec.label} ${this.tsVersion.version}, ${whose}`;
   }
@@ -143,6 +143,11 @@ export class LanguageServer {
   /** The open documents, least recently used first. */
   openDocuments(): string[] {
     return [...this.docs.keys()];
+  }
+
+  /** The URI the server knows `file` by. */
+  uriOf(file: string): string {
+    return this.docs.get(file)?.uri ?? pathToFileURL(file).href;
   }
 
   textOf(file: string): string | undefined {
