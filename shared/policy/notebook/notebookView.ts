@@ -20,7 +20,7 @@ export function renderNotebook(notebook: Notebook, shown: string): string {
     `${shown}: a Jupyter notebook, ${count} cell${count === 1 ? '' : 's'}, language ${notebookLanguage(notebook)}, ` +
     `nbformat ${notebook.nbformat}.${notebook.nbformat_minor}. Edit it with NotebookEdit, naming a cell by its id.`;
   const cells = notebook.cells.map((cell, index) => {
-    const parts = [`cell ${index + 1} of ${count}`, `id ${cellIdOf(cell, index)}`, cell.cell_type];
+    const parts = [`${index + 1} of ${count}`, `id ${cellIdOf(cell, index)}`, cell.cell_type];
     if (cell.cell_type === 'code') parts.push(`execution_count ${cell.execution_count ?? 'none'}`);
     const lines = splitLines(normalizeLineEndings(sourceText(cell.source)));
     const body = lines.length === 0 ? '(empty)' : numberLines(lines, 1);
