@@ -7,6 +7,7 @@ import { type AgentResult, runSession } from '../core/loop/query.js';
 import { AgentSession, type StopCheck } from '../core/loop/session.js';
 import { Transcript } from '../core/loop/transcript.js';
 import type { Model } from '../core/model/model.js';
+import { EDITING_TOOLS } from '../core/tool/editingTools.js';
 import type { PermissionMode } from '../core/tool/permissionMode.js';
 import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
 import type { AnyTool, SessionServices } from '../core/tool/tool.js';
@@ -22,6 +23,8 @@ import { hooksFromSettings } from '../policy/hooks/hookSettings.js';
 import type { HooksConfig } from '../policy/hooks/hooksConfig.js';
 import { createStopCheck } from '../policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
+import { EditDiagnostics } from '../policy/lsp/editDiagnostics.js';
+import { LspService, type LspServiceOptions } from '../policy/lsp/lspService.js';
 import { createPermissionDecider } from '../policy/permissions/permissionSlot.js';
 import { PermissionPolicy } from '../policy/permissions/policy.js';
 import { DenyPrompter, type Prompter } from '../policy/permissions/prompter.js';
@@ -66,6 +69,8 @@ export interface HarnessOptions {
   stopChecks?: StopCheck[];
   /** The workspace's git state at the start, when the caller knows it (it just checked it out). */
   gitAtStart?: GitSnapshot;
+  /** The language servers (which, their deadlines; on unless ORCA_LSP=off), overridable for tests. */
+  lsp?: LspServiceOptions;
 }
 
 /**
@@ -78,6 +83,8 @@ export class Harness {
   readonly hooks: HooksConfig;
   readonly transcript: Transcript;
   readonly sandboxed: boolean;
+  /** The session's language servers, stopped when `run` ends. */
+  readonly lsp: LspService;
 
   constructor(private readonly options: HarnessOptions) {
     const settings = loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
@@ -103,6 +110,10 @@ export class Harness {
           .map((grant) => ({ rules: grant.rules, source: `skill:${grant.skill}` })),
     });
     const hooks = this.hooks;
+    this.lsp = new LspService(options.lsp);
+    const diagnostics = new EditDiagnostics(this.lsp);
+    // Reads open files in their server ahead of an edit only for agents that can edit.
+    const warmOnRead = options.tools.some((tool) => EDITING_TOOLS.has(tool.name));
     this.session = new AgentSession({
       role: options.role.name,
       model: options.model,
@@ -117,7 +128,7 @@ export class Harness {
         env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) },
         wrap: sandbox.wrap,
       },
-      slots: (options.wrapSlots ?? ((slots) => slots))(createHarnessSlots({ hooks, permission: decider })),
+      slots: (options.wrapSlots ?? ((slots) => slots))(diagnostics.wrap(createHarnessSlots({ hooks, permission: decider }), { warmOnRead })),
       context: createContextAssembler({
         homeDir: options.homeDir,
         requiredChecks: options.requiredChecks,
@@ -141,7 +152,7 @@ export class Harness {
         },
       }),
       stopCheck: chainStopChecks(createStopCheck(hooks, { event: options.stopEvent }), ...(options.stopChecks ?? [])),
-      services: { ...options.services, hooks },
+      services: { ...options.services, hooks, lsp: this.lsp, editDiagnostics: diagnostics },
       fileState: options.fileState,
       sessionId: options.sessionId,
       signal: options.signal,
@@ -194,6 +205,9 @@ export class Harness {
       );
       return result;
     } finally {
+      await this.lsp.close().catch((error: unknown) => {
+        session.pending.push({ type: 'notice', level: 'error', message: `language servers: ${error instanceof Error ? error.message : String(error)}` });
+      });
       for (const event of session.pending.splice(0)) this.transcript.record({ ...event, at: Date.now() } as AgentEvent);
       this.transcript.flush();
     }
