@@ -57,7 +57,9 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     wrapSlots: (slots) => checkRecorder.wrap(slots),
     stopChecks: [
       ...(reportGate ? [reportGate.gate] : []),
-      ...(job.role.output === 'worker' ? [createVerificationNudge(), createDiagnosticsReminder({ claimsSuccess: workerClaimsSuccess })] : []),
+      ...(job.role.output === 'worker'
+        ? [createVerificationNudge(), createDiagnosticsReminder({ claimsSuccess: workerClaimsSuccess })]
+        : []),
     ],
     role: job.role,
     tools: toolsNamed(job.role.tools),

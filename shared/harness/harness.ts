@@ -128,7 +128,9 @@ export class Harness {
         env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) },
         wrap: sandbox.wrap,
       },
-      slots: (options.wrapSlots ?? ((slots) => slots))(diagnostics.wrap(createHarnessSlots({ hooks, permission: decider }), { warmOnRead })),
+      slots: (options.wrapSlots ?? ((slots) => slots))(
+        diagnostics.wrap(createHarnessSlots({ hooks, permission: decider }), { warmOnRead }),
+      ),
       context: createContextAssembler({
         homeDir: options.homeDir,
         requiredChecks: options.requiredChecks,
@@ -206,7 +208,11 @@ export class Harness {
       return result;
     } finally {
       await this.lsp.close().catch((error: unknown) => {
-        session.pending.push({ type: 'notice', level: 'error', message: `language servers: ${error instanceof Error ? error.message : String(error)}` });
+        session.pending.push({
+          type: 'notice',
+          level: 'error',
+          message: `language servers: ${error instanceof Error ? error.message : String(error)}`,
+        });
       });
       for (const event of session.pending.splice(0)) this.transcript.record({ ...event, at: Date.now() } as AgentEvent);
       this.transcript.flush();

@@ -15,7 +15,9 @@ import { processesMatching, processesWorkingIn, waitForNoProcess } from '../supp
 import { tempDir } from '../support/tempDir.js';
 
 const FILES = {
-  'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', noEmit: true } }),
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', noEmit: true },
+  }),
   'package.json': JSON.stringify({ name: 'fixture', type: 'module' }),
   'src/math.ts': 'export function add(a: number, b: number): number {\n  return a + b;\n}\n',
   'src/main.ts': "import { add } from './math.js';\n\nexport const total: number = add(1, 2);\n",
@@ -72,7 +74,9 @@ describe('language servers in a whole agent session', () => {
     });
     expect(result.reason).toBe('report');
 
-    const messages = harness.session.messages.flatMap((m) => m.content.map((block) => ('content' in block ? String(block.content) : 'text' in block ? block.text : '')));
+    const messages = harness.session.messages.flatMap((m) =>
+      m.content.map((block) => ('content' in block ? String(block.content) : 'text' in block ? block.text : '')),
+    );
     const brokenResult = messages.find((text) => text.startsWith('Edited src/main.ts') && text.includes('[diagnostics]'));
     expect(brokenResult).toContain("src/main.ts:3:42 Cannot find name 'multiply'. [ts 2304]");
     const reminder = messages.find((text) => text.includes('still reports errors that your edits brought'));
@@ -113,8 +117,12 @@ describe('language servers in a whole agent session', () => {
     const messages = harness.session.messages.flatMap((m) => m.content.map((block) => ('content' in block ? String(block.content) : '')));
     const noted = messages.filter((text) => text.includes('language server is not available'));
     expect(noted).toHaveLength(1);
-    expect(noted[0]).toMatch(/^Edited src\/main\.ts: 1 replacement\.[\s\S]*\[diagnostics\] The TypeScript language server is not available \(it could not start: Cannot find module/);
-    expect(events.filter((e) => e.type === 'notice' && /TypeScript language server is not available/.test((e as { message: string }).message))).toHaveLength(1);
+    expect(noted[0]).toMatch(
+      /^Edited src\/main\.ts: 1 replacement\.[\s\S]*\[diagnostics\] The TypeScript language server is not available \(it could not start: Cannot find module/,
+    );
+    expect(
+      events.filter((e) => e.type === 'notice' && /TypeScript language server is not available/.test((e as { message: string }).message)),
+    ).toHaveLength(1);
     expect(toolResults(events).length).toBeGreaterThan(0);
     expect(processesWorkingIn(repo)).toEqual([]);
   });

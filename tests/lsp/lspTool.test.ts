@@ -33,14 +33,17 @@ function project(files: Record<string, string>, options: { lsp?: LspService } = 
 }
 
 const FIXTURE = {
-  'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', noEmit: true } }),
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', noEmit: true },
+  }),
   'package.json': JSON.stringify({ name: 'fixture', type: 'module', dependencies: { greeter: '2.3.1' } }),
   'node_modules/greeter/package.json': JSON.stringify({ name: 'greeter', version: '2.3.1', types: 'index.d.ts', main: 'index.js' }),
   'node_modules/greeter/index.d.ts':
     '/** Options of greet. */\nexport interface GreetOptions {\n  shout?: boolean;\n}\n\n/** Greets someone. */\nexport declare function greet(name: string, options?: GreetOptions): string;\n',
   'node_modules/greeter/index.js': 'export function greet(name) { return `hello ${name}`; }\n',
   'src/math.ts': 'export function add(a: number, b: number): number {\n  return a + b;\n}\n',
-  'src/main.ts': "import { greet } from 'greeter';\nimport { add } from './math.js';\n\nexport const total = add(1, 2);\nexport const twice = add(total, total);\nexport const hello = greet('ada');\n",
+  'src/main.ts':
+    "import { greet } from 'greeter';\nimport { add } from './math.js';\n\nexport const total = add(1, 2);\nexport const twice = add(total, total);\nexport const hello = greet('ada');\n",
 };
 
 describe('the LSP tool', () => {

@@ -36,7 +36,8 @@ function changedRegion(before: string, after: string): { start: number; endBefor
   let start = 0;
   while (start < before.length && start < after.length && before[start] === after[start]) start += 1;
   let tail = 0;
-  while (tail < before.length - start && tail < after.length - start && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail += 1;
+  while (tail < before.length - start && tail < after.length - start && before[before.length - 1 - tail] === after[after.length - 1 - tail])
+    tail += 1;
   return { start, endBefore: before.length - tail, endAfter: after.length - tail };
 }
 
@@ -46,8 +47,12 @@ describe('Read of a notebook', () => {
     const read = await call('Read', { file_path: 'sales.ipynb' });
     expect(read.isError).toBe(false);
     expect(read.text).toContain('sales.ipynb: a Jupyter notebook, 5 cells, language python, nbformat 4.5.');
-    expect(read.text).toContain('<cell 2 of 5 · id load · code · execution_count 1>\n     1\trows = [1, 2, 3]\n     2\tprint(f"loaded {len(rows)} rows")\n<output 1 · stream · stdout>\nloaded 3 rows\n</cell>');
-    expect(read.text).toMatch(/<output 1 · display_data · text\/plain · also image\/png \(an image, 96 characters, not shown\)>\n<Figure size 640x480 with 1 Axes>/);
+    expect(read.text).toContain(
+      '<cell 2 of 5 · id load · code · execution_count 1>\n     1\trows = [1, 2, 3]\n     2\tprint(f"loaded {len(rows)} rows")\n<output 1 · stream · stdout>\nloaded 3 rows\n</cell>',
+    );
+    expect(read.text).toMatch(
+      /<output 1 · display_data · text\/plain · also image\/png \(an image, 96 characters, not shown\)>\n<Figure size 640x480 with 1 Axes>/,
+    );
     expect(read.text).toContain('<output 1 · error · ZeroDivisionError: division by zero>\n---');
     expect(read.text).not.toContain('\u001b[');
     expect(read.text).toMatch(/more characters of this output not shown\)/);
@@ -60,7 +65,9 @@ describe('Read of a notebook', () => {
       'sales.ipynb is a notebook: it is read whole, as its cells. Read it without offset and limit.',
     );
     writeFileSync(file, '{"cells": [');
-    expect((await call('Read', { file_path: 'sales.ipynb' })).text).toMatch(/^sales\.ipynb is not a valid notebook: its JSON does not parse/);
+    expect((await call('Read', { file_path: 'sales.ipynb' })).text).toMatch(
+      /^sales\.ipynb is not a valid notebook: its JSON does not parse/,
+    );
   });
 });
 
@@ -68,7 +75,11 @@ describe('NotebookEdit', () => {
   it('replaces one cell and leaves every other byte as it was; a code cell loses its stale outputs', async () => {
     const { call, now } = setup();
     await call('Read', { file_path: 'sales.ipynb' });
-    const result = await call('NotebookEdit', { notebook_path: 'sales.ipynb', cell_id: 'plot', new_source: 'total = sum(rows) * 2\ntotal' });
+    const result = await call('NotebookEdit', {
+      notebook_path: 'sales.ipynb',
+      cell_id: 'plot',
+      new_source: 'total = sum(rows) * 2\ntotal',
+    });
     expect(result).toEqual({
       isError: false,
       text: 'Replaced the source of cell plot in sales.ipynb (2 lines); its outputs and execution count were cleared.',
@@ -79,11 +90,18 @@ describe('NotebookEdit', () => {
     expect(region.start).toBeGreaterThanOrEqual(cellStart);
     expect(region.endBefore).toBeLessThanOrEqual(cellEnd);
     const cells = JSON.parse(after).cells;
-    expect(cells[2]).toEqual({ cell_type: 'code', execution_count: null, id: 'plot', metadata: {}, outputs: [], source: ['total = sum(rows) * 2\n', 'total'] });
+    expect(cells[2]).toEqual({
+      cell_type: 'code',
+      execution_count: null,
+      id: 'plot',
+      metadata: {},
+      outputs: [],
+      source: ['total = sum(rows) * 2\n', 'total'],
+    });
     expect(cells.filter((_: unknown, i: number) => i !== 2)).toEqual(JSON.parse(SALES).cells.filter((_: unknown, i: number) => i !== 2));
   });
 
-  it('inserts a cell after another (or first) in the notebook\'s own formatting, touching nothing else', async () => {
+  it("inserts a cell after another (or first) in the notebook's own formatting, touching nothing else", async () => {
     const { call, now } = setup();
     await call('Read', { file_path: 'sales.ipynb' });
     const inserted = await call('NotebookEdit', {
@@ -95,17 +113,26 @@ describe('NotebookEdit', () => {
     });
     expect(inserted.isError).toBe(false);
     const id = /id ([0-9a-f]{8})\)/.exec(inserted.text)?.[1];
-    expect(inserted.text).toBe(`Inserted a markdown cell (id ${id}) after cell load in sales.ipynb (1 line); the notebook now has 6 cells.`);
+    expect(inserted.text).toBe(
+      `Inserted a markdown cell (id ${id}) after cell load in sales.ipynb (1 line); the notebook now has 6 cells.`,
+    );
     const after = now();
     // Exactly the original with the new cell spliced in after the cell `load`.
     const [, loadEnd] = cellSpan(SALES, 1);
     const added = after.length - SALES.length;
     expect(after.slice(0, loadEnd)).toBe(SALES.slice(0, loadEnd));
     expect(after.slice(loadEnd + added)).toBe(SALES.slice(loadEnd));
-    expect(after.slice(...cellSpan(after, 2))).toBe(`{\n   "cell_type": "markdown",\n   "id": "${id}",\n   "metadata": {},\n   "source": [\n    "## Totals"\n   ]\n  }`);
+    expect(after.slice(...cellSpan(after, 2))).toBe(
+      `{\n   "cell_type": "markdown",\n   "id": "${id}",\n   "metadata": {},\n   "source": [\n    "## Totals"\n   ]\n  }`,
+    );
 
     // The edit refreshed the file state: a second edit needs no Read; with no cell_id the cell goes first.
-    const first = await call('NotebookEdit', { notebook_path: 'sales.ipynb', edit_mode: 'insert', cell_type: 'code', new_source: 'import math\n' });
+    const first = await call('NotebookEdit', {
+      notebook_path: 'sales.ipynb',
+      edit_mode: 'insert',
+      cell_type: 'code',
+      new_source: 'import math\n',
+    });
     expect(first.isError).toBe(false);
     expect(JSON.parse(now()).cells[0]).toMatchObject({ cell_type: 'code', execution_count: null, outputs: [], source: ['import math\n'] });
   });
@@ -146,13 +173,24 @@ describe('NotebookEdit', () => {
 
   it('keeps a notebook written with other indentation and CRLF line endings in its own style, and names cells by index when they have no ids', async () => {
     const old = JSON.stringify(
-      { cells: [{ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: 'a = 1' }], metadata: {}, nbformat: 4, nbformat_minor: 4 },
+      {
+        cells: [{ cell_type: 'code', execution_count: null, metadata: {}, outputs: [], source: 'a = 1' }],
+        metadata: {},
+        nbformat: 4,
+        nbformat_minor: 4,
+      },
       null,
       2,
     ).replaceAll('\n', '\r\n');
     const { call, now } = setup(old);
     expect((await call('Read', { file_path: 'sales.ipynb' })).text).toContain('<cell 1 of 1 · id cell-0 · code · execution_count none>');
-    const inserted = await call('NotebookEdit', { notebook_path: 'sales.ipynb', cell_id: 'cell-0', edit_mode: 'insert', cell_type: 'code', new_source: 'b = 2' });
+    const inserted = await call('NotebookEdit', {
+      notebook_path: 'sales.ipynb',
+      cell_id: 'cell-0',
+      edit_mode: 'insert',
+      cell_type: 'code',
+      new_source: 'b = 2',
+    });
     expect(inserted.text).toBe('Inserted a code cell (id cell-1) after cell cell-0 in sales.ipynb (1 line); the notebook now has 2 cells.');
     const after = now();
     expect(after.slice(...cellSpan(after, 1))).toBe(

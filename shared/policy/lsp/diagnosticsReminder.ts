@@ -40,11 +40,19 @@ export function createDiagnosticsReminder(options: DiagnosticsReminderOptions = 
       if (errors.length === 0) return undefined;
       const listed = cappedLines(errors).join('\n');
       if (reminders >= maxReminders) {
-        session.toolContext.emit({ type: 'notice', level: 'warn', message: `reported with ${errors.length} new error(s) in edited files:\n${listed}` });
+        session.toolContext.emit({
+          type: 'notice',
+          level: 'warn',
+          message: `reported with ${errors.length} new error(s) in edited files:\n${listed}`,
+        });
         return undefined;
       }
       reminders += 1;
-      session.toolContext.emit({ type: 'notice', level: 'warn', message: `Report sent back: ${errors.length} new error(s) in edited files` });
+      session.toolContext.emit({
+        type: 'notice',
+        level: 'warn',
+        message: `Report sent back: ${errors.length} new error(s) in edited files`,
+      });
       return REMINDER.replace('{errors}', listed);
     },
   };

@@ -27,6 +27,8 @@ interface Baseline {
   /** Why `before` is missing (the server did not answer in time, …). */
   problem?: string;
   others: Map<string, Known>;
+  /** Other open files the server could not answer for, with why. */
+  skipped: string[];
   mark: number;
 }
 
@@ -43,8 +45,8 @@ interface Known {
  * - after it succeeds, the new text goes to the server, and the result gets the errors that were
  *   not in the baseline, each as `path:line:col message`, capped (diagnosticText.ts); errors that
  *   were there before are not repeated (diagnosticDiff.ts). Other files open in the server (the
- *   ones the agent read or edited, which may import this one) are checked too, against what was
- *   last known of them.
+ *   ones the agent read or edited, which may import this one) are checked too, against their
+ *   diagnostics just before the edit.
  * - A Read of a file with a server (when the session can edit) opens it in the server in the
  *   background, so the server is loaded and the baseline is quick by the time an edit comes.
  * Nothing here refuses or delays an edit beyond the server's deadlines: a server that is missing,
@@ -54,7 +56,8 @@ interface Known {
  * Report reminder (reportDiagnostics.ts): the errors the agent introduced and left.
  */
 export class EditDiagnostics {
-  private readonly known = new Map<string, Known>();
+  /** The file behind each document this opened in a server (a notebook's is not its path). */
+  private readonly files = new Map<string, string>();
   private readonly firstSeen = new Map<string, { file: string; seen: SeenDiagnostics | undefined }>();
 
   constructor(readonly lsp: LspService) {}
@@ -91,30 +94,25 @@ export class EditDiagnostics {
     };
   }
 
-  /** The file's diagnostics as it is now, before an edit; undefined when no server serves it. */
+  /** The file's diagnostics as it is now, before an edit, and those of the other open files; undefined when no server serves it. */
   async before(file: string, ctx: ToolContext): Promise<Baseline | undefined> {
     const doc = this.lsp.document(file, ctx, { missingAsEmpty: true });
     if (!doc) return undefined;
     const server = await this.lsp.server(doc.spec, ctx);
     if (!server) return undefined;
-    const others = new Map<string, Known>();
-    for (const path of server.openDocuments().reverse()) {
-      const known = this.known.get(path);
-      if (path !== doc.path && known && others.size < OTHER_FILES_CHECKED) others.set(path, known);
-    }
-    const baseline: Baseline = { doc, server, before: undefined, others, mark: server.mark() };
+    const baseline: Baseline = { doc, server, before: undefined, others: new Map(), skipped: [], mark: server.mark() };
     if (doc.text === '') {
       // A new or empty file has no errors to keep: nothing to ask.
       baseline.before = { text: '', diagnostics: [] };
     } else {
       try {
-        await server.sync(doc.path, doc.languageId, doc.text);
+        await this.sync(server, doc);
         baseline.before = { text: doc.text, diagnostics: await server.diagnostics(doc.path, ctx.signal) };
-        this.known.set(doc.path, { file, seen: baseline.before });
       } catch (error) {
         baseline.problem = messageOf(error);
       }
     }
+    if (baseline.before) baseline.others = await this.othersNow(baseline, ctx);
     if (!this.firstSeen.has(doc.path)) this.firstSeen.set(doc.path, { file, seen: baseline.before });
     baseline.mark = server.mark();
     return baseline;
@@ -127,21 +125,22 @@ export class EditDiagnostics {
     if (!doc) return [];
     const lines: string[] = [];
     try {
-      await server.sync(doc.path, doc.languageId, doc.text);
+      await this.sync(server, doc);
       const after: SeenDiagnostics = { text: doc.text, diagnostics: await server.diagnostics(doc.path, ctx.signal) };
-      this.known.set(doc.path, { file: doc.file, seen: after });
       for (const d of newErrors(baseline.before, after)) lines.push(diagnosticLine(doc.where(d), d));
       lines.push(...(await this.othersAfter(baseline, ctx)));
     } catch (error) {
       return [`[diagnostics] None for this edit: ${messageOf(error)}`];
     }
-    if (lines.length === 0) return [];
+    const skipped = [...new Set(baseline.skipped)];
+    const unchecked = skipped.length > 0 ? [`(other open files not checked: ${skipped.join('; ')})`] : [];
+    if (lines.length === 0) return unchecked.map((line) => `[diagnostics] ${line}`);
     const from = server.detail ?? server.spec.label;
     const count = `${lines.length} new error${lines.length === 1 ? '' : 's'}`;
     const caveat = baseline.before
       ? ''
       : ` (the errors from before the edit could not be had: ${baseline.problem}; some of these may have been there already)`;
-    return [[`[diagnostics] ${count} after this edit, from ${from}${caveat}:`, ...cappedLines(lines)].join('\n')];
+    return [[`[diagnostics] ${count} after this edit, from ${from}${caveat}:`, ...cappedLines(lines), ...unchecked].join('\n')];
   }
 
   /**
@@ -157,9 +156,8 @@ export class EditDiagnostics {
       if (!doc || doc.path !== path) continue;
       const server = await this.lsp.server(doc.spec, ctx);
       if (!server) continue;
-      await server.sync(doc.path, doc.languageId, doc.text);
+      await this.sync(server, doc);
       const now: SeenDiagnostics = { text: doc.text, diagnostics: await server.diagnostics(doc.path, ctx.signal) };
-      this.known.set(path, { file: doc.file, seen: now });
       for (const d of newErrors(first.seen, now)) lines.push(diagnosticLine(doc.where(d), d));
     }
     return lines;
@@ -170,34 +168,71 @@ export class EditDiagnostics {
     return [...this.firstSeen.values()].map((entry) => entry.file);
   }
 
+  /**
+   * The diagnostics of the other open files as they are now (at most OTHER_FILES_CHECKED, most
+   * recently used first): asked for from a tsserver, each re-synced from disk first; from a push
+   * server, what it last pushed for the version it has.
+   */
+  private async othersNow(baseline: Baseline, ctx: ToolContext): Promise<Map<string, Known>> {
+    const { server, doc } = baseline;
+    const paths = server
+      .openDocuments()
+      .reverse()
+      .filter((path) => path !== doc.path && this.files.has(path))
+      .slice(0, OTHER_FILES_CHECKED);
+    const found = new Map<string, Known>();
+    await Promise.all(
+      paths.map(async (path) => {
+        const file = this.files.get(path)!;
+        if (server.spec.diagnostics === 'tsserver') {
+          const other = this.lsp.document(file, ctx);
+          if (!other || other.path !== path) return;
+          try {
+            await this.sync(server, other);
+            found.set(path, { file, seen: { text: other.text, diagnostics: await server.diagnostics(path, ctx.signal) } });
+          } catch (error) {
+            // Left out of the comparison, and said so in the result.
+            baseline.skipped.push(`${ctx.workspace.display(file)} (${messageOf(error)})`);
+          }
+        } else {
+          const pushed = server.currentDiagnostics(path);
+          const text = server.textOf(path);
+          if (pushed && text !== undefined) found.set(path, { file, seen: { text, diagnostics: pushed } });
+        }
+      }),
+    );
+    return found;
+  }
+
+  /** The new errors in the other open files since the baseline. */
   private async othersAfter(baseline: Baseline, ctx: ToolContext): Promise<string[]> {
     const { server, others } = baseline;
     if (others.size === 0) return [];
-    const now = new Map<string, SeenDiagnostics>();
+    let now: Map<string, Known>;
     if (server.spec.diagnostics === 'tsserver') {
-      await Promise.all(
-        [...others].map(async ([path, known]) => {
-          const doc = this.lsp.document(known.file, ctx);
-          if (!doc || doc.path !== path) return;
-          await server.sync(doc.path, doc.languageId, doc.text);
-          now.set(path, { text: doc.text, diagnostics: await server.diagnostics(doc.path, ctx.signal) });
-        }),
-      );
+      now = await this.othersNow(baseline, ctx);
     } else {
+      now = new Map();
       const pushed = await server.pushedSince([...others.keys()], baseline.mark, OTHERS_SETTLE_MS, ctx.signal);
       for (const [path, diagnostics] of pushed) {
         const text = server.textOf(path);
-        if (text !== undefined) now.set(path, { text, diagnostics });
+        if (text !== undefined) now.set(path, { file: others.get(path)!.file, seen: { text, diagnostics } });
       }
     }
     const lines: string[] = [];
-    for (const [path, seen] of now) {
-      const known = others.get(path)!;
-      this.known.set(path, { file: known.file, seen });
+    for (const [path, known] of now) {
+      const before = others.get(path);
+      if (!before) continue;
       const doc = this.lsp.document(known.file, ctx);
-      for (const d of newErrors(known.seen, seen)) lines.push(diagnosticLine(doc ? doc.where(d) : known.file, d));
+      for (const d of newErrors(before.seen, known.seen)) lines.push(diagnosticLine(doc ? doc.where(d) : known.file, d));
     }
     return lines;
+  }
+
+  /** Sends `doc`'s text to the server, and remembers which file it is. */
+  private async sync(server: LanguageServer, doc: LspDocument): Promise<void> {
+    this.files.set(doc.path, doc.file);
+    await server.sync(doc.path, doc.languageId, doc.text);
   }
 
   /** After a Read: the file opened in its server in the background, so the server loads while the model thinks. */
@@ -208,8 +243,8 @@ export class EditDiagnostics {
     const run = async () => {
       const server = await this.lsp.server(doc.spec, ctx);
       if (!server) return;
-      await server.sync(doc.path, doc.languageId, doc.text);
-      this.known.set(doc.path, { file: doc.file, seen: { text: doc.text, diagnostics: await server.diagnostics(doc.path, ctx.signal) } });
+      await this.sync(server, doc);
+      await server.diagnostics(doc.path, ctx.signal);
     };
     run().catch((error: unknown) => {
       if (this.lsp.isClosed || ctx.signal.aborted) return; // the session ended while it warmed up: nothing left to tell

@@ -1,7 +1,7 @@
 import type { Diagnostic } from 'vscode-languageserver-protocol/node';
 import { ToolError } from '../../core/boundary/toolError.js';
-import type { Workspace } from '../../core/files/workspace.js';
 import { loadTextFile, statIfExists } from '../../core/files/textFile.js';
+import type { Workspace } from '../../core/files/workspace.js';
 import { isNotebookPath, type Notebook, notebookLanguage, parseNotebook } from '../notebook/notebook.js';
 import { notebookCode } from '../notebook/notebookCode.js';
 import { type LanguageServerSpec, serverForPath } from './languageServers.js';
@@ -75,4 +75,3 @@ function readText(file: string, shown: string): string | undefined {
     throw error;
   }
 }
-

@@ -75,6 +75,7 @@ export class LanguageServer {
   private readonly goneListeners = new Set<() => void>();
   private pushSeq = 0;
   private goneWith: string | undefined;
+  private exitedWith: string | undefined;
   private tsVersion: { version: string; source: string } | undefined;
   /** Set once the first diagnostics came back: the project is loaded. */
   private warm = false;
@@ -124,7 +125,9 @@ export class LanguageServer {
       return server;
     } catch (error) {
       await server.stop();
-      throw new Error(`${error instanceof Error ? error.message : String(error)}${server.stderrNote()}`);
+      // Once it is stopped its exit is known: a server that died at start is best described by how it exited.
+      const why = server.exitedWith ?? (error instanceof Error ? error.message : String(error));
+      throw new Error(`${why}${server.stderrNote()}`);
     }
   }
 
@@ -223,6 +226,12 @@ export class LanguageServer {
     return new Map(fresh().map((file) => [file, this.pushed.get(file)!.diagnostics]));
   }
 
+  /** What a push server last pushed for the version of `file` it has, if it did. */
+  currentDiagnostics(file: string): Diagnostic[] | undefined {
+    const doc = this.docs.get(file);
+    return doc ? this.pushedFor(file, doc)?.diagnostics : undefined;
+  }
+
   /** A point in the stream of pushes, for `pushedSince`. */
   mark(): number {
     return this.pushSeq;
@@ -244,6 +253,7 @@ export class LanguageServer {
       await Promise.race([this.proc.group.exited, new Promise((resolve) => setTimeout(resolve, SHUTDOWN_MS).unref())]);
     }
     await this.proc.group.kill();
+    await this.proc.group.exited;
     this.connection.dispose();
   }
 
@@ -276,7 +286,10 @@ export class LanguageServer {
     connection.onRequest(ApplyWorkspaceEditRequest.type, () => ({ applied: false, failureReason: 'orca does not apply server edits' }));
     connection.onClose(() => this.fail('its connection closed'));
     connection.onError(([error]) => this.fail(`its connection failed (${error.message})`));
-    void this.proc.group.exited.then(({ code, signal }) => this.fail(`it exited (${signal ?? `exit code ${code}`})`));
+    void this.proc.group.exited.then(({ code, signal }) => {
+      this.exitedWith = `it exited (${signal ?? `exit code ${code}`})`;
+      this.fail(this.exitedWith);
+    });
     connection.listen();
   }
 
@@ -291,7 +304,8 @@ export class LanguageServer {
   }
 
   private ensureUp(): void {
-    if (this.goneWith !== undefined) throw new Error(`the ${this.spec.label} language server is gone: ${this.goneWith}${this.stderrNote()}`);
+    if (this.goneWith !== undefined)
+      throw new Error(`the ${this.spec.label} language server is gone: ${this.goneWith}${this.stderrNote()}`);
   }
 
   private stderrNote(): string {

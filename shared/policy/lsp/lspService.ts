@@ -1,7 +1,7 @@
 import { agentShellEnv } from '../../core/runtime/secretRedaction.js';
 import type { ToolContext } from '../../core/tool/tool.js';
 import { LANGUAGE_SERVERS, type LanguageServerSpec } from './languageServers.js';
-import { type LspDocument, documentFor } from './lspDocument.js';
+import { documentFor, type LspDocument } from './lspDocument.js';
 import { LanguageServer, type ServerLimits } from './lspServer.js';
 
 declare module '../../core/tool/tool.js' {

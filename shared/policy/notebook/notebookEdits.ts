@@ -60,7 +60,10 @@ export class NotebookText {
     cell.metadata = {};
     if (type === 'code') cell.outputs = [];
     cell.source = this.sourceValue(source);
-    this.text = applyEdits(this.text, modify(this.text, ['cells', index], cell, { formattingOptions: this.formatting, isArrayInsertion: true }));
+    this.text = applyEdits(
+      this.text,
+      modify(this.text, ['cells', index], cell, { formattingOptions: this.formatting, isArrayInsertion: true }),
+    );
     return id;
   }
 

@@ -52,7 +52,8 @@ function renderOutput(output: NotebookOutput, n: number): string {
 }
 
 function summarise(type: string, value: unknown): string {
-  const size = typeof value === 'string' ? value.length : Array.isArray(value) ? value.join('').length : JSON.stringify(value ?? null).length;
+  const size =
+    typeof value === 'string' ? value.length : Array.isArray(value) ? value.join('').length : JSON.stringify(value ?? null).length;
   const what = type.startsWith('image/') ? 'an image' : 'data';
   return `${type} (${what}, ${size.toLocaleString('en-US')} characters, not shown)`;
 }

@@ -34,7 +34,12 @@ export const LspInputSchema = z.strictObject({
       'goToDefinition: where the symbol is defined; findReferences: every use of it; hover: its type and signature; documentSymbol: what the file declares',
     ),
   filePath: z.string().min(1).describe('The file: an absolute path, or a path relative to the workspace root.'),
-  line: z.number().int().min(1).optional().describe('The line of the symbol (1-based, as Read numbers lines); needed but for documentSymbol.'),
+  line: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('The line of the symbol (1-based, as Read numbers lines); needed but for documentSymbol.'),
   character: z
     .number()
     .int()
@@ -85,8 +90,10 @@ export const lspTool = defineTool({
     }
     const abs = ctx.workspace.resolve(input.filePath, 'read');
     const shown = ctx.workspace.display(abs);
-    if (!statIfExists(abs)?.isFile()) throw new ToolError(`${shown} does not exist or is not a file. Check the path (Glob finds files by name).`);
-    if (isNotebookPath(abs)) throw new ToolError(`LSP does not answer for notebooks. Read ${shown} to see its cells, and Grep to find a name.`);
+    if (!statIfExists(abs)?.isFile())
+      throw new ToolError(`${shown} does not exist or is not a file. Check the path (Glob finds files by name).`);
+    if (isNotebookPath(abs))
+      throw new ToolError(`LSP does not answer for notebooks. Read ${shown} to see its cells, and Grep to find a name.`);
     const doc = lsp.document(abs, ctx);
     if (!doc) {
       throw new ToolError(
@@ -97,7 +104,9 @@ export const lspTool = defineTool({
     if (!server) {
       const notes = lsp.takeNotes();
       throw new ToolError(
-        notes.length > 0 ? notes.join('\n') : `The ${doc.spec.label} language server is not available (${lsp.unavailableReason(doc.spec) ?? 'unknown reason'}). Use Grep.`,
+        notes.length > 0
+          ? notes.join('\n')
+          : `The ${doc.spec.label} language server is not available (${lsp.unavailableReason(doc.spec) ?? 'unknown reason'}). Use Grep.`,
       );
     }
     await server.sync(doc.path, doc.languageId, doc.text);
@@ -121,7 +130,10 @@ export const lspTool = defineTool({
       const found = locations(await server.send(DefinitionRequest.type, { textDocument, position }, ctx.signal));
       const lines = found.map((loc) => locationLine(loc, ctx));
       return {
-        content: lines.length === 0 ? `The server knows no definition of ${symbol} at ${at}.` : `Definition of ${symbol} (at ${at}):\n${lines.join('\n')}`,
+        content:
+          lines.length === 0
+            ? `The server knows no definition of ${symbol} at ${at}.`
+            : `Definition of ${symbol} (at ${at}):\n${lines.join('\n')}`,
         data: { operation: input.operation, filePath: abs, locations: found },
       };
     }
@@ -248,7 +260,9 @@ function renderSymbols(symbols: readonly (DocumentSymbol | SymbolInformation)[],
   for (const symbol of symbols) {
     const kind = SYMBOL_KINDS.get(symbol.kind) ?? 'symbol';
     const line = 'range' in symbol ? symbol.range.start.line : symbol.location.range.start.line;
-    lines.push(`${'  '.repeat(depth)}${kind} ${symbol.name}${'detail' in symbol && symbol.detail ? ` ${symbol.detail}` : ''} (line ${line + 1})`);
+    lines.push(
+      `${'  '.repeat(depth)}${kind} ${symbol.name}${'detail' in symbol && symbol.detail ? ` ${symbol.detail}` : ''} (line ${line + 1})`,
+    );
     if ('children' in symbol && symbol.children) lines.push(...renderSymbols(symbol.children, depth + 1));
   }
   return lines;

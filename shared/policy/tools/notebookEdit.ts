@@ -65,7 +65,8 @@ export const notebookEditTool = defineTool({
     if (freshness.kind === 'unread') {
       throw new ToolError(`${shown} has not been read in this session. Read it first (the whole notebook), then edit it.`);
     }
-    if (freshness.kind === 'partial') throw new ToolError(`You have seen ${describeView(freshness.entry)} of ${shown}. Read it whole first.`);
+    if (freshness.kind === 'partial')
+      throw new ToolError(`You have seen ${describeView(freshness.entry)} of ${shown}. Read it whole first.`);
     if (freshness.kind === 'changed') {
       throw new ToolError(
         `${shown} has changed on disk since you last read it (modified ${new Date(freshness.mtimeMs).toISOString()}), ` +
