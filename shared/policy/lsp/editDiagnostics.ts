@@ -81,6 +81,7 @@ export class EditDiagnostics {
       postToolUse: async (call, output, ctx): Promise<PostToolUseOutcome> => {
         const baseline = baselines.get(call.id);
         baselines.delete(call.id);
+        if (!call.readOnly && !EDITING_TOOLS.has(call.tool.name)) this.lsp.invalidate();
         const notes = baseline ? await this.after(baseline, ctx) : [];
         notes.unshift(...this.lsp.takeNotes());
         if (options.warmOnRead && call.tool.name === 'Read') this.warm(call, ctx);
@@ -89,6 +90,8 @@ export class EditDiagnostics {
       },
       postToolUseFailure: async (call, error, ctx) => {
         baselines.delete(call.id);
+        // A command that failed may still have written files.
+        if (!call.readOnly && !EDITING_TOOLS.has(call.tool.name)) this.lsp.invalidate();
         return inner.postToolUseFailure(call, error, ctx);
       },
     };

@@ -79,6 +79,9 @@ export class LanguageServer {
   private tsVersion: { version: string; source: string } | undefined;
   /** Set once the first diagnostics came back: the project is loaded. */
   private warm = false;
+  /** Counts every change the server was told of (or that may have happened on disk): asked-for diagnostics are good until it moves. */
+  private generation = 0;
+  private readonly fetched = new Map<string, { generation: number; diagnostics: Diagnostic[] }>();
 
   private constructor(
     readonly spec: LanguageServerSpec,
@@ -165,6 +168,7 @@ export class LanguageServer {
       this.docs.delete(file);
       this.docs.set(file, known);
       if (known.text === text) return;
+      this.generation += 1;
       known.version += 1;
       known.text = text;
       known.sentAt = this.pushSeq;
@@ -175,6 +179,7 @@ export class LanguageServer {
       return;
     }
     const doc: OpenDocument = { uri: pathToFileURL(file).href, languageId, version: 1, text, sentAt: this.pushSeq };
+    this.generation += 1;
     this.docs.set(file, doc);
     await this.connection.sendNotification(DidOpenTextDocumentNotification.type, {
       textDocument: { uri: doc.uri, languageId, version: doc.version, text },
@@ -184,6 +189,7 @@ export class LanguageServer {
       if (oldest === file) continue;
       this.docs.delete(oldest);
       this.pushed.delete(oldest);
+      this.fetched.delete(oldest);
       await this.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri: old.uri } });
     }
   }
@@ -195,6 +201,9 @@ export class LanguageServer {
     const timeoutMs = this.warm ? this.limits.requestMs : this.limits.startMs;
     let found: Diagnostic[];
     if (this.spec.diagnostics === 'tsserver') {
+      const cached = this.fetched.get(file);
+      if (cached?.generation === this.generation) return cached.diagnostics;
+      const generation = this.generation;
       const ask = (command: string) =>
         this.request(
           ExecuteCommandRequest.type,
@@ -204,6 +213,7 @@ export class LanguageServer {
         ).then((answer) => tsserverDiagnostics(answer, `${command} for ${file}`));
       const [syntactic, semantic] = await Promise.all([ask('syntacticDiagnosticsSync'), ask('semanticDiagnosticsSync')]);
       found = [...syntactic, ...semantic];
+      this.fetched.set(file, { generation, diagnostics: found });
     } else {
       found = await this.until(() => this.pushedFor(file, doc)?.diagnostics, timeoutMs, signal, `diagnostics for ${file}`);
     }
@@ -230,6 +240,11 @@ export class LanguageServer {
   currentDiagnostics(file: string): Diagnostic[] | undefined {
     const doc = this.docs.get(file);
     return doc ? this.pushedFor(file, doc)?.diagnostics : undefined;
+  }
+
+  /** Files may have changed behind the server's back (a command ran): asked-for diagnostics are asked for again. */
+  invalidate(): void {
+    this.generation += 1;
   }
 
   /** A point in the stream of pushes, for `pushedSince`. */

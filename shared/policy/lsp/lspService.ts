@@ -37,6 +37,7 @@ export class LspService {
   readonly enabled: boolean;
   readonly limits: ServerLimits;
   private readonly started = new Map<string, Promise<LanguageServer | undefined>>();
+  private readonly running = new Set<LanguageServer>();
   private readonly unavailable = new Map<string, string>();
   private readonly notes: string[] = [];
   private closed = false;
@@ -63,7 +64,10 @@ export class LspService {
         { cwd: ctx.workspace.root, env: { ...agentShellEnv(), ...ctx.shell.env }, wrap: ctx.shell.wrap },
         this.limits,
       ).then(
-        (server) => server,
+        (server) => {
+          this.running.add(server);
+          return server;
+        },
         (error: unknown) => {
           this.markUnavailable(spec, `it could not start: ${error instanceof Error ? error.message : String(error)}`, ctx);
           return undefined;
@@ -81,6 +85,11 @@ export class LspService {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** Something other than the file tools may have changed files (a command ran): servers re-check before they answer. */
+  invalidate(): void {
+    for (const server of this.running) server.invalidate();
   }
 
   /** Why `spec`'s server is not available, once it was found not to be. */
