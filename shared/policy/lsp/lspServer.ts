@@ -26,7 +26,7 @@ import {
   WorkspaceFoldersRequest,
 } from 'vscode-languageserver-protocol/node';
 import type { LanguageServerSpec } from './languageServers.js';
-import { launchServer, type ServerLaunch, type ServerProcess } from './serverProcess.js';
+import { launchServer, processTree, type ServerLaunch, type ServerProcess, waitUntilGone } from './serverProcess.js';
 import { tsserverDiagnostics } from './tsserverDiagnostics.js';
 
 export interface ServerLimits {
@@ -59,6 +59,8 @@ interface Pushed {
 }
 
 const SHUTDOWN_MS = 2_000;
+/** How long the processes below a killed server get to be gone (they die with it, once the kernel gets to them). */
+const KILLED_TREE_MS = 5_000;
 
 /**
  * One language server for one workspace, spoken to over JSON-RPC with vscode-languageserver-protocol.
@@ -259,6 +261,8 @@ export class LanguageServer {
 
   /** Asks it to shut down, then kills its process group whatever it did; resolves once nothing of it runs. */
   async stop(): Promise<void> {
+    // Taken first: once the server exits, what it started is no longer found below it.
+    const tree = processTree(this.proc.group.pgid);
     if (this.goneWith === undefined) {
       this.goneWith = 'it was stopped';
       // A server that does not answer shutdown in time is killed below all the same.
@@ -270,6 +274,10 @@ export class LanguageServer {
     await this.proc.group.kill();
     await this.proc.group.exited;
     this.connection.dispose();
+    // What ran in a sandbox of its own (bwrap's session) dies with bwrap, a moment later: wait for it.
+    const left = await waitUntilGone(tree, KILLED_TREE_MS);
+    if (left.length > 0)
+      throw new Error(`the ${this.spec.label} language server's processes ${left.join(', ')} are still running after it was killed`);
   }
 
   private pushedFor(file: string, doc: OpenDocument): Pushed | undefined {

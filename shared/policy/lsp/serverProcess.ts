@@ -1,4 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ProcessGroup, spawnGroup } from '../../core/runtime/processGroup.js';
 import type { ShellSettings } from '../../core/tool/tool.js';
 
@@ -49,4 +51,54 @@ export async function launchServer(script: string, args: readonly string[], laun
 /** One word for `bash -c`, whatever it holds. */
 function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * `pid` and every process below it, whatever session or group it moved to: a sandboxed server
+ * runs in bwrap's own session and pid namespace, outside the group `ProcessGroup.kill` waits
+ * for, and dies only once bwrap does. Read from /proc (Linux); elsewhere just `pid`.
+ */
+export function processTree(pid: number): number[] {
+  if (process.platform !== 'linux') return [pid];
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = statOf(Number(entry));
+    if (!stat) continue;
+    const siblings = children.get(stat.ppid) ?? [];
+    siblings.push(Number(entry));
+    children.set(stat.ppid, siblings);
+  }
+  const tree: number[] = [];
+  for (const queue = [pid]; queue.length > 0; ) {
+    const next = queue.shift()!;
+    tree.push(next);
+    queue.push(...(children.get(next) ?? []));
+  }
+  return tree;
+}
+
+/** Waits up to `ms` until none of `pids` runs (zombies do not); returns those still running then. */
+export async function waitUntilGone(pids: readonly number[], ms: number): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const left = pids.filter((pid) => {
+      const state = statOf(pid)?.state;
+      return state !== undefined && state !== 'Z' && state !== 'X';
+    });
+    if (left.length === 0 || Date.now() >= deadline) return left;
+    await sleep(20);
+  }
+}
+
+function statOf(pid: number): { state: string; ppid: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // gone
+  }
+  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so split after the last ')'.
+  const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { state: state!, ppid: Number(ppid) };
 }
