@@ -24,6 +24,7 @@ import type { HooksConfig } from '../policy/hooks/hooksConfig.js';
 import { createStopCheck } from '../policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
 import { EditDiagnostics } from '../policy/lsp/editDiagnostics.js';
+import { LANGUAGE_SERVERS, serverReadablePaths } from '../policy/lsp/languageServers.js';
 import { LspService, type LspServiceOptions } from '../policy/lsp/lspService.js';
 import { createPermissionDecider } from '../policy/permissions/permissionSlot.js';
 import { PermissionPolicy } from '../policy/permissions/policy.js';
@@ -96,7 +97,12 @@ export class Harness {
       worktree: options.workspaceWritable ? options.workspaceRoot : path.join(options.sessionDir, 'tmp'),
       tempDir: path.join(options.sessionDir, 'tmp'),
       network: networkAllowance(settings).allowed,
-      extraReadable: options.sandboxReadable,
+      // The workspace itself (a read-only view is not bound writable) and what the language servers run from.
+      extraReadable: [
+        ...(options.sandboxReadable ?? []),
+        options.workspaceRoot,
+        ...serverReadablePaths(options.lsp?.servers ?? LANGUAGE_SERVERS),
+      ],
       notify: (message) => notices.push(message),
     });
     this.sandboxed = sandbox.active;

@@ -84,3 +84,24 @@ export function serverForPath(
   }
   return undefined;
 }
+
+/**
+ * The folders a sandboxed server must be able to read besides the workspace: orca's own
+ * dependencies (the servers, the shipped typescript) and node itself. The sandbox's private /tmp
+ * would hide them should orca be installed under /tmp.
+ */
+export function serverReadablePaths(servers: readonly LanguageServerSpec[]): string[] {
+  const found = new Set<string>([path.dirname(process.execPath)]);
+  for (const script of [...servers.map((spec) => () => spec.script()), shippedTsserver]) {
+    let file: string;
+    try {
+      file = script();
+    } catch {
+      continue; // not installed: that server is reported missing when it is first needed
+    }
+    const parts = file.split(path.sep);
+    const modules = parts.lastIndexOf('node_modules');
+    found.add(modules > 0 ? parts.slice(0, modules + 1).join(path.sep) : path.dirname(file));
+  }
+  return [...found];
+}
