@@ -69,20 +69,26 @@ export class EditDiagnostics {
   }
 
   wrap(inner: ToolPipelineSlots, options: { warmOnRead: boolean }): ToolPipelineSlots {
-    const baselines = new Map<string, Baseline | undefined>();
+    // A baseline, or why none could be had (the file could not be read for its server).
+    const baselines = new Map<string, Baseline | string | undefined>();
     return {
       ...inner,
       permission: async (call, pre, ctx) => {
         const outcome = await inner.permission(call, pre, ctx);
         const file = outcome.allowed ? editedFile(call, ctx) : undefined;
-        if (file !== undefined) baselines.set(call.id, await this.before(file, ctx));
+        if (file !== undefined) {
+          baselines.set(
+            call.id,
+            await this.before(file, ctx).catch((error: unknown) => `[diagnostics] None for this edit: ${messageOf(error)}`),
+          );
+        }
         return outcome;
       },
       postToolUse: async (call, output, ctx): Promise<PostToolUseOutcome> => {
         const baseline = baselines.get(call.id);
         baselines.delete(call.id);
         if (!call.readOnly && !EDITING_TOOLS.has(call.tool.name)) this.lsp.invalidate();
-        const notes = baseline ? await this.after(baseline, ctx) : [];
+        const notes = typeof baseline === 'string' ? [baseline] : baseline ? await this.after(baseline, ctx) : [];
         notes.unshift(...this.lsp.takeNotes());
         if (options.warmOnRead && call.tool.name === 'Read') this.warm(call, ctx);
         const outcome = await inner.postToolUse(call, output, ctx);
@@ -124,10 +130,10 @@ export class EditDiagnostics {
   /** The notes for an edit's result: the errors it brought, in the file and in the other open files. */
   async after(baseline: Baseline, ctx: ToolContext): Promise<string[]> {
     const { server } = baseline;
-    const doc = this.lsp.document(baseline.doc.file, ctx);
-    if (!doc) return [];
     const lines: string[] = [];
     try {
+      const doc = this.lsp.document(baseline.doc.file, ctx);
+      if (!doc) return [];
       await this.sync(server, doc);
       const after: SeenDiagnostics = { text: doc.text, diagnostics: await server.diagnostics(doc.path, ctx.signal) };
       for (const d of newErrors(baseline.before, after)) lines.push(diagnosticLine(doc.where(d), d));
@@ -241,9 +247,10 @@ export class EditDiagnostics {
   /** After a Read: the file opened in its server in the background, so the server loads while the model thinks. */
   private warm(call: CheckedCall, ctx: ToolContext): void {
     const file = pathInput(call, ctx);
-    const doc = file === undefined ? undefined : this.lsp.document(file, ctx);
-    if (!doc) return;
+    if (file === undefined) return;
     const run = async () => {
+      const doc = this.lsp.document(file, ctx);
+      if (!doc) return;
       const server = await this.lsp.server(doc.spec, ctx);
       if (!server) return;
       await this.sync(server, doc);
@@ -251,7 +258,11 @@ export class EditDiagnostics {
     };
     run().catch((error: unknown) => {
       if (this.lsp.isClosed || ctx.signal.aborted) return; // the session ended while it warmed up: nothing left to tell
-      ctx.emit({ type: 'notice', level: 'info', message: `language server warm-up for ${doc.file} did not finish: ${messageOf(error)}` });
+      ctx.emit({
+        type: 'notice',
+        level: 'info',
+        message: `language server warm-up for ${ctx.workspace.display(file)} did not finish: ${messageOf(error)}`,
+      });
     });
   }
 }

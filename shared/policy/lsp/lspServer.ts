@@ -340,13 +340,16 @@ export class LanguageServer {
   private until<T>(value: () => T | undefined, ms: number, signal: AbortSignal | undefined, what: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
+      let settled = false;
       const done = (settle: () => void) => {
+        settled = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         settle();
       };
       const onAbort = () => done(() => reject(new Error(`the wait for ${what} was aborted`)));
       const check = () => {
+        if (settled) return;
         if (this.goneWith !== undefined) {
           done(() => reject(new Error(`the ${this.spec.label} language server is gone: ${this.goneWith}${this.stderrNote()}`)));
           return;

@@ -18,7 +18,8 @@ import {
 import { z } from 'zod';
 import { ToolError } from '../../core/boundary/toolError.js';
 import { statIfExists } from '../../core/files/textFile.js';
-import { defineTool, loadDescription, type ToolContext } from '../../core/tool/tool.js';
+import { defineTool, loadDescription, type ToolContext, type ToolOutput } from '../../core/tool/tool.js';
+import type { LspDocument } from '../lsp/lspDocument.js';
 import type { LanguageServer } from '../lsp/lspServer.js';
 import { isNotebookPath } from '../notebook/notebook.js';
 
@@ -109,60 +110,80 @@ export const lspTool = defineTool({
           : `The ${doc.spec.label} language server is not available (${lsp.unavailableReason(doc.spec) ?? 'unknown reason'}). Use Grep.`,
       );
     }
-    await server.sync(doc.path, doc.languageId, doc.text);
-    await server.diagnostics(doc.path, ctx.signal);
-    const textDocument = { uri: server.uriOf(doc.path) };
-
-    if (input.operation === 'documentSymbol') {
-      const symbols = await server.send(DocumentSymbolRequest.type, { textDocument }, ctx.signal);
-      const lines = renderSymbols(symbols ?? []);
-      return {
-        content: lines.length === 0 ? `${shown} declares no symbols the server reports.` : `Symbols in ${shown}:\n${lines.join('\n')}`,
-        data: { operation: input.operation, filePath: abs, symbols: symbols ?? [] },
-      };
+    try {
+      return await ask(server, doc, input, shown, abs, ctx);
+    } catch (error) {
+      if (error instanceof ToolError || ctx.signal.aborted) throw error;
+      // A slow or broken server is a refusal the model can act on, not a failure of the tool.
+      throw new ToolError(
+        `The ${doc.spec.label} language server could not answer: ${error instanceof Error ? error.message : String(error)}. Use Grep and Read instead.`,
+      );
     }
-
-    const position = positionIn(doc.text, input.line!, input.character!, shown);
-    const symbol = wordAt(doc.text, position) ?? 'the symbol';
-    const at = `${shown}:${input.line}:${input.character}`;
-
-    if (input.operation === 'goToDefinition') {
-      const found = locations(await server.send(DefinitionRequest.type, { textDocument, position }, ctx.signal));
-      const lines = found.map((loc) => locationLine(loc, ctx));
-      return {
-        content:
-          lines.length === 0
-            ? `The server knows no definition of ${symbol} at ${at}.`
-            : `Definition of ${symbol} (at ${at}):\n${lines.join('\n')}`,
-        data: { operation: input.operation, filePath: abs, locations: found },
-      };
-    }
-    if (input.operation === 'findReferences') {
-      const found = locations(
-        await server.send(ReferencesRequest.type, { textDocument, position, context: { includeDeclaration: true } }, ctx.signal),
-      ).sort((a, b) => a.uri.localeCompare(b.uri) || a.range.start.line - b.range.start.line);
-      const lines = found.slice(0, MAX_REFERENCES).map((loc) => locationLine(loc, ctx));
-      if (found.length > MAX_REFERENCES) lines.push(`… and ${found.length - MAX_REFERENCES} more`);
-      return {
-        content:
-          lines.length === 0
-            ? `The server knows no references to ${symbol} at ${at}.`
-            : `${found.length} reference${found.length === 1 ? '' : 's'} to ${symbol} (at ${at}), its declaration included:\n${lines.join('\n')}`,
-        data: { operation: input.operation, filePath: abs, locations: found },
-      };
-    }
-    const hover = await server.send(HoverRequest.type, { textDocument, position }, ctx.signal);
-    const text = hover ? hoverText(hover) : '';
-    if (text === '') {
-      return { content: `The server has nothing to show for ${symbol} at ${at}.`, data: { operation: input.operation, filePath: abs } };
-    }
-    const declared = await declaredIn(server, textDocument, position, ctx);
-    return {
-      content: `${symbol} (at ${at}):\n${text}${declared ? `\n\n${declared}` : ''}`,
-      data: { operation: input.operation, filePath: abs, hover: text },
-    };
   },
 });
+
+/** The operation, asked of `server` about `doc` once it has the file's current text and has loaded the project. */
+async function ask(
+  server: LanguageServer,
+  doc: LspDocument,
+  input: LspInput,
+  shown: string,
+  abs: string,
+  ctx: ToolContext,
+): Promise<ToolOutput> {
+  await server.sync(doc.path, doc.languageId, doc.text);
+  await server.diagnostics(doc.path, ctx.signal);
+  const textDocument = { uri: server.uriOf(doc.path) };
+
+  if (input.operation === 'documentSymbol') {
+    const symbols = await server.send(DocumentSymbolRequest.type, { textDocument }, ctx.signal);
+    const lines = renderSymbols(symbols ?? []);
+    return {
+      content: lines.length === 0 ? `${shown} declares no symbols the server reports.` : `Symbols in ${shown}:\n${lines.join('\n')}`,
+      data: { operation: input.operation, filePath: abs, symbols: symbols ?? [] },
+    };
+  }
+
+  const position = positionIn(doc.text, input.line!, input.character!, shown);
+  const symbol = wordAt(doc.text, position) ?? 'the symbol';
+  const at = `${shown}:${input.line}:${input.character}`;
+
+  if (input.operation === 'goToDefinition') {
+    const found = locations(await server.send(DefinitionRequest.type, { textDocument, position }, ctx.signal));
+    const lines = found.map((loc) => locationLine(loc, ctx));
+    return {
+      content:
+        lines.length === 0
+          ? `The server knows no definition of ${symbol} at ${at}.`
+          : `Definition of ${symbol} (at ${at}):\n${lines.join('\n')}`,
+      data: { operation: input.operation, filePath: abs, locations: found },
+    };
+  }
+  if (input.operation === 'findReferences') {
+    const found = locations(
+      await server.send(ReferencesRequest.type, { textDocument, position, context: { includeDeclaration: true } }, ctx.signal),
+    ).sort((a, b) => a.uri.localeCompare(b.uri) || a.range.start.line - b.range.start.line);
+    const lines = found.slice(0, MAX_REFERENCES).map((loc) => locationLine(loc, ctx));
+    if (found.length > MAX_REFERENCES) lines.push(`… and ${found.length - MAX_REFERENCES} more`);
+    return {
+      content:
+        lines.length === 0
+          ? `The server knows no references to ${symbol} at ${at}.`
+          : `${found.length} reference${found.length === 1 ? '' : 's'} to ${symbol} (at ${at}), its declaration included:\n${lines.join('\n')}`,
+      data: { operation: input.operation, filePath: abs, locations: found },
+    };
+  }
+  const hover = await server.send(HoverRequest.type, { textDocument, position }, ctx.signal);
+  const text = hover ? hoverText(hover) : '';
+  if (text === '') {
+    return { content: `The server has nothing to show for ${symbol} at ${at}.`, data: { operation: input.operation, filePath: abs } };
+  }
+  const declared = await declaredIn(server, textDocument, position, ctx);
+  return {
+    content: `${symbol} (at ${at}):\n${text}${declared ? `\n\n${declared}` : ''}`,
+    data: { operation: input.operation, filePath: abs, hover: text },
+  };
+}
 
 /** The 0-based position for a 1-based line and column, refused when it is past the file's end. */
 function positionIn(text: string, line: number, character: number, shown: string): { line: number; character: number } {
