@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { IntegrationBranch } from '../coordinator/merge/integration.js';
+import { orcaBranch } from '../shared/core/git/orcaBranch.js';
 import { median, round } from './stats.js';
 
 const exec = promisify(execFile);
@@ -36,7 +37,7 @@ export async function mergeBenchmark(
     const integration = new IntegrationBranch(repo.dir, runId, path.join(workRoot, `${runId}-integration`));
     await integration.open(repo.base);
     const refDir = path.join(workRoot, `${runId}-reference`);
-    await git(repo.dir, 'worktree', 'add', '--quiet', '-b', `orca/${runId}/reference`, refDir, repo.base);
+    await git(repo.dir, 'worktree', 'add', '--quiet', '-b', orcaBranch(runId, 'reference'), refDir, repo.base);
     const runOrca = async () => {
       const start = performance.now();
       for (const branch of branches) {
@@ -71,7 +72,7 @@ export async function mergeBenchmark(
       await runOrca();
     }
     for (const dir of [integration.dir, refDir]) await git(repo.dir, 'worktree', 'remove', '--force', '--force', dir);
-    await git(repo.dir, 'branch', '--quiet', '-D', integration.branch, `orca/${runId}/reference`, ...branches);
+    await git(repo.dir, 'branch', '--quiet', '-D', integration.branch, orcaBranch(runId, 'reference'), ...branches);
   }
   const merged = median(orca);
   return {
@@ -96,7 +97,7 @@ async function makeTaskBranches(repo: { dir: string; base: string }, runId: stri
   };
   const branches: string[] = [];
   for (let i = 0; i < count; i += 1) {
-    const branch = `orca/${runId}/t${String(i).padStart(2, '0')}`;
+    const branch = orcaBranch(runId, `t${String(i).padStart(2, '0')}`);
     await exec('git', ['read-tree', repo.base], { cwd: repo.dir, env });
     const blob = await gitInput(repo.dir, `task ${i} of ${runId}\n`, ['hash-object', '-w', '--stdin']);
     await exec('git', ['update-index', '--add', '--cacheinfo', `100644,${blob},tasks/t${String(i).padStart(2, '0')}.txt`], {

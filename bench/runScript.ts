@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { builtinRole } from '../roles/builtinRoles.js';
 import { roleSpec } from '../roles/roleCatalog.js';
+import { orcaBranch } from '../shared/core/git/orcaBranch.js';
 import type { ScriptFile, ScriptTurn } from '../shared/core/model/scriptFile.js';
 import type { AgentJobInput, RoleSpec } from '../shared/infra/queue/agentJob.js';
 
@@ -131,7 +132,7 @@ export function scriptedAgentJob(options: {
     prompt: `scripted task ${options.taskId}`,
     repo: typeof options.repo === 'string' ? { path: options.repo } : options.repo,
     base: options.base,
-    branch: role.workspace === 'branch' ? `orca/${options.runId}/${options.taskId}` : undefined,
+    branch: role.workspace === 'branch' ? orcaBranch(options.runId, options.taskId) : undefined,
     model: { script: { latency_ms: 0, agents: [{ when: { role: role.name }, turns: options.turns }] } },
     env: options.env ?? {},
     file_state: options.fileState ?? [],

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { findRole, roleSpec } from '../roles/roleCatalog.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
+import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
-import { resolveModelAlias } from '../shared/core/model/modelAliases.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
+import type { Effort } from '../shared/core/model/thinking.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { followRunEvents } from '../shared/infra/board/runEventFollower.js';
 import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
@@ -11,8 +12,11 @@ import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
 import { eventLine } from './eventLine.js';
+import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
+import { handOverWorktrees } from './run/handOver.js';
 import { newRunId } from './runId.js';
+import { recordRun, recordRunEnd } from './runLedger.js';
 import { OrcaServices } from './services.js';
 
 export interface AgentCommandOptions {
@@ -21,6 +25,8 @@ export interface AgentCommandOptions {
   repo: string;
   base?: string;
   model?: string;
+  thinking?: string;
+  effort?: Effort;
   script?: string;
   json: boolean;
   workers: number;
@@ -38,6 +44,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
+  // The role's own model, thinking and effort win; the combination the agent will run is checked.
+  const model = script ? undefined : chooseModel(options, role);
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
 
@@ -57,7 +65,10 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     void publishAbort(services.redis, services.keys, runId, 'interrupted by the user');
   };
   process.on('SIGINT', onSigint);
+  const branch = role.workspace === 'branch' ? orcaBranch(runId, taskId) : undefined;
+  const ledgerEntry = { run_id: runId, kind: 'agent' as const, prefix: services.keys.prefix, repo: root, base, result_branch: branch };
   try {
+    recordRun(services.home, ledgerEntry);
     const { source: _source, ...scriptContent } = script ?? { source: '' };
     await services.queue.add({
       run_id: runId,
@@ -66,8 +77,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       prompt: options.prompt,
       repo: { path: root },
       base,
-      branch: role.workspace === 'branch' ? `orca/${runId}/${taskId}` : undefined,
-      model: { id: options.model ? resolveModelAlias(options.model) : undefined, script: script ? scriptContent : undefined },
+      branch,
+      model: { ...model, script: script ? scriptContent : undefined },
       stop_event: 'Stop',
     });
     const followed = options.json
@@ -85,6 +96,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     const result = await services.waiter.wait(agentJobId(runId, taskId, 1));
     following.abort();
     await followed;
+    recordRunEnd(services.home, ledgerEntry, result.status);
+    await handOver(root, runId, services.home, options.json);
     printResult(result, options.json);
     return result.status === 'completed' ? 0 : result.status === 'aborted' ? 130 : 1;
   } finally {
@@ -92,6 +105,22 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     following.abort();
     follower.disconnect();
     await services.close();
+  }
+}
+
+/** The agent's branch is the user's now: its worktree lets go of it (handOver.ts). Said on stderr, never hidden. */
+async function handOver(repo: string, runId: string, home: OrcaHome, quiet: boolean): Promise<void> {
+  try {
+    for (const one of await handOverWorktrees(repo, runId, home, () => true)) {
+      if (one.changes && !quiet)
+        process.stderr.write(
+          `orca: kept ${one.dir} for inspection (detached; its uncommitted changes are saved to ${wipRef(runId, one.taskId)} when orca clean removes it)\n`,
+        );
+    }
+  } catch (error) {
+    process.stderr.write(
+      `orca: the agent ended, but its worktree could not be handed over: ${error instanceof Error ? error.message.trim() : String(error)}\n`,
+    );
   }
 }
 

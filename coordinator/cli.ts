@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { isSlug } from '../shared/core/git/slug.js';
+import { EFFORT_LEVELS, type Effort, parseThinking } from '../shared/core/model/thinking.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
@@ -22,7 +23,9 @@ program
   .option('--workers <n>', 'local worker processes to start', positiveInt, 2)
   .option('--concurrency <n>', 'agents each local worker runs at once', positiveInt, 2)
   .option('--no-local-workers', 'start no workers here: workers elsewhere take the jobs')
-  .option('--model <id>', 'model id or alias (sonnet, opus, haiku); default ORCA_MODEL')
+  .option('--model <id>', 'model id or alias (sonnet, opus, haiku, fable, mythos); default ORCA_MODEL, else claude-sonnet-5-5')
+  .option('--thinking <mode>', "adaptive, enabled:<budget tokens> or off; default: the model's (adaptive where it has it)", thinkingMode)
+  .option('--effort <level>', "low, medium, high, xhigh or max; default: the model's", effortLevel)
   .option('--script <file>', 'run the Scripted model from this file instead of an LLM')
   .option('--check <cmd>', "an integration check (repeatable); default: the repository's own tests", collect, [])
   .option('--approve', 'stop after planning and wait for approval', false)
@@ -41,6 +44,8 @@ program
       concurrency: options.concurrency,
       localWorkers: options.localWorkers,
       model: options.model,
+      thinking: options.thinking,
+      effort: options.effort,
       script: options.script,
       checks: options.check,
       approve: options.approve,
@@ -106,7 +111,9 @@ program
   .argument('<prompt>', 'what the agent is to do')
   .option('--repo <dir>', 'the repository', '.')
   .option('--base <ref>', 'the commit the agent starts from (default HEAD)')
-  .option('--model <id>', 'model id or alias (sonnet, opus, haiku); default ORCA_MODEL')
+  .option('--model <id>', "model id or alias, as for orca run; a custom role's own model wins")
+  .option('--thinking <mode>', "adaptive, enabled:<budget tokens> or off; default: the model's (a role's own thinking wins)", thinkingMode)
+  .option('--effort <level>', "low, medium, high, xhigh or max; default: the model's (a role's own effort wins)", effortLevel)
   .option('--script <file>', 'run the Scripted model from this file instead of an LLM')
   .option('--workers <n>', 'local worker processes to start', positiveInt, 1)
   .option('--no-local-workers', 'start no workers here: workers elsewhere take the job')
@@ -119,6 +126,8 @@ program
       repo: options.repo,
       base: options.base,
       model: options.model,
+      thinking: options.thinking,
+      effort: options.effort,
       script: options.script,
       json: options.json,
       workers: options.workers,
@@ -186,25 +195,43 @@ program
 
 program
   .command('clean')
-  .description('remove worktrees, task branches, views, sessions and port leases of finished or dead runs')
+  .description(
+    "remove what this installation's finished or dead runs left in this repository; save uncommitted work first, keep results until merged",
+  )
   .addOption(
     new Option('--older-than <age>', 'a run not known to have ended is dead after this long idle (30m, 12h, 7d)')
       .argParser(parseAge)
       .default(parseAge('24h'), '24h'),
   )
-  .option('--repo <dir>', 'also look for orca/<run>/* branches in this repository (repeatable)', collect, [])
-  .option('--keep-branches', 'leave task branches alone', false)
-  .option('--dry-run', 'print what would be removed, remove nothing', false)
+  .option('--repo <dir>', 'clean this repository instead of the one you are in (repeatable)', collect, [])
+  .option('--all', 'clean every repository orca knows (listed first)', false)
+  .option('--results', "also remove runs' results (integration branches) not merged yet", false)
+  .option('--wip', 'also remove saved work in progress (refs/orca/wip/<run>/<task>)', false)
+  .option('--keep-branches', 'leave branches alone', false)
+  .option('--dry-run', 'print what would be saved and removed, change nothing', false)
   .addHelpText('after', CLEAN_RULES)
-  .action(async (options: { olderThan: number; repo: string[]; keepBranches: boolean; dryRun: boolean }) => {
-    process.exitCode = await (await import('./cleanCommand.js')).cleanCommand({
-      olderThanMs: options.olderThan,
-      repos: options.repo,
-      keepBranches: options.keepBranches,
-      dryRun: options.dryRun,
-      cwd: process.cwd(),
-    });
-  });
+  .action(
+    async (options: {
+      olderThan: number;
+      repo: string[];
+      all: boolean;
+      results: boolean;
+      wip: boolean;
+      keepBranches: boolean;
+      dryRun: boolean;
+    }) => {
+      process.exitCode = await (await import('./cleanCommand.js')).cleanCommand({
+        olderThanMs: options.olderThan,
+        repos: options.repo,
+        all: options.all,
+        results: options.results,
+        wip: options.wip,
+        keepBranches: options.keepBranches,
+        dryRun: options.dryRun,
+        cwd: process.cwd(),
+      });
+    },
+  );
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -220,6 +247,19 @@ function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
   return n;
+}
+
+/** `--thinking`: kept in its written form, which jobs carry; checked against the model once it is known. */
+function thinkingMode(value: string): string {
+  const parsed = parseThinking(value);
+  if (!parsed.ok) throw new InvalidArgumentError(parsed.problem);
+  return value.trim().toLowerCase();
+}
+
+function effortLevel(value: string): Effort {
+  const level = value.trim().toLowerCase();
+  if (!(EFFORT_LEVELS as readonly string[]).includes(level)) throw new InvalidArgumentError(`expected one of ${EFFORT_LEVELS.join(', ')}`);
+  return level as Effort;
 }
 
 function positiveInt(value: string): number {

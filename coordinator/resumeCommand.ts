@@ -39,7 +39,7 @@ export async function resumeCommand(
       repo: run.repo ?? '',
       base: run.base ?? '',
       checks: run.checks,
-      model: settings?.model_id,
+      model: settings?.model_id ? { id: settings.model_id, thinking: settings.thinking, effort: settings.effort } : undefined,
       script,
       approve: settings?.approve ?? false,
       budgets: {

@@ -1,9 +1,11 @@
 import path from 'node:path';
+import { integrationBranch } from '../shared/core/git/orcaBranch.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
-import { resolveModelAlias } from '../shared/core/model/modelAliases.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
+import type { Effort } from '../shared/core/model/thinking.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { detectChecks } from './detectChecks.js';
+import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
 import { RunRecorder } from './run/runRecorder.js';
@@ -19,6 +21,8 @@ export interface RunCommandOptions {
   concurrency: number;
   localWorkers: boolean;
   model?: string;
+  thinking?: string;
+  effort?: Effort;
   script?: string;
   checks: string[];
   approve: boolean;
@@ -37,6 +41,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
+  const choice = script ? undefined : chooseModel(options);
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
   const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
@@ -55,7 +60,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const runId = newRunId();
   process.stderr.write(`orca: run ${runId}\n`);
   if (script) say?.('Scripted model: no LLM is used in this run.');
-  const model = script ? 'scripted' : (resolveModelAlias(options.model ?? process.env.ORCA_MODEL ?? '') ?? 'default');
+  const model = choice?.id ?? 'scripted';
 
   const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, concurrency: options.concurrency });
   try {
@@ -72,13 +77,15 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       task: options.task,
       repo: root,
       base,
-      integration_branch: `orca/${runId}/integration`,
+      integration_branch: integrationBranch(runId),
       model,
       scripted: Boolean(script),
       checks,
       settings: {
         script: script ? scriptContent : undefined,
-        model_id: options.model ? resolveModelAlias(options.model) : undefined,
+        model_id: choice?.id,
+        thinking: choice?.thinking,
+        effort: choice?.effort,
         approve: options.approve,
         max_agents: budgets.maxAgents,
         max_tokens: budgets.maxTokens,
@@ -91,7 +98,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       repo: root,
       base,
       checks,
-      model: options.model ? resolveModelAlias(options.model) : undefined,
+      model: choice,
       script,
       approve: options.approve,
       budgets,

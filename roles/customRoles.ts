@@ -4,6 +4,7 @@ import matter from 'gray-matter';
 import { z } from 'zod';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import { resolveModelAlias } from '../shared/core/model/modelAliases.js';
+import { EffortSchema, ThinkingOptionSchema } from '../shared/core/model/thinking.js';
 import type { PermissionMode } from '../shared/core/tool/permissionMode.js';
 import { BUILTIN_ROLES } from './builtinRoles.js';
 import type { RoleDefinition } from './role.js';
@@ -20,6 +21,9 @@ const AgentFileSchema = z.object({
   tools: ToolList.optional(),
   disallowedTools: ToolList.optional(),
   model: z.string().min(1).optional(),
+  /** orca's own fields: how the role's model thinks, and its effort level. */
+  thinking: ThinkingOptionSchema.optional(),
+  effort: EffortSchema.optional(),
   permissionMode: z.enum(['default', 'acceptEdits', 'dontAsk', 'bypassPermissions', 'plan']).optional(),
   maxTurns: z.number().int().positive().optional(),
 });
@@ -100,6 +104,8 @@ export function loadCustomRoles(repoDir: string, knownTools: readonly string[]):
       tools,
       mode,
       model: agent.model ? resolveModelAlias(agent.model) : undefined,
+      thinking: agent.thinking,
+      effort: agent.effort,
       limits: agent.maxTurns ? { maxTurns: agent.maxTurns } : {},
       output: writes ? 'worker' : 'explore',
       workspace: writes ? 'branch' : 'view',

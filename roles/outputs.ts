@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INTEGRATION_TASK } from '../shared/core/git/orcaBranch.js';
 import type { OutputKind } from '../shared/infra/queue/agentJob.js';
 import { findCycle } from './planGraph.js';
 
@@ -27,7 +28,9 @@ export const PlanSubtaskSchema = z.object({
   id: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/, 'ids are 1-48 of A-Z a-z 0-9 . _ -, starting with a letter or digit')
-    .refine((id) => !id.includes('..'), 'ids may not contain ".."'),
+    .refine((id) => !id.includes('..'), 'ids may not contain ".."')
+    // Its branch would be the run's integration branch, orca/<run>/integration.
+    .refine((id) => id !== INTEGRATION_TASK, `"${INTEGRATION_TASK}" is the run's own branch: pick another id`),
   title: nonEmpty,
   instructions: nonEmpty,
   paths: z.array(nonEmpty).min(1, 'name at least one path glob the subtask owns'),

@@ -1,4 +1,5 @@
 import type { AgentLimits } from '../shared/core/loop/limits.js';
+import type { Effort } from '../shared/core/model/thinking.js';
 import type { PermissionMode } from '../shared/core/tool/permissionMode.js';
 import type { OutputKind } from '../shared/infra/queue/agentJob.js';
 
@@ -17,6 +18,10 @@ export interface RoleDefinition {
   mode: PermissionMode;
   /** A model id for this role; unset uses the run's model. */
   model?: string;
+  /** How this role's model thinks (`adaptive`, `enabled:<budget>`, `off`); unset uses the run's setting. */
+  thinking?: string;
+  /** This role's effort level; unset uses the run's. */
+  effort?: Effort;
   limits: Partial<AgentLimits>;
   /** Which Report schema the role must satisfy (roles/outputs.ts). */
   output: OutputKind;

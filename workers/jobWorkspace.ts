@@ -4,7 +4,9 @@ import path from 'node:path';
 import { isInside } from '../shared/core/files/workspace.js';
 import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/core/git/git.js';
 import { linkDependencies } from '../shared/core/git/linkDependencies.js';
+import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
 import { ensureClone, pushBranch, remoteKey } from '../shared/core/git/remoteClone.js';
+import { saveWorkInProgress } from '../shared/core/git/workInProgress.js';
 import {
   addWorktree,
   addWorktreeForBranch,
@@ -55,7 +57,7 @@ export async function prepareWorkspace(
 ): Promise<JobWorkspace> {
   const remote = job.repo.remote;
   const repo = remote ? await ensureClone(remote, home.clone(remoteKey(remote)), job.base) : realpathSync(job.repo.path!);
-  const taskBranch = job.role.workspace === 'branch' ? (job.branch ?? `orca/${job.run_id}/${job.task_id}`) : undefined;
+  const taskBranch = job.role.workspace === 'branch' ? (job.branch ?? orcaBranch(job.run_id, job.task_id)) : undefined;
   // Both only read the repository, so they are asked at once: they are on every job's way to its agent.
   const [, branchThere] = await Promise.all([resolveCommit(repo, job.base), taskBranch ? branchExists(repo, taskBranch) : false]);
 
@@ -74,13 +76,14 @@ export async function prepareWorkspace(
 
   const branch = taskBranch!;
   const dir = home.worktree(job.run_id, job.task_id);
-  // A dead attempt's tree is never reused: whatever it half-wrote is gone with it. It may live
-  // under another ORCA_HOME on this host, still holding the branch: the job is ours now.
-  if (existsSync(dir)) await removeWorktree(repo, dir);
+  // A dead attempt's tree is never reused: whatever it half-wrote is saved under its work-in-progress
+  // ref, then the tree goes. It may live under another ORCA_HOME on this host, still holding the
+  // branch: the job is ours now.
+  if (existsSync(dir)) await saveThenRemove(repo, dir, job);
   // Only an existing branch can be held by another worktree: a fresh task skips the listing.
   if (branchThere) {
     for (const stale of await listWorktrees(repo)) {
-      if (stale.branch === branch) await removeWorktree(repo, stale.dir);
+      if (stale.branch === branch && existsSync(stale.dir)) await saveThenRemove(repo, stale.dir, job);
     }
   }
 
@@ -175,12 +178,36 @@ function repoKeyOf(repo: string): string {
 }
 
 /**
- * After the agent: a scratch worktree is always removed, a branch worktree without changes too;
- * one with a commit stays for the merge (and for inspection) until `orca clean`.
+ * A task worktree about to go: its uncommitted changes are first committed to the task's
+ * work-in-progress ref (refs/orca/wip/<run>/<task>), so no attempt's work is lost with its tree.
+ * A folder that is no longer a worktree of the repository has nothing git can save, and goes.
+ */
+async function saveThenRemove(repo: string, dir: string, job: AgentJob): Promise<void> {
+  await saveWork(repo, dir, job, 'before a new attempt replaced its worktree');
+  await removeWorktree(repo, dir);
+}
+
+async function saveWork(repo: string, dir: string, job: AgentJob, when: string): Promise<void> {
+  const resolved = path.resolve(dir);
+  if (!(await listWorktrees(repo)).some((worktree) => path.resolve(worktree.dir) === resolved)) return;
+  const message = `orca: work in progress of task ${job.task_id} in run ${job.run_id}\n\nSaved by a worker ${when}: ${dir}`;
+  try {
+    await saveWorkInProgress(dir, wipRef(job.run_id, job.task_id), message);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.trim() : String(error);
+    throw new Error(`could not save the uncommitted changes in ${dir} ${when}: ${detail}; they are still there`, { cause: error });
+  }
+}
+
+/**
+ * After the agent: a scratch worktree is always removed, a branch worktree without changes too
+ * (what it holds beyond its commit is saved first, unless the agent completed: its commit took
+ * everything); one with a commit, or a failed agent's, stays for the merge (and for inspection)
+ * until the run hands it over at its end.
  */
 export async function releaseWorkspace(
   workspace: JobWorkspace,
-  outcome: { committed: boolean; keep: boolean },
+  outcome: { committed: boolean; keep: boolean; completed: boolean; job: AgentJob },
   hooks: { config: HooksConfig; context: (dir: string) => HookContext },
 ): Promise<void> {
   if (workspace.kind === 'view') return;
@@ -190,6 +217,7 @@ export async function releaseWorkspace(
   }
   if (workspace.remote && workspace.branch && outcome.committed) await pushBranch(workspace.repo, workspace.branch);
   if (outcome.committed || outcome.keep) return;
+  if (!outcome.completed) await saveWork(workspace.repo, workspace.dir, outcome.job, 'before its worktree was removed');
   await runHooks(hooks.config, 'WorktreeRemove', { worktree_path: workspace.dir }, hooks.context(workspace.repo));
   if (workspace.madeByHook) {
     // The hook that made the folder removes it (Claude Code's contract): orca deletes nothing it

@@ -10,9 +10,9 @@ import type { Keys } from '../shared/infra/redis/keys.js';
 const PROGRESS_EVERY_MS = 500;
 
 /**
- * Sends one job's events where the rest of orca reads them: every event (but streamed deltas) to
- * the run's Redis stream, in order, redacted; a compact progress record (turn, tokens, current
- * tool) to the BullMQ job, throttled.
+ * Sends one job's events where the rest of orca reads them: every event (but streamed deltas and
+ * the model's thinking, which stays in the agent's own transcript) to the run's Redis stream, in
+ * order, redacted; a compact progress record (turn, tokens, current tool) to the BullMQ job, throttled.
  */
 export class ProgressReporter {
   private chain: Promise<unknown> = Promise.resolve();
@@ -29,7 +29,7 @@ export class ProgressReporter {
   ) {}
 
   agentEvent(event: AgentEvent): void {
-    if (event.type === 'text_delta') return;
+    if (event.type === 'text_delta' || event.type === 'thinking') return;
     if (event.type === 'turn_start') this.state.turn = event.turn;
     if (event.type === 'tool_call') this.state.tool = event.name;
     if (event.type === 'tool_result') this.state.tool = null;

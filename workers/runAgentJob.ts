@@ -12,6 +12,7 @@ import type { Model } from '../shared/core/model/model.js';
 import { ModelError } from '../shared/core/model/modelError.js';
 import { ScriptedModel } from '../shared/core/model/scripted.js';
 import { parseScript } from '../shared/core/model/scriptFile.js';
+import { optionalThinking } from '../shared/core/model/thinking.js';
 import { emptyUsage } from '../shared/core/model/usage.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { Harness } from '../shared/harness/harness.js';
@@ -73,7 +74,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   const progress = new ProgressReporter(bullJob, deps.redis, deps.keys, job);
   const hookContext = workspaceHookContext(job, sessionDir, progress);
   let workspace: JobWorkspace | undefined;
-  let outcome = { committed: false, keep: false };
+  let outcome = { committed: false, keep: false, completed: false, job };
   try {
     workspace = await prepareWorkspace(job, deps.home, { config: repoHooks, context: (dir) => hookContext(dir, signal) });
     // Asked now, read when the harness is built: it overlaps the steps in between. A job that
@@ -101,7 +102,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     const status = statusOf(result, signal);
     const gates = status === 'completed' ? await judgeReport(session, result.report) : undefined;
     const commit = status === 'completed' ? await commitWork(workspace, job, result) : undefined;
-    outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps) };
+    outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps), completed: status === 'completed', job };
     return resultOf(await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit }));
   } finally {
     await progress.flush();
@@ -178,7 +179,11 @@ function buildModel(job: AgentJob): Model | ModelError {
           task: job.subtask,
           prompt: job.prompt,
         })
-      : new AnthropicModel({ model: job.role.model ?? job.model.id });
+      : new AnthropicModel({
+          model: job.role.model ?? job.model.id,
+          thinking: optionalThinking(job.role.thinking ?? job.model.thinking),
+          effort: job.role.effort ?? job.model.effort,
+        });
   } catch (error) {
     if (error instanceof ModelError) return error;
     throw error;
@@ -197,7 +202,8 @@ async function commitWork(workspace: JobWorkspace, job: AgentJob, result: AgentR
 
 /**
  * A failed or aborted agent's changes stay in its worktree for inspection, uncommitted; not
- * when the job is being handed to another worker, which starts over from the branch.
+ * when the job is being handed to another worker, which starts over from the branch (the
+ * changes are saved under the task's work-in-progress ref before the worktree goes).
  */
 function keepsChanges(status: AgentJobResult['status'], deps: JobDeps): boolean {
   return status !== 'completed' && !(status === 'aborted' && deps.handingBack?.() === true);

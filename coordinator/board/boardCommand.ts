@@ -4,6 +4,7 @@ import { lastRunEventId } from '../../shared/infra/board/runEvents.js';
 import { publishAbort } from '../../shared/infra/queue/runAbort.js';
 import { BoardSource } from './boardSource.js';
 import { boardText } from './boardText.js';
+import { withResultState } from './runResultState.js';
 
 /** Redraw at once after new events, but no more often than this. */
 const REDRAW_MS = 100;
@@ -137,8 +138,9 @@ class LiveBoard {
     try {
       this.dirty = false;
       this.lastDraw = Date.now();
-      const board = await readRunBoard(this.source.redis, this.source.keys, this.runId);
-      if (!board) throw new Error(`run ${this.runId} is no longer recorded in Redis`);
+      const read = await readRunBoard(this.source.redis, this.source.keys, this.runId);
+      if (!read) throw new Error(`run ${this.runId} is no longer recorded in Redis`);
+      const board = await withResultState(read);
       const { output } = this.terminal;
       const width = output.columns || 100;
       this.lastLines = boardText(board, { now: Date.now(), color: false, width });

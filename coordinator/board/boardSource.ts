@@ -1,9 +1,10 @@
 import type { Redis } from 'ioredis';
 import { isSlug } from '../../shared/core/git/slug.js';
-import { latestRunId, type RunBoard, readRunBoard } from '../../shared/infra/board/readBoard.js';
+import { latestRunId, readRunBoard } from '../../shared/infra/board/readBoard.js';
 import { Keys } from '../../shared/infra/redis/keys.js';
 import { connectRedis, pingRedis, redisUrl } from '../../shared/infra/redis/redisConnection.js';
 import { UserError } from '../repoCheck.js';
+import { type BoardWithResult, withResultState } from './runResultState.js';
 
 /**
  * Where the board commands read: the Redis the runs were recorded on (REDIS_URL, never a private
@@ -51,13 +52,14 @@ export class BoardSource {
     return latest;
   }
 
-  async board(runId: string): Promise<RunBoard> {
+  /** The run's board, with where its result stands in git once it ended (runResultState.ts). */
+  async board(runId: string): Promise<BoardWithResult> {
     const board = await readRunBoard(this.redis, this.keys, runId);
     if (!board)
       throw new UserError(
         `run ${runId} is not recorded on ${this.url} (prefix ${this.keys.prefix}): check the id, or run orca status for the latest.`,
       );
-    return board;
+    return withResultState(board);
   }
 
   close(): void {

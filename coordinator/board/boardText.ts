@@ -1,7 +1,8 @@
 import type { TaskStatus } from '../../shared/core/events/runEvent.js';
 import { ENDED } from '../../shared/core/events/taskStatusGroups.js';
 import { totalInputTokens } from '../../shared/core/model/usage.js';
-import type { RunBoard, TaskView } from '../../shared/infra/board/readBoard.js';
+import type { TaskView } from '../../shared/infra/board/readBoard.js';
+import type { BoardWithResult, RunResultState } from './runResultState.js';
 
 /**
  * A run's board as lines of text: a header for the run, a row per task (status, role, elapsed,
@@ -32,7 +33,7 @@ const STATUS_COLOUR: Record<TaskStatus, string> = {
 
 const RUN_COLOUR: Record<string, string> = { PASS: '32;1', FAIL: '31;1', PARTIAL: '33;1', ABORTED: '35;1', running: '33' };
 
-export function boardText(board: RunBoard, options: BoardTextOptions): string[] {
+export function boardText(board: BoardWithResult, options: BoardTextOptions): string[] {
   const paint = (code: string | undefined, text: string) => (options.color && code ? `\x1b[${code}m${text}\x1b[0m` : text);
   const { run, tasks } = board;
   const lines: string[] = [];
@@ -83,8 +84,26 @@ export function boardText(board: RunBoard, options: BoardTextOptions): string[] 
     lines.push('', paint(RUN_COLOUR[run.verdict], `verdict ${run.verdict}${run.verdict_detail ? `: ${oneLine(run.verdict_detail)}` : ''}`));
   else if (run.status && run.status !== 'running' && run.detail)
     lines.push('', paint(RUN_COLOUR[run.status], `${run.status}: ${oneLine(run.detail)}`));
+  if (board.result) lines.push(resultLine(board.result, paint));
 
   return options.width === undefined ? lines : lines.map((line) => cut(line, options.width!));
+}
+
+/** Where the run's result stands in git: one not merged yet is said in colour, with how to take it. */
+function resultLine(result: RunResultState, paint: (code: string | undefined, text: string) => string): string {
+  const at = result.head ? ` at ${result.head.slice(0, 12)}` : '';
+  switch (result.state) {
+    case 'not_merged':
+      return paint('33;1', `result ${result.branch}${at}: not merged yet (git merge ${result.branch})`);
+    case 'merged':
+      return `result ${result.branch}${at}: merged into ${result.merged_into.join(', ')}`;
+    case 'no_changes':
+      return `result ${result.branch}: no changes (still at the base)`;
+    case 'removed':
+      return `result ${result.branch}: removed from the repository`;
+    case 'unknown':
+      return `result ${result.branch}: its repository is not on this host`;
+  }
 }
 
 function taskRow(task: TaskView, now: number): string[] {

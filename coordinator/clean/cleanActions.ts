@@ -1,9 +1,15 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { gitAt } from '../../shared/core/git/git.js';
+import { runBranches, runWipRefs } from '../../shared/core/git/orcaBranch.js';
+import { commitsOnlyIn } from '../../shared/core/git/reachability.js';
+import { saveWorkInProgress } from '../../shared/core/git/workInProgress.js';
 import { listWorktrees, pruneWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
+import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import type { PortLeaser } from '../../shared/infra/ports/portLease.js';
-import type { CleanPlan, RunCleanup } from './cleanPlan.js';
+import { forgetRun } from '../runLedger.js';
+import type { OrcaRef } from './cleanInventory.js';
+import type { CleanPlan, RunCleanup, WorktreeRemoval } from './cleanPlan.js';
 import { commonDirOf } from './commonDirOf.js';
 import { listDir } from './listDir.js';
 
@@ -11,53 +17,86 @@ export interface CleanActing {
   /** Print what would go, remove nothing. */
   dryRun: boolean;
   leaser: PortLeaser;
+  home: OrcaHome;
   print: (line: string) => void;
 }
 
-/** Carries out a clean plan, or with `dryRun` only prints it: one line per thing removed, then a summary. */
-export async function carryOutPlan(plan: CleanPlan, how: CleanActing): Promise<void> {
+/**
+ * Carries out a clean plan, or with `dryRun` only prints it: one line per thing saved, removed or
+ * kept, then a summary. A worktree's uncommitted changes are saved before it goes; one whose
+ * changes cannot be saved is kept, and so is everything of its run that would go after it.
+ * Returns how many things could not be done (0: all of it).
+ */
+export async function carryOutPlan(plan: CleanPlan, how: CleanActing): Promise<number> {
   const { dryRun, print } = how;
+  for (const note of plan.notes) print(note);
+  if (plan.all) {
+    print(`orca clean --all: ${plan.repos.length} repositor${plan.repos.length === 1 ? 'y' : 'ies'} orca knows:`);
+    for (const repo of plan.repos) print(`  ${repoName(repo)}`);
+  } else {
+    print(`orca clean: in ${plan.repos.map(repoName).join(', ')} (orca clean --all for every repository orca knows)`);
+  }
+  let failures = 0;
   for (const verdict of plan.runs) {
-    if (!verdict.clean) {
-      print(`kept run ${verdict.run}: ${verdict.why}`);
-      continue;
+    if (verdict.action === 'keep') print(`kept run ${verdict.run}: ${verdict.why}`);
+    else if (verdict.action === 'leave') print(`left run ${verdict.run} alone: ${verdict.why}`);
+    else {
+      print(`run ${verdict.run}: ${verdict.why}`);
+      failures += await cleanUpRun(verdict.cleanup, plan.leaving, how);
     }
-    print(`run ${verdict.run}: ${verdict.why}`);
-    await cleanUpRun(verdict.cleanup, how);
   }
   for (const { folder, remove } of plan.views) {
     for (const dir of remove) {
-      if (!dryRun) await removeCheckout(dir);
+      if (!dryRun) await removeView(dir);
       print(`${verb(dryRun)} view ${dir}`);
     }
     if (!dryRun && listDir(folder).length === 0) rmSync(folder, { recursive: true, force: true });
   }
   if (!dryRun) for (const repo of plan.prune) await pruneWorktrees(repo);
-  const cleaned = plan.runs.filter((verdict) => verdict.clean).length;
-  print(
-    `orca clean: ${cleaned} run(s) ${dryRun ? 'to clean' : 'cleaned'}, ${plan.runs.length - cleaned} kept${dryRun ? ' (dry run: nothing removed)' : ''}`,
-  );
+  const count = (action: string) => plan.runs.filter((verdict) => verdict.action === action).length;
+  const parts = [`${count('clean')} run(s) ${dryRun ? 'to clean' : 'cleaned'}`, `${count('keep')} kept`];
+  if (count('leave') > 0) parts.push(`${count('leave')} of other installations left alone`);
+  if (plan.outOfScope > 0) parts.push(`${plan.outOfScope} of other repositories not looked at (--repo DIR, or --all)`);
+  if (failures > 0) parts.push(`${failures} thing(s) could not be done (said above)`);
+  print(`orca clean: ${parts.join(', ')}${dryRun ? ' (dry run: nothing removed)' : ''}`);
+  return failures;
 }
 
-async function cleanUpRun(cleanup: RunCleanup, { dryRun, leaser, print }: CleanActing): Promise<void> {
+async function cleanUpRun(cleanup: RunCleanup, leaving: Map<string, string[]>, how: CleanActing): Promise<number> {
+  const { dryRun, leaser, print } = how;
   const act = verb(dryRun);
-  for (const dir of cleanup.worktrees) {
-    if (!dryRun) await removeCheckout(dir);
-    print(`  ${act} worktree ${dir}`);
+  let failures = 0;
+  for (const worktree of cleanup.worktrees) {
+    if (!(await saveThenRemove(worktree, how))) failures += 1;
+  }
+  if (failures > 0) {
+    print(`  kept the rest of the run: a worktree of it could not be saved`);
+    return failures;
   }
   if (!dryRun && cleanup.worktreesFolder) rmSync(cleanup.worktreesFolder, { recursive: true, force: true });
-  for (const branch of cleanup.branches) {
+  for (const { ref, why } of cleanup.branches) {
     // Asked only now: until the run's worktrees were removed, they held its branches themselves.
-    const holder = dryRun ? undefined : (await listWorktrees(branch.repo)).find((w) => w.branch === branch.name && existsSync(w.dir));
+    const holder = dryRun ? undefined : (await listWorktrees(ref.repo)).find((w) => w.branch === ref.name && existsSync(w.dir));
     if (holder) {
-      print(`  kept branch ${branch.name} in ${repoName(branch.repo)}: checked out at ${holder.dir}, which is not orca's`);
+      print(`  kept branch ${ref.name} in ${repoName(ref.repo)}: checked out at ${holder.dir}, which is not one of this clean's worktrees`);
       continue;
     }
-    if (!dryRun) await gitAt(branch.repo).raw(['branch', '--quiet', '-D', branch.name]);
-    print(
-      `  ${act} branch ${branch.name} in ${repoName(branch.repo)} (was ${branch.sha}; \`git branch ${branch.name} ${branch.sha}\` restores it)`,
-    );
+    const only = await onlyHere(ref, leaving);
+    if (!dryRun && !(await removeRef(ref, print))) failures += 1;
+    else
+      print(
+        `  ${act} branch ${ref.name} in ${repoName(ref.repo)} (${why}; at ${ref.sha}${lostNote(only, `git branch ${ref.name} ${ref.sha}`)})`,
+      );
   }
+  for (const ref of cleanup.wip) {
+    const only = await onlyHere(ref, leaving);
+    if (!dryRun && !(await removeRef(ref, print))) failures += 1;
+    else
+      print(
+        `  ${act} saved work ${ref.ref} in ${repoName(ref.repo)} (--wip; at ${ref.sha}${lostNote(only, `git update-ref ${ref.ref} ${ref.sha}`)})`,
+      );
+  }
+  for (const { ref, why } of cleanup.kept) print(`  kept ${ref.name} in ${repoName(ref.repo)} at ${ref.sha.slice(0, 12)}: ${why}`);
   if (cleanup.sessions) {
     if (!dryRun) rmSync(cleanup.sessions, { recursive: true, force: true });
     print(`  ${act} sessions ${cleanup.sessions}`);
@@ -66,10 +105,78 @@ async function cleanUpRun(cleanup: RunCleanup, { dryRun, leaser, print }: CleanA
     if (!dryRun) await leaser.drop(lease);
     print(`  ${act} port lease ${lease.key} (${lease.owner})`);
   }
+  if (cleanup.record && !dryRun && !(await anythingLeft(cleanup.record.runId, cleanup.record.repos))) {
+    forgetRun(how.home, cleanup.record.runId);
+    print(`  removed its record ${how.home.runRecord(cleanup.record.runId)} (nothing of the run is left)`);
+  }
+  return failures;
 }
 
-/** Removes a worktree or view through its repository; one whose repository is gone is a plain folder now. */
-async function removeCheckout(dir: string): Promise<void> {
+/** Deletes a branch or ref only if it is still where it was found; says why not otherwise. */
+async function removeRef(ref: OrcaRef, print: (line: string) => void): Promise<boolean> {
+  try {
+    await gitAt(ref.repo).raw(['update-ref', '-d', ref.ref, ref.sha]);
+    return true;
+  } catch (error) {
+    print(
+      `  kept ${ref.name} in ${repoName(ref.repo)}: it could not be removed (${error instanceof Error ? error.message.trim() : String(error)})`,
+    );
+    return false;
+  }
+}
+
+/** Saves a worktree's changes (when it has any), then removes it; false when they could not be saved (it is kept). */
+async function saveThenRemove(worktree: WorktreeRemoval, { dryRun, print }: CleanActing): Promise<boolean> {
+  if (dryRun) {
+    if (worktree.saveTo) print(`  would save the uncommitted changes of ${worktree.dir} to ${worktree.saveTo}`);
+    print(`  would remove worktree ${worktree.dir}${worktree.repo ? '' : ' (no worktree of any repository any more: a plain folder)'}`);
+    return true;
+  }
+  if (worktree.saveTo) {
+    try {
+      const saved = await saveWorkInProgress(
+        worktree.dir,
+        worktree.saveTo,
+        `orca: work in progress saved by orca clean\n\nFrom ${worktree.dir}`,
+      );
+      if (saved)
+        print(
+          `  saved the uncommitted changes of ${worktree.dir} (${saved.files.length} file(s)) to ${saved.ref} at ${saved.commit}: \`git checkout ${saved.ref}\` gets them back (orca clean --wip removes it)`,
+        );
+    } catch (error) {
+      print(
+        `  kept worktree ${worktree.dir}: its uncommitted changes could not be saved (${error instanceof Error ? error.message.trim() : String(error)})`,
+      );
+      return false;
+    }
+  }
+  if (worktree.repo) await removeWorktree(worktree.repo, worktree.dir);
+  else rmSync(worktree.dir, { recursive: true, force: true });
+  print(`  removed worktree ${worktree.dir}${worktree.repo ? '' : ' (no worktree of any repository any more: a plain folder)'}`);
+  return true;
+}
+
+/** Commits of a ref no ref will reach once this clean is done: printed with how to restore them, dry run or not. */
+async function onlyHere(ref: OrcaRef, leaving: Map<string, string[]>): Promise<number> {
+  return commitsOnlyIn(ref.repo, ref.sha, leaving.get(ref.repo) ?? [ref.ref]);
+}
+
+function lostNote(only: number, restore: string): string {
+  return only > 0 ? `; ${only} commit(s) on it are on no other branch or ref: \`${restore}\` restores it` : '';
+}
+
+/** Whether the run still has branches or saved work in any of its repositories (a repository gone holds nothing). */
+async function anythingLeft(runId: string, repos: string[]): Promise<boolean> {
+  for (const repo of repos) {
+    if (!existsSync(repo)) continue;
+    const refs = await gitAt(repo).raw(['for-each-ref', '--format=%(refname)', runBranches(runId), runWipRefs(runId)]);
+    if (refs.trim()) return true;
+  }
+  return false;
+}
+
+/** Removes a view through its repository; one whose repository is gone is a plain folder now. */
+async function removeView(dir: string): Promise<void> {
   const repo = await commonDirOf(dir);
   if (repo) await removeWorktree(repo, dir);
   else rmSync(dir, { recursive: true, force: true });

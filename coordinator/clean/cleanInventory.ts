@@ -2,13 +2,16 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { hasChanges } from '../../shared/core/git/commit.js';
 import { gitAt } from '../../shared/core/git/git.js';
-import { isSlug } from '../../shared/core/git/slug.js';
+import { ORCA_BRANCHES, parseOrcaBranch, parseWipRef, WIP_REFS } from '../../shared/core/git/orcaBranch.js';
+import { mergedInto } from '../../shared/core/git/reachability.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import { type PortLeaser, parsePortLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import { type AgentQueue, parseAgentJobId } from '../../shared/infra/queue/agentQueue.js';
 import type { Keys } from '../../shared/infra/redis/keys.js';
-import { commonDirOf } from './commonDirOf.js';
+import { readLedger } from '../runLedger.js';
+import { commonDirOf, worktreeRepoOf } from './commonDirOf.js';
 import { KnownRuns, type RunFacts } from './knownRuns.js';
 import { listDir } from './listDir.js';
 import { readRunRecord } from './runRecord.js';
@@ -22,12 +25,32 @@ const JobFactsSchema = z.looseObject({
   repo: z.looseObject({ path: z.string().optional() }).optional(),
 });
 
-export interface TaskBranch {
+/** A branch or ref of orca's in a repository: `orca/<run>/<task>`, or `refs/orca/wip/<run>/<task>`. */
+export interface OrcaRef {
   /** The git common dir of the repository it is in. */
   repo: string;
   run: string;
+  task: string;
+  /** Its full name (`refs/heads/orca/…`, `refs/orca/wip/…`). */
+  ref: string;
+  /** How a person names it: the branch name, or the full ref. */
   name: string;
   sha: string;
+}
+
+export interface ResultBranch extends OrcaRef {
+  /** The branches (not orca's) and remote-tracking refs that hold its tip, by short name: it has been merged or pushed. */
+  mergedInto: string[];
+}
+
+export interface FoundWorktree {
+  dir: string;
+  run: string;
+  task: string;
+  /** The git common dir of its repository; undefined for a folder that is no worktree any more. */
+  repo?: string;
+  /** It holds changes beyond its HEAD (asked of a worktree only). */
+  changes: boolean;
 }
 
 export interface HeldLease {
@@ -36,22 +59,37 @@ export interface HeldLease {
   run: string;
 }
 
+/** Who is cleaning: this ORCA_HOME with this Redis prefix. */
+export interface Installation {
+  home: OrcaHome;
+  prefix: string;
+}
+
 /** Everything `orca clean` found, and nothing yet decided about it. */
 export interface CleanInventory {
+  installation: Installation;
   /** Every run named anywhere, in the order first named, with what its record and activity say. */
   runs: RunFacts[];
-  /** Git common dirs to look in for task branches and to prune: named, the cwd's, jobs' and orca's own. */
+  /** Git common dirs in scope: the named ones, the cwd's, or with `--all` every one known. */
   repos: string[];
+  /** Every repository orca knows of: its records, its jobs, its worktrees and clones, and those named. */
+  knownRepos: string[];
+  all: boolean;
   /** Commits a waiting or running job starts from: their views are in use. */
   pendingBases: Set<string>;
   /** Each run's folder of worktrees and the worktrees in it, by run (one with no folder is absent). */
-  worktrees: Map<string, { folder: string; dirs: string[] }>;
+  worktrees: Map<string, { folder: string; dirs: FoundWorktree[] }>;
   /** Each run's folder of sessions, by run (one with no folder is absent). */
   sessions: Map<string, string>;
-  branches: TaskBranch[];
+  /** Branches `orca/<run>/<task>` in the repositories in scope; a run's result branch with what holds it. */
+  branches: Array<OrcaRef | ResultBranch>;
+  /** Work in progress saved under `refs/orca/wip/<run>/<task>` in the repositories in scope. */
+  wip: OrcaRef[];
   leases: HeldLease[];
-  /** Read-only views, one entry per repository's folder of them. */
-  views: Array<{ folder: string; commits: Array<{ commit: string; dir: string }> }>;
+  /** Read-only views, one entry per repository's folder of them (`repo`: undefined when it is gone). */
+  views: Array<{ folder: string; repo?: string; commits: Array<{ commit: string; dir: string }> }>;
+  /** Records in $ORCA_HOME/runs that cannot be read: said, never counted. */
+  unreadableRecords: Array<{ file: string; why: string }>;
 }
 
 export interface InventorySources {
@@ -60,44 +98,79 @@ export interface InventorySources {
   home: OrcaHome;
   queue: AgentQueue;
   leaser: PortLeaser;
-  /** Git common dirs of the repositories named on the command line. */
-  namedRepos: string[];
-  cwd: string;
+  /** Git common dirs of the repositories in scope (`--repo`, or the cwd's); ignored with `all`. */
+  scope: string[];
+  all: boolean;
   /** A line about something found that cannot be read (it is then not counted). */
   note: (line: string) => void;
 }
 
 /**
- * What exists: the runs named in the queue, orca's folders, the port leases and the run records
- * in Redis, and the task branches in every repository known; each run with its latest activity.
+ * What exists: this installation's records of its runs, the runs named in the queue, orca's
+ * folders, the port leases and the run records in Redis, and orca's branches and refs in every
+ * repository in scope; each run with its latest activity.
  */
 export async function gatherInventory(sources: InventorySources): Promise<CleanInventory> {
   const { redis, keys, home } = sources;
   const runs = new KnownRuns();
-  const repos = new Set<string>(sources.namedRepos);
-  const cwdRepo = await commonDirOf(sources.cwd);
-  if (cwdRepo) repos.add(cwdRepo);
+  const known = new Set<string>(sources.scope);
 
-  const pendingBases = await readQueue(sources.queue, runs, repos);
-  const { worktrees, sessions } = await readOrcaFolders(home, runs, repos);
+  const ledger = readLedger(home);
+  for (const entry of ledger.entries.values()) {
+    const facts = runs.get(entry.run_id);
+    facts.ledger = entry;
+    facts.coordinated ||= entry.kind === 'run';
+    if (entry.ended) facts.ended = `ended (${entry.ended.status})`;
+    runs.touch(entry.run_id, entry.ended?.at ?? entry.created_at);
+    const repo = await commonDirOf(entry.repo);
+    if (repo) facts.repos.add(repo);
+    if (repo && entry.prefix === keys.prefix) known.add(repo);
+  }
+  const pendingBases = await readQueue(sources.queue, runs, known);
+  const { worktrees, sessions } = await readOrcaFolders(home, runs, known);
   const leases = (await sources.leaser.held()).map((lease) => ({ ...lease, run: parsePortLeaseOwner(lease.owner).runId }));
-  for (const lease of leases) runs.get(lease.run);
-  if ((await redis.type(keys.runs())) === 'zset') for (const id of await redis.zrange(keys.runs(), 0, -1)) runs.get(id);
-  const branches = await readTaskBranches(repos, runs);
+  for (const lease of leases) runs.get(lease.run).inRedis = true;
+  if ((await redis.type(keys.runs())) === 'zset') for (const id of await redis.zrange(keys.runs(), 0, -1)) runs.get(id).inRedis = true;
   for (const facts of runs.all()) await readRunRecord(redis, keys, facts, runs, sources.note);
 
-  const views = listDir(home.viewsRoot()).map((repoKey) => ({
-    folder: home.repoViews(repoKey),
-    commits: listDir(home.repoViews(repoKey)).map((commit) => ({ commit, dir: home.view(repoKey, commit) })),
-  }));
-  return { runs: runs.all(), repos: [...repos], pendingBases, worktrees, sessions, branches, leases, views };
+  const repos = sources.all ? [...known] : sources.scope;
+  const branches: CleanInventory['branches'] = [];
+  const wip: OrcaRef[] = [];
+  for (const repo of repos) {
+    for (const found of await readOrcaRefs(repo, runs)) {
+      if (found.ref.startsWith(WIP_REFS)) wip.push(found);
+      else branches.push(await withMerges(found, runs.get(found.run)));
+    }
+  }
+
+  const views = [];
+  for (const repoKey of listDir(home.viewsRoot())) {
+    const commits = listDir(home.repoViews(repoKey)).map((commit) => ({ commit, dir: home.view(repoKey, commit) }));
+    const repo = commits[0] ? await commonDirOf(commits[0].dir) : undefined;
+    views.push({ folder: home.repoViews(repoKey), repo, commits });
+  }
+  return {
+    installation: { home, prefix: keys.prefix },
+    runs: runs.all(),
+    repos,
+    knownRepos: [...known],
+    all: sources.all,
+    pendingBases,
+    worktrees,
+    sessions,
+    branches,
+    wip,
+    leases,
+    views,
+    unreadableRecords: ledger.unreadable,
+  };
 }
 
 /**
  * The queue: what is waiting or running is untouchable; finished jobs name their repositories.
  * Returns the commits waiting or running jobs start from.
  */
-async function readQueue(queue: AgentQueue, runs: KnownRuns, repos: Set<string>): Promise<Set<string>> {
+async function readQueue(queue: AgentQueue, runs: KnownRuns, known: Set<string>): Promise<Set<string>> {
   const pendingBases = new Set<string>();
   for (const [jobs, pending] of [
     [await queue.queue.getJobs([...PENDING_STATES]), true],
@@ -108,14 +181,19 @@ async function readQueue(queue: AgentQueue, runs: KnownRuns, repos: Set<string>)
       const facts = JobFactsSchema.safeParse(job.data);
       const id = facts.success ? facts.data.run_id : parseAgentJobId(String(job.id ?? '')).runId;
       if (!id) continue;
+      const run = runs.get(id);
+      run.inRedis = true;
       if (pending) {
-        runs.get(id).pending += 1;
+        run.pending += 1;
         if (facts.success && facts.data.base) pendingBases.add(facts.data.base);
-      } else runs.get(id).finished += 1;
+      } else run.finished += 1;
       runs.touch(id, Math.max(job.timestamp ?? 0, job.processedOn ?? 0, job.finishedOn ?? 0));
       const repoPath = facts.success ? facts.data.repo?.path : undefined;
       const dir = repoPath && existsSync(repoPath) ? await commonDirOf(repoPath) : undefined;
-      if (dir) repos.add(dir);
+      if (dir) {
+        known.add(dir);
+        run.repos.add(dir);
+      }
     }
   }
   return pendingBases;
@@ -125,45 +203,52 @@ async function readQueue(queue: AgentQueue, runs: KnownRuns, repos: Set<string>)
 async function readOrcaFolders(
   home: OrcaHome,
   runs: KnownRuns,
-  repos: Set<string>,
+  known: Set<string>,
 ): Promise<Pick<CleanInventory, 'worktrees' | 'sessions'>> {
   for (const id of listDir(home.worktreesRoot())) runs.touch(id, newestMtime(home.runWorktrees(id)));
   const sessions = new Map(listDir(home.sessionsRoot()).map((id) => [id, home.runSessions(id)] as const));
   for (const [id, folder] of sessions) runs.touch(id, newestMtime(folder));
-  const worktrees = new Map<string, { folder: string; dirs: string[] }>();
+  const worktrees = new Map<string, { folder: string; dirs: FoundWorktree[] }>();
   for (const id of listDir(home.worktreesRoot())) {
-    const dirs = listDir(home.runWorktrees(id)).map((task) => home.worktree(id, task));
-    worktrees.set(id, { folder: home.runWorktrees(id), dirs });
-    for (const dir of dirs) {
-      const repo = await commonDirOf(dir);
-      if (repo) repos.add(repo);
+    const dirs: FoundWorktree[] = [];
+    for (const task of listDir(home.runWorktrees(id))) {
+      const dir = home.worktree(id, task);
+      const repo = await worktreeRepoOf(dir);
+      dirs.push({ dir, run: id, task, repo, changes: repo ? await hasChanges(dir) : false });
+      if (repo) {
+        known.add(repo);
+        runs.get(id).repos.add(repo);
+      }
     }
+    worktrees.set(id, { folder: home.runWorktrees(id), dirs });
   }
   for (const clone of listDir(home.clonesRoot())) {
     const dir = await commonDirOf(home.clone(clone));
-    if (dir) repos.add(dir);
+    if (dir) known.add(dir);
   }
   return { worktrees, sessions };
 }
 
-/** Task branches (`orca/<run>/…`) in every repository known, with when they last moved. */
-async function readTaskBranches(repos: Set<string>, runs: KnownRuns): Promise<TaskBranch[]> {
-  const branches: TaskBranch[] = [];
-  for (const repo of repos) {
-    const refs = await gitAt(repo).raw([
-      'for-each-ref',
-      '--format=%(refname:short) %(objectname) %(committerdate:unix)',
-      'refs/heads/orca/',
-    ]);
-    for (const line of refs.split('\n').filter(Boolean)) {
-      const [name, sha, when] = line.split(' ') as [string, string, string];
-      const id = name.split('/')[1] ?? '';
-      if (!isSlug(id)) continue;
-      branches.push({ repo, run: id, name, sha });
-      runs.touch(id, Number(when) * 1_000);
-    }
+/** orca's branches and work-in-progress refs in one repository, with when they last moved. */
+async function readOrcaRefs(repo: string, runs: KnownRuns): Promise<OrcaRef[]> {
+  const out = await gitAt(repo).raw(['for-each-ref', '--format=%(refname) %(objectname) %(committerdate:unix)', ORCA_BRANCHES, WIP_REFS]);
+  const found: OrcaRef[] = [];
+  for (const line of out.split('\n').filter(Boolean)) {
+    const [ref, sha, when] = line.split(' ') as [string, string, string];
+    const wip = ref.startsWith(WIP_REFS);
+    const named = wip ? parseWipRef(ref) : parseOrcaBranch(ref);
+    if (!named) continue; // a name orca never makes (`orca/notes`): not orca's to judge
+    found.push({ repo, run: named.runId, task: named.taskId, ref, name: wip ? ref : ref.slice('refs/heads/'.length), sha });
+    runs.touch(named.runId, Number(when) * 1_000);
+    runs.get(named.runId).repos.add(repo);
   }
-  return branches;
+  return found;
+}
+
+/** A run's result branch, with the branches (not orca's) and remote-tracking refs that hold it. */
+async function withMerges(branch: OrcaRef, run: RunFacts): Promise<OrcaRef | ResultBranch> {
+  if (run.ledger?.result_branch !== branch.name) return branch;
+  return { ...branch, mergedInto: await mergedInto(branch.repo, branch.sha) };
 }
 
 /** The newest mtime of a folder and what is directly in it (a transcript grows while its agent runs). */

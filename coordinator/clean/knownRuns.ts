@@ -1,4 +1,5 @@
 import { runIdStartedAt } from '../runId.js';
+import type { LedgerEntry } from '../runLedger.js';
 
 /** What `orca clean` found of one run, from everything that names it. */
 export interface RunFacts {
@@ -10,6 +11,12 @@ export interface RunFacts {
   coordinated: boolean;
   ended?: string;
   lastActive: number;
+  /** This installation's record of it: present only for a run made with this ORCA_HOME. */
+  ledger?: LedgerEntry;
+  /** This installation's Redis (its ORCA_PREFIX) holds a job, an event or a record of it. */
+  inRedis: boolean;
+  /** The git common dirs of the repositories its record, jobs and worktrees name. */
+  repos: Set<string>;
 }
 
 /** The runs `orca clean` found, each with the latest sign of activity seen for it. */
@@ -19,7 +26,10 @@ export class KnownRuns {
   /** The run's facts, a run first named here starting at the time its id says. */
   get(id: string): RunFacts {
     let facts = this.runs.get(id);
-    if (!facts) this.runs.set(id, (facts = { id, pending: 0, finished: 0, coordinated: false, lastActive: runIdStartedAt(id) }));
+    if (!facts) {
+      facts = { id, pending: 0, finished: 0, coordinated: false, lastActive: runIdStartedAt(id), inRedis: false, repos: new Set() };
+      this.runs.set(id, facts);
+    }
     return facts;
   }
 

@@ -29,6 +29,7 @@ export async function readRunRecord(
     ...(await redis.xrange(keys.events(facts.id), '-', '+', 'COUNT', 20)),
     ...(await redis.xrevrange(keys.events(facts.id), '+', '-', 'COUNT', 200)),
   ];
+  if (entries.length > 0) facts.inRedis = true;
   for (const [id, fields] of entries) {
     runs.touch(facts.id, streamEntryTime(id));
     const raw = fields[fields.indexOf('e') + 1];
@@ -43,6 +44,7 @@ export async function readRunRecord(
     if (parsed.data.event.type === 'run_end') facts.ended = `run_end ${String(parsed.data.event.status ?? '')}`.trim();
   }
   if ((await redis.type(keys.run(facts.id))) !== 'hash') return;
+  facts.inRedis = true;
   const hash = RunHashSchema.safeParse(await redis.hgetall(keys.run(facts.id)));
   if (!hash.success) {
     note(

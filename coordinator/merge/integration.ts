@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { branchExists, gitAt, resolveCommit, runGit } from '../../shared/core/git/git.js';
 import { linkDependencies } from '../../shared/core/git/linkDependencies.js';
-import { addWorktreeForBranch } from '../../shared/core/git/worktree.js';
+import { integrationBranch } from '../../shared/core/git/orcaBranch.js';
+import { addWorktreeForBranch, removeWorktree } from '../../shared/core/git/worktree.js';
 
 export type MergeOutcome =
   | { kind: 'merged'; commit: string; files: string[] }
@@ -10,8 +11,9 @@ export type MergeOutcome =
 
 /**
  * The run's integration branch, `orca/<run>/integration`, with a worktree of its own under
- * ORCA_HOME. Task branches are merged into it one at a time (`--no-ff`, so each task stays one
- * visible merge); a conflicting merge is aborted, leaving the branch exactly as it was.
+ * ORCA_HOME while the run goes (removed at its end: `close`). Task branches are merged into it
+ * one at a time (`--no-ff`, so each task stays one visible merge); a conflicting merge is
+ * aborted, leaving the branch exactly as it was.
  */
 export class IntegrationBranch {
   readonly branch: string;
@@ -22,7 +24,7 @@ export class IntegrationBranch {
     readonly runId: string,
     readonly dir: string,
   ) {
-    this.branch = `orca/${runId}/integration`;
+    this.branch = integrationBranch(runId);
   }
 
   /** Creates the branch at `base` (or reuses it on resume) and its worktree. Returns its head. */
@@ -36,8 +38,18 @@ export class IntegrationBranch {
     return this.head();
   }
 
+  /** The branch's tip, read from the repository: it holds after the worktree is gone. */
   async head(): Promise<string> {
-    return (await gitAt(this.dir).raw(['rev-parse', 'HEAD'])).trim();
+    return resolveCommit(this.repo, `refs/heads/${this.branch}`);
+  }
+
+  /**
+   * At the run's end: the worktree goes and the branch stays, the run's result, so the user can
+   * switch to it, check it out or merge it at once. What the checks left in the worktree (build
+   * output) goes with it; merges are commits on the branch.
+   */
+  async close(): Promise<void> {
+    await removeWorktree(this.repo, this.dir);
   }
 
   /** Merges a task branch; merges are serialised, whoever calls. */

@@ -2,9 +2,11 @@ import type { RoleDefinition } from '../../roles/role.js';
 import { roleSpec } from '../../roles/roleCatalog.js';
 import { ADOPTABLE } from '../../shared/core/events/taskStatusGroups.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
+import { orcaBranch } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import type { ModelChoice } from '../modelChoice.js';
 import type { OrcaServices } from '../services.js';
 import type { RunRecorder } from './runRecorder.js';
 
@@ -33,7 +35,7 @@ export class JobRunner {
   constructor(
     private readonly services: OrcaServices,
     private readonly recorder: RunRecorder,
-    private readonly options: { repo: string; model?: string; script?: Script; maxInFlight: number; signal: AbortSignal },
+    private readonly options: { repo: string; model?: ModelChoice; script?: Script; maxInFlight: number; signal: AbortSignal },
   ) {}
 
   get running(): number {
@@ -83,9 +85,9 @@ export class JobRunner {
         prompt: spec.prompt,
         repo: { path: this.options.repo },
         base: spec.base,
-        branch: spec.role.workspace === 'branch' ? `orca/${recorder.runId}/${spec.taskId}` : undefined,
+        branch: spec.role.workspace === 'branch' ? orcaBranch(recorder.runId, spec.taskId) : undefined,
         file_state: spec.fileState ?? [],
-        model: { id: this.options.model, script: this.options.script ? script : undefined },
+        model: { ...this.options.model, script: this.options.script ? script : undefined },
         checks: spec.checks ?? [],
         stop_event: 'SubagentStop',
       },

@@ -1,15 +1,19 @@
 import type { RoleDefinition } from '../../roles/role.js';
 import { availableRoles } from '../../roles/roleCatalog.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
-import { DONE_WELL } from '../../shared/core/events/taskStatusGroups.js';
+import { DONE_WELL, ENDED } from '../../shared/core/events/taskStatusGroups.js';
+import { integrationBranch, wipRef } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import { IntegrationBranch } from '../merge/integration.js';
+import type { ModelChoice } from '../modelChoice.js';
+import { recordRun, recordRunEnd } from '../runLedger.js';
 import type { OrcaServices } from '../services.js';
 import { waitForApproval } from './approval.js';
 import { dispatchPhase } from './dispatchPhase.js';
 import { explorePhase } from './explorePhase.js';
+import { handOverWorktrees } from './handOver.js';
 import { JobRunner } from './jobRunner.js';
 import { describePlan, planPhase } from './planPhase.js';
 import { type RunContext, RunFailure } from './runContext.js';
@@ -23,7 +27,8 @@ export interface RunSettings {
   repo: string;
   base: string;
   checks: string[];
-  model?: string;
+  /** The model every job carries; unset with the Scripted model, or for a run recorded before the id was. */
+  model?: ModelChoice;
   script?: Script;
   approve: boolean;
   budgets: RunBudgets & { maxAgents: number; wallClockMs?: number };
@@ -67,6 +72,15 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
   });
   watch.start();
 
+  const ledgerEntry = {
+    run_id: runId,
+    kind: 'run' as const,
+    prefix: services.keys.prefix,
+    repo: settings.repo,
+    base: settings.base,
+    result_branch: integrationBranch(runId),
+  };
+  recordRun(services.home, ledgerEntry);
   const roles = new Map(availableRoles(settings.repo).roles.map((role) => [role.name, role]));
   const integration = new IntegrationBranch(settings.repo, runId, services.home.integrationWorktree(runId));
   const ctx: RunContext = {
@@ -128,6 +142,8 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     cost_usd: recorder.state.run.result_cost_usd,
     detail,
   });
+  recordRunEnd(services.home, ledgerEntry, status);
+  await handOver(ctx, head);
   return runJson(recorder.state, {
     status,
     head,
@@ -135,6 +151,33 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     verification: verify?.verification ?? null,
     detail,
   });
+}
+
+/**
+ * The run's branches become the user's: the integration worktree goes, and the task worktrees
+ * let go of their branches (handOver.ts). A failure here is said, never hidden, and does not
+ * change the verdict already recorded.
+ */
+async function handOver(ctx: RunContext, head: string): Promise<void> {
+  const { recorder, services } = ctx;
+  try {
+    await ctx.integration.close();
+    const ended = (taskId: string) => ENDED.includes(recorder.state.tasks.get(taskId)?.status ?? 'pending');
+    for (const one of await handOverWorktrees(ctx.repo, recorder.runId, services.home, ended)) {
+      if (one.changes)
+        ctx.say(
+          `kept ${one.dir} for inspection (detached; its uncommitted changes are saved to ${wipRef(recorder.runId, one.taskId)} when orca clean removes it)`,
+        );
+    }
+    if (head !== ctx.base)
+      ctx.say(
+        `the result is on ${ctx.integration.branch}: \`git switch ${ctx.integration.branch}\` to look, \`git merge ${ctx.integration.branch}\` to take it`,
+      );
+  } catch (error) {
+    process.stderr.write(
+      `orca: the run ended, but its worktrees could not all be handed over: ${error instanceof Error ? error.message.trim() : String(error)}\n`,
+    );
+  }
 }
 
 async function approve(ctx: RunContext, tty: boolean, stop: (reason: string) => void): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
 import { IN_FLIGHT, SETTLED } from '../../shared/core/events/taskStatusGroups.js';
+import type { Usage } from '../../shared/core/model/usage.js';
 import { totalInputTokens } from '../../shared/core/model/usage.js';
 import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
 import type { RunFold } from '../../shared/infra/board/runFold.js';
@@ -70,12 +71,7 @@ export class RunWatch {
     const event = entry.event as Record<string, unknown> & { type: string };
     const task = entry.task_id ?? '';
     if (entry.source === 'agent' && event.type === 'usage') {
-      const total = event.total as {
-        input_tokens: number;
-        output_tokens: number;
-        cache_read_tokens: number;
-        cache_creation_tokens: number;
-      };
+      const total = event.total as Usage;
       const attempt = this.state.tasks.get(task)?.attempt ?? 0;
       this.live.set(`${task}#${attempt}`, { tokens: totalInputTokens(total) + total.output_tokens, cost: Number(event.total_cost_usd) });
       this.checkBudgets();

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { boardText, duration, tokens } from '../../coordinator/board/boardText.js';
+import { withResultState } from '../../coordinator/board/runResultState.js';
 import { readRunBoard } from '../../shared/infra/board/readBoard.js';
+import { git, makeRepo } from '../support/gitRepo.js';
 import { testRedis } from '../support/redis.js';
 import { RunEvents } from './runEvents.js';
 
@@ -47,6 +49,31 @@ describe('the board as text', () => {
     const row = lines.find((line) => visible(line).startsWith('failed'))!;
     expect(row.startsWith('\x1b[31mfailed')).toBe(true);
     expect(row).toContain('\x1b[0m');
+  });
+
+  it('says, once a run ended, where its result stands in git: not merged yet, merged, removed', async () => {
+    const { redis, keys } = testRedis();
+    const repo = makeRepo();
+    const base = git(repo, 'rev-parse', 'HEAD');
+    const run = new RunEvents(redis, keys, 'r-result');
+    const branch = 'orca/r-result/integration';
+    await run.created(repo, base);
+    git(repo, 'branch', branch, base);
+    git(repo, 'switch', '--quiet', branch);
+    git(repo, 'commit', '--quiet', '--allow-empty', '-m', 'merged work');
+    const head = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'switch', '--quiet', 'main');
+    const text = async () =>
+      boardText(await withResultState((await readRunBoard(redis, keys, 'r-result'))!), { now: run.now, color: false });
+    // Nothing said while the run goes.
+    expect((await text()).some((line) => line.startsWith('result'))).toBe(false);
+    const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 };
+    await run.run({ type: 'run_end', status: 'PASS', head, usage, cost_usd: 0, detail: 'done' });
+    expect((await text()).at(-1)).toBe(`result ${branch} at ${head.slice(0, 12)}: not merged yet (git merge ${branch})`);
+    git(repo, 'merge', '--quiet', '--ff-only', branch);
+    expect((await text()).at(-1)).toBe(`result ${branch} at ${head.slice(0, 12)}: merged into main`);
+    git(repo, 'branch', '-D', branch);
+    expect((await text()).at(-1)).toBe(`result ${branch}: removed from the repository`);
   });
 
   it('writes durations and token counts short', () => {

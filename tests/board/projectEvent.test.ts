@@ -37,7 +37,7 @@ describe('the board state, projected from the run stream', () => {
       ports: [41000, 41001],
       turns: 1,
       tool_calls: 1,
-      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5 },
+      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5, thinking_tokens: 0 },
     });
     expect(t1!.cost_usd).toBeCloseTo(0.01);
     expect(t2).toMatchObject({ task_id: 't2', status: 'pending', depends_on: ['t1'], activity: 'waits for t1' });
@@ -57,7 +57,7 @@ describe('the board state, projected from the run stream', () => {
     await run.run({ type: 'check', command: 'npm test', exit_code: 1, tests_executed: 12, tree: 'e'.repeat(40), log: '/tmp/checks/2.log' });
     await run.run({ type: 'gate', name: 'zero_tests', ok: true, reason: '12 tests ran' });
     await run.run({ type: 'verdict', status: 'FAIL', detail: 'integration tests fail' });
-    const usage = { input_tokens: 500, output_tokens: 60, cache_read_tokens: 0, cache_creation_tokens: 0 };
+    const usage = { input_tokens: 500, output_tokens: 60, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 };
     await run.run({ type: 'run_end', status: 'FAIL', head: 'e'.repeat(40), usage, cost_usd: 0.5, detail: '1 of 2 tasks merged' });
 
     board = (await readRunBoard(redis, keys, 'r1'))!;
@@ -92,7 +92,7 @@ describe('the board state, projected from the run stream', () => {
       reason: 'error',
       detail: 'model call failed: overloaded',
       turns: 1,
-      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5 },
+      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5, thinking_tokens: 0 },
       cost_usd: 0.01,
     });
     let task = (await readRunBoard(redis, keys, 'r2'))!.tasks[0]!;
@@ -100,7 +100,10 @@ describe('the board state, projected from the run stream', () => {
 
     await run.state('t1', 'queued', 2, 'retry after a model error');
     const queuedAt = run.now;
-    await run.starts('t1', { usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_creation_tokens: 4 }, cost: 0.5 });
+    await run.starts('t1', {
+      usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_creation_tokens: 4, thinking_tokens: 0 },
+      cost: 0.5,
+    });
     const board = (await readRunBoard(redis, keys, 'r2'))!;
     task = board.tasks[0]!;
     expect(task).toMatchObject({
@@ -112,7 +115,13 @@ describe('the board state, projected from the run stream', () => {
     });
     expect(task.error).toBeUndefined();
     expect(task.ended_at).toBeUndefined();
-    expect(task.usage).toEqual({ input_tokens: 101, output_tokens: 22, cache_read_tokens: 33, cache_creation_tokens: 9 });
+    expect(task.usage).toEqual({
+      input_tokens: 101,
+      output_tokens: 22,
+      cache_read_tokens: 33,
+      cache_creation_tokens: 9,
+      thinking_tokens: 0,
+    });
     expect(task.cost_usd).toBeCloseTo(0.51);
     expect(board.run.usage).toEqual(task.usage);
   });
@@ -131,7 +140,7 @@ describe('the board state, projected from the run stream', () => {
       reason: 'aborted',
       detail: 'the run was aborted',
       turns: 1,
-      usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 },
+      usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 },
       cost_usd: 0,
     });
     board = (await readRunBoard(redis, keys, 'r3'))!;

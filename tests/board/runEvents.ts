@@ -87,7 +87,13 @@ export class RunEvents {
       cwd: `/tmp/wt/${taskId}`,
     });
     await this.agent(taskId, { type: 'turn_start', turn: 1 });
-    const usage = options.usage ?? { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5 };
+    const usage = options.usage ?? {
+      input_tokens: 100,
+      output_tokens: 20,
+      cache_read_tokens: 30,
+      cache_creation_tokens: 5,
+      thinking_tokens: 0,
+    };
     await this.agent(taskId, {
       type: 'usage',
       turn: 1,
@@ -108,7 +114,7 @@ export class RunEvents {
       reason: 'report',
       detail: 'reported',
       turns: 2,
-      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5 },
+      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5, thinking_tokens: 0 },
       cost_usd: 0.01,
       report: { summary: 'done', unresolved: [], claimed_checks: [] },
     });
@@ -125,7 +131,7 @@ export class RunEvents {
       host: 'host-1',
       pid: 4242,
       turns: 2,
-      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5 },
+      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5, thinking_tokens: 0 },
       cost_usd: 0.01,
     });
   }

@@ -36,11 +36,14 @@ describe('one reducer for a run’s events', () => {
       reason: 'error',
       detail: 'model call failed',
       turns: 1,
-      usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0 },
+      usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 },
       cost_usd: 0,
     });
     await run.state('t1', 'queued', 2, 'retry');
-    await run.starts('t1', { usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_creation_tokens: 4 }, cost: 0.5 });
+    await run.starts('t1', {
+      usage: { input_tokens: 1, output_tokens: 2, cache_read_tokens: 3, cache_creation_tokens: 4, thinking_tokens: 0 },
+      cost: 0.5,
+    });
     await run.agent('t1', { type: 'assistant_text', turn: 1, text: 'done here\nand more' });
     await run.finishes('t1');
     await run.merged('t1');
@@ -56,7 +59,7 @@ describe('one reducer for a run’s events', () => {
     });
     await run.run({ type: 'gate', name: 'zero_tests', ok: true, reason: '3 tests ran' });
     await run.run({ type: 'verdict', status: 'PARTIAL', detail: 't2 blocked' });
-    const usage = { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5 };
+    const usage = { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5, thinking_tokens: 0 };
     await run.run({ type: 'run_end', status: 'PARTIAL', head: 'e'.repeat(40), usage, cost_usd: 0.01, detail: 'd' });
     // An `orca agent`-style task, with only its agent's events.
     await run.starts('solo');
@@ -106,14 +109,31 @@ describe('one reducer for a run’s events', () => {
     // The merge is what makes a task merged, before (or without) the task_state that says so.
     expect(t1).toMatchObject({ status: 'merged', attempt: 2, job_id: 'r-coord|t1|2', merge_outcome: 'resolved', commit: 'f'.repeat(40) });
     expect(t1.result_job_id).toBeUndefined(); // finishes() records a result without a job id
-    const twice = { input_tokens: 200, output_tokens: 40, cache_read_tokens: 60, cache_creation_tokens: 10 };
+    const twice = { input_tokens: 200, output_tokens: 40, cache_read_tokens: 60, cache_creation_tokens: 10, thinking_tokens: 0 };
     expect(t1.result_usage).toEqual(twice);
     expect(t1.result_cost_usd).toBeCloseTo(0.02);
     expect(state.run.result_usage).toEqual(twice);
     expect(state.run.last_merge_at).toBe(mergedAt);
     expect(state.run).toMatchObject({ kind: 'run', status: 'running', base: 'a'.repeat(40), checks: ['npm test'] });
     // Fed only its own events, the coordinator's state has none of the agents' turns.
-    expect(t1.usage).toEqual({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 });
+    expect(t1.usage).toEqual({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 });
     expect(t1.tool_calls).toBe(0);
+  });
+
+  it('shows an agent the model refused as failed with end reason refusal, and counts its thinking tokens', async () => {
+    const { redis, keys } = testRedis();
+    const run = new RunEvents(redis, keys, 'r-refusal');
+    await run.starts('solo');
+    const usage = { input_tokens: 10, output_tokens: 50, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 30 };
+    await run.agent('solo', { type: 'usage', turn: 1, usage, cost_usd: 0.001, total: usage, total_cost_usd: 0.001 });
+    const detail = 'the model declined to go on (stop reason refusal: category cyber)';
+    await run.agent('solo', { type: 'end', reason: 'refusal', detail, turns: 1, usage, cost_usd: 0.001 });
+
+    const board = (await readRunBoard(redis, keys, 'r-refusal'))!;
+    const task = board.tasks.find((candidate) => candidate.task_id === 'solo')!;
+    expect(task).toMatchObject({ status: 'failed', end_reason: 'refusal', end_detail: detail, error: detail });
+    expect(task.usage.thinking_tokens).toBe(30);
+    expect(board.run.usage.thinking_tokens).toBe(30);
+    expect((await foldOf(run)).tasks.get('solo')).toMatchObject({ status: 'failed', end_reason: 'refusal' });
   });
 });

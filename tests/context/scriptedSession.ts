@@ -92,7 +92,15 @@ export async function runScripted(options: {
 export function messagesText(request: ModelRequest): string {
   return request.messages
     .flatMap((message) => message.content)
-    .map((block) => (block.type === 'text' ? block.text : block.type === 'tool_result' ? block.content : JSON.stringify(block.input)))
+    .map((block) =>
+      block.type === 'text'
+        ? block.text
+        : block.type === 'tool_result'
+          ? block.content
+          : block.type === 'tool_use'
+            ? JSON.stringify(block.input)
+            : '',
+    )
     .join('\n');
 }
 

@@ -61,4 +61,12 @@ describe('the plan DAG', () => {
     expect(messages).toContain('subtasks.2.depends_on.0: nope is not a subtask id (ids: t1, t2, t3)');
     expect(messages).toContain('subtasks: the dependencies form a cycle: t1 → t2 → t1');
   });
+
+  it("refuses a subtask id whose branch would be the run's integration branch", () => {
+    const bad = PlanOutputSchema.safeParse({ subtasks: [task('integration', ['a'])], risks: [] });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)).toEqual([
+      `subtasks.0.id: "integration" is the run's own branch: pick another id`,
+    ]);
+  });
 });

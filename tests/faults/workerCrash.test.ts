@@ -72,6 +72,8 @@ describe('a worker killed mid-job during orca run', () => {
       const commits = git(repo, 'log', '--format=%s', `${base}..${held.branch}`).split('\n').filter(Boolean);
       expect(commits).toEqual(['wrote src/held.txt']);
       expect(git(repo, 'ls-tree', '-r', '--name-only', held.branch!).split('\n').sort()).toEqual(['README.md', 'check.sh', 'src/held.txt']);
+      // It was saved under the task's work-in-progress ref before the retry replaced the dead attempt's worktree.
+      expect(git(repo, 'show', `refs/orca/wip/${runId}/held:half.txt`)).toBe('partial');
       // Merged once into the integration branch, beside the other task.
       const merges = git(repo, 'log', '--merges', '--format=%s', `${base}..${json.integration_branch}`).split('\n').filter(Boolean);
       expect(merges.filter((subject) => subject.startsWith('Merge held'))).toHaveLength(1);

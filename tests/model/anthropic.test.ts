@@ -85,7 +85,7 @@ describe('AnthropicModel streaming', () => {
     expect(end).toEqual({
       type: 'message_end',
       stopReason: 'end_turn',
-      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 1000, cache_creation_tokens: 200 },
+      usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 1000, cache_creation_tokens: 200, thinking_tokens: 0 },
     });
     expect(events.filter((event) => event.type === 'message_end')).toHaveLength(1);
     // Sonnet: $3 in, $15 out, cache write 1.25× and cache read 0.1× the input price, per million.
@@ -126,7 +126,9 @@ describe('AnthropicModel streaming', () => {
       reply.text('ok', { usage: { input_tokens: 7, output_tokens: 3, cache_read_input_tokens: null, cache_creation_input_tokens: null } }),
     );
     const events = await collect(model().stream(request, signal()));
-    expect(events.at(-1)).toMatchObject({ usage: { input_tokens: 7, output_tokens: 3, cache_read_tokens: 0, cache_creation_tokens: 0 } });
+    expect(events.at(-1)).toMatchObject({
+      usage: { input_tokens: 7, output_tokens: 3, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 },
+    });
   });
 
   it('yields each tool_use once, complete, after its input JSON arrived in partial chunks', async () => {
@@ -140,18 +142,23 @@ describe('AnthropicModel streaming', () => {
     );
     const events = await collect(model().stream(request, signal()));
 
-    expect(events.map((event) => event.type)).toEqual(['text_delta', 'text_delta', 'tool_use', 'tool_use', 'message_end']);
-    expect(events[2]).toEqual({ type: 'tool_use', id: 'toolu_read', name: 'Read', input });
-    expect(events[3]).toEqual({ type: 'tool_use', id: 'toolu_list', name: 'TaskList', input: {} });
-    expect(events[4]).toMatchObject({ type: 'message_end', stopReason: 'tool_use' });
+    expect(events.map((event) => event.type)).toEqual(['text_delta', 'text_delta', 'block', 'block', 'block', 'message_end']);
+    expect(events[2]).toEqual({ type: 'block', block: { type: 'text', text: 'Let me look.' } });
+    expect(events[3]).toEqual({ type: 'block', block: { type: 'tool_use', id: 'toolu_read', name: 'Read', input } });
+    expect(events[4]).toEqual({ type: 'block', block: { type: 'tool_use', id: 'toolu_list', name: 'TaskList', input: {} } });
+    expect(events[5]).toMatchObject({ type: 'message_end', stopReason: 'tool_use' });
   });
 
-  it('fails with a stream error when a finished tool_use input does not parse, without retrying', async () => {
-    server.enqueue(reply.toolUse('Edit', null, { rawJson: '{"file_path": "a.ts", "old_string": ', chunks: 3 }));
-    const { events, error } = await failure(model().stream(request, signal()));
-    expect(error.kind).toBe('stream');
-    expect(error.message).toMatch(/tool_use Edit .* is not valid JSON/);
-    expect(events.some((event) => event.type === 'tool_use' || event.type === 'message_end')).toBe(false);
+  it('hands a finished tool_use whose input does not parse on with the JSON error and how the text began, without retrying', async () => {
+    server.enqueue(reply.toolUse('Edit', null, { id: 'toolu_bad', rawJson: '{"file_path": "a.ts", "old_string": ', chunks: 3 }));
+    const events = await collect(model().stream(request, signal()));
+    const block = events.find((event) => event.type === 'block');
+    expect(block).toMatchObject({ type: 'block', block: { type: 'tool_use', id: 'toolu_bad', name: 'Edit', input: {} } });
+    expect(block).toHaveProperty(
+      'inputError',
+      expect.stringMatching(/^the input is not valid JSON \(.+\); the input began: \{"file_path": "a\.ts", "old_string": $/),
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'message_end', stopReason: 'tool_use' });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -164,7 +171,7 @@ describe('AnthropicModel streaming', () => {
       }),
     );
     const events = await collect(model().stream(request, signal()));
-    expect(events.map((event) => event.type)).toEqual(['text_delta', 'message_end']);
+    expect(events.map((event) => event.type)).toEqual(['text_delta', 'block', 'message_end']);
     expect(events.at(-1)).toMatchObject({ stopReason: 'max_tokens' });
   });
 });
@@ -290,12 +297,14 @@ describe('AnthropicModel failures after the stream started', () => {
   });
 
   it('does not retry an error event that waiting cannot fix', async () => {
-    server.enqueue(reply.text('partial', { errorAfter: { events: 3, type: 'invalid_request_error', message: 'prompt is too long' } }));
+    server.enqueue(
+      reply.text('partial', { errorAfter: { events: 3, type: 'invalid_request_error', message: 'text content blocks must be non-empty' } }),
+    );
     const { events, error } = await failure(model().stream(request, signal()));
     expect(server.requests).toHaveLength(1);
     expect(events.some((event) => event.type === 'retry')).toBe(false);
     expect(error.kind).toBe('bad_request');
-    expect(error.message).toBe('the API rejected the request (invalid_request_error: prompt is too long)');
+    expect(error.message).toBe('the API rejected the request (invalid_request_error: text content blocks must be non-empty)');
   });
 
   it('retries a stalled stream, closes each stalled connection, and fails clearly after the limit', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Message } from '../../shared/core/model/message.js';
+import type { Message, ToolUseBlock } from '../../shared/core/model/message.js';
 import type { ModelEvent, ModelRequest, ToolSpec } from '../../shared/core/model/model.js';
 import { ModelError } from '../../shared/core/model/modelError.js';
 import { type ScriptedAgentIdentity, ScriptedModel } from '../../shared/core/model/scripted.js';
@@ -37,8 +37,8 @@ function textOf(events: ModelEvent[]): string {
   return events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : [])).join('');
 }
 
-function toolUses(events: ModelEvent[]): Array<Extract<ModelEvent, { type: 'tool_use' }>> {
-  return events.filter((event): event is Extract<ModelEvent, { type: 'tool_use' }> => event.type === 'tool_use');
+function toolUses(events: ModelEvent[]): ToolUseBlock[] {
+  return events.flatMap((event) => (event.type === 'block' && event.block.type === 'tool_use' ? [event.block] : []));
 }
 
 function end(events: ModelEvent[]): Extract<ModelEvent, { type: 'message_end' }> {
@@ -109,7 +109,9 @@ describe('ScriptedModel: choosing the agent script', () => {
     const model = new ScriptedModel(precedence, WORKER);
     expect(model.id).toBe('scripted');
     expect(model.scripted).toBe(true);
-    expect(model.cost({ input_tokens: 1e6, output_tokens: 1e6, cache_read_tokens: 1e6, cache_creation_tokens: 1e6 })).toBe(0);
+    expect(
+      model.cost({ input_tokens: 1e6, output_tokens: 1e6, cache_read_tokens: 1e6, cache_creation_tokens: 1e6, thinking_tokens: 0 }),
+    ).toBe(0);
   });
 });
 
@@ -151,7 +153,7 @@ describe('ScriptedModel: playing turns', () => {
     const deltas = first.filter((event) => event.type === 'text_delta');
     expect(deltas.length).toBeGreaterThan(1);
     expect(textOf(first)).toBe('Reading the file that holds the bug first.');
-    expect(first.findIndex((event) => event.type === 'tool_use')).toBeGreaterThan(
+    expect(first.findIndex((event) => event.type === 'block' && event.block.type === 'tool_use')).toBeGreaterThan(
       first.findLastIndex((event) => event.type === 'text_delta'),
     );
     expect(toolUses(first).map(({ name, input }) => ({ name, input }))).toEqual([{ name: 'Read', input: { file_path: 'src/a.ts' } }]);

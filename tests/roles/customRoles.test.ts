@@ -39,7 +39,7 @@ describe('custom roles from .claude/agents/*.md', () => {
     expect(reviewer).toMatchObject({
       tools: ['Read', 'Grep', 'Glob'],
       mode: 'read-only',
-      model: 'claude-haiku-4-5',
+      model: 'claude-haiku-5-5',
       limits: { maxTurns: 7 },
       workspace: 'view',
       output: 'explore',
@@ -73,5 +73,19 @@ describe('custom roles from .claude/agents/*.md', () => {
     expect(() => findRole(repo, 'nope')).toThrow(
       /unknown role "nope": the roles are coordinator, explore, plan, worker, verification, good/,
     );
+  });
+
+  it("reads orca's own thinking and effort fields, and skips a file whose thinking setting is not one", () => {
+    const repo = tempDir();
+    writeFiles(repo, {
+      '.claude/agents/deep.md': '---\nname: deep\ndescription: Thinks hard.\nthinking: enabled:8000\neffort: xhigh\n---\nThink.\n',
+      '.claude/agents/odd.md': '---\nname: odd\ndescription: Odd.\nthinking: sometimes\n---\nHm.\n',
+      '.claude/agents/lazy.md': '---\nname: lazy\ndescription: Lazy.\neffort: none\n---\nHm.\n',
+    });
+    const { roles, warnings } = loadCustomRoles(repo, TOOLS);
+    expect(roles.map((role) => [role.name, role.thinking, role.effort])).toEqual([['deep', 'enabled:8000', 'xhigh']]);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/lazy\.md: skipped, .*effort/);
+    expect(warnings[1]).toMatch(/odd\.md: skipped, .*"sometimes" is not a thinking setting: use adaptive, enabled:<budget>/);
   });
 });

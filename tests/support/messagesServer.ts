@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type MintedAnswer, mergeTurns, prefixOf, type RequestVerdict, ThinkingLedger } from './messagesApiRules.js';
 
 /**
  * A local stand-in for the Anthropic Messages API: `POST …/v1/messages` answered with SSE in the
@@ -8,10 +9,20 @@ import type { AddressInfo } from 'node:net';
  * so a test scripts exactly what the client meets: streamed text, tool_use input in partial JSON
  * chunks, HTTP errors with API-shaped bodies, a connection cut, a stall, an `error` event midway.
  * It records every request and how its response ended, including a client closing it early.
+ *
+ * It is strict by default: every request is first held to the API's rules (messagesApiRules.ts)
+ * and one that breaks them gets the API's 400, without taking a queued behaviour. Thinking blocks
+ * it streams are signed by it and bound to the conversation before them, so a client that drops,
+ * edits, reorders or rebinds one is refused as the API would refuse it.
  */
 
 export type ServerBlock =
   | { type: 'text'; text: string; chunks?: number }
+  /** Signed by the server; its text is sent empty when the model omits thinking text and the request did not ask for it. */
+  | { type: 'thinking'; thinking: string; chunks?: number }
+  | { type: 'redacted_thinking'; data: string }
+  /** Any other block (server_tool_use, a type the SDK does not know), sent whole in its content_block_start. */
+  | { type: 'raw'; block: Record<string, unknown> & { type: string } }
   | {
       type: 'tool_use';
       name: string;
@@ -27,12 +38,16 @@ export interface ServerUsage {
   output_tokens?: number;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
+  /** Sent as output_tokens_details.thinking_tokens. */
+  thinking_tokens?: number;
 }
 
 export interface StreamBehaviour {
   kind: 'stream';
   blocks: ServerBlock[];
   stopReason?: string;
+  /** A refusal's category and explanation (message_delta's stop_details). */
+  stopDetails?: { category: string | null; explanation: string | null };
   usage?: ServerUsage;
   /** Counted in SSE events written (ping included): cut the TCP connection after this many. */
   cutAfter?: number;
@@ -75,6 +90,12 @@ export interface RecordedRequest {
   outcome?: Outcome;
   /** Resolves once the response has ended, with how. */
   settled: Promise<Outcome>;
+  /** The API's 400 message, when the strict checks refused the request. */
+  rejection?: string;
+  /** Thinking blocks the request asked to drop that failed the prefix check (reported in input_transformations). */
+  dropped: RequestVerdict['dropped'];
+  /** The answer streamed, its blocks as a client must send them back (thinking with the signature it was given). */
+  answer?: MintedAnswer;
 }
 
 type SseEvent = { event: string; data: unknown };
@@ -96,6 +117,24 @@ export const reply = {
     blocks.push({ type: 'tool_use', name, input, chunks, id, rawJson });
     return { kind: 'stream', blocks, stopReason: 'tool_use', ...rest };
   },
+  /** A thinking model's tool call: a thinking block, then the tool_use. */
+  thinkingToolUse(
+    thinking: string,
+    name: string,
+    input: unknown,
+    options: Partial<Omit<StreamBehaviour, 'kind' | 'blocks'>> & { id?: string; rawJson?: string } = {},
+  ): StreamBehaviour {
+    const { id, rawJson, ...rest } = options;
+    return {
+      kind: 'stream',
+      blocks: [
+        { type: 'thinking', thinking, chunks: 2 },
+        { type: 'tool_use', name, input, id, rawJson },
+      ],
+      stopReason: 'tool_use',
+      ...rest,
+    };
+  },
   stream(blocks: ServerBlock[], options: Partial<Omit<StreamBehaviour, 'kind' | 'blocks'>> = {}): StreamBehaviour {
     return { kind: 'stream', blocks, stopReason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', ...options };
   },
@@ -104,6 +143,13 @@ export const reply = {
   },
 };
 
+export interface MessagesServerOptions {
+  /** Hold every request to the API's rules (default true). */
+  strict?: boolean;
+  /** The model's context window: a larger prompt (4 characters a token) is "prompt is too long". */
+  contextWindowTokens?: number;
+}
+
 export class MessagesServer {
   readonly requests: RecordedRequest[] = [];
   private readonly queue: Behaviour[] = [];
@@ -111,6 +157,9 @@ export class MessagesServer {
   private closing = false;
   private ids = 0;
   private baseUrl = '';
+  readonly thinking = new ThinkingLedger();
+
+  constructor(private readonly options: MessagesServerOptions = {}) {}
 
   /** Listens on 127.0.0.1 at a free port; returns the base URL (`http://127.0.0.1:PORT`). */
   async start(): Promise<string> {
@@ -176,6 +225,7 @@ export class MessagesServer {
       body,
       receivedAt: Date.now(),
       settled,
+      dropped: [],
     };
     this.requests.push(record);
     let cut = false;
@@ -196,6 +246,12 @@ export class MessagesServer {
         message: `messagesServer serves POST /v1/messages, not ${method} ${url}`,
       });
     }
+    const verdict = this.options.strict === false ? undefined : this.thinking.check(body, headers, this.options);
+    if (verdict?.error) {
+      record.rejection = verdict.error;
+      return sendError(res, { kind: 'http_error', status: 400, type: 'invalid_request_error', message: verdict.error });
+    }
+    record.dropped = verdict?.dropped ?? [];
     const behaviour = this.queue.shift();
     if (!behaviour) {
       // 400 so the SDK does not retry it: the test fails on its first unscripted request.
@@ -209,7 +265,16 @@ export class MessagesServer {
     if (behaviour.kind === 'http_error') return sendError(res, behaviour);
 
     const model = typeof (body as { model?: unknown })?.model === 'string' ? (body as { model: string }).model : 'unknown';
-    const events = this.sseEvents(behaviour, model);
+    if (verdict && !verdict.thinks && behaviour.blocks.some((block) => block.type === 'thinking' || block.type === 'redacted_thinking')) {
+      return sendError(res, {
+        kind: 'http_error',
+        status: 400,
+        type: 'invalid_request_error',
+        message: `messagesServer: request ${record.index} does not think (its thinking is off for ${model}), but the behaviour queued for it has thinking blocks`,
+      });
+    }
+    const { events, answer } = this.sseEvents(behaviour, model, body, verdict);
+    record.answer = answer;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -237,8 +302,19 @@ export class MessagesServer {
     res.end();
   }
 
-  private sseEvents(behaviour: StreamBehaviour, model: string): SseEvent[] {
+  private sseEvents(
+    behaviour: StreamBehaviour,
+    model: string,
+    body: unknown,
+    verdict: RequestVerdict | undefined,
+  ): { events: SseEvent[]; answer: MintedAnswer } {
     const usage = behaviour.usage ?? {};
+    // What the answer's thinking is bound to: the conversation it continues (a paused turn included) and the blocks before it.
+    const merged = verdict?.messages ?? mergeTurns(((body as { messages?: unknown[] })?.messages ?? []) as never[]);
+    const continues = merged.at(-1)?.role === 'assistant';
+    const before = continues ? merged.slice(0, -1) : merged;
+    const answer: MintedAnswer = { blocks: [], stopReason: behaviour.stopReason ?? 'end_turn' };
+    const partial = (): unknown[] => [...(continues ? merged.at(-1).content : []), ...answer.blocks];
     const events: SseEvent[] = [
       {
         event: 'message_start',
@@ -258,50 +334,67 @@ export class MessagesServer {
               cache_read_input_tokens: usage.cache_read_input_tokens === undefined ? 0 : usage.cache_read_input_tokens,
               output_tokens: 1,
             },
+            ...(verdict && verdict.dropped.length > 0 ? { input_transformations: verdict.dropped } : {}),
           },
         },
       },
     ];
+    const start = (index: number, content_block: unknown) => {
+      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block } });
+      if (index === 0) events.push({ event: 'ping', data: { type: 'ping' } });
+    };
+    const delta = (index: number, value: unknown) =>
+      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: value } });
     behaviour.blocks.forEach((block, index) => {
       if (block.type === 'text') {
-        events.push({
-          event: 'content_block_start',
-          data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
-        });
-        if (index === 0) events.push({ event: 'ping', data: { type: 'ping' } });
-        for (const piece of split(block.text, block.chunks ?? 1)) {
-          events.push({
-            event: 'content_block_delta',
-            data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } },
-          });
-        }
+        start(index, { type: 'text', text: '' });
+        for (const piece of split(block.text, block.chunks ?? 1)) delta(index, { type: 'text_delta', text: piece });
+        answer.blocks.push({ type: 'text', text: block.text });
+      } else if (block.type === 'thinking') {
+        const shown = verdict && !verdict.showsThinkingText ? '' : block.thinking;
+        const signature = this.thinking.mint(shown, prefixOf(body, before, partial()));
+        start(index, { type: 'thinking', thinking: '', signature: '' });
+        for (const piece of split(shown, block.chunks ?? 1)) delta(index, { type: 'thinking_delta', thinking: piece });
+        delta(index, { type: 'signature_delta', signature });
+        answer.blocks.push({ type: 'thinking', thinking: shown, signature });
+      } else if (block.type === 'redacted_thinking') {
+        start(index, { type: 'redacted_thinking', data: block.data });
+        answer.blocks.push({ type: 'redacted_thinking', data: block.data });
+      } else if (block.type === 'raw') {
+        start(index, block.block);
+        answer.blocks.push(block.block);
       } else {
         const id = block.id ?? `toolu_local_${++this.ids}`;
-        events.push({
-          event: 'content_block_start',
-          data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: block.name, input: {} } },
-        });
-        if (index === 0) events.push({ event: 'ping', data: { type: 'ping' } });
+        start(index, { type: 'tool_use', id, name: block.name, input: {} });
         const json = block.rawJson ?? JSON.stringify(block.input);
-        for (const piece of split(json, block.chunks ?? 1)) {
-          events.push({
-            event: 'content_block_delta',
-            data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } },
-          });
-        }
+        for (const piece of split(json, block.chunks ?? 1)) delta(index, { type: 'input_json_delta', partial_json: piece });
+        answer.blocks.push({ type: 'tool_use', id, name: block.name, input: parsedOrEmpty(json) });
       }
       events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
     });
+    this.thinking.record(answer);
     events.push({
       event: 'message_delta',
       data: {
         type: 'message_delta',
-        delta: { stop_reason: behaviour.stopReason ?? 'end_turn', stop_sequence: null },
-        usage: { output_tokens: usage.output_tokens ?? 5 },
+        delta: { stop_reason: behaviour.stopReason ?? 'end_turn', stop_sequence: null, stop_details: behaviour.stopDetails ?? null },
+        usage: {
+          output_tokens: usage.output_tokens ?? 5,
+          output_tokens_details: usage.thinking_tokens === undefined ? null : { thinking_tokens: usage.thinking_tokens },
+        },
       },
     });
     events.push({ event: 'message_stop', data: { type: 'message_stop' } });
-    return events;
+    return { events, answer };
+  }
+}
+
+/** A tool input as the client will send it back: parsed, or `{}` when it does not parse. */
+function parsedOrEmpty(json: string): unknown {
+  try {
+    return json.trim() === '' ? {} : JSON.parse(json);
+  } catch {
+    return {};
   }
 }
 

@@ -28,6 +28,7 @@ const AgentJsonSchema = z.strictObject({
     output_tokens: z.number().int().nonnegative(),
     cache_read_tokens: z.number().int().nonnegative(),
     cache_creation_tokens: z.number().int().nonnegative(),
+    thinking_tokens: z.number().int().nonnegative(),
     cost_usd: z.number().nonnegative(),
   }),
 });

@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { recordRun } from '../../coordinator/runLedger.js';
+import { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import { appendRunEvent } from '../../shared/infra/board/runEvents.js';
 import { PortLeaser, parsePortLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
@@ -11,7 +13,7 @@ import { waitForProcesses } from '../support/processTable.js';
 import { reportTurn, scriptedJob, testRunId, toolTurn } from '../support/scriptedJobs.js';
 
 describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
-  it('removes what finished and dead runs left, and never touches a run with a job running', async () => {
+  it("removes what this installation's finished and dead runs left, saving work first, and never touches a run with a job running", async () => {
     const orca = await OrcaTestEnv.open();
     const repo = orca.dir('repo');
     git(repo, 'init', '-q', '-b', 'main');
@@ -25,7 +27,17 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
       active: testRunId('active'), // a job still running
       dead: testRunId('dead'), // a coordinator run that never ended
       ended: testRunId('ended'), // a coordinator run that ended
+      served: testRunId('served'), // no record here: another ORCA_HOME's run whose job this installation's worker ran
     };
+    // What `orca agent` and `orca run` record before their first job (the jobs here are queued by the test itself).
+    const home = new OrcaHome(orca.home);
+    for (const runId of [run.agent, run.aborted, run.active])
+      recordRun(home, { run_id: runId, kind: 'agent', prefix: orca.prefix, repo, base: oldBase, result_branch: `orca/${runId}/w` });
+    for (const runId of [run.dead, run.ended])
+      recordRun(home, { run_id: runId, kind: 'run', prefix: orca.prefix, repo, base: oldBase, result_branch: `orca/${runId}/integration` });
+    // Another installation's branch in the same repository: never this one's to remove.
+    const foreign = testRunId('foreign');
+    git(repo, 'branch', `orca/${foreign}/w`, oldBase);
     const runEvent = (runId: string, event: Record<string, unknown>) =>
       appendRunEvent(orca.redis, orca.keys, { run_id: runId, source: 'run', event: { at: Date.now(), ...event } as never });
     for (const runId of [run.dead, run.ended]) {
@@ -54,6 +66,7 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
     );
     await orca.queue.add(scriptedJob({ runId: run.dead, taskId: 'w', repo: { path: repo }, base: oldBase, turns: write('dead') }));
     await orca.queue.add(scriptedJob({ runId: run.ended, taskId: 'w', repo: { path: repo }, base: oldBase, turns: write('ended') }));
+    await orca.queue.add(scriptedJob({ runId: run.served, taskId: 'w', repo: { path: repo }, base: oldBase, turns: write('served') }));
     const spin = `: ${run.aborted}; while true; do sleep 0.05; done`;
     await orca.queue.add(
       scriptedJob({
@@ -80,7 +93,8 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
         ],
       }),
     );
-    for (const runId of [run.agent, run.dead, run.ended]) expect((await orca.result(agentJobId(runId, 'w', 1))).status).toBe('completed');
+    for (const runId of [run.agent, run.dead, run.ended, run.served])
+      expect((await orca.result(agentJobId(runId, 'w', 1))).status).toBe('completed');
     expect((await orca.result(agentJobId(run.agent, 'look', 1))).status).toBe('completed');
     await runEvent(run.ended, {
       type: 'run_end',
@@ -120,13 +134,29 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
 
     const first = await orca.cli(['clean'], { cwd: repo });
     expect(first.code, first.stderr).toBe(0);
-    for (const runId of [run.agent, run.aborted, run.ended]) {
+    for (const runId of [run.agent, run.aborted, run.ended, run.served]) {
       expect(existsSync(worktree(runId)), runId).toBe(false);
       expect(existsSync(sessions(runId)), runId).toBe(false);
-      expect(branch(runId), runId).toBe('');
       expect(first.stdout).toContain(`removed worktree ${worktree(runId)}`);
-      expect(first.stdout).toContain(`removed branch orca/${runId}/w`);
     }
+    // The aborted agent's uncommitted file was saved before its worktree went.
+    const wip = `refs/orca/wip/${run.aborted}/w`;
+    expect(first.stdout).toContain(`saved the uncommitted changes of ${worktree(run.aborted)} (1 file(s)) to ${wip}`);
+    expect(git(repo, 'show', `${wip}:x.txt`)).toBe('x');
+    expect(git(repo, 'rev-parse', `${wip}^`)).toBe(oldBase);
+    // A task branch goes; an unmerged result stays; a result with nothing of its own goes.
+    expect(first.stdout).toContain(`removed branch orca/${run.ended}/w in ${repo} (a task branch;`);
+    expect(first.stdout).toContain(`kept orca/${run.agent}/w in ${repo}`);
+    expect(first.stdout).toContain(`removed branch orca/${run.aborted}/w in ${repo} (the result, with no changes (still at the base);`);
+    expect(branch(run.ended)).toBe('');
+    expect(branch(run.aborted)).toBe('');
+    expect(branch(run.agent)).not.toBe('');
+    // A run this installation did not make: only what it left under this ORCA_HOME went, its branch stays.
+    expect(first.stdout).toContain(
+      `run ${run.served}: all 1 job(s) finished; made by another ORCA_HOME, so only what it left under this ORCA_HOME goes`,
+    );
+    expect(branch(run.served)).not.toBe('');
+    expect(first.stdout).toContain(`left run ${foreign} alone: not this installation's`);
     expect(first.stdout).toContain(`removed port lease ${leakedLease} (${run.agent}|w|1)`);
     expect(first.stdout).toContain(`removed view ${path.join(orca.home, 'views')}`);
     expect(views()).toEqual([]);
@@ -140,7 +170,7 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
     }
     expect(await owners()).toEqual([run.active, run.active]);
 
-    // Past the age threshold the dead run goes; the running one still stays, whatever its age.
+    // Past the age threshold the dead run goes; the running one still stays, whatever its age; the other installation's branch too.
     const second = await orca.cli(['clean', '--older-than', '0s'], { cwd: repo });
     expect(second.code, second.stderr).toBe(0);
     expect(existsSync(worktree(run.dead))).toBe(false);
@@ -148,21 +178,29 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
     expect(second.stdout).toContain(`kept run ${run.active}: 1 job(s) waiting or running`);
     expect(existsSync(path.join(worktree(run.active), 'active.txt'))).toBe(true);
     expect(branch(run.active)).not.toBe('');
+    expect(git(repo, 'branch', '--list', `orca/${foreign}/w`)).not.toBe('');
 
-    // Once its job has finished, it goes too.
+    // Once its job has finished, it goes too; --results takes the results not merged, --wip the saved work.
     writeFileSync(go, '');
     expect((await orca.result(agentJobId(run.active, 'w', 1))).status).toBe('completed');
-    const third = await orca.cli(['clean'], { cwd: repo });
+    const third = await orca.cli(['clean', '--results', '--wip'], { cwd: repo });
     expect(third.code, third.stderr).toBe(0);
     expect(existsSync(worktree(run.active))).toBe(false);
-    expect(branch(run.active)).toBe('');
+    for (const runId of [run.active, run.agent]) {
+      expect(branch(runId)).toBe('');
+      expect(third.stdout).toContain(`removed branch orca/${runId}/w in ${repo} (the result, not merged: --results;`);
+    }
+    expect(git(repo, 'for-each-ref', 'refs/orca/')).toBe('');
     expect(await leaser.held()).toEqual([]);
     expect(readdirSync(path.join(orca.home, 'worktrees'))).toEqual([]);
+    expect(readdirSync(path.join(orca.home, 'runs'))).toEqual([]);
     expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
 
     // The user's checkout: untouched throughout.
     expect(git(repo, 'rev-parse', 'HEAD')).toBe(head);
     expect(git(repo, 'status', '--porcelain')).toBe('');
-    expect(git(repo, 'branch', '--list').trim()).toBe('* main');
+    expect(git(repo, 'branch', '--list', '--format=%(refname:short)').split('\n').sort()).toEqual(
+      ['main', `orca/${foreign}/w`, `orca/${run.served}/w`].sort(),
+    );
   });
 });

@@ -65,6 +65,9 @@ describe('a worker process that stops mid-job', { timeout: SLOW_TEST_MS }, () =>
     expect(['waiting', 'delayed']).toContain(await orca.queue.queue.getJobState(jobId));
     expect(await new PortLeaser(orca.redis, orca.keys).held()).toEqual([]);
     expect(existsSync(worktree)).toBe(false);
+    // What the agent had written is saved under the task's work-in-progress ref before its worktree went.
+    expect(git(repo, 'show', `refs/orca/wip/${runId}/t1:half.txt`)).toBe('partial');
+    expect(git(repo, 'rev-parse', `refs/orca/wip/${runId}/t1^`)).toBe(base);
 
     const second = await orca.startWorker({ concurrency: 1 });
     const result = await orca.result(jobId);
@@ -136,5 +139,9 @@ describe('a worker process killed mid-job', { timeout: SLOW_TEST_MS }, () => {
     expect(resume.files_changed).toEqual(['done.txt', 'step1.txt']);
     // The dead attempts' worktrees, which still held the branches, are gone.
     for (const taskId of ['fresh', 'resume']) expect(existsSync(path.join(orca.home, 'worktrees', runId, taskId))).toBe(false);
+    // Their half-written trees were saved first, each on top of the commit it stood on.
+    for (const taskId of ['fresh', 'resume']) expect(git(repo, 'show', `refs/orca/wip/${runId}/${taskId}:half.txt`)).toBe('partial');
+    expect(git(repo, 'rev-parse', `refs/orca/wip/${runId}/fresh^`)).toBe(base);
+    expect(git(repo, 'log', '-1', '--format=%s', `refs/orca/wip/${runId}/resume^`)).toBe('step 1');
   });
 });

@@ -9,6 +9,7 @@ import { listRuns, readRunBoard } from '../../../shared/infra/board/readBoard.js
 import { AgentQueue } from '../../../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../../../shared/infra/queue/runAbort.js';
 import type { BoardSource } from '../boardSource.js';
+import { withResultState } from '../runResultState.js';
 import { mountQueueView } from './queueView.js';
 import { requestGuard } from './requestGuard.js';
 import { RunEventStreams } from './runEventsSse.js';
@@ -66,7 +67,7 @@ export function boardApp(source: BoardSource, queue: AgentQueue, streams: RunEve
   app.get('/api/runs', async (c) => c.json({ runs: await listRuns(source.redis, source.keys) }));
   app.get('/api/runs/:run', async (c) => {
     const board = await readRunBoard(source.redis, source.keys, runParam(c));
-    return board ? c.json(board) : notFound(c, `run ${c.req.param('run')} is not recorded`);
+    return board ? c.json(await withResultState(board)) : notFound(c, `run ${c.req.param('run')} is not recorded`);
   });
   app.get('/api/runs/:run/tasks/:task', async (c) => {
     const board = await readRunBoard(source.redis, source.keys, runParam(c));

@@ -42,13 +42,15 @@ function describe(type: string, event: Record<string, unknown>): string {
       return `turn ${event.turn}`;
     case 'assistant_text':
       return String(event.text ?? '');
+    case 'thinking':
+      return event.redacted ? 'thinking (redacted by the API)' : `thinking: ${String(event.text ?? '') || '(text not returned)'}`;
     case 'tool_call':
       return `${event.name} ${JSON.stringify(event.input)}`;
     case 'tool_result':
       return `${event.is_error ? '✗' : '✓'} ${event.name} (${event.chars} chars): ${event.preview ?? ''}`;
     case 'usage': {
       const usage = (event.usage ?? {}) as Record<string, number>;
-      return `tokens: ${usage.input_tokens ?? 0} in, ${usage.cache_read_tokens ?? 0} cache read, ${usage.cache_creation_tokens ?? 0} cache write, ${usage.output_tokens ?? 0} out`;
+      return `tokens: ${usage.input_tokens ?? 0} in, ${usage.cache_read_tokens ?? 0} cache read, ${usage.cache_creation_tokens ?? 0} cache write, ${usage.output_tokens ?? 0} out${usage.thinking_tokens ? ` (${usage.thinking_tokens} thinking)` : ''}`;
     }
     case 'permission':
       return `permission ${event.decision} for ${event.tool} by ${event.by}: ${event.reason}`;

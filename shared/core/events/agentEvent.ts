@@ -15,6 +15,8 @@ export const END_REASONS = [
   'wall_clock',
   'aborted',
   'stopped_by_hook',
+  /** The model declined to go on (stop reason `refusal`). */
+  'refusal',
   'error',
 ] as const;
 export const EndReasonSchema = z.enum(END_REASONS);
@@ -36,6 +38,11 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   /** Streamed text; shown live, not persisted (assistant_text carries the whole turn). */
   z.object({ type: z.literal('text_delta'), ...at, text: z.string() }),
   z.object({ type: z.literal('assistant_text'), ...at, turn: z.number().int(), text: z.string() }),
+  /**
+   * One thinking block of a turn, for the transcript only: never sent to the run's stream, never
+   * shown to another agent, never evidence. `redacted`: the API encrypted it (no text).
+   */
+  z.object({ type: z.literal('thinking'), ...at, turn: z.number().int(), text: z.string(), redacted: z.boolean() }),
   z.object({
     type: z.literal('tool_call'),
     ...at,

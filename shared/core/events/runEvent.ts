@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EffortSchema, ThinkingOptionSchema } from '../model/thinking.js';
 import { UsageSchema } from '../model/usage.js';
 
 /**
@@ -46,6 +47,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
       .object({
         script: z.unknown().optional(),
         model_id: z.string().optional(),
+        thinking: ThinkingOptionSchema.optional(),
+        effort: EffortSchema.optional(),
         approve: z.boolean(),
         max_agents: z.number().int().positive(),
         max_tokens: z.number().optional(),

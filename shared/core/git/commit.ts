@@ -1,4 +1,5 @@
 import { gitAt, runGit } from './git.js';
+import { linkedDependencies } from './linkDependencies.js';
 
 /**
  * Commits everything in a worktree (tracked changes, new files; ignored files stay out) on its
@@ -20,7 +21,11 @@ export async function commitAll(dir: string, message: string, options: { exclude
   return (await git.raw(['rev-parse', 'HEAD'])).trim();
 }
 
-/** Whether the worktree has any change git would commit (untracked files included). */
+/**
+ * Whether the worktree has any change git would commit (untracked files included), but for the
+ * dependency folders orca linked in, which no commit of orca's takes.
+ */
 export async function hasChanges(dir: string): Promise<boolean> {
-  return (await gitAt(dir).raw(['status', '--porcelain'])).trim().length > 0;
+  const excluded = linkedDependencies(dir).map((name) => `:(exclude)${name}`);
+  return (await gitAt(dir).raw(['status', '--porcelain', '--', '.', ...excluded])).trim().length > 0;
 }

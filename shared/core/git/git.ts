@@ -18,11 +18,12 @@ const MAX_OUTPUT = 512 * 1024 * 1024;
  *
  * `raw` rejects with git's stderr when git exits non-zero and says why on stderr; a command that
  * fails silently (`rev-parse --verify --quiet` of a missing ref) resolves with its output, for
- * the caller to judge: simple-git's contract for `raw`, kept. orca runs git itself because
+ * the caller to judge: simple-git's contract for `raw`, kept. `env` adds to the environment
+ * (GIT_INDEX_FILE for a commit made beside the worktree's own index). orca runs git itself because
  * simple-git waits 50 ms after every command that prints nothing, and a job runs several of
  * those (worktree add and remove, branch checks, add, commit) on the way to and from its agent.
  */
-export function gitAt(dir: string, signal?: AbortSignal): GitClient {
+export function gitAt(dir: string, signal?: AbortSignal, env: NodeJS.ProcessEnv = {}): GitClient {
   return {
     raw: (args) =>
       new Promise((resolve, reject) => {
@@ -31,7 +32,7 @@ export function gitAt(dir: string, signal?: AbortSignal): GitClient {
         execFile(
           'git',
           [...ORCA_GIT_CONFIG, ...args],
-          { cwd: dir, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: MAX_OUTPUT, signal, encoding: 'utf8' },
+          { cwd: dir, env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: MAX_OUTPUT, signal, encoding: 'utf8' },
           (error, stdout, stderr) => {
             if (error && typeof (error as { code?: unknown }).code !== 'number') return reject(error);
             if (error && stderr.length > 0) return reject(new Error(stderr));

@@ -1,4 +1,4 @@
-import { existsSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { entryExists } from '../files/entryExists.js';
 
@@ -21,4 +21,16 @@ export function linkDependencies(repo: string, dir: string): string[] {
     }
   }
   return linked;
+}
+
+/** The dependency folders linked into a worktree (by `linkDependencies`, on any earlier day): what no commit of orca's takes. */
+export function linkedDependencies(dir: string): string[] {
+  return DEPENDENCY_FOLDERS.filter((name) => {
+    try {
+      return lstatSync(path.join(dir, name)).isSymbolicLink();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+  });
 }

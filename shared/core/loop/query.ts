@@ -1,5 +1,5 @@
 import { type AgentEvent, type AgentEventInput, type EndReason, stamp } from '../events/agentEvent.js';
-import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../model/message.js';
+import type { AssistantBlock, Message, ToolResultBlock, ToolUseBlock } from '../model/message.js';
 import type { StopReason } from '../model/model.js';
 import { ModelError } from '../model/modelError.js';
 import { addUsage, totalInputTokens, type Usage } from '../model/usage.js';
@@ -30,20 +30,27 @@ export async function* query(session: AgentSession, prompt: string): AsyncGenera
       const limit = loop.limitBeforeTurn();
       if (limit) return yield* loop.end(limit);
       yield* loop.startTurn();
-      const request = yield* loop.prepareRequest();
-      const streamed = yield* loop.streamTurn(request);
+      let streamed = yield* loop.streamTurn(yield* loop.prepareRequest());
+      // The conversation outgrew the model's window: compacted once, the turn is tried again.
+      while ('overflow' in streamed) {
+        if (streamed.usage) yield* loop.chargeUsage(streamed.usage);
+        const ending = yield* loop.compactAfterOverflow(streamed.overflow);
+        if (ending) return yield* loop.end(ending);
+        streamed = yield* loop.streamTurn(yield* loop.prepareRequest());
+      }
       if ('ending' in streamed) return yield* loop.end(streamed.ending);
       const { answer } = streamed;
       yield* loop.chargeUsage(answer.usage);
       yield* loop.appendAnswer(answer);
       const overBudget = loop.budgetSpent();
       if (overBudget) return yield* loop.end(overBudget);
+      if (answer.stopReason === 'refusal') return yield* loop.end(refusalEnding(answer.detail));
       if (answer.toolUses.length === 0) {
         const stop = yield* loop.handleStop(answer.stopReason);
         if (stop) return yield* loop.end(stop);
         continue;
       }
-      const round = yield* loop.runToolCalls(answer.toolUses);
+      const round = yield* loop.runToolCalls(answer);
       const after = yield* loop.checkAfterTools(round);
       if (after) return yield* loop.end(after);
     }
@@ -61,11 +68,19 @@ interface Ending {
 
 /** The model's answer in one turn, once its stream has ended with a final message. */
 interface TurnAnswer {
+  /** Every block, in the order the model sent them: the assistant turn exactly as received. */
+  content: AssistantBlock[];
   text: string;
   toolUses: ToolUseBlock[];
+  /** Tool uses whose input did not parse, by id: what was wrong, for the model. */
+  brokenInputs: Map<string, string>;
   stopReason: StopReason;
   usage: Usage;
+  detail?: string;
 }
+
+/** Tool inputs in a row that are not valid JSON before the session gives up on the model. */
+export const MAX_BROKEN_TOOL_INPUTS = 3;
 
 /** What one turn's tool calls came to. */
 interface ToolRound {
@@ -88,6 +103,10 @@ class AgentLoop {
   private reportAttempts = 0;
   private stopContinuation = false;
   private turn = 0;
+  /** Tool inputs that did not parse, in a row. */
+  private brokenInputs = 0;
+  /** Whether this turn already compacted because the conversation outgrew the model's window. */
+  private compactedForOverflow = false;
 
   constructor(private readonly session: AgentSession) {
     const remaining = session.limits.wallClockMs - (Date.now() - session.startedAt);
@@ -116,6 +135,7 @@ class AgentLoop {
   }
 
   *startTurn(): Generator<AgentEvent> {
+    this.compactedForOverflow = false;
     this.session.turns += 1;
     this.turn = this.session.turns;
     yield stamp({ type: 'turn_start', turn: this.turn });
@@ -128,13 +148,21 @@ class AgentLoop {
     return prepared;
   }
 
-  /** Streams the model's answer, passing its text on as it comes; a failed call ends the session. */
-  async *streamTurn(request: PreparedContext): AsyncGenerator<AgentEvent, { answer: TurnAnswer } | { ending: Ending }> {
+  /**
+   * Streams the model's answer, passing its text on as it comes; a failed call ends the session,
+   * except one that says the conversation no longer fits the model's window (`overflow`).
+   */
+  async *streamTurn(
+    request: PreparedContext,
+  ): AsyncGenerator<AgentEvent, { answer: TurnAnswer } | { ending: Ending } | { overflow: string; usage?: Usage }> {
     const { session } = this;
     let text = '';
+    const content: AssistantBlock[] = [];
     const toolUses: ToolUseBlock[] = [];
+    const brokenInputs = new Map<string, string>();
     let stopReason: StopReason | undefined;
     let usage: Usage | undefined;
+    let detail: string | undefined;
     try {
       const stream = session.model.stream(
         {
@@ -148,27 +176,60 @@ class AgentLoop {
       );
       for await (const event of stream) {
         if (event.type === 'text_delta') {
-          text += event.text;
           yield stamp({ type: 'text_delta', text: event.text });
-        } else if (event.type === 'tool_use') {
-          toolUses.push({ type: 'tool_use', id: event.id, name: event.name, input: event.input });
+        } else if (event.type === 'block') {
+          content.push(event.block);
+          if (event.block.type === 'text') text += event.block.text;
+          if (event.block.type === 'tool_use') toolUses.push(event.block);
+          if (event.block.type === 'tool_use' && event.inputError !== undefined) brokenInputs.set(event.block.id, event.inputError);
+        } else if (event.type === 'notice') {
+          yield stamp({ type: 'notice', level: event.level, message: event.message });
         } else if (event.type === 'retry') {
           text = '';
+          content.length = 0;
           toolUses.length = 0;
+          brokenInputs.clear();
           yield stamp({ type: 'notice', level: 'warn', message: `model call retried (attempt ${event.attempt}): ${event.reason}` });
         } else {
           stopReason = event.stopReason;
           usage = event.usage;
+          detail = event.detail;
         }
       }
     } catch (error) {
       // The partial answer is dropped whole: no half-applied turn reaches the history.
       if (session.signal.aborted) return { ending: this.abortEnding() };
+      if (error instanceof ModelError && error.kind === 'context_window') return { overflow: error.message };
       const message = error instanceof ModelError ? error.message : error instanceof Error ? error.message : String(error);
       return { ending: { reason: 'error', detail: `model call failed: ${message}` } };
     }
     if (!usage || !stopReason) return { ending: { reason: 'error', detail: 'the model stream ended without a final message' } };
-    return { answer: { text, toolUses, stopReason, usage } };
+    if (stopReason === 'model_context_window_exceeded') {
+      // What came is cut off where the window filled: dropped, like a broken stream.
+      return { overflow: "the model's context window filled up during the answer (stop reason model_context_window_exceeded)", usage };
+    }
+    return { answer: { content, text, toolUses, brokenInputs, stopReason, usage, detail } };
+  }
+
+  /**
+   * The API said the conversation does not fit: the context layer compacts it now, whatever its
+   * thresholds say, and the turn is tried again. Once per turn; a second time, or a compaction
+   * that cannot be done, ends the session saying which.
+   */
+  async *compactAfterOverflow(why: string): AsyncGenerator<AgentEvent, Ending | undefined> {
+    const { session } = this;
+    if (this.compactedForOverflow) {
+      return { reason: 'error', detail: `model call failed: ${why}, even after a reactive compaction of the conversation` };
+    }
+    this.compactedForOverflow = true;
+    if (!session.context.compactNow) {
+      return { reason: 'error', detail: `model call failed: ${why}; this session has no compaction to make it fit` };
+    }
+    const outcome = await session.context.compactNow(session, why);
+    yield* this.flush();
+    if (!outcome.ok) return { reason: 'error', detail: `model call failed: ${why}; reactive compaction failed: ${outcome.reason}` };
+    yield stamp({ type: 'notice', level: 'info', message: `${why}: compacted the conversation, trying the turn again` });
+    return undefined;
   }
 
   *chargeUsage(usage: Usage): Generator<AgentEvent> {
@@ -179,11 +240,13 @@ class AgentLoop {
     yield stamp({ type: 'usage', turn: this.turn, usage, cost_usd: cost, total: session.usage, total_cost_usd: session.costUsd });
   }
 
-  *appendAnswer({ text, toolUses }: TurnAnswer): Generator<AgentEvent> {
-    const content: ContentBlock[] = [];
-    if (text) content.push({ type: 'text', text });
-    content.push(...toolUses);
-    if (content.length > 0) this.session.messages.push({ role: 'assistant', content });
+  /** The answer goes into the history exactly as it came, thinking included; its thinking goes to the transcript. */
+  *appendAnswer({ content, text }: TurnAnswer): Generator<AgentEvent> {
+    if (content.length > 0) this.session.messages.push({ role: 'assistant', content: [...content] });
+    for (const block of content) {
+      if (block.type === 'thinking') yield stamp({ type: 'thinking', turn: this.turn, text: block.thinking, redacted: false });
+      if (block.type === 'redacted_thinking') yield stamp({ type: 'thinking', turn: this.turn, text: '', redacted: true });
+    }
     if (text) yield stamp({ type: 'assistant_text', turn: this.turn, text });
   }
 
@@ -201,6 +264,8 @@ class AgentLoop {
 
   /** An answer without tool calls: cut off, it is asked for the rest; else it ends, unless a stop check sends it back. */
   async *handleStop(stopReason: StopReason): AsyncGenerator<AgentEvent, Ending | undefined> {
+    // The API paused a long turn: the paused answer, sent back as it is, lets the model go on.
+    if (stopReason === 'pause_turn') return undefined;
     if (stopReason === 'max_tokens') {
       this.session.messages.push(userText('Your answer was cut off at the output limit. Continue, in smaller steps.'));
       return undefined;
@@ -209,12 +274,15 @@ class AgentLoop {
     return { reason: 'no_tool_use', detail: `the model stopped without calling ${REPORT_TOOL}` };
   }
 
-  /** Runs the calls in order (none once the session is aborted) and appends their results as one user message. */
-  async *runToolCalls(uses: readonly ToolUseBlock[]): AsyncGenerator<AgentEvent, ToolRound> {
+  /**
+   * Runs the calls in order (none once the session is aborted) and appends their results as one
+   * user message. A call whose input did not parse is not run: its result tells the model what was wrong.
+   */
+  async *runToolCalls({ toolUses, brokenInputs }: TurnAnswer): AsyncGenerator<AgentEvent, ToolRound> {
     // The model is at work again: its next stop is its own, not a continuation a stop check caused.
     this.stopContinuation = false;
     const round: ToolRound = { results: [], additional: [] };
-    for (const use of uses) {
+    for (const use of toolUses) {
       if (this.session.signal.aborted) {
         round.results.push({
           type: 'tool_result',
@@ -224,6 +292,13 @@ class AgentLoop {
         });
         continue;
       }
+      const broken = brokenInputs.get(use.id);
+      if (broken !== undefined) {
+        this.brokenInputs += 1;
+        yield* this.refuseBrokenInput(use, broken, round);
+        continue;
+      }
+      this.brokenInputs = 0;
       yield* this.callTool(use, round);
     }
     const resultMessage: Message = { role: 'user', content: [...round.results] };
@@ -239,6 +314,13 @@ class AgentLoop {
     if (round.report) {
       if (yield* this.sentBackByStopCheck({ reason: 'report', report: round.report.input })) return undefined;
       return { reason: 'report', detail: 'the agent reported', report: round.report.input };
+    }
+    if (this.brokenInputs >= MAX_BROKEN_TOOL_INPUTS) {
+      const last = round.results.findLast((result) => result.is_error)?.content ?? '';
+      return {
+        reason: 'error',
+        detail: `the model sent tool input that is not valid JSON ${this.brokenInputs} times in a row; the last: ${last}`,
+      };
     }
     if (this.reportAttempts >= this.session.limits.maxReportAttempts) {
       return {
@@ -261,6 +343,24 @@ class AgentLoop {
 
   stopWallClock(): void {
     clearTimeout(this.wallClock);
+  }
+
+  /** The error result for a call whose input did not parse, recorded like a failed call. */
+  private *refuseBrokenInput(use: ToolUseBlock, problem: string, round: ToolRound): Generator<AgentEvent> {
+    const { session, turn } = this;
+    const content = `${use.name} was not run: ${problem}. Send the call again with its input as one valid JSON object.`;
+    yield stamp({ type: 'tool_call', turn, id: use.id, name: use.name, input: use.input });
+    round.results.push({ type: 'tool_result', tool_use_id: use.id, content, is_error: true });
+    yield stamp({
+      type: 'tool_result',
+      id: use.id,
+      name: use.name,
+      is_error: true,
+      chars: content.length,
+      preview: content.slice(0, 200),
+      duration_ms: 0,
+    });
+    session.ledger.record({ turn, id: use.id, name: use.name, input: use.input, isError: true, at: Date.now() });
   }
 
   /** One call through the tool pipeline, recorded in the ledger and told to the context layer. */
@@ -319,6 +419,10 @@ class AgentLoop {
   private *flush(): Generator<AgentEvent> {
     while (this.session.pending.length > 0) yield stamp(this.session.pending.shift()!);
   }
+}
+
+function refusalEnding(detail: string | undefined): Ending {
+  return { reason: 'refusal', detail: `the model declined to go on (stop reason refusal${detail ? `: ${detail}` : ''})` };
 }
 
 function userText(text: string): Message {

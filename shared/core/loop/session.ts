@@ -31,6 +31,11 @@ export interface ContextAssembler {
   prepare(session: AgentSession): Promise<PreparedContext>;
   /** Told of every tool result, so it can react (conditional rules after a Read, …); `data` is the tool's `ToolOutput.data`. */
   afterTool?(session: AgentSession, call: { name: string; input: unknown; data?: unknown; isError: boolean; mayWrite: boolean }): void;
+  /**
+   * Compacts the conversation now, whatever the thresholds say: the API has just said it does not
+   * fit the model's window (`why`). The next prepare() builds the smaller view.
+   */
+  compactNow?(session: AgentSession, why: string): Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 
 export interface StopInfo {

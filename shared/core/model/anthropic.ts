@@ -1,10 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
+import type { Stream } from '@anthropic-ai/sdk/core/streaming';
 import type {
   StopReason as ApiStopReason,
   Tool as ApiTool,
   Usage as ApiUsage,
+  ContentBlockParam,
   MessageCreateParamsBase,
+  MessageParam,
+  RawMessageStreamEvent,
   TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import {
@@ -17,18 +21,28 @@ import {
   retries,
   toModelError,
 } from './anthropicErrors.js';
+import type { AssistantBlock, ContentBlock, Message } from './message.js';
 import type { Model, ModelEvent, ModelRequest, StopReason } from './model.js';
+import { resolveModelId } from './modelAliases.js';
+import { type ThinkingRequest, thinkingRequest } from './modelCapabilities.js';
 import { ModelError, type ModelErrorKind } from './modelError.js';
-import { costOf } from './pricing.js';
+import { costOf, hasOwnPrice } from './pricing.js';
+import type { Effort, ThinkingSetting } from './thinking.js';
 import type { Usage } from './usage.js';
+
+export { DEFAULT_MODEL } from './modelAliases.js';
 
 export interface AnthropicModelOptions {
   /** Defaults to ANTHROPIC_API_KEY. */
   apiKey?: string;
   /** Defaults to ANTHROPIC_BASE_URL, then the public API. */
   baseURL?: string;
-  /** Defaults to ORCA_MODEL, then DEFAULT_MODEL. */
+  /** An id or alias; defaults to ORCA_MODEL, then DEFAULT_MODEL (modelAliases.ts resolves it). */
   model?: string;
+  /** How the model thinks; default: the model family's (modelCapabilities.ts). */
+  thinking?: ThinkingSetting;
+  /** `output_config.effort`; default: the API's for the model. */
+  effort?: Effort;
   /** Retries of a failed call: HTTP failures (by the SDK) and streams that break midway (here). */
   maxRetries?: number;
   /** A stream silent for longer than this is treated as broken and retried. */
@@ -37,18 +51,17 @@ export interface AnthropicModelOptions {
   requestTimeoutMs?: number;
 }
 
-/**
- * The newest Sonnet that answers without thinking blocks unless asked. Sonnet 5 and later think
- * by default and want their thinking blocks sent back with each assistant turn, which the
- * harness's messages do not carry yet.
- */
-export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 export const MISSING_API_KEY = 'ANTHROPIC_API_KEY is not set: export it, or pass --script FILE to run without an LLM';
 
 const DEFAULT_MAX_RETRIES = 4;
 const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;
 const EPHEMERAL = { type: 'ephemeral' } as const;
+/** How much of a broken tool input the model is shown back. */
+const RAW_INPUT_SHOWN = 200;
+
+/** Ids priced as Sonnet because the price table does not know them: said once per process. */
+const guessedPrices = new Set<string>();
 
 /**
  * A stream that broke after the response had started (cut, stalled, an `error` event): the SDK
@@ -64,10 +77,12 @@ class StreamBreak extends Error {
   }
 }
 
-/** The Messages API through the official SDK, streamed, with prompt caching and retries. */
+/** The Messages API through the official SDK, streamed, with prompt caching, thinking and retries. */
 export class AnthropicModel implements Model {
   readonly id: string;
   readonly scripted = false;
+  /** The thinking and effort fields every call carries. */
+  readonly thinking: ThinkingRequest;
   private readonly client: Anthropic;
   private readonly maxRetries: number;
   private readonly idleTimeoutMs: number;
@@ -77,7 +92,8 @@ export class AnthropicModel implements Model {
     const apiKey = options.apiKey || process.env.ANTHROPIC_API_KEY;
     if (!apiKey) throw new ModelError('auth', MISSING_API_KEY);
     const baseURL = options.baseURL || process.env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com';
-    this.id = options.model || process.env.ORCA_MODEL || DEFAULT_MODEL;
+    this.id = resolveModelId(options.model);
+    this.thinking = thinkingRequest(this.id, options.thinking, options.effort);
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -87,7 +103,15 @@ export class AnthropicModel implements Model {
   }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-    const params = toParams(request, this.id);
+    if (!hasOwnPrice(this.id) && !guessedPrices.has(this.id)) {
+      guessedPrices.add(this.id);
+      yield {
+        type: 'notice',
+        level: 'warn',
+        message: `orca has no price for model ${this.id}: its cost and budgets are counted at Sonnet's $3 / $15 per million tokens`,
+      };
+    }
+    const params = toParams(request, this.id, this.thinking);
     for (let attempt = 0; ; attempt += 1) {
       let broke: StreamBreak;
       try {
@@ -113,11 +137,18 @@ export class AnthropicModel implements Model {
     return costOf(this.id, usage);
   }
 
-  /** One call: yields as the stream arrives; throws a StreamBreak (retry) or a ModelError (give up). */
+  /**
+   * One call: yields as the stream arrives; throws a StreamBreak (retry) or a ModelError (give up).
+   * The raw event stream, not the SDK's MessageStream: that one parses each tool input as it
+   * accumulates the message and breaks the whole stream on input that is not JSON, which here
+   * is the model's mistake to be told of, not a failed call.
+   */
   private async *attempt(params: MessageCreateParamsBase, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-    const stream = this.client.messages.stream(params, { signal });
+    const headers = this.thinking.betas.length > 0 ? { 'anthropic-beta': this.thinking.betas.join(',') } : undefined;
+    let stream: Stream<RawMessageStreamEvent> | undefined;
     let connected = false;
     let stalled = false;
+    let ended = false;
     let idle: NodeJS.Timeout | undefined;
     // Armed by what arrives from the server, not by what the caller has read: a slow consumer
     // is not a stalled stream.
@@ -125,50 +156,43 @@ export class AnthropicModel implements Model {
       clearTimeout(idle);
       idle = setTimeout(() => {
         stalled = true;
-        stream.abort();
+        stream?.controller.abort();
       }, this.idleTimeoutMs);
     };
-    stream.on('connect', () => {
+    try {
+      // Resolves once the response headers are in; the SDK has retried HTTP failures before that.
+      stream = await this.client.messages.create({ ...params, stream: true }, { signal, headers });
       connected = true;
       watch();
-    });
-    stream.on('streamEvent', watch);
-    stream.on('end', () => clearTimeout(idle));
-
-    const toolUses = new Map<number, { id: string; name: string; json: string }>();
-    let unparsed: string | undefined;
-    try {
+      const answer = new AnswerAssembly();
+      const message = new MessageTotals();
       for await (const event of stream) {
-        if (event.type === 'content_block_start') {
-          const block = event.content_block;
-          if (block.type === 'tool_use') toolUses.set(event.index, { id: block.id, name: block.name, json: '' });
-          else if (block.type === 'text' && block.text) yield { type: 'text_delta', text: block.text };
-        } else if (event.type === 'content_block_delta') {
-          if (event.delta.type === 'text_delta') yield { type: 'text_delta', text: event.delta.text };
-          else if (event.delta.type === 'input_json_delta') {
-            const use = toolUses.get(event.index);
-            if (use) use.json += event.delta.partial_json;
-          }
-        } else if (event.type === 'content_block_stop') {
-          const use = toolUses.get(event.index);
-          if (!use) continue;
-          toolUses.delete(event.index);
-          const input = parseToolInput(use.json);
-          if (input.ok) yield { type: 'tool_use', id: use.id, name: use.name, input: input.value };
-          else unparsed ??= `the input of tool_use ${use.name} (${use.id}) is not valid JSON: ${input.problem}`;
-        }
+        watch();
+        if (message.take(event)) continue;
+        yield* answer.take(event);
       }
-      // Rejects with the stream's error even when the iterator ended quietly after it.
-      const message = await stream.finalMessage();
+      // An abort ends the iteration quietly: say why it ended.
+      if (signal.aborted) throw toModelError(signal.reason, this.errorContext, signal);
+      if (stalled) throw new StreamBreak('stream', `the response stream went silent for ${this.idleTimeoutMs} ms`);
+      if (!message.stopped) throw new StreamBreak('stream', 'the response stream ended before message_stop');
+      ended = true;
       // Input cut off by the output limit is dropped: the loop asks the model to go on in smaller
-      // steps. Input that is broken in a finished answer is the model's failure.
-      if (unparsed && message.stop_reason !== 'max_tokens') throw new ModelError('stream', unparsed);
-      yield { type: 'message_end', stopReason: toStopReason(message.stop_reason), usage: toUsage(message.usage) };
+      // steps. Input that is broken in a finished answer goes to the model as an error result.
+      yield* answer.finish(message.stopReason !== 'max_tokens');
+      yield* droppedByTheApi(message.inputTransformations);
+      const stop = toStopReason(message.stopReason, answer.hasToolUse);
+      if (stop.notice) yield { type: 'notice', level: 'warn', message: stop.notice };
+      yield {
+        type: 'message_end',
+        stopReason: stop.reason,
+        usage: message.usage(),
+        ...(message.stopDetails ? { detail: describeStopDetails(message.stopDetails) } : {}),
+      };
     } catch (error) {
       throw this.classify(error, signal, connected, stalled);
     } finally {
       clearTimeout(idle);
-      if (!stream.ended) stream.abort();
+      if (stream && !ended) stream.controller.abort();
     }
   }
 
@@ -190,13 +214,187 @@ export class AnthropicModel implements Model {
   }
 }
 
-function toParams(request: ModelRequest, model: string): MessageCreateParamsBase {
+/**
+ * The message's own fields as the stream gives them: usage from message_start, then the
+ * cumulative counts, stop reason and details of message_delta (counts left out there stay).
+ */
+class MessageTotals {
+  stopped = false;
+  stopReason: ApiStopReason | null = null;
+  stopDetails: { category?: string | null; explanation?: string | null } | null = null;
+  inputTransformations: unknown;
+  private counts: Partial<ApiUsage> = {};
+
+  /** Takes a message-level event; false for a content event. */
+  take(event: RawMessageStreamEvent): boolean {
+    if (event.type === 'message_start') {
+      this.counts = { ...event.message.usage };
+      this.inputTransformations = (event.message as unknown as { input_transformations?: unknown }).input_transformations;
+      return true;
+    }
+    if (event.type === 'message_delta') {
+      this.stopReason = event.delta.stop_reason;
+      this.stopDetails = event.delta.stop_details ?? null;
+      const usage = event.usage;
+      this.counts.output_tokens = usage.output_tokens;
+      if (usage.input_tokens != null) this.counts.input_tokens = usage.input_tokens;
+      if (usage.cache_creation_input_tokens != null) this.counts.cache_creation_input_tokens = usage.cache_creation_input_tokens;
+      if (usage.cache_read_input_tokens != null) this.counts.cache_read_input_tokens = usage.cache_read_input_tokens;
+      if (usage.output_tokens_details != null) this.counts.output_tokens_details = usage.output_tokens_details;
+      return true;
+    }
+    if (event.type === 'message_stop') {
+      this.stopped = true;
+      return true;
+    }
+    return false;
+  }
+
+  usage(): Usage {
+    const usage = this.counts;
+    return {
+      input_tokens: usage.input_tokens ?? 0,
+      output_tokens: usage.output_tokens ?? 0,
+      cache_read_tokens: usage.cache_read_input_tokens ?? 0,
+      cache_creation_tokens: usage.cache_creation_input_tokens ?? 0,
+      thinking_tokens: usage.output_tokens_details?.thinking_tokens ?? 0,
+    };
+  }
+}
+
+/** A block being streamed, by its index in the answer. */
+type OpenBlock =
+  | { kind: 'text'; text: string }
+  | { kind: 'thinking'; thinking: string; signature: string }
+  | { kind: 'tool_use'; id: string; name: string; json: string }
+  | { kind: 'complete'; block: AssistantBlock; json?: string };
+
+/**
+ * The answer's blocks put together from the stream's events, each yielded whole when its
+ * `content_block_stop` arrives. A tool_use whose input does not parse is held until it is known
+ * whether the output limit cut it (then it is dropped) or the model finished it (then the model is
+ * told). A thinking block that never got its signature (cut off) cannot be sent back and is dropped.
+ */
+class AnswerAssembly {
+  hasToolUse = false;
+  private readonly open = new Map<number, OpenBlock>();
+  private broken: { block: AssistantBlock; inputError: string } | undefined;
+  private readonly noticed = new Set<string>();
+
+  *take(event: RawMessageStreamEvent): Generator<ModelEvent> {
+    if (event.type === 'content_block_start') {
+      // A broken input followed by another block was finished, not cut off.
+      yield* this.finish(true);
+      const block = event.content_block as unknown as { type: string } & Record<string, unknown>;
+      if (block.type === 'text') {
+        const text = typeof block.text === 'string' ? block.text : '';
+        this.open.set(event.index, { kind: 'text', text });
+        if (text) yield { type: 'text_delta', text };
+      } else if (block.type === 'thinking') {
+        this.open.set(event.index, { kind: 'thinking', thinking: String(block.thinking ?? ''), signature: String(block.signature ?? '') });
+      } else if (block.type === 'redacted_thinking') {
+        this.open.set(event.index, { kind: 'complete', block: { type: 'redacted_thinking', data: String(block.data ?? '') } });
+      } else if (block.type === 'tool_use') {
+        this.open.set(event.index, { kind: 'tool_use', id: String(block.id), name: String(block.name), json: '' });
+      } else {
+        yield* this.noticeOnce(
+          `block:${block.type}`,
+          `the API sent a content block of type "${block.type}", which orca does not run: it is kept as received and sent back with the turn`,
+        );
+        this.open.set(event.index, { kind: 'complete', block: { type: 'api_block', block: structuredClone(block) } });
+      }
+    } else if (event.type === 'content_block_delta') {
+      const open = this.open.get(event.index);
+      const delta = event.delta as unknown as { type: string } & Record<string, unknown>;
+      if (delta.type === 'text_delta' && open?.kind === 'text') {
+        open.text += String(delta.text);
+        yield { type: 'text_delta', text: String(delta.text) };
+      } else if (delta.type === 'thinking_delta' && open?.kind === 'thinking') {
+        open.thinking += String(delta.thinking);
+      } else if (delta.type === 'signature_delta' && open?.kind === 'thinking') {
+        open.signature = String(delta.signature);
+      } else if (delta.type === 'input_json_delta' && (open?.kind === 'tool_use' || open?.kind === 'complete')) {
+        open.json = (open.json ?? '') + String(delta.partial_json);
+      } else if (delta.type !== 'citations_delta') {
+        // Citations only come with documents, which orca never sends.
+        yield* this.noticeOnce(`delta:${delta.type}`, `the API sent a "${delta.type}" delta orca does not know; it was ignored`);
+      }
+    } else if (event.type === 'content_block_stop') {
+      const open = this.open.get(event.index);
+      this.open.delete(event.index);
+      if (open) yield* this.close(open);
+    }
+  }
+
+  /** The held broken tool_use: told to the model when the answer finished it, dropped when cut off. */
+  *finish(finished: boolean): Generator<ModelEvent> {
+    const broken = this.broken;
+    this.broken = undefined;
+    if (broken && finished) yield { type: 'block', ...broken };
+  }
+
+  private *close(open: OpenBlock): Generator<ModelEvent> {
+    switch (open.kind) {
+      case 'text':
+        if (open.text) yield { type: 'block', block: { type: 'text', text: open.text } };
+        return;
+      case 'thinking':
+        if (open.signature) yield { type: 'block', block: { type: 'thinking', thinking: open.thinking, signature: open.signature } };
+        return;
+      case 'tool_use': {
+        this.hasToolUse = true;
+        const input = parseToolInput(open.json);
+        const block = { type: 'tool_use' as const, id: open.id, name: open.name, input: input.ok ? input.value : {} };
+        if (input.ok) yield { type: 'block', block };
+        else {
+          const raw = open.json.length > RAW_INPUT_SHOWN ? `${open.json.slice(0, RAW_INPUT_SHOWN)}…` : open.json;
+          this.broken = { block, inputError: `${input.problem}; the input began: ${raw}` };
+        }
+        return;
+      }
+      case 'complete': {
+        const { block } = open;
+        if (block.type === 'api_block' && open.json !== undefined) {
+          const input = parseToolInput(open.json);
+          block.block.input = input.ok ? input.value : open.json;
+        }
+        yield { type: 'block', block };
+        return;
+      }
+    }
+  }
+
+  private *noticeOnce(key: string, message: string): Generator<ModelEvent> {
+    if (this.noticed.has(key)) return;
+    this.noticed.add(key);
+    yield { type: 'notice', level: 'warn', message };
+  }
+}
+
+/** The API's dropping of thinking blocks whose earlier conversation changed (a compaction), said in the transcript. */
+function* droppedByTheApi(transformations: unknown): Generator<ModelEvent> {
+  const changes = Array.isArray(transformations) ? (transformations as Array<Record<string, unknown>>) : [];
+  const dropped = changes.filter((change) => change.type === 'thinking_dropped');
+  if (dropped.length === 0) return;
+  const reasons = [...new Set(dropped.map((change) => String(change.reason)))].join(', ');
+  yield {
+    type: 'notice',
+    level: 'info',
+    message: `the API set aside ${dropped.length} earlier thinking block(s) (${reasons}): the conversation before them was compacted`,
+  };
+}
+
+function toParams(request: ModelRequest, model: string, thinking: ThinkingRequest): MessageCreateParamsBase {
   const params: MessageCreateParamsBase = {
     model,
-    max_tokens: request.maxTokens,
-    // The harness keeps messages in the API's own shapes, cache_control included.
-    messages: request.messages,
+    max_tokens: request.maxTokens + thinking.extraMaxTokens,
+    messages: request.messages.map(toMessageParam),
   };
+  if (thinking.thinking) {
+    // `block_binding` is a field of the thinking-binding beta (sent with its header), not of the SDK's GA type.
+    params.thinking = thinking.thinking as MessageCreateParamsBase['thinking'];
+  }
+  if (thinking.effort) params.output_config = { effort: thinking.effort };
   if (request.system.length > 0) {
     params.system = request.system.map(
       (block): TextBlockParam =>
@@ -210,17 +408,29 @@ function toParams(request: ModelRequest, model: string): MessageCreateParamsBase
       if (request.cacheTools && index === last) spec.cache_control = EPHEMERAL;
       return spec;
     });
+    if (request.toolChoice === 'none') params.tool_choice = { type: 'none' };
   }
   return params;
+}
+
+/** The harness keeps messages in the API's own shapes (cache_control included); only a block kept as received is unwrapped. */
+function toMessageParam(message: Message): MessageParam {
+  const content = message.content.map((block: ContentBlock) =>
+    block.type === 'api_block' ? (block.block as unknown as ContentBlockParam) : (block as ContentBlockParam),
+  );
+  return { role: message.role, content };
 }
 
 function parseToolInput(json: string): { ok: true; value: unknown } | { ok: false; problem: string } {
   // A tool called without arguments streams no input_json_delta at all.
   if (json.trim() === '') return { ok: true, value: {} };
   try {
-    return { ok: true, value: JSON.parse(json) };
+    const value: unknown = JSON.parse(json);
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      return { ok: false, problem: 'the input is not a JSON object' };
+    return { ok: true, value };
   } catch (error) {
-    return { ok: false, problem: error instanceof Error ? error.message : String(error) };
+    return { ok: false, problem: `the input is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
   }
 }
 
@@ -231,27 +441,20 @@ const STOP_REASONS: ReadonlySet<string> = new Set<StopReason>([
   'stop_sequence',
   'pause_turn',
   'refusal',
+  'model_context_window_exceeded',
 ]);
 
-function toStopReason(reason: ApiStopReason | null): StopReason {
-  if (reason === 'model_context_window_exceeded') {
-    throw new ModelError(
-      'bad_request',
-      "the conversation no longer fits the model's context window (stop reason model_context_window_exceeded)",
-    );
-  }
+/** A stop reason the API names today, or for one added later the nearest (and a notice saying so). */
+function toStopReason(reason: ApiStopReason | null, hasToolUse: boolean): { reason: StopReason; notice?: string } {
   if (reason === null) throw new StreamBreak('stream', 'the response ended without a stop reason');
-  if (!STOP_REASONS.has(reason)) throw new ModelError('stream', `the API sent an unknown stop reason "${String(reason)}"`);
-  return reason as StopReason;
+  if (STOP_REASONS.has(reason)) return { reason: reason as StopReason };
+  const nearest: StopReason = hasToolUse ? 'tool_use' : 'end_turn';
+  return { reason: nearest, notice: `the API sent stop reason "${String(reason)}", which orca does not know: handled as ${nearest}` };
 }
 
-function toUsage(usage: ApiUsage): Usage {
-  return {
-    input_tokens: usage.input_tokens ?? 0,
-    output_tokens: usage.output_tokens ?? 0,
-    cache_read_tokens: usage.cache_read_input_tokens ?? 0,
-    cache_creation_tokens: usage.cache_creation_input_tokens ?? 0,
-  };
+function describeStopDetails(details: { category?: string | null; explanation?: string | null }): string {
+  const parts = [details.category ? `category ${details.category}` : '', details.explanation ? oneLine(details.explanation) : ''];
+  return parts.filter(Boolean).join(': ');
 }
 
 /** The SDK's own backoff: 0.5 s doubling to at most 8 s, less up to a quarter of jitter. */

@@ -33,8 +33,15 @@ export function oneLine(text: string): string {
  */
 export type ApiErrorKind = Extract<
   ModelErrorKind,
-  'spend_limit' | 'auth' | 'not_found' | 'rate_limit' | 'overloaded' | 'server' | 'bad_request'
+  'spend_limit' | 'auth' | 'not_found' | 'rate_limit' | 'overloaded' | 'server' | 'bad_request' | 'context_window'
 >;
+
+/**
+ * How the API says a request is larger than the model's context window: "prompt is too long:
+ * 210000 tokens > 200000 maximum", or input and max_tokens together over the limit.
+ */
+const CONTEXT_WINDOW_MESSAGE =
+  /prompt is too long|exceeds? (?:the )?(?:model's )?context (?:window|limit|length)|context (?:window|limit) exceeded/i;
 
 export function kindOf(status: number | undefined, type: string | null, message: string, errorCode: string | null): ApiErrorKind {
   if (
@@ -52,6 +59,7 @@ export function kindOf(status: number | undefined, type: string | null, message:
   if ((status !== undefined && (status >= 500 || status === 408 || status === 409)) || type === 'api_error' || type === 'timeout_error') {
     return 'server';
   }
+  if (status === 413 || CONTEXT_WINDOW_MESSAGE.test(message)) return 'context_window';
   return 'bad_request';
 }
 
@@ -84,6 +92,7 @@ export function apiModelError(error: APIError, context: ErrorContext, retried?: 
     spend_limit: `the account's spend limit or credit balance stops this request ${detail}`,
     not_found: `model "${context.model}" was not found ${detail}: check ORCA_MODEL or --model`,
     bad_request: `the API rejected the request ${detail}`,
+    context_window: `the conversation does not fit the model's context window ${detail}`,
     rate_limit: `rate limited by the API ${detail}${tail}`,
     overloaded: `the API is overloaded ${detail}${tail}`,
     server: `the API failed ${detail}${tail}`,

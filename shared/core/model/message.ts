@@ -27,7 +27,36 @@ export interface ToolResultBlock {
   cache_control?: CacheControl;
 }
 
-export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+/**
+ * The model's reasoning, exactly as the API sent it: the API checks the signature when the block
+ * comes back with its turn (and, on newer models, that nothing before it changed), so neither
+ * field is ever edited. The text may be empty when the API omits it.
+ */
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+/** Reasoning the API encrypted: opaque, sent back unchanged. */
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+/**
+ * A block of the model's answer orca does not model (`server_tool_use`, a server tool's result, a
+ * type newer than this SDK): kept as received, in its place, and sent back with its turn.
+ */
+export interface ApiBlock {
+  type: 'api_block';
+  block: { type: string } & Record<string, unknown>;
+}
+
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock | ApiBlock;
+
+/** What an assistant turn is made of. */
+export type AssistantBlock = TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock | ApiBlock;
 
 export interface Message {
   role: 'user' | 'assistant';
@@ -39,4 +68,9 @@ export function textOf(message: Message): string {
     .filter((block): block is TextBlock => block.type === 'text')
     .map((block) => block.text)
     .join('');
+}
+
+/** Blocks the API wants back exactly as it sent them, which nothing in orca may rewrite or mark. */
+export function isOpaqueBlock(block: ContentBlock): block is ThinkingBlock | RedactedThinkingBlock | ApiBlock {
+  return block.type === 'thinking' || block.type === 'redacted_thinking' || block.type === 'api_block';
 }

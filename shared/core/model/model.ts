@@ -1,4 +1,4 @@
-import type { Message } from './message.js';
+import type { AssistantBlock, Message } from './message.js';
 import type { Usage } from './usage.js';
 
 /** A tool as the model sees it: the JSON Schema comes from the tool's zod input. */
@@ -23,16 +23,42 @@ export interface ModelRequest {
   tools: ToolSpec[];
   /** Put a cache breakpoint on the tool list (the first cacheable prefix). */
   cacheTools?: boolean;
+  /**
+   * `none`: the tools are sent (the API wants them defined while the conversation holds tool
+   * calls, and a thinking block's conversation includes them) but the model may not call one.
+   */
+  toolChoice?: 'none';
+  /** Room for the answer. A model that thinks on a fixed budget adds that budget to it. */
   maxTokens: number;
 }
 
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'pause_turn' | 'refusal';
+/**
+ * Why the model stopped, in the API's names. `model_context_window_exceeded`: the conversation
+ * filled the model's context window before the answer ended. A reason the API adds later is
+ * reported as a notice and handled as the nearest of these.
+ */
+export type StopReason =
+  | 'end_turn'
+  | 'tool_use'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'pause_turn'
+  | 'refusal'
+  | 'model_context_window_exceeded';
 
 export type ModelEvent =
   | { type: 'text_delta'; text: string }
-  /** A complete tool_use block: emitted once its input JSON has fully arrived and parsed. */
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'message_end'; stopReason: StopReason; usage: Usage }
+  /**
+   * One complete block of the answer, in the order the answer has them: text, thinking (signed),
+   * redacted thinking, a tool_use once its input JSON has fully arrived, or a block orca does not
+   * model. A tool_use whose input is not valid JSON carries `inputError` (what is wrong and how the
+   * raw text began) and `{}` as its input: the model is told, the tool does not run.
+   */
+  | { type: 'block'; block: AssistantBlock; inputError?: string }
+  /** `detail`: what the API said about the stop (a refusal's category and explanation). */
+  | { type: 'message_end'; stopReason: StopReason; usage: Usage; detail?: string }
+  /** Something the transcript should say: an unknown block type or stop reason, blocks the API dropped, a price guessed. */
+  | { type: 'notice'; level: 'info' | 'warn'; message: string }
   /**
    * The client is retrying this call from the start (a stream cut or stalled midway): whatever
    * this call yielded so far must be discarded.
@@ -41,7 +67,7 @@ export type ModelEvent =
 
 /**
  * The one interface both model clients implement. `stream` yields text as it arrives, each
- * tool_use once complete, and exactly one `message_end`; it throws a ModelError on failure
+ * block once complete, and exactly one `message_end`; it throws a ModelError on failure
  * (an aborted signal throws one of kind `aborted`).
  */
 export interface Model {

@@ -13,7 +13,11 @@ export type ModelErrorKind =
   | 'network'
   | 'stream'
   | 'aborted'
-  | 'script';
+  | 'script'
+  /** A model setting the model does not accept (a thinking mode, an effort), found before any call. */
+  | 'config'
+  /** The conversation does not fit the model's context window (the API said "prompt is too long"). */
+  | 'context_window';
 
 export class ModelError extends Error {
   override readonly name = 'ModelError';

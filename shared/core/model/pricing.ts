@@ -53,13 +53,22 @@ const PRICE_TABLE: readonly PriceEntry[] = [
  * stopping early rather than late.
  */
 export function priceOf(modelId: string, promptTokens = 0): ModelPrice {
-  const id = modelId.toLowerCase();
-  const entry = PRICE_TABLE.find((candidate) => candidate.match.test(id));
+  const entry = priceEntry(modelId);
   if (!entry) return SONNET;
   return entry.longPrompt && promptTokens > entry.longPrompt.overTokens ? entry.longPrompt.price : entry.price;
 }
 
-/** US dollars for one call's usage at the model's prices. */
+function priceEntry(modelId: string): PriceEntry | undefined {
+  const id = modelId.toLowerCase();
+  return PRICE_TABLE.find((candidate) => candidate.match.test(id));
+}
+
+/** Whether the table has a price of its own for this id (otherwise it is priced as Sonnet, and orca says so once). */
+export function hasOwnPrice(modelId: string): boolean {
+  return priceEntry(modelId) !== undefined;
+}
+
+/** US dollars for one call's usage at the model's prices. Thinking tokens are inside `output_tokens`, billed as output. */
 export function costOf(modelId: string, usage: Usage): number {
   const p = priceOf(modelId, usage.input_tokens + usage.cache_read_tokens + usage.cache_creation_tokens);
   return (

@@ -18,6 +18,8 @@ export const ScriptToolCallSchema = z.strictObject({
 
 export const ScriptTurnSchema = z
   .strictObject({
+    /** The turn's thinking, sent first as a signed thinking block (as a thinking model's answer would be). */
+    thinking: z.string().optional(),
     text: z.string().optional(),
     tools: z.array(ScriptToolCallSchema).optional(),
     latency_ms: LatencySchema.optional(),

@@ -54,12 +54,24 @@ export class ScriptedModel implements Model {
     const usage = this.cache.measure(request);
     const text = turn.text ?? '';
     const tools = turn.tools ?? [];
+    const thinking = turn.thinking ?? '';
+    usage.thinking_tokens = estimateTokens(thinking);
     usage.output_tokens =
-      estimateTokens(text) + tools.reduce((sum, tool) => sum + estimateTokens(tool.name + JSON.stringify(tool.input)), 0);
+      usage.thinking_tokens +
+      estimateTokens(text) +
+      tools.reduce((sum, tool) => sum + estimateTokens(tool.name + JSON.stringify(tool.input)), 0);
 
+    if (turn.thinking !== undefined) {
+      const signature = `scripted-${createHash('sha256').update(thinking).digest('base64url').slice(0, 32)}`;
+      yield { type: 'block', block: { type: 'thinking', thinking, signature } };
+    }
     for (const piece of deltas(text)) yield { type: 'text_delta', text: piece };
+    if (text) yield { type: 'block', block: { type: 'text', text } };
     for (const [position, tool] of tools.entries()) {
-      yield { type: 'tool_use', id: this.toolUseId(index, position), name: tool.name, input: structuredClone(tool.input) };
+      yield {
+        type: 'block',
+        block: { type: 'tool_use', id: this.toolUseId(index, position), name: tool.name, input: structuredClone(tool.input) },
+      };
     }
     yield { type: 'message_end', stopReason: tools.length > 0 ? 'tool_use' : 'end_turn', usage };
   }
@@ -162,6 +174,12 @@ class PromptCacheSimulation {
     segments.forEach((segment, index) => {
       if (segment.cacheBreakpoint) this.cached.add(chain[index]!);
     });
-    return { input_tokens: tokens - prefix, output_tokens: 0, cache_read_tokens: read, cache_creation_tokens: prefix - read };
+    return {
+      input_tokens: tokens - prefix,
+      output_tokens: 0,
+      cache_read_tokens: read,
+      cache_creation_tokens: prefix - read,
+      thinking_tokens: 0,
+    };
   }
 }

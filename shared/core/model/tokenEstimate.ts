@@ -67,5 +67,12 @@ export function estimateBlockTokens(block: ContentBlock): number {
       return estimateTokens(block.name + JSON.stringify(block.input ?? {}));
     case 'tool_result':
       return estimateTokens(block.content);
+    // Sent back with their turn, so they take room; the signature too, on the side of counting high.
+    case 'thinking':
+      return estimateTokens(block.thinking + block.signature);
+    case 'redacted_thinking':
+      return estimateTokens(block.data);
+    case 'api_block':
+      return estimateTokens(JSON.stringify(block.block));
   }
 }

@@ -1,16 +1,24 @@
 import { z } from 'zod';
 
-/** Token counts of one model call or a sum of them, in the names the run's JSON uses. */
+const tokens = z.number().int().nonnegative();
+
+/**
+ * Token counts of one model call or a sum of them, in the names the run's JSON uses.
+ * `thinking_tokens` is the part of `output_tokens` the model spent thinking, where the API
+ * reports it (0 otherwise): already inside `output_tokens`, which is what is billed.
+ */
 export const UsageSchema = z.object({
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative(),
-  cache_read_tokens: z.number().int().nonnegative(),
-  cache_creation_tokens: z.number().int().nonnegative(),
+  input_tokens: tokens,
+  output_tokens: tokens,
+  cache_read_tokens: tokens,
+  cache_creation_tokens: tokens,
+  // Defaulted: usage recorded before orca counted thinking still reads.
+  thinking_tokens: tokens.default(0),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
 export function emptyUsage(): Usage {
-  return { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
+  return { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 };
 }
 
 export function addUsage(a: Usage, b: Usage): Usage {
@@ -19,6 +27,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
     output_tokens: a.output_tokens + b.output_tokens,
     cache_read_tokens: a.cache_read_tokens + b.cache_read_tokens,
     cache_creation_tokens: a.cache_creation_tokens + b.cache_creation_tokens,
+    thinking_tokens: (a.thinking_tokens ?? 0) + (b.thinking_tokens ?? 0),
   };
 }
 

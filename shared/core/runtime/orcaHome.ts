@@ -4,7 +4,8 @@ import path from 'node:path';
 
 /**
  * Where orca keeps its own files, outside any user repository: worktrees, read-only views,
- * clones of remotes, transcripts and spilled tool results. `ORCA_HOME`, default `~/.orca`.
+ * clones of remotes, transcripts and spilled tool results, and the record of the runs made here.
+ * `ORCA_HOME`, default `~/.orca`.
  */
 export class OrcaHome {
   readonly root: string;
@@ -64,6 +65,19 @@ export class OrcaHome {
 
   clone(remoteKey: string): string {
     return path.join(this.clonesRoot(), remoteKey);
+  }
+
+  /**
+   * The record of each run made with this ORCA_HOME (`<run>.json`): which installation made it
+   * (the Redis prefix beside this folder) and in which repository, so `orca clean` touches its
+   * own runs only.
+   */
+  runsRoot(): string {
+    return path.join(this.root, 'runs');
+  }
+
+  runRecord(runId: string): string {
+    return path.join(this.runsRoot(), `${runId}.json`);
   }
 
   /** Agents' session folders (transcripts, spilled tool results), one folder per run. */

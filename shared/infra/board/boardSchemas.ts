@@ -38,6 +38,7 @@ const usageFields = {
   output_tokens: count,
   cache_read_tokens: count,
   cache_creation_tokens: count,
+  thinking_tokens: count,
   cost_usd: amount,
 };
 
@@ -47,6 +48,7 @@ function usageOf(fields: Usage): Usage {
     output_tokens: fields.output_tokens,
     cache_read_tokens: fields.cache_read_tokens,
     cache_creation_tokens: fields.cache_creation_tokens,
+    thinking_tokens: fields.thinking_tokens,
   };
 }
 
@@ -97,9 +99,9 @@ export const TaskStateSchema = z
     transcript: text,
     error: text,
   })
-  .transform(({ input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, ...task }) => ({
+  .transform(({ input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, thinking_tokens, ...task }) => ({
     ...task,
-    usage: usageOf({ input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens }),
+    usage: usageOf({ input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, thinking_tokens }),
   }));
 export type TaskState = z.output<typeof TaskStateSchema>;
 
@@ -128,9 +130,9 @@ export const RunStateSchema = z
     updated_at: instant,
     ended_at: instant,
   })
-  .transform(({ input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, ...run }) => ({
+  .transform(({ input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, thinking_tokens, ...run }) => ({
     ...run,
-    usage: usageOf({ input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens }),
+    usage: usageOf({ input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, thinking_tokens }),
   }));
 export type RunState = z.output<typeof RunStateSchema>;
 

@@ -22,9 +22,13 @@ export function projectEntry(tx: ChainableCommander, keys: Keys, entry: RunStrea
   for (const change of reduceRunEntry(entry)) board.write(change);
 }
 
-const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_creation_tokens'] as const satisfies ReadonlyArray<
-  keyof Usage
->;
+const USAGE_FIELDS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_creation_tokens',
+  'thinking_tokens',
+] as const satisfies ReadonlyArray<keyof Usage>;
 
 class BoardWrites {
   constructor(
@@ -78,7 +82,11 @@ class BoardWrites {
         for (const [field, amount] of Object.entries(change.fields as object)) {
           if (COORDINATOR_FIELDS.has(field)) continue;
           if (typeof amount !== 'number') {
-            for (const token of USAGE_FIELDS) if ((amount as Usage)[token] > 0) this.tx.hincrby(key, token, (amount as Usage)[token]);
+            for (const token of USAGE_FIELDS) {
+              // Usage written before orca counted thinking has no thinking_tokens.
+              const tokens = (amount as Usage)[token] ?? 0;
+              if (tokens > 0) this.tx.hincrby(key, token, tokens);
+            }
           } else if (amount > 0) {
             // Costs are fractions of a dollar; counts are whole.
             if (field === 'cost_usd') this.tx.hincrbyfloat(key, field, amount);
@@ -100,7 +108,7 @@ function hashFields(fields: object): Record<string, string | number> {
   const hash: Record<string, string | number> = {};
   for (const [field, value] of Object.entries(fields)) {
     if (value === undefined || COORDINATOR_FIELDS.has(field)) continue;
-    if (field === 'usage') for (const token of USAGE_FIELDS) hash[token] = (value as Usage)[token];
+    if (field === 'usage') for (const token of USAGE_FIELDS) hash[token] = (value as Usage)[token] ?? 0;
     else if (typeof value === 'boolean') hash[field] = value ? '1' : '0';
     else if (Array.isArray(value)) hash[field] = JSON.stringify(value);
     else if (typeof value === 'string' || typeof value === 'number') hash[field] = value;

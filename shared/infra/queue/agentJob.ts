@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InheritedFileStateSchema } from '../../core/files/readFileState.js';
 import { isSlug } from '../../core/git/slug.js';
 import { AgentLimitsSchema } from '../../core/loop/limits.js';
+import { EffortSchema, ThinkingOptionSchema } from '../../core/model/thinking.js';
 import { UsageSchema } from '../../core/model/usage.js';
 import { PermissionModeSchema } from '../../core/tool/permissionMode.js';
 import { AssertionFlagSchema, CheckRecordSchema, GateResultSchema } from '../verify/evidence/evidence.js';
@@ -25,6 +26,9 @@ export const RoleSpecSchema = z.object({
   tools: z.array(z.string().min(1)),
   mode: PermissionModeSchema,
   model: z.string().min(1).optional(),
+  /** The role's own thinking (`adaptive`, `enabled:<budget>`, `off`) and effort: they win over the job's. */
+  thinking: ThinkingOptionSchema.optional(),
+  effort: EffortSchema.optional(),
   limits: AgentLimitsSchema.partial(),
   output: z.enum(OUTPUT_KINDS),
   /**
@@ -63,7 +67,11 @@ export const AgentJobSchema = z.object({
   /** The parent's file state the task needs, rebased onto the worktree by hash. */
   file_state: z.array(InheritedFileStateSchema).default([]),
   model: z.object({
+    /** The full model id (aliases are resolved before a job is queued); unset: the worker's ORCA_MODEL or orca's default. */
     id: z.string().min(1).optional(),
+    /** `--thinking` and `--effort` of the run; unset: the model family's default. */
+    thinking: ThinkingOptionSchema.optional(),
+    effort: EffortSchema.optional(),
     /** A Scripted model file's content (not a path: workers may be on other hosts). */
     script: z.unknown().optional(),
   }),

@@ -10,7 +10,7 @@ import { climbCompactionLadder } from './compactionLadder.js';
 import { ConditionalRules } from './conditionalRules.js';
 import type { GitSnapshot } from './gitSnapshot.js';
 import { loadPromptLayers, type PromptLayers } from './promptLayers.js';
-import { type Extra, emptyDecisions, type ViewDecisions, withCacheBreakpoints } from './requestView.js';
+import { buildView, type Extra, emptyDecisions, type ViewDecisions, withCacheBreakpoints } from './requestView.js';
 import { type SkillGrants, skillGrantsIn } from './skillGrants.js';
 import { estimateView, TokenCounter } from './tokenCount.js';
 import { TurnReminders } from './turnReminder.js';
@@ -83,6 +83,35 @@ class OrcaContextAssembler implements ContextAssembler {
     if (!state || call.name !== 'Read' || call.isError) return;
     const file = readResultFile(call, session.workspace.root);
     if (file) state.rules.noteRead(file, session.workspace.display(file));
+  }
+
+  /**
+   * Reactive compaction: the API said the conversation does not fit the model's window, so the
+   * history is replaced by a hand-off summary now (autocompact.ts), whatever the thresholds say.
+   */
+  async compactNow(session: AgentSession, why: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const state = this.states.get(session) ?? (await this.start(session));
+    if (!this.config.autocompact) return { ok: false, reason: 'autocompaction is turned off in the compaction settings' };
+    if (state.autocompaction.off) return { ok: false, reason: 'autocompaction is off for this session after failing in a row' };
+    const { system } = state.layers;
+    const tools = session.registry.specs();
+    const thresholds = thresholdsFor(this.config, session.limits.maxOutputTokens);
+    const measure = (view: Message[]) => state.counter.count(estimateView(system, view, tools), session.usage);
+    const view = buildView(session.messages, state.decisions);
+    const after = await state.autocompaction.attempt({
+      session,
+      trigger: 'auto',
+      decisions: state.decisions,
+      system,
+      library: state.layers.library,
+      injectedRules: state.rules.shown(),
+      view,
+      tokens: measure(view),
+      threshold: thresholds.autocompact,
+      measure,
+      reactive: why,
+    });
+    return after ? { ok: true } : { ok: false, reason: state.autocompaction.failure ?? 'the compaction did not happen' };
   }
 
   /** Set up once per session: the prompt layers, rules and skills. */

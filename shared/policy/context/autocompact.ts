@@ -114,6 +114,7 @@ export async function autocompact(input: AutocompactInput): Promise<AutocompactR
         {
           system: input.system,
           view: input.view,
+          tools: session.registry.specs(),
           maxTokens: Math.min(session.limits.maxOutputTokens, 20_000),
           extraInstructions: pre?.instructions,
         },

@@ -20,6 +20,8 @@ export interface AutocompactAttemptInput {
   tokens: number;
   threshold: number;
   measure(view: Message[]): number;
+  /** Why it runs when the thresholds did not ask for it (the API said the conversation does not fit). */
+  reactive?: string;
 }
 
 /**
@@ -33,6 +35,7 @@ export class AutocompactAttempts {
   private disabled = false;
   /** Files the last autocompaction showed again: they count as seen. */
   private shownFiles?: Set<string>;
+  private lastFailure?: string;
 
   constructor(
     private readonly config: CompactionConfig,
@@ -45,6 +48,11 @@ export class AutocompactAttempts {
 
   get visibleFiles(): ReadonlySet<string> | undefined {
     return this.shownFiles;
+  }
+
+  /** Why the last attempt failed. */
+  get failure(): string | undefined {
+    return this.lastFailure;
   }
 
   /** Compacts when it can; returns the new view and its size, or undefined when it failed. */
@@ -65,9 +73,17 @@ export class AutocompactAttempts {
       measure: (head, keepFrom) => measure(buildView(session.messages, { ...decisions, compacted: { head, keepFrom } })),
     });
     const emit = session.toolContext.emit;
+    const because = input.reactive ? `reactive (${input.reactive}): ` : '';
     if (!result.ok) {
       this.failures += 1;
-      emit({ type: 'compaction', level: 'autocompact_failed', tokens_before: tokens, tokens_after: tokens, detail: result.reason });
+      this.lastFailure = result.reason;
+      emit({
+        type: 'compaction',
+        level: 'autocompact_failed',
+        tokens_before: tokens,
+        tokens_after: tokens,
+        detail: because + result.reason,
+      });
       this.disableAfterFailures(emit, tokens);
       return undefined;
     }
@@ -80,7 +96,7 @@ export class AutocompactAttempts {
     // counts towards the failures that turn autocompaction off, so it cannot loop.
     const stillOver = after >= threshold;
     this.failures = stillOver ? this.failures + 1 : 0;
-    const what = `${trigger}: ${result.keepFrom < session.messages.length ? 'history before the last exchange' : 'the whole history'} replaced by a hand-off summary; ${result.visibleFiles.size} recent file(s) shown`;
+    const what = `${because}${trigger}: ${result.keepFrom < session.messages.length ? 'history before the last exchange' : 'the whole history'} replaced by a hand-off summary; ${result.visibleFiles.size} recent file(s) shown`;
     emit({
       type: 'compaction',
       level: 'autocompact',

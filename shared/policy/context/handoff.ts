@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import type { Message } from '../../core/model/message.js';
-import type { Model, SystemBlock } from '../../core/model/model.js';
+import type { Model, SystemBlock, ToolSpec } from '../../core/model/model.js';
 import type { Usage } from '../../core/model/usage.js';
 import { bashResultFields } from '../../core/tool/bashResultData.js';
 import { loadDescription } from '../../core/tool/tool.js';
@@ -73,12 +73,14 @@ export function localHandoffProse(input: LocalHandoffInput): string {
 }
 
 /**
- * The model writes the eight sections: the current view plus the hand-off prompt, no tools. Text
- * is collected (a `retry` restarts it); the usage is returned for the session's accounts.
+ * The model writes the eight sections: the current view plus the hand-off prompt, with the
+ * session's tools defined (the API wants them while the view holds tool calls, and they are part
+ * of what its thinking blocks are bound to) but not callable. Text is collected (a `retry`
+ * restarts it); the usage is returned for the session's accounts.
  */
 export async function modelHandoffProse(
   model: Model,
-  request: { system: SystemBlock[]; view: Message[]; maxTokens: number; extraInstructions?: string },
+  request: { system: SystemBlock[]; view: Message[]; tools: ToolSpec[]; maxTokens: number; extraInstructions?: string },
   signal: AbortSignal,
 ): Promise<{ prose: string; usage?: Usage }> {
   const prompt = request.extraInstructions ? `${HANDOFF_PROMPT}\n\nAlso: ${request.extraInstructions}` : HANDOFF_PROMPT;
@@ -88,7 +90,15 @@ export async function modelHandoffProse(
   else messages.push({ role: 'user', content: [{ type: 'text', text: prompt }] });
   let text = '';
   let usage: Usage | undefined;
-  for await (const event of model.stream({ system: request.system, messages, tools: [], maxTokens: request.maxTokens }, signal)) {
+  const call = {
+    system: request.system,
+    messages,
+    tools: request.tools,
+    toolChoice: 'none' as const,
+    cacheTools: true,
+    maxTokens: request.maxTokens,
+  };
+  for await (const event of model.stream(call, signal)) {
     if (event.type === 'text_delta') text += event.text;
     else if (event.type === 'retry') text = '';
     else if (event.type === 'message_end') usage = event.usage;

@@ -8,7 +8,10 @@ import type { ContentBlock, Message, TextBlock } from '../../core/model/message.
  *
  * The view keeps what the Messages API requires: it starts with a user message, roles alternate,
  * every tool_use has its tool_result in the next message and each user message lists its
- * tool_results before any text.
+ * tool_results before any text. An assistant turn keeps its thinking blocks exactly as received, in
+ * their place: a level either keeps a turn with its thinking or takes the whole turn away (a
+ * collapsed span, the history before an autocompaction, a turn whose every call was snipped),
+ * never a turn's tool calls without the thinking that led to them.
  */
 export type ExtraKind = 'reminder' | 'rule';
 
@@ -90,7 +93,7 @@ export function buildView(all: readonly Message[], decisions: ViewDecisions): Me
   }
 
   for (const message of out) {
-    message.content = message.content
+    const kept = message.content
       .filter((block) => {
         if (block.type === 'tool_use') return !decisions.snipped.has(block.id);
         if (block.type === 'tool_result') return !decisions.snipped.has(block.tool_use_id);
@@ -101,6 +104,9 @@ export function buildView(all: readonly Message[], decisions: ViewDecisions): Me
         const placeholder = decisions.cleared.get(block.tool_use_id);
         return placeholder === undefined ? block : { ...block, content: placeholder };
       });
+    // A turn whose every call was snipped goes whole: its thinking alone would be a turn of nothing.
+    const onlyThinking = kept.every((block) => block.type === 'thinking' || block.type === 'redacted_thinking');
+    message.content = kept.length < message.content.length && onlyThinking ? [] : kept;
   }
   return normalize(out);
 }
@@ -132,12 +138,17 @@ function normalize(messages: Message[]): Message[] {
 export function withCacheBreakpoints(view: Message[]): Message[] {
   const marked = view.map((message) => ({ ...message, content: [...message.content] }));
   const users = marked.map((message, index) => (message.role === 'user' ? index : -1)).filter((index) => index >= 0);
-  const targets = new Set<number>([marked.length - 1, ...users.slice(-2)]);
-  for (const index of [...targets].sort((a, b) => b - a).slice(0, 2)) {
+  const targets = [...new Set<number>([marked.length - 1, ...users.slice(-2)])].sort((a, b) => b - a);
+  let placed = 0;
+  for (const index of targets) {
+    if (placed === 2) break;
     const message = marked[index];
     const last = message?.content.at(-1);
-    if (!message || !last || last.type === 'tool_use') continue;
+    // Only text and tool results carry a mark: thinking blocks go back exactly as received (the
+    // API refuses cache_control on them), and a paused assistant turn ends with one.
+    if (!message || !last || (last.type !== 'text' && last.type !== 'tool_result')) continue;
     message.content[message.content.length - 1] = { ...last, cache_control: { type: 'ephemeral' } };
+    placed += 1;
   }
   return marked;
 }

@@ -144,6 +144,9 @@ function renderRun() {
     : run.status && run.status !== 'running' && run.detail
       ? el('p', { class: 'verdict', 'data-verdict': run.status, text: `${run.status}: ${run.detail}` })
       : undefined;
+  const result = state.board.result
+    ? el('p', { id: 'run-result', class: 'result', 'data-result': state.board.result.state, text: resultText(state.board.result) })
+    : undefined;
   const dag = renderDag(tasks);
   const noteList =
     notes.length > 0
@@ -154,8 +157,18 @@ function renderRun() {
           el('ul', {}, ...notes.map((note) => el('li', { text: note.message }))),
         )
       : undefined;
-  main.replaceChildren(head, ...(verdict ? [verdict] : []), dag, ...(noteList ? [noteList] : []));
+  main.replaceChildren(head, ...(verdict ? [verdict] : []), ...(result ? [result] : []), dag, ...(noteList ? [noteList] : []));
   drawEdges(dag, tasks);
+}
+
+/** Where the run's result stands in git (runResultState.ts): one not merged yet says how to take it. */
+function resultText(result) {
+  const at = result.head ? ` at ${result.head.slice(0, 12)}` : '';
+  if (result.state === 'not_merged') return `Result ${result.branch}${at}: not merged yet (git merge ${result.branch})`;
+  if (result.state === 'merged') return `Result ${result.branch}${at}: merged into ${result.merged_into.join(', ')}`;
+  if (result.state === 'no_changes') return `Result ${result.branch}: no changes (still at the base)`;
+  if (result.state === 'removed') return `Result ${result.branch}: removed from the repository`;
+  return `Result ${result.branch}: its repository is not on this host`;
 }
 
 /** Depth in the DAG: a task sits below everything it waits for. */

@@ -1,0 +1,56 @@
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { isInside } from '../../shared/core/files/workspace.js';
+import { hasChanges } from '../../shared/core/git/commit.js';
+import { gitAt } from '../../shared/core/git/git.js';
+import { INTEGRATION_TASK, parseOrcaBranch } from '../../shared/core/git/orcaBranch.js';
+import { listWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
+import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
+import { listDir } from '../clean/listDir.js';
+
+export interface HandedOver {
+  taskId: string;
+  branch: string;
+  dir: string;
+  /** `removed`: orca made it and it held nothing beyond its commit; `detached`: its files stay, the branch is free. */
+  action: 'removed' | 'detached';
+  /** It holds uncommitted changes (a failed or aborted agent's): `orca clean` saves them before it goes. */
+  changes: boolean;
+}
+
+/**
+ * At a run's end its branches are the user's: every worktree of the run in the user's repository
+ * lets go of its branch, so `git switch orca/<run>/<task>` (or a merge, or a checkout in another
+ * worktree) works at once. A worktree orca made under this ORCA_HOME that holds nothing beyond its
+ * commit is removed; one with uncommitted changes (a failed or aborted agent's, kept for
+ * inspection), or one a WorktreeCreate hook or another ORCA_HOME made, is detached: its files
+ * stay where they are. A task still at work is left alone. The integration worktree is the
+ * integration branch's to close (merge/integration.ts).
+ */
+export async function handOverWorktrees(
+  repo: string,
+  runId: string,
+  home: OrcaHome,
+  ended: (taskId: string) => boolean,
+): Promise<HandedOver[]> {
+  const handed: HandedOver[] = [];
+  for (const worktree of await listWorktrees(repo)) {
+    const named = worktree.branch ? parseOrcaBranch(worktree.branch) : undefined;
+    if (!named || named.runId !== runId || named.taskId === INTEGRATION_TASK || !ended(named.taskId)) continue;
+    if (!existsSync(worktree.dir)) continue; // pruned below, by whoever removes worktrees next
+    const changes = await hasChanges(worktree.dir);
+    const ours = isInside(path.resolve(worktree.dir), home.runWorktrees(runId));
+    if (ours && !changes) await removeWorktree(repo, worktree.dir);
+    else await gitAt(worktree.dir).raw(['switch', '--quiet', '--detach']);
+    handed.push({
+      taskId: named.taskId,
+      branch: worktree.branch!,
+      dir: worktree.dir,
+      action: ours && !changes ? 'removed' : 'detached',
+      changes,
+    });
+  }
+  // The run's folder of worktrees, once empty, goes with them (a failed agent's kept one keeps it).
+  if (listDir(home.runWorktrees(runId)).length === 0) rmSync(home.runWorktrees(runId), { recursive: true, force: true });
+  return handed;
+}
