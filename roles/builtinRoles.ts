@@ -5,7 +5,7 @@ function prompt(name: string): string {
   return readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), 'utf8').trim();
 }
 
-const READ_TOOLS = ['Read', 'Glob', 'Grep', 'Bash', 'Skill'];
+const READ_TOOLS = ['Read', 'Glob', 'Grep', 'LSP', 'Bash', 'Skill'];
 
 /**
  * The five roles orca ships. Read-only roles may still run read-only Bash commands. Only the
@@ -17,7 +17,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     name: 'coordinator',
     description: 'Decides what to explore before a run is planned.',
     prompt: prompt('coordinator'),
-    tools: ['Read', 'Glob', 'Grep', 'Remember'],
+    tools: ['Read', 'Glob', 'Grep', 'LSP', 'Remember'],
     mode: 'read-only',
     limits: { maxTurns: 12 },
     output: 'coordinator',
@@ -53,7 +53,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     name: 'worker',
     description: 'Implements one subtask in its own worktree and proves it with checks it runs.',
     prompt: prompt('worker'),
-    tools: [...READ_TOOLS, 'Edit', 'Write', 'Remember'],
+    tools: [...READ_TOOLS, 'Edit', 'Write', 'NotebookEdit', 'Remember'],
     mode: 'full-access',
     limits: { maxTurns: 80 },
     output: 'worker',

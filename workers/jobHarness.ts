@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { claimsReader, failureAdmission, outputSchema } from '../roles/outputs.js';
+import { claimsReader, failureAdmission, outputSchema, WorkerOutputSchema } from '../roles/outputs.js';
 import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
 import { commonGitDir } from '../shared/core/git/repoLock.js';
 import type { Model } from '../shared/core/model/model.js';
@@ -14,6 +14,7 @@ import { CheckRecorder } from '../shared/infra/verify/checks/checkRecorder.js';
 import { createReportGate, gateSession, type ReportGateOptions } from '../shared/infra/verify/checks/reportGate.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
 import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
+import { createDiagnosticsReminder } from '../shared/policy/lsp/diagnosticsReminder.js';
 import { toolsNamed } from '../shared/policy/tools/catalog.js';
 import type { JobWorkspace } from './jobWorkspace.js';
 
@@ -60,7 +61,12 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
   const harness = new Harness({
     services,
     wrapSlots: (slots) => checkRecorder.wrap(slots),
-    stopChecks: [...(reportGate ? [reportGate.gate] : []), ...(job.role.output === 'worker' ? [createVerificationNudge()] : [])],
+    stopChecks: [
+      ...(reportGate ? [reportGate.gate] : []),
+      ...(job.role.output === 'worker'
+        ? [createVerificationNudge(), createDiagnosticsReminder({ claimsSuccess: workerClaimsSuccess })]
+        : []),
+    ],
     role: job.role,
     tools: toolsNamed(job.role.tools),
     outputSchema: outputSchema(job.role.output),
@@ -102,6 +108,12 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
 /** The gates on the agent's last Report, when one was judged and refused and the agent then ended without another. */
 export function lastRefusedReport({ reportGate }: JobHarness): GateReport | undefined {
   return reportGate?.gate.last();
+}
+
+/** A worker's Report claims the work is done when it leaves nothing unresolved. */
+function workerClaimsSuccess(report: unknown): boolean {
+  const parsed = WorkerOutputSchema.safeParse(report);
+  return parsed.success && parsed.data.unresolved.length === 0;
 }
 
 /**

@@ -7,6 +7,7 @@ import { type AgentResult, runSession } from '../core/loop/query.js';
 import { AgentSession, type StopCheck } from '../core/loop/session.js';
 import { Transcript } from '../core/loop/transcript.js';
 import type { Model } from '../core/model/model.js';
+import { EDITING_TOOLS } from '../core/tool/editingTools.js';
 import type { PermissionMode } from '../core/tool/permissionMode.js';
 import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
 import type { AnyTool, SessionServices } from '../core/tool/tool.js';
@@ -23,6 +24,9 @@ import { hooksFromSettings } from '../policy/hooks/hookSettings.js';
 import type { HooksConfig } from '../policy/hooks/hooksConfig.js';
 import { createStopCheck } from '../policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
+import { EditDiagnostics } from '../policy/lsp/editDiagnostics.js';
+import { LANGUAGE_SERVERS, serverReadablePaths } from '../policy/lsp/languageServers.js';
+import { LspService, type LspServiceOptions } from '../policy/lsp/lspService.js';
 import { memorySection } from '../policy/memory/memoryPrompt.js';
 import { SessionMemory } from '../policy/memory/memoryService.js';
 import { createPermissionDecider } from '../policy/permissions/permissionSlot.js';
@@ -78,6 +82,8 @@ export interface HarnessOptions {
   memory?: { scope: string; today: string; source: string; cards: InjectedCard[] };
   /** The `allowed-tools` of the run's slash command: the tools and calls the agent is limited to (toolLimit.ts). */
   toolLimit?: { source: string; rules: string[] };
+  /** The language servers (which, their deadlines; on unless ORCA_LSP=off), overridable for tests. */
+  lsp?: LspServiceOptions;
 }
 
 /**
@@ -90,6 +96,8 @@ export class Harness {
   readonly hooks: HooksConfig;
   readonly transcript: Transcript;
   readonly sandboxed: boolean;
+  /** The session's language servers, stopped when `run` ends. */
+  readonly lsp: LspService;
 
   constructor(private readonly options: HarnessOptions) {
     const settings = loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
@@ -101,7 +109,12 @@ export class Harness {
       worktree: options.workspaceWritable ? options.workspaceRoot : path.join(options.sessionDir, 'tmp'),
       tempDir: path.join(options.sessionDir, 'tmp'),
       network: networkAllowance(settings).allowed,
-      extraReadable: options.sandboxReadable,
+      // The workspace itself (a read-only view is not bound writable) and what the language servers run from.
+      extraReadable: [
+        ...(options.sandboxReadable ?? []),
+        options.workspaceRoot,
+        ...serverReadablePaths(options.lsp?.servers ?? LANGUAGE_SERVERS),
+      ],
       notify: (message) => notices.push(message),
     });
     this.sandboxed = sandbox.active;
@@ -122,6 +135,10 @@ export class Harness {
     });
     const hooks = this.hooks;
     const memory = options.memory;
+    this.lsp = new LspService(options.lsp);
+    const diagnostics = new EditDiagnostics(this.lsp);
+    // Reads open files in their server ahead of an edit only for agents that can edit.
+    const warmOnRead = options.tools.some((tool) => EDITING_TOOLS.has(tool.name));
     this.session = new AgentSession({
       role: options.role.name,
       model: options.model,
@@ -136,7 +153,9 @@ export class Harness {
         env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) },
         wrap: sandbox.wrap,
       },
-      slots: (options.wrapSlots ?? ((slots) => slots))(createHarnessSlots({ hooks, permission: decider })),
+      slots: (options.wrapSlots ?? ((slots) => slots))(
+        diagnostics.wrap(createHarnessSlots({ hooks, permission: decider }), { warmOnRead }),
+      ),
       context: createContextAssembler({
         homeDir: options.homeDir,
         requiredChecks: options.requiredChecks,
@@ -164,6 +183,8 @@ export class Harness {
       services: {
         ...options.services,
         hooks,
+        lsp: this.lsp,
+        editDiagnostics: diagnostics,
         ...(memory
           ? { memory: new SessionMemory({ scope: memory.scope, today: memory.today, source: memory.source, given: memory.cards }) }
           : {}),
@@ -228,6 +249,13 @@ export class Harness {
       );
       return result;
     } finally {
+      await this.lsp.close().catch((error: unknown) => {
+        session.pending.push({
+          type: 'notice',
+          level: 'error',
+          message: `language servers: ${error instanceof Error ? error.message : String(error)}`,
+        });
+      });
       for (const event of session.pending.splice(0)) this.transcript.record({ ...event, at: Date.now() } as AgentEvent);
       this.transcript.flush();
     }

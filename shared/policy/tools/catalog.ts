@@ -3,6 +3,8 @@ import { bashTool } from './bash.js';
 import { editTool } from './edit.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
+import { lspTool } from './lsp.js';
+import { notebookEditTool } from './notebookEdit.js';
 import { readTool } from './read.js';
 import { rememberTool } from './remember.js';
 import { skillTool } from './skill.js';
@@ -16,8 +18,10 @@ const CATALOG: readonly AnyTool[] = [
   readTool,
   editTool,
   writeTool,
+  notebookEditTool,
   globTool,
   grepTool,
+  lspTool,
   bashTool,
   skillTool,
   taskCreateTool,

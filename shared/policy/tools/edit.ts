@@ -35,6 +35,7 @@ const SNIPPET_LINE_CHARS = 500;
  * Edit: replaces exact text in a file the session has read.
  *
  * The rules, in the order they are checked:
+ * - A notebook (`.ipynb`) is refused: its cells are changed with NotebookEdit.
  * - old_string equal to new_string is refused (nothing to do).
  * - The path must resolve inside the workspace for writing (no `..`, absolute path or symlink out).
  * - A missing file: an empty old_string creates it with new_string (parent folders too); any other
@@ -65,6 +66,9 @@ export const editTool = defineTool({
   level: 'workspace-write',
   readOnly: false,
   validate(input) {
+    if (input.file_path.toLowerCase().endsWith('.ipynb')) {
+      return `${input.file_path} is a Jupyter notebook: change its cells with NotebookEdit (Read shows their ids).`;
+    }
     if (normalizeLineEndings(input.old_string) === normalizeLineEndings(input.new_string)) {
       return 'old_string and new_string are the same, so this edit would change nothing. Put the new text in new_string.';
     }

@@ -6,7 +6,9 @@ import type { FileStateEntry } from '../../core/files/readFileState.js';
 import { normalizeLineEndings } from '../../core/files/textCodec.js';
 import { loadTextFile, type TextFile } from '../../core/files/textFile.js';
 import type { ReadResultData } from '../../core/tool/readResultData.js';
-import { defineTool, loadDescription } from '../../core/tool/tool.js';
+import { defineTool, loadDescription, type ToolContext, type ToolOutput } from '../../core/tool/tool.js';
+import { isNotebookPath, parseNotebook } from '../notebook/notebook.js';
+import { renderNotebook } from '../notebook/notebookView.js';
 
 export const READ_TOOL = 'Read';
 /** Lines shown when no limit is given. */
@@ -50,6 +52,8 @@ type View = { full: true } | { full: false; offset: number; limit: number };
  *   full view, and Edit may change the lines seen; a partial re-read never forgets a full view.
  * - Reading again what this session already read (same bytes, same range) returns a short stub
  *   pointing at the earlier result instead of the same content.
+ * - A notebook (`.ipynb`) is read whole, as its cells (notebook/notebookView.ts), and recorded
+ *   as a full view of its bytes: what NotebookEdit needs. offset and limit are refused for it.
  */
 export const readTool = defineTool({
   name: READ_TOOL,
@@ -62,6 +66,7 @@ export const readTool = defineTool({
   async call(input, ctx) {
     const abs = ctx.workspace.resolve(input.file_path, 'read');
     const shown = ctx.workspace.display(abs);
+    if (isNotebookPath(abs)) return readNotebook(abs, shown, input, ctx);
     const file = loadTextFile(abs, shown);
     const lines = splitLines(normalizeLineEndings(file.text));
     const total = lines.length;
@@ -126,6 +131,28 @@ export const readTool = defineTool({
     };
   },
 });
+
+/** A notebook, whole, as cells with their ids and outputs. */
+function readNotebook(abs: string, shown: string, input: ReadInput, ctx: ToolContext): ToolOutput {
+  if (input.offset !== undefined || input.limit !== undefined) {
+    throw new ToolError(`${shown} is a notebook: it is read whole, as its cells. Read it without offset and limit.`);
+  }
+  const file = loadTextFile(abs, shown);
+  const notebook = parseNotebook(file.text, shown);
+  const known = ctx.fileState.get(abs);
+  if (known && known.origin === 'read' && known.hash === file.hash && !known.isPartialView) {
+    if (known.mtimeMs !== file.mtimeMs) ctx.fileState.set({ ...known, mtimeMs: file.mtimeMs });
+    return {
+      content: `${shown} is unchanged since your earlier Read of it in this conversation: that result is still current, so it is not repeated here.`,
+      data: { type: 'file_unchanged', file: { filePath: abs } } satisfies ReadResultData,
+    };
+  }
+  ctx.fileState.set({ path: abs, hash: file.hash, mtimeMs: file.mtimeMs, isPartialView: false, origin: 'read' });
+  return {
+    content: renderNotebook(notebook, shown),
+    data: { type: 'notebook', file: { filePath: abs, cells: notebook.cells } } satisfies ReadResultData,
+  };
+}
 
 function sameView(entry: FileStateEntry, view: View): boolean {
   if (view.full) return !entry.isPartialView;
