@@ -7,6 +7,7 @@ import { ABORT_TARGET_MS, abortBenchmark } from './abortLatency.js';
 import { agents64Benchmark } from './agents64.js';
 import { benchTempRoot } from './benchEnv.js';
 import { CACHE_SHARE_TARGET, runContextBenchmark } from './context.js';
+import { diagnosticsBenchmark } from './diagnostics.js';
 import { EFFICIENCY_TARGET, efficiencyBenchmark } from './efficiency.js';
 import { GREP_RATIO_TARGET, grepRatioBenchmark } from './grepRatio.js';
 import { makeLargeRepo } from './largeRepo.js';
@@ -32,7 +33,7 @@ interface Figure {
   note: string;
 }
 
-const SECTIONS = ['grep', 'start', 'merge', 'rss', 'efficiency', 'abort', 'agents64', 'context'] as const;
+const SECTIONS = ['grep', 'start', 'merge', 'rss', 'efficiency', 'abort', 'agents64', 'context', 'diagnostics'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const program = new Command('bench')
@@ -201,6 +202,24 @@ async function main(): Promise<void> {
       target: `≥ ${CACHE_SHARE_TARGET}`,
       met: result.meetsTarget,
       note: `40 turns; with compaction ${round(result.with.cacheShare, 3)}, without ${round(result.without.cacheShare, 3)} (the lower is shown)`,
+    });
+  }
+
+  if (only.includes('diagnostics')) {
+    const result = await timed(say, 'diagnostics', () => diagnosticsBenchmark({ warm: quick ? 4 : 30, cold: quick ? 1 : 5 }));
+    details.diagnostics = result;
+    const plain = { what: 'the same Edit without diagnostics, ms (median)', value: result.plain_ms };
+    figures.push({
+      key: 'diagnostics_edit_warm_ms',
+      value: result.warm_ms,
+      reference: plain,
+      note: `median of ${result.warm_samples.length} Edits on a ${result.files}-file TypeScript project (${result.typescript ?? 'TypeScript'}), server up and project loaded; the edited file and its 2 importers checked`,
+    });
+    figures.push({
+      key: 'diagnostics_edit_cold_ms',
+      value: result.cold_ms,
+      reference: plain,
+      note: `median of ${result.cold_samples.length} first Edits of a fresh session (no warm-up on Read): server start, project load, diagnostics before and after`,
     });
   }
 

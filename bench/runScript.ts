@@ -72,7 +72,11 @@ export function runScript(subtasks: ScriptedSubtask[]): ScriptFile {
   };
 }
 
-/** A worker's turns: write its file (in `calls - 1` steps, one model call each), then Report. */
+/**
+ * A worker's turns: write its file (in `calls - 1` steps, one model call each), then run its
+ * subtask's check and Report in the last call (a worker's report needs its required check run
+ * after its last change).
+ */
 export function writerTurns(file: string, calls: number, latencyMs = 0): ScriptTurn[] {
   const turns: ScriptTurn[] = [];
   for (let step = 1; step < calls; step += 1) {
@@ -80,7 +84,10 @@ export function writerTurns(file: string, calls: number, latencyMs = 0): ScriptT
   }
   turns.push({
     latency_ms: latencyMs,
-    tools: [{ name: 'Report', input: { summary: `wrote ${file}`, unresolved: [], claimed_checks: [] } }],
+    tools: [
+      { name: 'Bash', input: { command: CHECK_COMMAND } },
+      { name: 'Report', input: { summary: `wrote ${file}`, unresolved: [], claimed_checks: [] } },
+    ],
   });
   return turns;
 }

@@ -11,8 +11,10 @@ import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
+import { describeFiled } from '../shared/policy/memory/fileCard.js';
 import { TerminalAsks } from './asks/terminalAsks.js';
 import { eventLine } from './eventLine.js';
+import { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { handOverWorktrees } from './run/handOver.js';
@@ -37,6 +39,8 @@ export interface AgentCommandOptions {
   askTimeoutMs: number;
   /** Allow rules that answer matching permission requests before anyone is asked. */
   yesTo: string[];
+  /** False with --no-memory. */
+  memory: boolean;
 }
 
 /**
@@ -54,6 +58,10 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
 
+  const memory = options.memory
+    ? new RunMemory({ orcaHome: new OrcaHome(process.env.ORCA_HOME || undefined).root, repo: root, startedAt: Date.now() })
+    : undefined;
+  for (const problem of memory?.problems ?? []) process.stderr.write(`orca: memory: ${problem}\n`);
   const runId = newRunId();
   const taskId = role.name;
   process.stderr.write(`orca: run ${runId}\n`);
@@ -96,6 +104,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       model: { ...model, script: script ? scriptContent : undefined },
       stop_event: 'Stop',
       asks: { timeout_ms: options.askTimeoutMs, yes_to: options.yesTo },
+      memory: memory?.forPrompt(options.prompt),
     });
     const followed = options.json
       ? Promise.resolve('0')
@@ -114,6 +123,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     const result = await services.waiter.wait(agentJobId(runId, taskId, 1));
     following.abort();
     await followed;
+    if (memory) for (const filed of await memory.file(result.remembered)) process.stderr.write(`orca: memory: ${describeFiled(filed)}\n`);
     recordRunEnd(services.home, ledgerEntry, result.status);
     await handOver(root, runId, services.home, options.json);
     printResult(result, options.json);

@@ -18,7 +18,7 @@ const program = new Command('orca')
 program
   .command('run')
   .description('one whole run: explore, plan, workers in their own worktrees, merge, integration verification')
-  .argument('<task>', 'what the team is to do')
+  .argument('[task...]', 'what the team is to do, or a slash command and its arguments (/fix-issue 123)')
   .option('--repo <dir>', 'the repository', '.')
   .option('--base <ref>', 'the commit the run starts from (default HEAD)')
   .option('--workers <n>', 'local worker processes to start', positiveInt, 2)
@@ -43,7 +43,22 @@ program
     collectYesTo,
     [],
   )
-  .action(async (task: string, options) => {
+  .option('--no-memory', 'show the agents no memory cards and keep none they remember')
+  .option('--list-commands', "list the slash commands (the repository's .claude/commands and ~/.claude/commands) and exit", false)
+  .action(async (words: string[], options) => {
+    if (options.listCommands) {
+      process.exitCode = await (await import('./commands/listCommands.js')).listCommands({
+        repo: options.repo,
+        base: options.base,
+        json: options.json,
+      });
+      return;
+    }
+    const task = words.join(' ').trim();
+    if (task === '')
+      throw new UserError(
+        'a task is needed: describe it, or name a slash command such as /fix-issue 123 (orca run --list-commands lists them).',
+      );
     process.exitCode = await (await import('./runCommand.js')).runCommand({
       task,
       repo: options.repo,
@@ -65,6 +80,7 @@ program
       timeoutMinutes: options.timeout,
       askTimeoutMs: options.askTimeout,
       yesTo: options.yesTo,
+      memory: options.memory,
     });
   });
 
@@ -131,6 +147,7 @@ program
   .option('--json', 'print one JSON object when the agent ends', false)
   .addOption(askTimeoutOption())
   .option('--yes-to <rule>', 'answer yes to permission requests this rule covers (repeatable)', collectYesTo, [])
+  .option('--no-memory', 'show the agent no memory cards and keep none it remembers')
   .action(async (prompt: string, options) => {
     process.exitCode = await (await import('./agentCommand.js')).agentCommand({
       role: options.role,
@@ -147,6 +164,7 @@ program
       allowDirty: options.allowDirty,
       askTimeoutMs: options.askTimeout,
       yesTo: options.yesTo,
+      memory: options.memory,
     });
   });
 
@@ -275,6 +293,58 @@ function askTimeoutOption(): Option {
     .argParser(parseAskTimeout)
     .default(parseAskTimeout('10m'), '10m');
 }
+const memory = program
+  .command('memory')
+  .description('the memory cards agents are shown and keep across runs (ORCA_HOME/memory, docs/memory.md)');
+
+memory
+  .command('list')
+  .description("the cards: orca's, and Claude Code's memory of the repository (read-only)")
+  .option('--scope <scope>', 'user, project (this repository), project:<repository id>, or all', 'all')
+  .option('--repo <dir>', 'the repository a project scope means (default: the current folder)')
+  .option('--json', 'print one JSON object', false)
+  .action(async (options: { scope: string; repo?: string; json: boolean }) => {
+    process.exitCode = await (await import('./memory/memoryCommands.js')).memoryList(options);
+  });
+
+memory
+  .command('show')
+  .description('one card (or a card waiting for review), as its file holds it')
+  .argument('<id>', 'the card id (mem_…)')
+  .action(async (id: string) => {
+    process.exitCode = await (await import('./memory/memoryCommands.js')).memoryShow(id);
+  });
+
+memory
+  .command('add')
+  .description('keep a card, by the same admission rules as an agent (refused cards: exit 2)')
+  .requiredOption('--type <type>', 'user, feedback, project or reference')
+  .requiredOption('--title <title>', 'the subject in a few words')
+  .requiredOption('--description <text>', 'the fact or the rule, in 1-3 sentences')
+  .option('--scope <scope>', 'user, project (this repository) or project:<repository id>; default user for user cards, else project')
+  .option('--repo <dir>', 'the repository a project card is for (default: the current folder)')
+  .option('--confidence <n>', 'from 0 to 1 (default 1)', unitInterval)
+  .action(async (options: { type: string; title: string; description: string; scope?: string; repo?: string; confidence?: number }) => {
+    process.exitCode = await (await import('./memory/memoryCommands.js')).memoryAdd(options);
+  });
+
+memory
+  .command('rm')
+  .description('remove a card (or a card waiting for review)')
+  .argument('<id>', 'the card id (mem_…)')
+  .action(async (id: string) => {
+    process.exitCode = await (await import('./memory/memoryCommands.js')).memoryRemove(id);
+  });
+
+memory
+  .command('review')
+  .description('decide the cards that contradict a kept one: keep the old, take the new, or edit it (answers from stdin)')
+  .option('--keep <id>', 'drop this waiting card, keeping the one it contradicts')
+  .option('--take <id>', 'let this waiting card replace the one it contradicts')
+  .option('--edit <id>', 'edit this waiting card in $VISUAL/$EDITOR, then let it replace the one it contradicts')
+  .action(async (options: { keep?: string; take?: string; edit?: string }) => {
+    process.exitCode = await (await import('./memory/memoryCommands.js')).memoryReview(options);
+  });
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -303,6 +373,12 @@ function effortLevel(value: string): Effort {
   const level = value.trim().toLowerCase();
   if (!(EFFORT_LEVELS as readonly string[]).includes(level)) throw new InvalidArgumentError(`expected one of ${EFFORT_LEVELS.join(', ')}`);
   return level as Effort;
+}
+
+function unitInterval(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1');
+  return n;
 }
 
 function positiveInt(value: string): number {

@@ -6,6 +6,8 @@ export function eventLine(event: AgentEvent, who = ''): string | undefined {
   switch (event.type) {
     case 'session_start':
       return `${tag}started (${event.role}, model ${event.model}${event.scripted ? ': Scripted, no LLM' : ''}) in ${event.cwd}`;
+    case 'memory':
+      return event.cards.length === 0 ? undefined : `${tag}  memory: ${event.cards.map((card) => `${card.id} "${card.title}"`).join(', ')}`;
     case 'tool_call':
       return `${tag}${event.name} ${summariseInput(event.input)}`;
     case 'tool_result':

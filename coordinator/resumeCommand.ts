@@ -2,6 +2,7 @@ import { DONE_WELL } from '../shared/core/events/taskStatusGroups.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { parseScript } from '../shared/core/model/scriptFile.js';
 import { DEFAULT_ASK_TIMEOUT_MS } from '../shared/infra/queue/agentJob.js';
+import { RunMemory } from './memory/runMemory.js';
 import { UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
 import { RunRecorder } from './run/runRecorder.js';
@@ -35,6 +36,12 @@ export async function resumeCommand(
       `resuming run ${runId} (phase ${run.phase ?? 'start'}; ${[...state.tasks.values()].filter((t) => DONE_WELL.includes(t.status)).length} task(s) already merged)`,
     );
     const remaining = settings?.deadline ? settings.deadline - Date.now() : undefined;
+    // The run's own day, so a card remembered after the resume resolves its dates as the run began.
+    const memory =
+      settings?.memory === false || !run.repo
+        ? undefined
+        : new RunMemory({ orcaHome: services.home.root, repo: run.repo, startedAt: run.created_at ?? Date.now() });
+    const command = settings?.command;
     const result = await coordinateRun(services, recorder, {
       task: run.task ?? '',
       repo: run.repo ?? '',
@@ -52,6 +59,10 @@ export async function resumeCommand(
       say,
       tty: Boolean(process.stderr.isTTY) && !options.json,
       asks: { timeoutMs: settings?.ask_timeout_ms ?? DEFAULT_ASK_TIMEOUT_MS, yesTo: settings?.yes_to ?? [] },
+      memory,
+      toolLimit: command?.allowed_tools
+        ? { source: `${command.invoked.split(/\s/, 1)[0]} (${command.file})`, rules: command.allowed_tools }
+        : undefined,
     });
     return printRunResult(result, recorder.state, options.json);
   } finally {

@@ -4,7 +4,9 @@ import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import { isSlashInvocation, resolveSlashTask, type SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
+import { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
@@ -36,6 +38,8 @@ export interface RunCommandOptions {
   askTimeoutMs: number;
   /** Allow rules that answer matching permission requests before anyone is asked. */
   yesTo: string[];
+  /** False with --no-memory: no cards are shown to the agents and none are kept. */
+  memory: boolean;
 }
 
 /** Exit codes per verdict (docs/cli.md). */
@@ -43,12 +47,23 @@ export interface RunCommandOptions {
 /** `orca run`: one whole run, from a task to a verified integration branch. */
 export async function runCommand(options: RunCommandOptions): Promise<number> {
   const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
+  // A task that names a slash command runs the command's prompt (read at the base commit).
+  const slash: SlashTask | undefined = isSlashInvocation(options.task)
+    ? await resolveSlashTask({ repo: root, base, task: options.task })
+    : undefined;
+  const task = slash?.task ?? options.task;
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
-  const choice = script ? undefined : chooseModel(options);
+  // The command's `model` is the run's unless --model says otherwise.
+  const choice = script ? undefined : chooseModel({ ...options, model: options.model ?? slash?.command.model });
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
   const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
+  for (const warning of slash?.warnings ?? []) process.stderr.write(`orca: ${warning}\n`);
+  const startedAt = Date.now();
+  const memory = options.memory
+    ? new RunMemory({ orcaHome: new OrcaHome(process.env.ORCA_HOME || undefined).root, repo: root, startedAt })
+    : undefined;
 
   let checks = options.checks;
   if (checks.length === 0) {
@@ -64,6 +79,15 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const runId = newRunId();
   process.stderr.write(`orca: run ${runId}\n`);
   if (script) say?.('Scripted model: no LLM is used in this run.');
+  if (slash) {
+    const attached = slash.files.length > 0 ? `, with ${slash.files.join(', ')}` : '';
+    const limited = slash.toolLimit ? `; its agents may use only ${slash.toolLimit.rules.join(', ')}` : '';
+    say?.(`command ${slash.invoked.split(/\s/, 1)[0]} (${slash.command.file})${attached}${limited}`);
+  }
+  if (memory) {
+    for (const problem of memory.problems) say?.(`memory: ${problem}`);
+    if (memory.claudeCodeDir) say?.(`memory: reading Claude Code's memory in ${memory.claudeCodeDir}`);
+  }
   const model = choice?.id ?? 'scripted';
 
   const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, concurrency: options.concurrency });
@@ -78,7 +102,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     const { source: _source, ...scriptContent } = script ?? { source: '' };
     await recorder.record({
       type: 'run_created',
-      task: options.task,
+      task,
       repo: root,
       base,
       integration_branch: integrationBranch(runId),
@@ -97,10 +121,14 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         deadline: budgets.wallClockMs ? Date.now() + budgets.wallClockMs : undefined,
         ask_timeout_ms: options.askTimeoutMs,
         yes_to: options.yesTo,
+        memory: options.memory,
+        command: slash
+          ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
+          : undefined,
       },
     });
     const result = await coordinateRun(services, recorder, {
-      task: options.task,
+      task,
       repo: root,
       base,
       checks,
@@ -111,6 +139,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       say,
       tty: Boolean(process.stderr.isTTY) && !options.json,
       asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
+      memory,
+      toolLimit: slash?.toolLimit,
     });
     return printRunResult(result, recorder.state, options.json);
   } finally {

@@ -5,15 +5,19 @@ function prompt(name: string): string {
   return readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), 'utf8').trim();
 }
 
-const READ_TOOLS = ['Read', 'Glob', 'Grep', 'Bash', 'Skill'];
+const READ_TOOLS = ['Read', 'Glob', 'Grep', 'LSP', 'Bash', 'Skill'];
 
-/** The five roles orca ships. Read-only roles may still run read-only Bash commands. */
+/**
+ * The five roles orca ships. Read-only roles may still run read-only Bash commands. Only the
+ * coordinator and Worker agents may Remember (docs/memory.md): they meet the user's task and its
+ * corrections; Explore, Plan and Verification agents report to them instead.
+ */
 export const BUILTIN_ROLES: readonly RoleDefinition[] = [
   {
     name: 'coordinator',
     description: 'Decides what to explore before a run is planned.',
     prompt: prompt('coordinator'),
-    tools: ['Read', 'Glob', 'Grep'],
+    tools: ['Read', 'Glob', 'Grep', 'LSP', 'Remember'],
     mode: 'read-only',
     limits: { maxTurns: 12 },
     output: 'coordinator',
@@ -49,7 +53,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     name: 'worker',
     description: 'Implements one subtask in its own worktree and proves it with checks it runs.',
     prompt: prompt('worker'),
-    tools: [...READ_TOOLS, 'Edit', 'Write'],
+    tools: [...READ_TOOLS, 'Edit', 'Write', 'NotebookEdit', 'Remember'],
     mode: 'full-access',
     limits: { maxTurns: 80 },
     output: 'worker',

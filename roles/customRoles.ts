@@ -41,8 +41,11 @@ const MODES: Record<string, PermissionMode> = {
   bypassPermissions: 'full-access',
 };
 
-/** The tools a custom role without a `tools` list inherits: everything a worker has. */
-const INHERITED_TOOLS = BUILTIN_ROLES.find((role) => role.name === 'worker')!.tools;
+/**
+ * The tools a custom role without a `tools` list inherits: everything a worker has but Remember,
+ * which keeps cards every later session is shown (docs/memory.md): a role has it only by naming it.
+ */
+const INHERITED_TOOLS = BUILTIN_ROLES.find((role) => role.name === 'worker')!.tools.filter((tool) => tool !== 'Remember');
 
 export interface CustomRoleLoad {
   roles: RoleDefinition[];

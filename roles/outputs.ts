@@ -111,3 +111,9 @@ export function claimsReader(kind: OutputKind): ((report: unknown) => Array<{ co
     return (report) => VerificationOutputSchema.parse(report).checks.map(({ command, exit_code }) => ({ command, exit_code }));
   return undefined;
 }
+
+/** Whether a role's Report owns up to failure (a Worker's non-empty `unresolved`); undefined for roles whose reports cannot. */
+export function failureAdmission(kind: OutputKind): ((report: unknown) => boolean) | undefined {
+  if (kind !== 'worker') return undefined;
+  return (report) => (WorkerOutputSchema.safeParse(report).data?.unresolved.length ?? 0) > 0;
+}

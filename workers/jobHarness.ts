@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { claimsReader, outputSchema } from '../roles/outputs.js';
+import { claimsReader, failureAdmission, outputSchema, WorkerOutputSchema } from '../roles/outputs.js';
 import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
 import { commonGitDir } from '../shared/core/git/repoLock.js';
 import type { Model } from '../shared/core/model/model.js';
@@ -14,6 +14,7 @@ import { CheckRecorder } from '../shared/infra/verify/checks/checkRecorder.js';
 import { createReportGate, gateSession, type ReportGateOptions } from '../shared/infra/verify/checks/reportGate.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
 import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
+import { createDiagnosticsReminder } from '../shared/policy/lsp/diagnosticsReminder.js';
 import { toolsNamed } from '../shared/policy/tools/catalog.js';
 import type { JobWorkspace } from './jobWorkspace.js';
 import type { ProgressReporter } from './progressReporter.js';
@@ -22,7 +23,7 @@ import { RunAskPrompter } from './runAskPrompter.js';
 /** A job's harness, and the gate on its Report when its role's output makes claims. */
 export interface JobHarness {
   harness: Harness;
-  reportGate?: { options: Omit<ReportGateOptions, 'maxRefusals'>; gate: ReturnType<typeof createReportGate> };
+  reportGate?: { options: Omit<ReportGateOptions, 'maxRefusals' | 'admitsFailure'>; gate: ReturnType<typeof createReportGate> };
 }
 
 export interface JobHarnessInput {
@@ -51,14 +52,25 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
   const { job, workspace, ports } = input;
   const { state, dropped } = rebaseFileState(job.file_state, workspace.dir);
   const services: SessionServices = { taskList: { store: new RedisTaskStore(input.redis, input.keys, job.run_id, job.task_id) } };
-  const checkRecorder = new CheckRecorder().attachTo(services);
+  // A Worker must have run its task's checks, whatever they look like: they are recorded as evidence too.
+  const required = job.role.output === 'worker' ? job.checks : undefined;
+  const checkRecorder = new CheckRecorder({ alsoRecord: required }).attachTo(services);
   const claimsOf = claimsReader(job.role.output);
-  const gateOptions = claimsOf ? { claimsOf, base: job.base, leasedPorts: ports, who: `${job.role.name} ${job.task_id}` } : undefined;
-  const reportGate = gateOptions ? { options: gateOptions, gate: createReportGate(gateOptions) } : undefined;
+  const gateOptions = claimsOf
+    ? { claimsOf, base: job.base, leasedPorts: ports, who: `${job.role.name} ${job.task_id}`, required }
+    : undefined;
+  const reportGate = gateOptions
+    ? { options: gateOptions, gate: createReportGate({ ...gateOptions, admitsFailure: failureAdmission(job.role.output) }) }
+    : undefined;
   const harness = new Harness({
     services,
     wrapSlots: (slots) => checkRecorder.wrap(slots),
-    stopChecks: [...(reportGate ? [reportGate.gate] : []), ...(job.role.output === 'worker' ? [createVerificationNudge()] : [])],
+    stopChecks: [
+      ...(reportGate ? [reportGate.gate] : []),
+      ...(job.role.output === 'worker'
+        ? [createVerificationNudge(), createDiagnosticsReminder({ claimsSuccess: workerClaimsSuccess })]
+        : []),
+    ],
     role: job.role,
     tools: toolsNamed(job.role.tools),
     outputSchema: outputSchema(job.role.output),
@@ -85,6 +97,8 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     agentId: `${job.run_id}/${job.task_id}`,
     transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
     gitAtStart: await input.gitAtStart,
+    memory: job.memory ? { ...job.memory, source: `run ${job.run_id} task ${job.task_id}` } : undefined,
+    toolLimit: job.tool_limit,
   });
   if (dropped.length > 0) {
     harness.session.pending.push({
@@ -94,6 +108,17 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     });
   }
   return { harness, reportGate };
+}
+
+/** The gates on the agent's last Report, when one was judged and refused and the agent then ended without another. */
+export function lastRefusedReport({ reportGate }: JobHarness): GateReport | undefined {
+  return reportGate?.gate.last();
+}
+
+/** A worker's Report claims the work is done when it leaves nothing unresolved. */
+function workerClaimsSuccess(report: unknown): boolean {
+  const parsed = WorkerOutputSchema.safeParse(report);
+  return parsed.success && parsed.data.unresolved.length === 0;
 }
 
 /**

@@ -25,7 +25,7 @@ import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
 import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { type HookContext, transcriptPathFor } from '../shared/policy/hooks/hookContext.js';
 import { loadHooks } from '../shared/policy/hooks/hookSettings.js';
-import { buildJobHarness, judgeReport } from './jobHarness.js';
+import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
 
@@ -103,7 +103,9 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     });
     const result = await session.harness.run(job.prompt, (event) => progress.agentEvent(event));
     const status = statusOf(result, signal);
-    const gates = status === 'completed' ? await judgeReport(session, result.report) : undefined;
+    // A failed agent whose last Report was refused hands back that report's gates: they say why.
+    const gates =
+      status === 'completed' ? await judgeReport(session, result.report) : status === 'failed' ? lastRefusedReport(session) : undefined;
     const commit = status === 'completed' ? await commitWork(workspace, job, result) : undefined;
     outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps), completed: status === 'completed', job };
     return resultOf(await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit }));
@@ -137,6 +139,7 @@ function jobResult(job: AgentJob, sessionDir: string): (extra: Partial<AgentJobR
     files_read: [],
     files_changed: [],
     scripted: job.model.script !== undefined,
+    remembered: [],
     ...extra,
   });
 }
@@ -247,10 +250,12 @@ async function ranResult(
         path: path.relative(workspace.dir, entry.path).split(path.sep).join('/'),
         hash: entry.hash,
         partial: entry.isPartialView,
+        ...(entry.isPartialView ? { seen: entry.seen ?? [] } : {}),
       })),
     // The task's whole change, a dead attempt's commits included: what a merge of the branch brings.
     files_changed: commit ? await changedFiles(workspace.dir, job.base, commit) : [],
     scripted: model.scripted,
+    remembered: harness.session.toolContext.services.memory?.remembered ?? [],
     ...(gates
       ? {
           gates: {

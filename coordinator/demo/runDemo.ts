@@ -41,6 +41,8 @@ async function main(): Promise<number> {
     allowDirty: false,
     askTimeoutMs: DEFAULT_ASK_TIMEOUT_MS,
     yesTo: [],
+    // The demo leaves the user's memory alone: it neither reads nor keeps cards.
+    memory: false,
   });
   process.stderr.write(`\nThe merged work is on the integration branch in ${repo.dir} (git log --graph --all).\n`);
   return code;

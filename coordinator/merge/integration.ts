@@ -79,6 +79,13 @@ export class IntegrationBranch {
     return { kind: 'merged', commit, files };
   }
 
+  /** Whether the merged tree is the base's own: nothing the run did is in it (no merge, or merges that changed nothing). */
+  async sameTreeAs(base: string): Promise<boolean> {
+    const trees = await gitAt(this.dir).raw(['rev-parse', `${base}^{tree}`, 'HEAD^{tree}']);
+    const [baseTree, headTree] = trees.trim().split('\n');
+    return baseTree === headTree;
+  }
+
   /** The diff of the merged work against the run's base: what verification is shown. */
   async diffFrom(base: string): Promise<string> {
     return gitAt(this.dir).raw(['diff', `${base}..HEAD`]);

@@ -1,10 +1,11 @@
 import picomatch from 'picomatch';
+import { WorkerOutputSchema } from '../../roles/outputs.js';
 import { DONE_WELL, NOT_STARTED, SETTLED, SETTLED_UNMERGED } from '../../shared/core/events/taskStatusGroups.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
 import type { TaskRecord } from '../../shared/infra/board/runChange.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
-import { failedGatesText } from '../../shared/infra/verify/evidence/gateResult.js';
+import { failedGatesText, type GateResult } from '../../shared/infra/verify/evidence/gateResult.js';
 import type { MergeOutcome } from '../merge/integration.js';
 import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import type { RunContext } from './runContext.js';
@@ -92,6 +93,7 @@ async function blockDependants(ctx: RunContext): Promise<void> {
 async function runTask(ctx: RunContext, task: TaskRecord): Promise<void> {
   const { recorder } = ctx;
   const subtask = recorder.state.run.plan!.subtasks.find((s) => s.id === task.task_id)!;
+  const checks = requiredChecks(ctx, subtask.checks);
   const base = await ctx.integration.head();
   let result: AgentJobResult;
   try {
@@ -103,12 +105,12 @@ async function runTask(ctx: RunContext, task: TaskRecord): Promise<void> {
         title: subtask.title,
         instructions: subtask.instructions,
         paths: bulletList(subtask.paths),
-        checks: subtask.checks.length > 0 ? subtask.checks.join(', ') : '(none named: run the relevant tests)',
+        checks: checksText(checks),
         task: ctx.task,
       }),
       base,
       subtask: task.task_id,
-      checks: subtask.checks,
+      checks,
       fileState: inheritedFor(ctx, subtask.paths),
     });
   } catch (error) {
@@ -117,17 +119,27 @@ async function runTask(ctx: RunContext, task: TaskRecord): Promise<void> {
   }
   const attempt = recorder.state.tasks.get(task.task_id)!.attempt;
   if (result.status !== 'completed') {
+    // The gates of a Report refused before the agent gave up say what it had not done.
+    const refusedBy = result.gates ? await recordGates(ctx, task, result.gates.gates) : [];
+    const ended = `${result.end_reason}: ${result.detail}`;
     await recorder.record({
       type: 'task_state',
       task_id: task.task_id,
       status: result.status === 'aborted' ? 'aborted' : 'failed',
       attempt,
-      detail: `${result.end_reason}: ${result.detail}`,
+      detail: refusedBy.length > 0 ? `its last Report was refused by the gates (${failedGatesText(refusedBy)}); then ${ended}` : ended,
     });
     ctx.say(`${task.task_id} ${result.status}: ${result.end_reason}`);
     return;
   }
   const refused = await gateWorker(ctx, task, result);
+  const unresolved = WorkerOutputSchema.safeParse(result.report).data?.unresolved ?? [];
+  if (unresolved.length > 0) {
+    const detail = `its worker reported it unresolved: ${unresolved.join('; ')}`;
+    await recorder.record({ type: 'task_state', task_id: task.task_id, status: 'failed', attempt, detail });
+    ctx.say(`${task.task_id} failed: ${detail}`);
+    return;
+  }
   if (refused) {
     await recorder.record({ type: 'task_state', task_id: task.task_id, status: 'failed', attempt, detail: refused });
     ctx.say(`${task.task_id} failed its gates: ${refused}`);
@@ -144,9 +156,23 @@ async function runTask(ctx: RunContext, task: TaskRecord): Promise<void> {
  */
 async function gateWorker(ctx: RunContext, task: TaskRecord, result: AgentJobResult): Promise<string | undefined> {
   if (!result.gates) return `${task.task_id}'s report reached the coordinator without its gates`;
-  for (const event of gateRunEvents(result.gates.gates, task.task_id)) await ctx.recorder.record(event);
-  const failed = result.gates.gates.filter((gate) => !gate.ok && gate.name !== 'assertions');
+  const failed = await recordGates(ctx, task, result.gates.gates);
   return failed.length > 0 ? `its report failed the gates: ${failedGatesText(failed)}` : undefined;
+}
+
+/** Records a report's gates on the task; returns those that stop a merge (all but assertions, which verification judges). */
+async function recordGates(ctx: RunContext, task: TaskRecord, gates: readonly GateResult[]): Promise<GateResult[]> {
+  for (const event of gateRunEvents(gates, task.task_id)) await ctx.recorder.record(event);
+  return gates.filter((gate) => !gate.ok && gate.name !== 'assertions');
+}
+
+/** What a worker must run before it reports: its subtask's checks, or, when the plan named none, the run's integration checks. */
+function requiredChecks(ctx: RunContext, named: readonly string[]): string[] {
+  return named.length > 0 ? [...named] : [...ctx.checks];
+}
+
+function checksText(checks: readonly string[]): string {
+  return checks.length > 0 ? checks.join(', ') : '(none named: run the relevant tests)';
 }
 
 async function mergeTask(ctx: RunContext, task: TaskRecord, result: AgentJobResult): Promise<void> {
@@ -206,12 +232,19 @@ async function mergeTask(ctx: RunContext, task: TaskRecord, result: AgentJobResu
     commit: outcome.commit,
     files,
   });
-  await recorder.record({ type: 'task_state', task_id: task.task_id, status: 'merged', attempt: attempt() });
+  await recorder.record({
+    type: 'task_state',
+    task_id: task.task_id,
+    status: 'merged',
+    attempt: attempt(),
+    detail: `merged into the integration branch as ${outcome.commit?.slice(0, 12) ?? '(no commit)'}${resolvedBy ? ', redone on the integration head after a merge conflict' : ''}`,
+  });
   ctx.say(`${task.task_id} merged${resolvedBy ? ' (after resolving a conflict)' : ''}`);
 }
 
 async function resolveConflict(ctx: RunContext, task: TaskRecord, files: string[], round: number): Promise<AgentJobResult | undefined> {
   const subtask = ctx.recorder.state.run.plan!.subtasks.find((s) => s.id === task.task_id)!;
+  const checks = requiredChecks(ctx, subtask.checks);
   const result = await ctx.jobs
     .run({
       taskId: `_resolve-${task.task_id}-${round}`,
@@ -223,22 +256,26 @@ async function resolveConflict(ctx: RunContext, task: TaskRecord, files: string[
         instructions: subtask.instructions,
         paths: bulletList(subtask.paths),
         files: bulletList(files),
-        checks: subtask.checks.length > 0 ? subtask.checks.join(', ') : '(none named: run the relevant tests)',
+        checks: checksText(checks),
       }),
       base: await ctx.integration.head(),
       subtask: task.task_id,
-      checks: subtask.checks,
+      checks,
     })
     .catch(() => undefined);
   return result && result.status === 'completed' && result.branch ? result : undefined;
 }
 
 /**
- * The run's file knowledge a subtask inherits: what the Explore agents read, for the files the
- * subtask owns. The worker keeps an entry only if the file is byte-identical in its worktree.
+ * The run's file knowledge a subtask inherits: what the Explore agents read (of the base commit's
+ * own bytes: files whose hash the host could not confirm there are left out), for the files the
+ * subtask owns, with the lines seen of a partial view. The worker keeps an entry only if the file
+ * is byte-identical in its worktree.
  */
 function inheritedFor(ctx: RunContext, paths: string[]): InheritedFileState[] {
   const files = ctx.recorder.state.run.findings?.files ?? [];
   const match = picomatch(paths, { dot: true });
-  return files.filter((file) => match(file.path)).map((file) => ({ path: file.path, hash: file.hash, partial: file.partial }));
+  return files
+    .filter((file) => file.verified && match(file.path))
+    .map((file) => ({ path: file.path, hash: file.hash, partial: file.partial, ...(file.partial ? { seen: file.seen ?? [] } : {}) }));
 }

@@ -6,6 +6,8 @@ import { orcaBranch } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import type { AgentJob, AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import { describeFiled } from '../../shared/policy/memory/fileCard.js';
+import type { RunMemory } from '../memory/runMemory.js';
 import type { ModelChoice } from '../modelChoice.js';
 import type { OrcaServices } from '../services.js';
 import type { RunRecorder } from './runRecorder.js';
@@ -43,6 +45,10 @@ export class JobRunner {
       signal: AbortSignal;
       /** How the agents' permission requests are answered when no person does. */
       asks: AgentJob['asks'];
+      /** Cards for each job's prompt, and the filing of what agents remember; undefined with --no-memory. */
+      memory?: RunMemory;
+      /** The `allowed-tools` of the slash command the run was started with. */
+      toolLimit?: { source: string; rules: string[] };
     },
   ) {}
 
@@ -99,6 +105,8 @@ export class JobRunner {
         checks: spec.checks ?? [],
         stop_event: 'SubagentStop',
         asks: this.options.asks,
+        memory: this.options.memory?.forPrompt(spec.prompt),
+        tool_limit: this.options.toolLimit,
       },
       attempt,
     );
@@ -157,6 +165,32 @@ export class JobRunner {
       usage: result.usage,
       cost_usd: result.cost_usd,
     });
+    await this.fileMemory(taskId, result);
     return result;
+  }
+
+  /** Files what the job's agent remembered (once: a resumed run's settled results are not filed again). */
+  private async fileMemory(taskId: string, result: AgentJobResult): Promise<void> {
+    const { memory } = this.options;
+    if (!memory || result.remembered.length === 0) return;
+    let filed: Awaited<ReturnType<RunMemory['file']>>;
+    try {
+      filed = await memory.file(result.remembered);
+    } catch (error) {
+      const detail = `the cards ${taskId} remembered could not be filed: ${error instanceof Error ? error.message : String(error)}`;
+      await this.recorder.record({ type: 'memory_filed', task_id: taskId, outcome: 'failed', title: '', detail });
+      return;
+    }
+    for (const [index, outcome] of filed.entries()) {
+      const card = outcome.kind === 'refused' ? undefined : outcome.kind === 'queued' ? outcome.pending.pending : outcome.stored.card;
+      await this.recorder.record({
+        type: 'memory_filed',
+        task_id: taskId,
+        outcome: outcome.kind,
+        card_id: outcome.kind === 'queued' ? outcome.conflictsWith.id : card?.id,
+        title: card?.title ?? result.remembered[index]!.title,
+        detail: describeFiled(outcome),
+      });
+    }
   }
 }

@@ -5,7 +5,8 @@ import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import { type RunContext, RunFailure } from './runContext.js';
 
 /**
- * One Plan agent gets the task and the distilled findings; its plan (already checked by its
+ * One Plan agent gets the task and the distilled findings (those the host confirmed at the base
+ * commit as facts, the others apart, as unverified claims with the reason); its plan (already checked by its
  * Report's schema) is checked again here as a DAG, overlapping owned paths are serialised, and
  * every subtask becomes a task of the run.
  */
@@ -19,7 +20,10 @@ export async function planPhase(ctx: RunContext): Promise<void> {
     role: ctx.role('plan'),
     prompt: fillPrompt('plan', {
       task: ctx.task,
-      findings: bulletList((findings?.facts ?? []).map((f) => `${f.fact} (${f.evidence})`)),
+      findings: bulletList((findings?.facts ?? []).filter((f) => f.verified).map((f) => `${f.fact} (${f.evidence})`)),
+      unverified: bulletList(
+        (findings?.facts ?? []).filter((f) => !f.verified).map((f) => `${f.fact} (${f.evidence}): ${f.reason ?? 'not confirmed'}`),
+      ),
       questions: bulletList(findings?.questions ?? []),
       checks: ctx.checks.length > 0 ? ctx.checks.join(', ') : '(none found)',
     }),

@@ -1,12 +1,13 @@
 import type { RoleDefinition } from '../../roles/role.js';
 import { availableRoles } from '../../roles/roleCatalog.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
-import { DONE_WELL, ENDED } from '../../shared/core/events/taskStatusGroups.js';
+import { ENDED } from '../../shared/core/events/taskStatusGroups.js';
 import { integrationBranch, wipRef } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import { TerminalAsks } from '../asks/terminalAsks.js';
+import type { RunMemory } from '../memory/runMemory.js';
 import { IntegrationBranch } from '../merge/integration.js';
 import type { ModelChoice } from '../modelChoice.js';
 import { recordRun, recordRunEnd } from '../runLedger.js';
@@ -20,6 +21,7 @@ import { describePlan, planPhase } from './planPhase.js';
 import { type RunContext, RunFailure } from './runContext.js';
 import type { RunRecorder } from './runRecorder.js';
 import { type RunJson, runJson } from './runResult.js';
+import { planTasksOf, runStatus } from './runStatus.js';
 import { type RunBudgets, RunWatch } from './runWatch.js';
 import { type VerifyOutcome, verifyPhase } from './verifyPhase.js';
 
@@ -38,6 +40,10 @@ export interface RunSettings {
   tty: boolean;
   /** How the agents' permission requests are answered when no person does: the wait, and answers given in advance. */
   asks: { timeoutMs: number; yesTo: string[] };
+  /** The run's memory (docs/memory.md); undefined with --no-memory. */
+  memory?: RunMemory;
+  /** The `allowed-tools` of the slash command the task came from: every agent of the run is limited to them. */
+  toolLimit?: { source: string; rules: string[] };
 }
 
 /**
@@ -110,6 +116,8 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       maxInFlight: settings.budgets.maxAgents,
       signal: abort.signal,
       asks: { timeout_ms: settings.asks.timeoutMs, yes_to: settings.asks.yesTo },
+      memory: settings.memory,
+      toolLimit: settings.toolLimit,
     }),
     integration,
     repo: settings.repo,
@@ -136,8 +144,13 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       detail = 'the plan was rejected; nothing was written';
     } else {
       if (!abort.signal.aborted) await dispatchPhase(ctx);
-      if (!abort.signal.aborted) verify = await verifyPhase(ctx);
-      ({ status, detail } = verdictOf(ctx, verify, abortReason));
+      // A tree equal to the base has nothing of the run's to verify: no Verification job passes it.
+      const unchanged = await integration.sameTreeAs(settings.base);
+      if (!abort.signal.aborted) {
+        if (unchanged) ctx.say('nothing was merged: the integration tree is the base tree, so nothing is verified');
+        else verify = await verifyPhase(ctx);
+      }
+      ({ status, detail } = runStatus({ tasks: planTasksOf(recorder.state), verify, unchanged, abortReason }));
     }
   } catch (error) {
     if (!(error instanceof RunFailure)) throw error;
@@ -214,22 +227,4 @@ async function approve(ctx: RunContext, tty: boolean, stop: (reason: string) => 
   } finally {
     connection.disconnect();
   }
-}
-
-/** PASS only when every task merged, the integration checks passed their gates and verification said PASS. */
-function verdictOf(
-  ctx: RunContext,
-  verify: VerifyOutcome | undefined,
-  abortReason: string | undefined,
-): { status: RunStatus; detail: string } {
-  if (abortReason) return { status: 'ABORTED', detail: abortReason };
-  const tasks = (ctx.recorder.state.run.plan?.subtasks ?? []).map((s) => ctx.recorder.state.tasks.get(s.id)!);
-  const unmerged = tasks.filter((task) => !DONE_WELL.includes(task.status));
-  if (!verify) return { status: 'FAIL', detail: 'the merged tree was not verified' };
-  if (verify.status === 'FAIL') return { status: 'FAIL', detail: verify.detail };
-  if (unmerged.length > 0) {
-    const list = unmerged.map((task) => `${task.task_id} ${task.status}`).join(', ');
-    return { status: 'PARTIAL', detail: `not merged: ${list}${verify.detail ? `; ${verify.detail}` : ''}` };
-  }
-  return { status: verify.status, detail: verify.detail };
 }

@@ -1,5 +1,8 @@
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
+import type { TaskRecord } from '../../shared/infra/board/runChange.js';
 import type { RunFold } from '../../shared/infra/board/runFold.js';
+import { GATE_NAMES } from '../../shared/infra/verify/evidence/evidence.js';
+import type { CheckedProblem } from '../../shared/infra/verify/evidence/problemCheck.js';
 
 export interface GateRecord {
   name: string;
@@ -20,9 +23,22 @@ export interface RunJson {
   base: string;
   integration_branch: string;
   head: string;
-  tasks: Array<{ id: string; role: string; status: string; branch?: string; commit?: string; attempts: number }>;
+  tasks: Array<{
+    id: string;
+    role: string;
+    status: string;
+    /** One line: why it ended as it did. */
+    detail: string;
+    /** The gates of its last report, when it made one. */
+    gates?: GateRecord[];
+    branch?: string;
+    commit?: string;
+    attempts: number;
+  }>;
+  /** The Explore findings, each checked at the base commit. */
+  findings: Array<{ fact: string; evidence: string; verified: boolean; reason?: string }>;
   gates: GateRecord[];
-  verification: { verdict: 'PASS' | 'FAIL' | 'PARTIAL'; checks: CheckRecordOut[] } | null;
+  verification: { verdict: 'PASS' | 'FAIL' | 'PARTIAL'; checks: CheckRecordOut[]; problems: CheckedProblem[] } | null;
   usage: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number; cost_usd: number };
   detail: string;
   scripted: boolean;
@@ -34,14 +50,19 @@ export function runJson(
 ): RunJson {
   const tasks = [...state.tasks.values()]
     .filter((task) => task.role === 'worker' && !task.task_id.startsWith('_'))
-    .map((task) => ({
-      id: task.task_id,
-      role: task.role,
-      status: task.status,
-      ...(task.branch ? { branch: task.branch } : {}),
-      ...(task.commit ? { commit: task.commit } : {}),
-      attempts: task.attempt,
-    }));
+    .map((task) => {
+      const gates = lastReportGates(task);
+      return {
+        id: task.task_id,
+        role: task.role,
+        status: task.status,
+        detail: taskDetail(task),
+        ...(gates.length > 0 ? { gates } : {}),
+        ...(task.branch ? { branch: task.branch } : {}),
+        ...(task.commit ? { commit: task.commit } : {}),
+        attempts: task.attempt,
+      };
+    });
   return {
     run_id: state.run.run_id,
     status: extra.status,
@@ -49,12 +70,43 @@ export function runJson(
     integration_branch: state.run.integration_branch ?? '',
     head: extra.head,
     tasks,
+    findings: (state.run.findings?.facts ?? []).map(({ fact, evidence, verified, reason }) => ({
+      fact,
+      evidence,
+      verified,
+      ...(reason ? { reason } : {}),
+    })),
     gates: extra.gates,
     verification: extra.verification,
     usage: { ...state.run.result_usage, cost_usd: round(state.run.result_cost_usd) },
     detail: extra.detail,
     scripted: state.run.scripted,
   };
+}
+
+/** Why a task ended as it did, in one line: what the coordinator said with its last status, else how its agent ended. */
+export function taskDetail(task: TaskRecord): string {
+  const said = task.status_detail ?? task.error ?? (task.end_reason ? `${task.end_reason}: ${task.end_detail ?? ''}` : undefined);
+  const fallback: Record<string, string> = {
+    pending: 'it never started',
+    merged: 'merged into the integration branch',
+    cancelled: 'the run stopped before this task ran',
+  };
+  return oneLine(said ?? fallback[task.status] ?? task.status);
+}
+
+/** The gates of a task's last report: the latest verdict of each gate recorded on it, in gate order. */
+export function lastReportGates(task: TaskRecord): GateRecord[] {
+  const latest = new Map<string, GateRecord>();
+  for (const evidence of task.evidence) {
+    if (evidence.kind === 'gate') latest.set(evidence.name, { name: evidence.name, ok: evidence.ok, reason: evidence.reason });
+  }
+  const order = GATE_NAMES as readonly string[];
+  return [...latest.values()].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
 }
 
 /** The exit code of `orca run` / `orca resume` for a run's status (docs/cli.md). */
@@ -89,11 +141,22 @@ export function runReport(json: RunJson, state: RunFold): string {
     );
   }
   lines.push('');
+  for (const task of json.tasks.filter((one) => one.status !== 'merged')) lines.push(`${task.id} ${task.status}: ${task.detail}`);
+  const unverified = json.findings.filter((finding) => !finding.verified);
+  if (json.findings.length > 0) {
+    lines.push(`findings: ${json.findings.length - unverified.length} verified at the base, ${unverified.length} unverified`);
+    for (const finding of unverified) lines.push(`  unverified: ${finding.fact} (${finding.evidence}): ${finding.reason}`);
+  }
   for (const gate of json.gates) lines.push(`gate ${gate.name}: ${gate.ok ? 'ok' : 'FAILED'} (${gate.reason})`);
   if (json.verification) {
     lines.push(`verification: ${json.verification.verdict}`);
     for (const check of json.verification.checks) {
       lines.push(`  ${check.command}: exit ${check.exit_code ?? '-'}, ${check.tests_executed ?? 'unknown'} test(s) executed`);
+    }
+    for (const problem of json.verification.problems) {
+      lines.push(
+        `  problem ${problem.file}${problem.line ? `:${problem.line}` : ''}: ${problem.what}${problem.verified ? '' : ` (unverified: ${problem.reason})`}`,
+      );
     }
   }
   const totalTokens = json.usage.input_tokens + json.usage.cache_read_tokens + json.usage.cache_creation_tokens + json.usage.output_tokens;

@@ -96,6 +96,7 @@ export class RunWatch {
       const detail = typeof event.detail === 'string' ? ` (${event.detail})` : '';
       this.line(`${String(event.task_id)}: ${String(event.status)}${detail}`);
     }
+    if (entry.source === 'run' && event.type === 'memory_filed') this.line(`${String(event.task_id)}: memory: ${String(event.detail)}`);
     if (entry.source === 'agent' && event.type === 'tool_call' && this.options.tty) this.summary(`${task}: ${String(event.name)}`);
   }
 

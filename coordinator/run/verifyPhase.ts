@@ -1,12 +1,12 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { type VerificationOutput, VerificationOutputSchema } from '../../roles/outputs.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import { PortLeaser, portLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
+import { loadCommitView, repoPath } from '../../shared/infra/verify/evidence/commitView.js';
 import { type AssertionFlag, type CheckEvidence, CheckSpecSchema } from '../../shared/infra/verify/evidence/evidence.js';
 import { checkRunEvent, gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
+import { type CheckedProblem, checkProblem } from '../../shared/infra/verify/evidence/problemCheck.js';
 import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { auditTestChanges } from '../../shared/infra/verify/gates/assertions.js';
 import { gateIntegration } from '../../shared/infra/verify/gates/integrationGates.js';
@@ -24,7 +24,7 @@ export interface VerifyOutcome {
   status: RunStatus;
   detail: string;
   gates: GateRecord[];
-  verification: { verdict: 'PASS' | 'FAIL' | 'PARTIAL'; checks: CheckRecordOut[] } | null;
+  verification: { verdict: 'PASS' | 'FAIL' | 'PARTIAL'; checks: CheckRecordOut[]; problems: CheckedProblem[] } | null;
 }
 
 interface Round {
@@ -32,7 +32,10 @@ interface Round {
   detail: string;
   gates: GateRecord[];
   evidence: CheckEvidence[];
+  /** What the fix round is told: failed checks, then the agent's problems. */
   problems: string[];
+  /** The agent's problems, checked against the merged tree. */
+  reported: CheckedProblem[];
 }
 
 /**
@@ -61,6 +64,7 @@ export async function verifyPhase(ctx: RunContext): Promise<VerifyOutcome> {
         exit_code: one.exit_code,
         tests_executed: one.counts.known ? one.counts.executed : null,
       })),
+      problems: round.reported,
     },
   };
 }
@@ -98,6 +102,8 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
       checks: ctx.checks,
     });
     const report = result.status === 'completed' ? VerificationOutputSchema.parse(result.report) : undefined;
+    const reported = report ? await checkProblems(ctx, head, report.problems, result.worktree) : [];
+    if (report) await recorder.record({ type: 'problems', round, problems: reported });
 
     const gated = await gateIntegration({
       evidence,
@@ -116,39 +122,57 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
       currentTree: await treeSnapshot(integration.dir),
       gates: gated.gates,
     });
-    return judge(ctx, { result, report, evidence, gates: gated.gates, pass });
+    return judge({ result, report, reported, evidence, gates: gated.gates, pass });
   } finally {
     await lease.release();
   }
 }
 
-function judge(
+/**
+ * The Verification agent's problems checked against the merged tree's objects: a file it names
+ * that the tree lacks (deleted, an absolute path elsewhere), or a line past its end, is kept
+ * unverified with the reason, never dropped.
+ */
+async function checkProblems(
   ctx: RunContext,
-  input: {
-    result: AgentJobResult;
-    report: VerificationOutput | undefined;
-    evidence: CheckEvidence[];
-    gates: GateRecord[];
-    pass: { ok: boolean; reason: string };
-  },
-): Round {
-  const { report, evidence, gates, pass } = input;
+  head: string,
+  problems: VerificationOutput['problems'],
+  worktree: string | undefined,
+): Promise<CheckedProblem[]> {
+  const roots = [...(worktree ? [worktree] : []), ctx.integration.dir, ctx.repo];
+  const wanted = problems.map((problem) => repoPath(problem.file, roots)).flatMap((where) => ('path' in where ? [where.path] : []));
+  const view = await loadCommitView(ctx.repo, head, wanted);
+  return problems.map((problem) => checkProblem(problem, view, roots));
+}
+
+function judge(input: {
+  result: AgentJobResult;
+  report: VerificationOutput | undefined;
+  reported: CheckedProblem[];
+  evidence: CheckEvidence[];
+  gates: GateRecord[];
+  pass: { ok: boolean; reason: string };
+}): Round {
+  const { report, reported, evidence, gates, pass } = input;
   const failedChecks = evidence.filter((one) => one.outcome !== 'exited' || one.exit_code !== 0);
   const problems = failedChecks.map(
     (one) =>
       `\`${one.command}\` failed on the merged tree (${one.outcome === 'exited' ? `exit ${one.exit_code}` : one.outcome}); its output is in ${one.log}`,
   );
-  const real = (report?.problems ?? []).filter((problem) => existsSync(path.join(ctx.integration.dir, problem.file)));
-  problems.push(...real.map((p) => `${p.file}${p.line ? `:${p.line}` : ''}: ${p.what}`));
-  const base = { gates, evidence, problems };
+  problems.push(
+    ...reported.map(
+      (p) => `${p.file}${p.line ? `:${p.line}` : ''}: ${p.what}${p.verified ? '' : ` (not confirmed on the merged tree: ${p.reason})`}`,
+    ),
+  );
+  const base = { gates, evidence, problems, reported };
   if (!report)
     return {
       ...base,
       status: 'FAIL',
       detail: `the Verification agent did not report: ${input.result.end_reason} (${input.result.detail})`,
     };
-  const dropped = report.problems.length - real.length;
-  const note = dropped > 0 ? `; ${dropped} reported problem(s) named files that do not exist and were dropped` : '';
+  const unconfirmed = reported.filter((problem) => !problem.verified).length;
+  const note = unconfirmed > 0 ? `; ${unconfirmed} reported problem(s) could not be confirmed on the merged tree` : '';
   if (failedChecks.length > 0)
     return { ...base, status: 'FAIL', detail: `integration checks failed: ${failedChecks.map((one) => one.command).join(', ')}${note}` };
   if (report.verdict === 'FAIL') return { ...base, status: 'FAIL', detail: `verification FAIL: ${problems.join('; ')}${note}` };

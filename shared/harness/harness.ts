@@ -7,9 +7,11 @@ import { type AgentResult, runSession } from '../core/loop/query.js';
 import { AgentSession, type StopCheck } from '../core/loop/session.js';
 import { Transcript } from '../core/loop/transcript.js';
 import type { Model } from '../core/model/model.js';
+import { EDITING_TOOLS } from '../core/tool/editingTools.js';
 import type { PermissionMode } from '../core/tool/permissionMode.js';
 import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
 import type { AnyTool, SessionServices } from '../core/tool/tool.js';
+import type { InjectedCard } from '../infra/queue/memoryPayload.js';
 import { chainStopChecks } from '../infra/tasks/stopCheckChain.js';
 import { createContextAssembler } from '../policy/context/assembler.js';
 import type { CompactionConfigInput } from '../policy/context/compactionConfig.js';
@@ -23,10 +25,16 @@ import type { HooksConfig } from '../policy/hooks/hooksConfig.js';
 import { permissionRequestHook } from '../policy/hooks/permissionRequest.js';
 import { createStopCheck } from '../policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
+import { EditDiagnostics } from '../policy/lsp/editDiagnostics.js';
+import { LANGUAGE_SERVERS, serverReadablePaths } from '../policy/lsp/languageServers.js';
+import { LspService, type LspServiceOptions } from '../policy/lsp/lspService.js';
+import { memorySection } from '../policy/memory/memoryPrompt.js';
+import { SessionMemory } from '../policy/memory/memoryService.js';
 import { createPermissionDecider } from '../policy/permissions/permissionSlot.js';
 import { PermissionPolicy } from '../policy/permissions/policy.js';
 import { DenyPrompter, type Prompter } from '../policy/permissions/prompter.js';
 import { networkAllowance, shellSandbox } from '../policy/permissions/sandbox.js';
+import { ToolLimit } from '../policy/permissions/toolLimit.js';
 import { loadSettings } from '../policy/settings/loadSettings.js';
 
 export interface HarnessOptions {
@@ -67,6 +75,16 @@ export interface HarnessOptions {
   stopChecks?: StopCheck[];
   /** The workspace's git state at the start, when the caller knows it (it just checked it out). */
   gitAtStart?: GitSnapshot;
+  /**
+   * Memory (docs/memory.md): the run's scope and day, the cards chosen for this session (they end
+   * the dynamic system block, and the transcript records which), and where a Remember call's
+   * cards are credited (`run <run> task <task>`).
+   */
+  memory?: { scope: string; today: string; source: string; cards: InjectedCard[] };
+  /** The `allowed-tools` of the run's slash command: the tools and calls the agent is limited to (toolLimit.ts). */
+  toolLimit?: { source: string; rules: string[] };
+  /** The language servers (which, their deadlines; on unless ORCA_LSP=off), overridable for tests. */
+  lsp?: LspServiceOptions;
 }
 
 /**
@@ -81,6 +99,8 @@ export class Harness {
   readonly sandboxed: boolean;
   /** Where `run` records events (the transcript, then its caller), while it runs. */
   private recording?: (event: AgentEvent) => void;
+  /** The session's language servers, stopped when `run` ends. */
+  readonly lsp: LspService;
 
   constructor(private readonly options: HarnessOptions) {
     const settings = loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
@@ -92,13 +112,24 @@ export class Harness {
       worktree: options.workspaceWritable ? options.workspaceRoot : path.join(options.sessionDir, 'tmp'),
       tempDir: path.join(options.sessionDir, 'tmp'),
       network: networkAllowance(settings).allowed,
-      extraReadable: options.sandboxReadable,
+      // The workspace itself (a read-only view is not bound writable) and what the language servers run from.
+      extraReadable: [
+        ...(options.sandboxReadable ?? []),
+        options.workspaceRoot,
+        ...serverReadablePaths(options.lsp?.servers ?? LANGUAGE_SERVERS),
+      ],
       notify: (message) => notices.push(message),
     });
     this.sandboxed = sandbox.active;
-    const policy = PermissionPolicy.fromSettings(settings, { ...sandbox.policy, home: options.homeDir });
+    const limit = options.toolLimit ? ToolLimit.from(options.toolLimit.rules, options.toolLimit.source) : undefined;
+    const policy = PermissionPolicy.fromSettings(settings, { ...sandbox.policy, home: options.homeDir }).withAllowRules(
+      limit?.texts ?? [],
+      limit?.source ?? '',
+    );
     const decider = createPermissionDecider({
       policy,
+      limit,
+      home: options.homeDir,
       prompter: options.prompter ?? new DenyPrompter(),
       requestHook: permissionRequestHook(this.hooks),
       announce: (event) => this.announce(event),
@@ -108,11 +139,16 @@ export class Harness {
           .map((grant) => ({ rules: grant.rules, source: `skill:${grant.skill}` })),
     });
     const hooks = this.hooks;
+    const memory = options.memory;
+    this.lsp = new LspService(options.lsp);
+    const diagnostics = new EditDiagnostics(this.lsp);
+    // Reads open files in their server ahead of an edit only for agents that can edit.
+    const warmOnRead = options.tools.some((tool) => EDITING_TOOLS.has(tool.name));
     this.session = new AgentSession({
       role: options.role.name,
       model: options.model,
       systemPrompt: staticSystemPrompt(options.role.prompt),
-      tools: options.tools,
+      tools: limit ? options.tools.filter((tool) => limit.allowsTool(tool.name)) : options.tools,
       outputSchema: options.outputSchema,
       workspaceRoot: options.workspaceRoot,
       sessionDir: options.sessionDir,
@@ -122,12 +158,15 @@ export class Harness {
         env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) },
         wrap: sandbox.wrap,
       },
-      slots: (options.wrapSlots ?? ((slots) => slots))(createHarnessSlots({ hooks, permission: decider })),
+      slots: (options.wrapSlots ?? ((slots) => slots))(
+        diagnostics.wrap(createHarnessSlots({ hooks, permission: decider }), { warmOnRead }),
+      ),
       context: createContextAssembler({
         homeDir: options.homeDir,
         requiredChecks: options.requiredChecks,
         compaction: options.compaction,
         gitAtStart: options.gitAtStart,
+        memorySection: memory ? memorySection(memory.cards) : undefined,
         // A hook may change files at any event, where the session's own tool log cannot see it.
         othersMayWrite: Object.values(hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
         onCompact: async (phase, info) => {
@@ -146,12 +185,27 @@ export class Harness {
         },
       }),
       stopCheck: chainStopChecks(createStopCheck(hooks, { event: options.stopEvent }), ...(options.stopChecks ?? [])),
-      services: { ...options.services, hooks },
+      services: {
+        ...options.services,
+        hooks,
+        lsp: this.lsp,
+        editDiagnostics: diagnostics,
+        ...(memory
+          ? { memory: new SessionMemory({ scope: memory.scope, today: memory.today, source: memory.source, given: memory.cards }) }
+          : {}),
+      },
       fileState: options.fileState,
       sessionId: options.sessionId,
       signal: options.signal,
     });
     for (const message of notices) this.session.pending.push({ type: 'notice', level: 'warn', message });
+    if (memory) {
+      this.session.pending.push({
+        type: 'memory',
+        scope: memory.scope,
+        cards: memory.cards.map(({ id, type, title, scope, origin, score }) => ({ id, type, title, scope, origin, score })),
+      });
+    }
     this.transcript = new Transcript(transcriptPathFor(this.session.toolContext.session.dir), options.transcriptContext);
   }
 
@@ -206,6 +260,7 @@ export class Harness {
       }
       extra.push(...submit.additionalContext);
       const fullPrompt = extra.length > 0 ? `${prompt}\n\n${extra.join('\n\n')}` : prompt;
+      record({ type: 'prompt', at: Date.now(), text: fullPrompt });
       const result = await runSession(session, fullPrompt, record);
       await runHooks(
         this.hooks,
@@ -216,6 +271,13 @@ export class Harness {
       return result;
     } finally {
       this.recording = undefined;
+      await this.lsp.close().catch((error: unknown) => {
+        session.pending.push({
+          type: 'notice',
+          level: 'error',
+          message: `language servers: ${error instanceof Error ? error.message : String(error)}`,
+        });
+      });
       for (const event of session.pending.splice(0)) this.transcript.record({ ...event, at: Date.now() } as AgentEvent);
       this.transcript.flush();
     }

@@ -24,6 +24,15 @@ describe('one reducer for a run’s events', () => {
     const run = new RunEvents(redis, keys, 'r-fold');
     await run.created('/repos/shop');
     await run.run({ type: 'run_phase', phase: 'dispatching', detail: 'two tasks' });
+    await run.run({
+      type: 'findings',
+      facts: [
+        { fact: 'cart.ts has `total`', evidence: 'src/cart.ts:3', verified: true },
+        { fact: '`load()` reads it', evidence: 'src/gone.ts:1', verified: false, reason: 'src/gone.ts does not exist at the base commit' },
+      ],
+      files: [{ path: 'src/cart.ts', hash: 'c'.repeat(64), partial: true, seen: [[1, 20]], verified: true }],
+      questions: [],
+    });
     await run.run({ type: 'plan', subtasks: [], risks: ['the cart has no tests'] });
     await run.run({ type: 'approval', approved: true, by: 'tester' });
     await run.task('t1');
@@ -58,6 +67,13 @@ describe('one reducer for a run’s events', () => {
       task_id: 't1',
     });
     await run.run({ type: 'gate', name: 'zero_tests', ok: true, reason: '3 tests ran' });
+    await run.run({
+      type: 'problems',
+      round: 1,
+      problems: [
+        { file: 'src/gone.ts', what: 'deleted but imported', verified: false, reason: 'src/gone.ts does not exist in the merged tree' },
+      ],
+    });
     await run.run({ type: 'verdict', status: 'PARTIAL', detail: 't2 blocked' });
     const usage = { input_tokens: 100, output_tokens: 20, cache_read_tokens: 30, cache_creation_tokens: 5, thinking_tokens: 0 };
     await run.run({ type: 'run_end', status: 'PARTIAL', head: 'e'.repeat(40), usage, cost_usd: 0.01, detail: 'd' });
@@ -86,6 +102,13 @@ describe('one reducer for a run’s events', () => {
     }
     expect(fold.evidence).toEqual(board.evidence);
     expect(fold.notes).toEqual(board.notes);
+    // The checked findings, files read and problems are on the board (the hashes stay the coordinator's).
+    expect(board.run.facts.map((fact) => [fact.evidence, fact.verified, fact.reason])).toEqual([
+      ['src/cart.ts:3', true, undefined],
+      ['src/gone.ts:1', false, 'src/gone.ts does not exist at the base commit'],
+    ]);
+    expect(board.run.files_read).toEqual([{ path: 'src/cart.ts', partial: true, verified: true }]);
+    expect(board.run.problems).toMatchObject([{ file: 'src/gone.ts', verified: false }]);
   });
 
   it('keeps what the coordinator needs from its own events: settings, plan, job ids, results’ spend, the last merge', async () => {

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
+import type { RunJson } from '../../coordinator/run/runResult.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { git } from '../support/gitRepo.js';
@@ -9,17 +10,6 @@ import { OrcaTestEnv } from '../support/orcaEnv.js';
 
 const SCRIPTS = path.join(packageRoot(), 'tests', 'fixtures', 'scripts');
 const DEMO_SCRIPT = path.join(packageRoot(), 'coordinator', 'demo', 'demo-script.json');
-
-interface RunJson {
-  run_id: string;
-  status: string;
-  base: string;
-  head: string;
-  integration_branch: string;
-  tasks: Array<{ id: string; status: string; branch?: string; commit?: string; attempts: number }>;
-  verification: { verdict: string; checks: Array<{ command: string; exit_code: number }> } | null;
-  usage: Record<string, number>;
-}
 
 async function orcaRun(
   env: OrcaTestEnv,
@@ -64,6 +54,15 @@ describe('orca run, end to end with real workers, Redis and git', () => {
       ['report', 'merged'],
     ]);
     expect(json.verification?.verdict).toBe('PASS');
+    // Each task says why it ended so, and its last report passed every gate, its required check included.
+    for (const task of json.tasks) {
+      expect(task.detail).toMatch(/^merged into the integration branch as [0-9a-f]{12}$/);
+      expect(task.gates?.map((gate) => [gate.name, gate.ok])).toEqual(
+        ['zero_tests', 'stale', 'target', 'assertions', 'claims', 'required'].map((name) => [name, true]),
+      );
+    }
+    // The demo's findings all hold at the base commit.
+    expect(json.findings.map((finding) => finding.verified)).toEqual([true, true, true, true]);
     // The merged tree has all three changes, and the user's checkout is untouched.
     for (const module of ['cart', 'invoice', 'report']) {
       const source = git(repo, 'show', `${json.integration_branch}:src/${module}.ts`);
@@ -120,6 +119,18 @@ describe('orca run, end to end with real workers, Redis and git', () => {
       independent: 'merged',
     });
     expect(git(repo, 'show', `${json.integration_branch}:src/report.ts`)).toContain('in the sales report');
+    expect(json.tasks.find((t) => t.id === 'uses-base')?.detail).toBe('blocked: base failed');
+    expect(json.tasks.find((t) => t.id === 'base')?.detail).toMatch(/^no_tool_use: /);
+    // A problem in a file the merged tree does not have is kept, marked unverified with the reason; the other is verified.
+    expect(json.verification?.problems).toEqual([
+      {
+        file: 'src/legacy-report.ts',
+        what: 'the old report module the task mentions is gone, and nothing says so',
+        verified: false,
+        reason: expect.stringMatching(/^src\/legacy-report\.ts does not exist in the merged tree [0-9a-f]{12}$/),
+      },
+      { file: 'src/report.ts', line: 2, what: 'the reworded comment no longer says where formatMoney lives', verified: true },
+    ]);
   });
 
   it('does not merge a worker whose report claims a test run it never made; the honest one merges', async () => {

@@ -58,4 +58,39 @@ describe('a parent file state cloned into a child worktree', () => {
     expect(parent.get(path.join(parentRoot, 'src/a.ts'))!.hash).toBe(hashBytes(files['src/a.ts']));
     expect(parent.size).toBe(4);
   });
+
+  it('carries the lines a parent saw of a partial view, and the child edits only inside them', async () => {
+    const parentRoot = tempDir();
+    const childRoot = tempDir();
+    const content = Array.from({ length: 50 }, (_, i) => `const v${i + 1} = ${i + 1};`).join('\n');
+    writeFiles(parentRoot, { 'src/long.ts': content });
+    writeFiles(childRoot, { 'src/long.ts': content });
+    const parent = new ReadFileState();
+    parent.set({
+      path: path.join(parentRoot, 'src/long.ts'),
+      hash: hashBytes(content),
+      mtimeMs: 1,
+      isPartialView: true,
+      seen: [[1, 20]],
+      origin: 'read',
+    });
+    const handed = exportFileState(parent, parentRoot);
+    expect(handed).toEqual([{ path: 'src/long.ts', hash: hashBytes(content), partial: true, seen: [[1, 20]] }]);
+    const { state } = rebaseFileState(handed, childRoot);
+    const ctx = makeToolContext({ root: childRoot, fileState: state });
+    const registry = new ToolRegistry([editTool, writeTool]);
+    const edit = (old: string) =>
+      runToolCall(
+        { id: `e-${old}`, name: 'Edit', input: { file_path: 'src/long.ts', old_string: old, new_string: `${old} ` } },
+        registry,
+        modeOnlySlots,
+        ctx,
+      );
+    expect((await edit('const v10 =')).block.is_error).toBeUndefined();
+    const refused = await edit('const v40 =');
+    expect(refused.block.is_error).toBe(true);
+    expect(refused.block.content).toContain(
+      'old_string is at line 40 of src/long.ts, which you have not seen (you have seen only lines 1–20)',
+    );
+  });
 });

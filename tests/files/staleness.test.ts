@@ -10,12 +10,30 @@ describe('checkFreshness', () => {
     expect(checkFreshness(new ReadFileState(), { path, hash, mtimeMs: 1 })).toEqual({ kind: 'unread' });
   });
 
-  it('says partial for a partial view, whatever the bytes', () => {
+  it('says partial for a partial view of the same bytes, naming the lines seen', () => {
     const state = new ReadFileState();
-    state.set({ path, hash, mtimeMs: 1, offset: 10, limit: 5, isPartialView: true, origin: 'read' });
+    state.set({ path, hash, mtimeMs: 1, seen: [[10, 14]], isPartialView: true, origin: 'read' });
     const freshness = checkFreshness(state, { path, hash, mtimeMs: 1 });
     expect(freshness.kind).toBe('partial');
     if (freshness.kind === 'partial') expect(describeView(freshness.entry)).toBe('only lines 10–14');
+    state.set({
+      path,
+      hash,
+      mtimeMs: 1,
+      seen: [
+        [1, 3],
+        [8, 8],
+      ],
+      isPartialView: true,
+      origin: 'read',
+    });
+    expect(describeView(state.get(path)!)).toBe('only lines 1–3 and 8');
+  });
+
+  it('says changed for a partial view of other bytes: what was seen of them no longer counts', () => {
+    const state = new ReadFileState();
+    state.set({ path, hash, mtimeMs: 1, seen: [[1, 5]], isPartialView: true, origin: 'read' });
+    expect(checkFreshness(state, { path, hash: hashBytes('other'), mtimeMs: 1 }).kind).toBe('changed');
   });
 
   it('says changed when the bytes differ, even with the mtime unmoved', () => {
@@ -39,7 +57,7 @@ describe('checkFreshness', () => {
 describe('recordWritten', () => {
   it('records a full view of what was written, origin written', () => {
     const state = new ReadFileState();
-    state.set({ path, hash, mtimeMs: 1, offset: 1, limit: 2, isPartialView: true, origin: 'read' });
+    state.set({ path, hash, mtimeMs: 1, seen: [[1, 2]], isPartialView: true, origin: 'read' });
     recordWritten(state, path, Buffer.from('new'), 42);
     expect(state.get(path)).toEqual({ path, hash: hashBytes('new'), mtimeMs: 42, isPartialView: false, origin: 'written' });
   });

@@ -4,7 +4,7 @@ import { findRole } from '../../roles/roleCatalog.js';
 import { writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
-const TOOLS = ['Read', 'Edit', 'Write', 'Glob', 'Grep', 'Bash', 'Skill', 'TaskCreate', 'TaskUpdate', 'TaskList'];
+const TOOLS = ['Read', 'Edit', 'Write', 'NotebookEdit', 'Glob', 'Grep', 'LSP', 'Bash', 'Skill', 'TaskCreate', 'TaskUpdate', 'TaskList'];
 
 describe('custom roles from .claude/agents/*.md', () => {
   it("reads Claude Code's format: tools as a comma list, model alias, permission mode, max turns", () => {

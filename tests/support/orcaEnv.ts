@@ -76,6 +76,9 @@ export class OrcaTestEnv {
       ORCA_HOME: home,
       // No user-level ~/.claude settings, hooks or skills of the machine leak into the agents.
       HOME: this.dir('user-home'),
+      // These suites test orchestration. Language servers (a tsserver per scripted worker, whose
+      // start no model's thinking hides) are tested in tests/lsp; a test that wants them passes ORCA_LSP: 'on'.
+      ORCA_LSP: 'off',
       ...extra,
     };
   }

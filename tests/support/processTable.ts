@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface ProcessRow {
@@ -47,4 +48,26 @@ export async function waitForNoProcess(marker: string, deadlineMs = 30_000): Pro
     if (left.length === 0 || Date.now() > deadline) return left;
     await sleep(50);
   }
+}
+
+/**
+ * Pids of the running processes whose working folder is `dir` or inside it (from /proc), however
+ * they were started: language servers and the compilers they spawn, sandboxed or not.
+ */
+export function processesWorkingIn(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cwd: string;
+    let state: string;
+    try {
+      cwd = readlinkSync(`/proc/${entry}/cwd`);
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!;
+    } catch {
+      continue; // gone, or not ours to look at
+    }
+    if (state !== 'Z' && state !== 'X' && (cwd === dir || cwd.startsWith(`${dir}/`))) found.push(Number(entry));
+  }
+  return found;
 }

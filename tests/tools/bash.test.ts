@@ -63,6 +63,15 @@ describe('Bash results', () => {
     expect(output.content).toBe(`45678 45678,45679\n${ctx.workspace.root}\nhas-path\nExit code: 0`);
   });
 
+  it('adds nothing that changes how programs behave: CI, NO_COLOR, FORCE_COLOR and TERM are the user’s', async () => {
+    const ctx = makeToolContext();
+    ctx.shell.env = { PORT: '45678' };
+    const names = ['CI', 'NO_COLOR', 'FORCE_COLOR', 'TERM'];
+    const output = await bash(names.map((name) => `echo "${name}=\${${name}-unset}"`).join('; '), ctx);
+    const expected = names.map((name) => `${name}=${process.env[name] ?? 'unset'}`).join('\n');
+    expect(output.content).toBe(`${expected}\nExit code: 0`);
+  });
+
   it('runs the command through ctx.shell.wrap when the sandbox layer sets it', async () => {
     const ctx = makeToolContext();
     const seen: string[] = [];

@@ -96,15 +96,18 @@ describe('Edit', () => {
     expect(bytes('a.txt').toString()).toBe('content\n');
   });
 
-  it('refuses a file seen only as a partial view, saying to Read the whole file', async () => {
+  it('refuses an edit in lines a partial Read did not show, naming the line and the offset to read', async () => {
     const { ctx, bytes } = setup({ 'a.txt': 'l1\nl2\nl3\nl4\n' });
     await call(ctx, 'Read', { file_path: 'a.txt', offset: 2, limit: 2 });
-    const result = await call(ctx, 'Edit', { file_path: 'a.txt', old_string: 'l2', new_string: 'L2' });
+    const result = await call(ctx, 'Edit', { file_path: 'a.txt', old_string: 'l4', new_string: 'L4' });
     expect(result.isError).toBe(true);
     expect(result.text).toBe(
-      'You have seen only lines 2–3 of a.txt. Read it first: the whole file, without offset or limit (for a long file, continue with offset until the end), then edit it.',
+      'old_string is at line 4 of a.txt, which you have not seen (you have seen only lines 2–3). Read it with offset=4 to see that match, then edit it.',
     );
     expect(bytes('a.txt').toString()).toBe('l1\nl2\nl3\nl4\n');
+    // Inside the lines it saw, the same partial view is enough.
+    expect((await call(ctx, 'Edit', { file_path: 'a.txt', old_string: 'l2', new_string: 'L2' })).isError).toBe(false);
+    expect(bytes('a.txt').toString()).toBe('l1\nL2\nl3\nl4\n');
   });
 
   it('refuses a file changed on disk since the Read (newer mtime, other bytes), then works after a re-read', async () => {
@@ -276,6 +279,19 @@ describe('Edit', () => {
     expect(bytes('a.txt').toString()).toBe('parent knows this\n');
   });
 
+  it('holds an inherited partial entry to the lines its parent saw', async () => {
+    const { ctx, abs, bytes } = setup({ 'a.txt': 'one\ntwo\nthree\nfour\n' });
+    const hash = hashBytes(bytes('a.txt'));
+    ctx.fileState.set({ path: abs('a.txt'), hash, mtimeMs: 0, isPartialView: true, seen: [[1, 2]], origin: 'inherited' });
+    const unseen = await call(ctx, 'Edit', { file_path: 'a.txt', old_string: 'four', new_string: 'FOUR' });
+    expect(unseen).toMatchObject({
+      isError: true,
+      text: expect.stringContaining('old_string is at line 4 of a.txt, which you have not seen'),
+    });
+    expect((await call(ctx, 'Edit', { file_path: 'a.txt', old_string: 'two', new_string: 'TWO' })).isError).toBe(false);
+    expect(ctx.fileState.get(abs('a.txt'))).toMatchObject({ isPartialView: true, seen: [[1, 2]], origin: 'inherited' });
+  });
+
   it('refuses a symlink pointing out of the workspace and .. escapes, leaving the outside file alone', async () => {
     const outside = tempDir('orca-outside-');
     const target = path.join(realpathSync(outside), 'target.txt');
@@ -299,5 +315,83 @@ describe('Edit', () => {
       text: 'Permission to use Edit was denied: Edit needs workspace-write and this session runs in read-only',
     });
     expect(bytes('a.txt').toString()).toBe('x\n');
+  });
+});
+
+/** Numbered output as Read shows it: this many lines of `width` characters, each its number first. */
+function numberedFile(lines: number, width: number): string[] {
+  return Array.from({ length: lines }, (_, i) => `line ${i + 1}:`.padEnd(width, '.'));
+}
+
+describe('Edit after a partial Read of a long file', () => {
+  // 2,790 lines whose numbered output is 39 characters a line: 108,810 characters in all, past
+  // one Read's 100,000, so a Read with limit 4000 shows lines 1–2564 (as commander's 88 KB
+  // lib/command.js showed 1–2599).
+  function longFile() {
+    const lines = numberedFile(2790, 31);
+    lines[7] = 'MARK'.padEnd(31, '-');
+    lines[2322] = 'MARK'.padEnd(31, '-');
+    lines[2699] = 'LATE'.padEnd(31, '-');
+    return setup({ 'lib/command.js': `${lines.join('\n')}\n` });
+  }
+
+  it('edits every match inside the lines seen, keeps the view partial, and refuses the unseen part and a Write', async () => {
+    const { ctx, abs, bytes } = longFile();
+    const read = await call(ctx, 'Read', { file_path: 'lib/command.js', limit: 4000 });
+    expect(read.text.split('\n\n[')[0]!.length).toBeGreaterThan(99_000);
+    expect(read.text).toContain('[Showing lines 1–2564 of 2790 (the rest of the range asked for did not fit');
+    expect(ctx.fileState.get(abs('lib/command.js'))).toMatchObject({ isPartialView: true, seen: [[1, 2564]] });
+
+    // Both matches (lines 8 and 2323) lie in lines 1–2564: replace_all goes through.
+    const edit = await call(ctx, 'Edit', {
+      file_path: 'lib/command.js',
+      old_string: 'MARK',
+      new_string: 'MARKED\n// added',
+      replace_all: true,
+    });
+    expect(edit).toMatchObject({ isError: false, text: expect.stringContaining('2 replacements') });
+    const after = bytes('lib/command.js').toString().split('\n');
+    expect(after[7]).toBe('MARKED');
+    expect(after[8]).toBe('// added---------------------------');
+    expect(after[2324]).toBe('// added---------------------------');
+    // Two lines were added inside the seen part: it grows by two, what follows is renumbered.
+    expect(ctx.fileState.get(abs('lib/command.js'))).toMatchObject({ isPartialView: true, seen: [[1, 2566]], origin: 'read' });
+
+    // LATE was at line 2700, now 2702: unseen, so refused with where to read.
+    const late = await call(ctx, 'Edit', { file_path: 'lib/command.js', old_string: 'LATE', new_string: 'EARLY' });
+    expect(late.isError).toBe(true);
+    expect(late.text).toBe(
+      'old_string is at line 2702 of lib/command.js, which you have not seen (you have seen only lines 1–2566). Read it with offset=2702 to see that match, then edit it.',
+    );
+    // A match that runs from a seen line into an unseen one is refused from its first unseen line.
+    const straddle = await call(ctx, 'Edit', {
+      file_path: 'lib/command.js',
+      old_string: `${after[2565]}\n${after[2566]}`,
+      new_string: 'joined',
+    });
+    expect(straddle.text).toMatch(/^old_string is at lines 2566–2567 of lib\/command\.js, which you have not seen .* offset=2567 /);
+    // A whole-file Write still needs a full view.
+    const write = await call(ctx, 'Write', { file_path: 'lib/command.js', content: 'gone\n' });
+    expect(write).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/^You have seen only lines 1–2566 of lib\/command\.js; overwriting it/),
+    });
+    expect(bytes('lib/command.js').toString().split('\n')[2701]).toBe('LATE'.padEnd(31, '-'));
+
+    // Reading the rest makes the view whole: the edit then goes through.
+    await call(ctx, 'Read', { file_path: 'lib/command.js', offset: 2567 });
+    expect(ctx.fileState.get(abs('lib/command.js'))).toMatchObject({ isPartialView: false });
+    expect((await call(ctx, 'Edit', { file_path: 'lib/command.js', old_string: 'LATE', new_string: 'EARLY' })).isError).toBe(false);
+  });
+
+  it('counts a replace_all with one match in the unseen part as refused, naming only that line', async () => {
+    const { ctx, bytes } = longFile();
+    const before = bytes('lib/command.js');
+    await call(ctx, 'Read', { file_path: 'lib/command.js', limit: 2000 });
+    const result = await call(ctx, 'Edit', { file_path: 'lib/command.js', old_string: 'MARK', new_string: 'X', replace_all: true });
+    expect(result.text).toBe(
+      '1 of the 2 matches of old_string is at line 2323 of lib/command.js, which you have not seen (you have seen only lines 1–2000). Read it with offset=2323 to see that match, then edit it.',
+    );
+    expect(bytes('lib/command.js').equals(before)).toBe(true);
   });
 });

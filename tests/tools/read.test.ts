@@ -64,7 +64,7 @@ describe('Read', () => {
     expect(result.text).toBe(
       `${numbered(lines.slice(0, 2000))}\n\n[Showing lines 1–2000 of 2500. 500 more lines: Read with offset=2001 to continue.]`,
     );
-    expect(ctx.fileState.get(abs('long.txt'))).toMatchObject({ isPartialView: true, offset: 1, limit: 2000 });
+    expect(ctx.fileState.get(abs('long.txt'))).toMatchObject({ isPartialView: true, seen: [[1, 2000]] });
   });
 
   it('reads a range with offset and limit, and adjoining ranges add up to a full view', async () => {
@@ -74,13 +74,30 @@ describe('Read', () => {
     expect(middle.text).toBe(
       `${numbered(lines.slice(10, 20), 11)}\n\n[Showing lines 11–20 of 30. 10 more lines: Read with offset=21 to continue.]`,
     );
-    expect(ctx.fileState.get(abs('rows.txt'))).toMatchObject({ isPartialView: true, offset: 11, limit: 10 });
+    expect(ctx.fileState.get(abs('rows.txt'))).toMatchObject({ isPartialView: true, seen: [[11, 20]] });
     await read(ctx, { file_path: 'rows.txt', offset: 21 });
-    expect(ctx.fileState.get(abs('rows.txt'))).toMatchObject({ isPartialView: true, offset: 11, limit: 20 });
+    expect(ctx.fileState.get(abs('rows.txt'))).toMatchObject({ isPartialView: true, seen: [[11, 30]] });
     await read(ctx, { file_path: 'rows.txt', offset: 0, limit: 10 }); // offset 0 counts as 1
     const entry = ctx.fileState.get(abs('rows.txt'));
     expect(entry).toMatchObject({ isPartialView: false, origin: 'read' });
-    expect(entry).not.toHaveProperty('offset');
+    expect(entry).not.toHaveProperty('seen');
+  });
+
+  it('adds up partial reads of the same bytes that do not touch, and forgets them once the bytes change', async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `row ${i + 1}`);
+    const { ctx, abs } = setup({ 'rows.txt': lines.join('\n') });
+    await read(ctx, { file_path: 'rows.txt', offset: 21, limit: 5 });
+    await read(ctx, { file_path: 'rows.txt', offset: 1, limit: 5 });
+    expect(ctx.fileState.get(abs('rows.txt'))).toMatchObject({
+      isPartialView: true,
+      seen: [
+        [1, 5],
+        [21, 25],
+      ],
+    });
+    writeFileSync(abs('rows.txt'), lines.join('\n').replace('row 3', 'ROW 3'));
+    await read(ctx, { file_path: 'rows.txt', offset: 10, limit: 2 });
+    expect(ctx.fileState.get(abs('rows.txt'))).toMatchObject({ isPartialView: true, seen: [[10, 11]] });
   });
 
   it('keeps a full view when the same unchanged file is then read in part', async () => {
@@ -117,7 +134,7 @@ describe('Read', () => {
     expect(result.text).toContain(
       "[Showing lines 1–99 of 150 (the rest of the range asked for did not fit in one Read's 100000 characters). 51 more lines: Read with offset=100 to continue.]",
     );
-    expect(ctx.fileState.get(abs('wide.txt'))).toMatchObject({ isPartialView: true, offset: 1, limit: 99 });
+    expect(ctx.fileState.get(abs('wide.txt'))).toMatchObject({ isPartialView: true, seen: [[1, 99]] });
   });
 
   it('says an empty file is empty and records a full view of it', async () => {

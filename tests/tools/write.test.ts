@@ -82,7 +82,7 @@ describe('Write', () => {
     await call(ctx, 'Read', { file_path: 'a.txt', limit: 1 });
     const result = await call(ctx, 'Write', { file_path: 'a.txt', content: 'x' });
     expect(result.isError).toBe(true);
-    expect(result.text).toMatch(/^You have seen only lines 1–1 of a\.txt; overwriting it would drop lines you have not seen\./);
+    expect(result.text).toMatch(/^You have seen only line 1 of a\.txt; overwriting it would drop lines you have not seen\./);
     expect(bytes('a.txt').toString()).toBe('1\n2\n3\n');
   });
 

@@ -103,14 +103,14 @@ describe('running a check', () => {
     expect(old.counts).toMatchObject({ known: true, source: 'output', runners: ['node:test'], executed: 2 });
   });
 
-  it("runs without orca's secrets, with CI=true and the extra environment", async () => {
+  it("runs without orca's secrets, with the extra environment and nothing else added", async () => {
     process.env.ANTHROPIC_API_KEY = 'sk-test-secret';
     const dir = project();
     const evidence = await runCheck(
-      { command: 'echo "key=[$ANTHROPIC_API_KEY] ci=$CI port=$PORT"' },
+      { command: 'echo "key=[$ANTHROPIC_API_KEY] ci=[${CI-unset}] port=$PORT"' },
       { cwd: dir, logDir: tempDir(), env: { PORT: '4321' } },
     );
-    expect(readFileSync(evidence.log, 'utf8').trim()).toBe('key=[] ci=true port=4321');
+    expect(readFileSync(evidence.log, 'utf8').trim()).toBe(`key=[] ci=[${process.env.CI ?? 'unset'}] port=4321`);
   });
 
   it('refuses to run in a folder outside git: there is no tree to name', async () => {

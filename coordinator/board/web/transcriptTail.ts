@@ -38,6 +38,14 @@ function describe(type: string, event: Record<string, unknown>): string {
   switch (type) {
     case 'session_start':
       return `session ${event.session_id} started: ${event.role}, model ${event.model}${event.scripted ? ' (Scripted, no LLM)' : ''}`;
+    case 'prompt':
+      return `prompt: ${event.text}`;
+    case 'memory': {
+      const cards = Array.isArray(event.cards) ? (event.cards as Array<{ id?: string; title?: string }>) : [];
+      return cards.length === 0
+        ? 'memory: no card matched the task'
+        : `memory: ${cards.map((card) => `${card.id} "${card.title}"`).join(', ')}`;
+    }
     case 'turn_start':
       return `turn ${event.turn}`;
     case 'assistant_text':

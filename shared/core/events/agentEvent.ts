@@ -35,6 +35,17 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     scripted: z.boolean(),
     cwd: z.string(),
   }),
+  /** The task prompt the session starts with, as the agent is given it (context from hooks included). */
+  z.object({ type: z.literal('prompt'), ...at, text: z.string() }),
+  /** The memory cards put in the session's dynamic prompt, none included (docs/memory.md). */
+  z.object({
+    type: z.literal('memory'),
+    ...at,
+    scope: z.string(),
+    cards: z.array(
+      z.object({ id: z.string(), type: z.string(), title: z.string(), scope: z.string(), origin: z.string(), score: z.number() }),
+    ),
+  }),
   z.object({ type: z.literal('turn_start'), ...at, turn: z.number().int() }),
   /** Streamed text; shown live, not persisted (assistant_text carries the whole turn). */
   z.object({ type: z.literal('text_delta'), ...at, text: z.string() }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LineRangeSchema } from '../files/lineRanges.js';
 import { EffortSchema, ThinkingOptionSchema } from '../model/thinking.js';
 import { UsageSchema } from '../model/usage.js';
 import { PermissionAnswerEventSchema } from './permissionAsk.js';
@@ -59,16 +60,36 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         ask_timeout_ms: z.number().int().nonnegative().optional(),
         /** Allow rules that answer matching permission requests before anyone is asked (`--yes-to`). */
         yes_to: z.array(z.string()).optional(),
+        /** False when the run was started with --no-memory (docs/memory.md). */
+        memory: z.boolean().optional(),
+        /** The slash command the task came from, and its `allowed-tools` (the run's tool limit). */
+        command: z
+          .object({ invoked: z.string(), file: z.string(), allowed_tools: z.array(z.string()).optional(), model: z.string().optional() })
+          .optional(),
       })
       .optional(),
   }),
   z.object({ type: z.literal('run_phase'), ...at, phase: RunPhaseSchema, detail: z.string().optional() }),
-  /** What the exploring agents established, distilled: facts with path:line, and the files read. */
+  /**
+   * What the exploring agents established, distilled: facts with path:line, and the files read,
+   * each checked by the host against the base commit (`verified`, else `reason`).
+   */
   z.object({
     type: z.literal('findings'),
     ...at,
-    facts: z.array(z.object({ fact: z.string(), evidence: z.string() })),
-    files: z.array(z.object({ path: z.string(), hash: z.string(), partial: z.boolean().default(false) })),
+    facts: z.array(
+      z.object({ fact: z.string(), evidence: z.string(), verified: z.boolean().default(false), reason: z.string().optional() }),
+    ),
+    files: z.array(
+      z.object({
+        path: z.string(),
+        hash: z.string(),
+        partial: z.boolean().default(false),
+        seen: z.array(LineRangeSchema).optional(),
+        verified: z.boolean().default(false),
+        reason: z.string().optional(),
+      }),
+    ),
     questions: z.array(z.string()),
   }),
   /** The validated plan the run carries out (after the coordinator's own DAG checks). */
@@ -135,6 +156,16 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     files: z.array(z.string()).default([]),
     detail: z.string().optional(),
   }),
+  /** What became of a card an agent asked to Remember (docs/memory.md): filed, or queued for `orca memory review`. */
+  z.object({
+    type: z.literal('memory_filed'),
+    ...at,
+    task_id: z.string(),
+    outcome: z.enum(['added', 'updated', 'confirmed', 'queued', 'refused', 'failed']),
+    card_id: z.string().optional(),
+    title: z.string(),
+    detail: z.string(),
+  }),
   /** Something the coordinator decided about the plan, and why (a serialised overlap, a dropped edge). */
   z.object({ type: z.literal('dag_note'), ...at, message: z.string(), task_id: z.string().optional() }),
   z.object({
@@ -150,6 +181,21 @@ export const RunEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('gate'), ...at, name: z.string(), ok: z.boolean(), reason: z.string(), task_id: z.string().optional() }),
   /** An answer to an agent's permission request, from whoever answered first (./permissionAsk.ts). */
   PermissionAnswerEventSchema,
+  /** The problems a Verification agent reported in a round, each checked against the merged tree. */
+  z.object({
+    type: z.literal('problems'),
+    ...at,
+    round: z.number().int().positive(),
+    problems: z.array(
+      z.object({
+        file: z.string(),
+        line: z.number().int().optional(),
+        what: z.string(),
+        verified: z.boolean(),
+        reason: z.string().optional(),
+      }),
+    ),
+  }),
   z.object({ type: z.literal('verdict'), ...at, status: RunStatusSchema, detail: z.string() }),
   z.object({
     type: z.literal('run_end'),

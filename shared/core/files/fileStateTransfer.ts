@@ -13,14 +13,21 @@ export function exportFileState(state: ReadFileState, root: string, globs?: read
   return state
     .all()
     .filter((entry) => isInside(entry.path, root))
-    .map((entry) => ({ path: path.relative(root, entry.path).split(path.sep).join('/'), hash: entry.hash, partial: entry.isPartialView }))
+    .map((entry) => ({
+      path: path.relative(root, entry.path).split(path.sep).join('/'),
+      hash: entry.hash,
+      partial: entry.isPartialView,
+      ...(entry.isPartialView ? { seen: entry.seen ?? [] } : {}),
+    }))
     .filter((entry) => match(entry.path));
 }
 
 /**
  * Rebases inherited entries onto the child's worktree: an entry survives only if the file there
- * has exactly the bytes the parent saw, and is marked `inherited` (enough for Edit, never for a
- * whole-file Write). The child's state is its own: nothing it reads reaches the parent.
+ * has exactly the bytes the parent saw, and is marked `inherited`, with the lines the parent saw
+ * when it saw part of the file: Edit holds it to the same rule as the child's own reads (every
+ * match inside lines seen), and a whole-file Write is never allowed on it. The child's state is
+ * its own: nothing it reads reaches the parent.
  */
 export function rebaseFileState(entries: readonly InheritedFileState[], root: string): { state: ReadFileState; dropped: string[] } {
   const state = new ReadFileState();
@@ -44,7 +51,14 @@ export function rebaseFileState(entries: readonly InheritedFileState[], root: st
       dropped.push(entry.path);
       continue;
     }
-    state.set({ path: file, hash: entry.hash, mtimeMs, isPartialView: entry.partial, origin: 'inherited' });
+    state.set({
+      path: file,
+      hash: entry.hash,
+      mtimeMs,
+      isPartialView: entry.partial,
+      ...(entry.partial ? { seen: entry.seen ?? [] } : {}),
+      origin: 'inherited',
+    });
   }
   return { state, dropped };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { type LineRange, LineRangeSchema } from './lineRanges.js';
 
 /**
  * What the session knows of each file it has seen: the bytes' hash and mtime when seen, and
@@ -12,10 +13,10 @@ export interface FileStateEntry {
   /** sha256 of the file's bytes when seen. */
   hash: string;
   mtimeMs: number;
-  /** Set when only part of the file was seen (a Read with offset/limit that did not cover it). */
-  offset?: number;
-  limit?: number;
+  /** Only part of the file was seen (Reads with offset/limit that did not cover it). */
   isPartialView: boolean;
+  /** For a partial view, the lines seen of these bytes (lineRanges.ts); Edit holds each match against them. */
+  seen?: LineRange[];
   /**
    * `read`: this session read it. `written`: this session wrote it (so knows all of it).
    * `inherited`: cloned from a parent agent and rebased onto this worktree.
@@ -28,6 +29,8 @@ export const InheritedFileStateSchema = z.object({
   path: z.string().min(1),
   hash: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest'),
   partial: z.boolean(),
+  /** For a partial view, the lines the parent saw; absent, none count as seen. */
+  seen: z.array(LineRangeSchema).optional(),
 });
 export type InheritedFileState = z.infer<typeof InheritedFileStateSchema>;
 
@@ -61,7 +64,8 @@ export class ReadFileState {
   /** An independent copy: what the copy learns never reaches this one. */
   clone(): ReadFileState {
     const copy = new ReadFileState();
-    for (const entry of this.entries.values()) copy.set({ ...entry });
+    for (const entry of this.entries.values())
+      copy.set({ ...entry, ...(entry.seen ? { seen: entry.seen.map(([a, b]): LineRange => [a, b]) } : {}) });
     return copy;
   }
 }

@@ -1,3 +1,4 @@
+import { describeRanges, type LineRange } from './lineRanges.js';
 import { type FileStateEntry, hashBytes, type ReadFileState } from './readFileState.js';
 
 /** What the session knows of a file, compared with the file as it is now. */
@@ -12,18 +13,17 @@ export type Freshness =
  * the mtime: a timestamp can move with no change (touch, checkout, a formatter that found
  * nothing) and can stay put through one (coarse timestamps, a quick rewrite, `cp -p`). When only
  * the mtime moved, the entry is refreshed to the new mtime: the bytes are still the ones seen.
+ * Other bytes are `changed` whatever was seen of them; the current bytes seen in part are `partial`.
  */
 export function checkFreshness(state: ReadFileState, file: { path: string; hash: string; mtimeMs: number }): Freshness {
-  const entry = state.get(file.path);
+  let entry = state.get(file.path);
   if (!entry) return { kind: 'unread' };
-  if (entry.isPartialView) return { kind: 'partial', entry };
   if (entry.hash !== file.hash) return { kind: 'changed', entry, mtimeMs: file.mtimeMs };
   if (entry.mtimeMs !== file.mtimeMs) {
-    const refreshed = { ...entry, mtimeMs: file.mtimeMs };
-    state.set(refreshed);
-    return { kind: 'current', entry: refreshed };
+    entry = { ...entry, mtimeMs: file.mtimeMs };
+    state.set(entry);
   }
-  return { kind: 'current', entry };
+  return entry.isPartialView ? { kind: 'partial', entry } : { kind: 'current', entry };
 }
 
 /** After a tool wrote `bytes` to `path`: the session knows all of it, so the next edit needs no Read. */
@@ -31,8 +31,22 @@ export function recordWritten(state: ReadFileState, path: string, bytes: Uint8Ar
   state.set({ path, hash: hashBytes(bytes), mtimeMs, isPartialView: false, origin: 'written' });
 }
 
-/** "lines 40–90 of the file" for a partial entry, for refusals that tell the model what it saw. */
+/**
+ * After an Edit of a file seen only in part: the new bytes, still a partial view, with the lines
+ * seen renumbered by the edit (lineRanges.ts rangesAfterReplace). Write still needs a full view.
+ */
+export function recordPartialEdit(
+  state: ReadFileState,
+  entry: FileStateEntry,
+  bytes: Uint8Array,
+  mtimeMs: number,
+  seen: LineRange[],
+): void {
+  state.set({ path: entry.path, hash: hashBytes(bytes), mtimeMs, isPartialView: true, seen, origin: entry.origin });
+}
+
+/** "only lines 40–90" for a partial entry, for refusals that tell the model what it saw. */
 export function describeView(entry: FileStateEntry): string {
-  if (!entry.isPartialView || entry.offset === undefined || entry.limit === undefined) return 'part of it';
-  return `only lines ${entry.offset}–${entry.offset + entry.limit - 1}`;
+  if (!entry.isPartialView) return 'all of it';
+  return entry.seen && entry.seen.length > 0 ? `only ${describeRanges(entry.seen)}` : 'no lines';
 }

@@ -23,6 +23,8 @@ export interface SpawnGroupOptions {
   env: NodeJS.ProcessEnv;
   /** Written to the command's stdin, which is then closed; without it stdin is closed from the start. */
   stdin?: string;
+  /** Leave stdin an open pipe for the caller to write to (a language server's protocol); `stdin` is ignored then. */
+  keepStdinOpen?: boolean;
 }
 
 /** Every group this module started and has not yet seen gone, so they can all be killed at once. */
@@ -114,7 +116,7 @@ export class ProcessGroup {
 
 /**
  * Starts `file args` in a new process group with stdout/stderr piped and stdin closed (after
- * `options.stdin`, when given). Throws when the process cannot be started (missing program,
+ * `options.stdin`, when given), or left open with `keepStdinOpen`. Throws when the process cannot be started (missing program,
  * missing cwd).
  */
 export async function spawnGroup(file: string, args: string[], options: SpawnGroupOptions): Promise<ProcessGroup> {
@@ -122,7 +124,7 @@ export async function spawnGroup(file: string, args: string[], options: SpawnGro
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    stdio: [options.stdin === undefined && !options.keepStdinOpen ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (child.pid === undefined) {
     const [error] = (await once(child, 'error')) as [Error];
@@ -131,7 +133,7 @@ export async function spawnGroup(file: string, args: string[], options: SpawnGro
   if (child.stdin) {
     // A command may exit without reading its input; the broken pipe that follows is not an error.
     child.stdin.on('error', () => {});
-    child.stdin.end(options.stdin);
+    if (!options.keepStdinOpen) child.stdin.end(options.stdin);
   }
   installExitHook();
   // stdout and stderr are pipes above, so never null.

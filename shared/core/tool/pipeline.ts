@@ -43,6 +43,8 @@ export interface PermissionOutcome {
 
 export interface PostToolUseOutcome {
   additionalContext?: string[];
+  /** Host text added to the tool's own result, after it (the new diagnostics after an edit). */
+  notes?: string[];
   /** Shown to the model with the result (a PostToolUse hook's block reason). */
   feedback?: string;
   stop?: string;
@@ -205,7 +207,8 @@ export async function runToolCall(
   // Only the tool's own output is outside text to be marked as data; the host's refusals and a
   // project hook's feedback are not, so they are added after the wrapper.
   const shown = slots.present ? slots.present(checked, output.content, ctx) : output.content;
-  return finish(withFeedback(shown, post.feedback), false, { tool, checked, output });
+  const noted = post.notes && post.notes.length > 0 ? [shown, ...post.notes].join('\n\n') : shown;
+  return finish(withFeedback(noted, post.feedback), false, { tool, checked, output });
 }
 
 function failureMessage(tool: AnyTool, error: unknown, ctx: ToolContext): string {

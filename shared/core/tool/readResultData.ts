@@ -6,6 +6,7 @@ import path from 'node:path';
  */
 export type ReadResultData =
   | { type: 'text'; file: { filePath: string; content: string; numLines: number; startLine: number; totalLines: number } }
+  | { type: 'notebook'; file: { filePath: string; cells: unknown[] } }
   | { type: 'file_unchanged'; file: { filePath: string } };
 
 /** A call as the host recorded it: a ledger entry, or the call that just ran. */

@@ -112,6 +112,17 @@ export const TaskStateSchema = z
   }));
 export type TaskState = z.output<typeof TaskStateSchema>;
 
+/** A finding checked at the base commit, as the board shows it. */
+const CheckedFactSchema = z.object({ fact: z.string(), evidence: z.string(), verified: z.boolean(), reason: z.string().optional() });
+const CheckedReadSchema = z.object({ path: z.string(), partial: z.boolean(), verified: z.boolean(), reason: z.string().optional() });
+const CheckedProblemSchema = z.object({
+  file: z.string(),
+  line: z.number().int().optional(),
+  what: z.string(),
+  verified: z.boolean(),
+  reason: z.string().optional(),
+});
+
 export const RunStateSchema = z
   .object({
     run_id: z.string(),
@@ -132,6 +143,12 @@ export const RunStateSchema = z
     verdict_detail: text,
     head: text,
     detail: text,
+    /** The Explore findings, each checked at the base commit. */
+    facts: jsonOf(z.array(CheckedFactSchema)).transform((value) => value ?? []),
+    /** The files the Explore agents read, each checked at the base commit (hashes kept off the board). */
+    files_read: jsonOf(z.array(CheckedReadSchema)).transform((value) => value ?? []),
+    /** The problems the last Verification agent reported, each checked against the merged tree. */
+    problems: jsonOf(z.array(CheckedProblemSchema)).transform((value) => value ?? []),
     ...usageFields,
     created_at: instant,
     updated_at: instant,

@@ -88,7 +88,11 @@ function runEvent(changes: Changes, event: RunEvent): void {
       else changes.setRun({ phase_detail: event.detail });
       return;
     case 'findings':
-      changes.setRun({ findings: event });
+      changes.setRun({
+        findings: event,
+        facts: event.facts.map(({ fact, evidence, verified, reason }) => ({ fact, evidence, verified, ...(reason ? { reason } : {}) })),
+        files_read: event.files.map(({ path, partial, verified, reason }) => ({ path, partial, verified, ...(reason ? { reason } : {}) })),
+      });
       return;
     case 'plan':
       changes.setRun({ plan: event });
@@ -135,6 +139,9 @@ function runEvent(changes: Changes, event: RunEvent): void {
       changes.run({ op: 'add', fields: spent });
       return;
     }
+    case 'memory_filed':
+      changes.note({ at: event.at, message: `memory (${event.task_id}): ${event.detail}` });
+      return;
     case 'merge':
       changes.setTask(event.task_id, { merge_outcome: event.outcome, merge_commit: event.commit });
       if (event.detail === undefined) changes.task(event.task_id, { op: 'unset', fields: ['merge_detail'] });
@@ -168,6 +175,9 @@ function runEvent(changes: Changes, event: RunEvent): void {
       changes.answer(answer);
       return;
     }
+    case 'problems':
+      changes.setRun({ problems: event.problems });
+      return;
     case 'verdict':
       changes.setRun({ verdict: event.status, verdict_detail: event.detail });
       return;

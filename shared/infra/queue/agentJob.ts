@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LineRangeSchema } from '../../core/files/lineRanges.js';
 import { InheritedFileStateSchema } from '../../core/files/readFileState.js';
 import { isSlug } from '../../core/git/slug.js';
 import { AgentLimitsSchema } from '../../core/loop/limits.js';
@@ -6,6 +7,7 @@ import { EffortSchema, ThinkingOptionSchema } from '../../core/model/thinking.js
 import { UsageSchema } from '../../core/model/usage.js';
 import { PermissionModeSchema } from '../../core/tool/permissionMode.js';
 import { AssertionFlagSchema, CheckRecordSchema, GateResultSchema } from '../verify/evidence/evidence.js';
+import { JobMemorySchema, RememberedCardSchema } from './memoryPayload.js';
 
 /**
  * The payload of an agent job and the result a worker returns: the contract between the
@@ -93,6 +95,14 @@ export const AgentJobSchema = z.object({
       yes_to: z.array(z.string()).default([]),
     })
     .default({ timeout_ms: DEFAULT_ASK_TIMEOUT_MS, yes_to: [] }),
+  /** The run's memory scope and clock, and the cards chosen for this job's prompt (docs/memory.md). */
+  memory: JobMemorySchema.optional(),
+  /**
+   * The `allowed-tools` of the slash command the run was started with: the agent gets only the
+   * tools named there, and a tool named with specifiers (`Bash(git diff:*)`) only for the calls
+   * they cover (docs/claude-code-files.md, "Slash commands").
+   */
+  tool_limit: z.object({ source: z.string().min(1), rules: z.array(z.string().min(1)) }).optional(),
 });
 export type AgentJob = z.infer<typeof AgentJobSchema>;
 export type AgentJobInput = z.input<typeof AgentJobSchema>;
@@ -117,12 +127,16 @@ export const AgentJobResultSchema = z.object({
   pid: z.number().int(),
   /** Every Bash command the agent ran, with its exit code: what its claims are checked against. */
   commands: z.array(CheckRecordSchema),
-  /** Files the agent read, with the hash it saw (an Explore agent's `files`, made checkable). */
-  files_read: z.array(z.object({ path: z.string(), hash: z.string(), partial: z.boolean().default(false) })),
+  /** Files the agent read, with the hash it saw and, for a partial view, the lines (an Explore agent's `files`, made checkable). */
+  files_read: z.array(
+    z.object({ path: z.string(), hash: z.string(), partial: z.boolean().default(false), seen: z.array(LineRangeSchema).optional() }),
+  ),
   /** Files it changed, relative to the repository. */
   files_changed: z.array(z.string()),
   scripted: z.boolean(),
-  /** The gates on the agent's Report (workers and verification): what its claims are worth. */
+  /** Cards the agent's Remember calls admitted, for the coordinator to file in its memory store. */
+  remembered: z.array(RememberedCardSchema).default([]),
+  /** The gates on the agent's Report (workers and verification): what its claims are worth; for a failed agent, on its last refused Report. */
   gates: z
     .object({
       ok: z.boolean(),

@@ -28,6 +28,8 @@ export interface ContextAssemblerOptions {
   gitStatusEachTurn?: boolean;
   /** The git state at session start when the caller knows it (a worktree it just checked out). */
   gitAtStart?: GitSnapshot;
+  /** The memory cards chosen for this session, as text: they end the dynamic system block (docs/memory.md). */
+  memorySection?: string;
   /**
    * Whether something besides the session's own tool calls may change its files (hooks are
    * configured): then git status is taken before every call, not only after a call that may write.
@@ -116,7 +118,11 @@ class OrcaContextAssembler implements ContextAssembler {
 
   /** Set up once per session: the prompt layers, rules and skills. */
   private async start(session: AgentSession): Promise<SessionState> {
-    const layers = await loadPromptLayers(session, { homeDir: this.homeDir, gitAtStart: this.options.gitAtStart });
+    const layers = await loadPromptLayers(session, {
+      homeDir: this.homeDir,
+      gitAtStart: this.options.gitAtStart,
+      memorySection: this.options.memorySection,
+    });
     const decisions = emptyDecisions();
     decisions.contextText = layers.contextText;
     const state: SessionState = {

@@ -11,7 +11,7 @@ import { type SkillLibrary, skillLibraryFor } from './skills.js';
  * The layers of the prompt that are set once, when a session starts, and then kept byte for
  * byte so they stay in the cached prefix: system block 1, the static prompt (session.systemPrompt,
  * see staticPrompt.ts; cache breakpoint); system block 2, the dynamic environment
- * (dynamicContext.ts); and the context message that opens the messages (instructions,
+ * (dynamicContext.ts) and the memory cards chosen for the task (docs/memory.md); and the context message that opens the messages (instructions,
  * unconditional rules, the skill list). Conditional rules wait for a Read (conditionalRules.ts).
  */
 export interface PromptLayers {
@@ -26,7 +26,7 @@ export interface PromptLayers {
 /** Loads the layers for a session; files that could not be used are reported as warn notices. */
 export async function loadPromptLayers(
   session: AgentSession,
-  options: { homeDir: string; gitAtStart?: GitSnapshot },
+  options: { homeDir: string; gitAtStart?: GitSnapshot; memorySection?: string },
 ): Promise<PromptLayers> {
   const root = session.workspace.root;
   const { root: repoRoot, folders } = projectFolders(root);
@@ -46,7 +46,10 @@ export async function loadPromptLayers(
   for (const problem of [...rules.problems, ...library.problems]) warn(`context: ${problem}`);
 
   return {
-    system: [{ text: session.systemPrompt, cache: true }, { text: dynamic }],
+    system: [
+      { text: session.systemPrompt, cache: true },
+      { text: options.memorySection ? `${dynamic}\n\n${options.memorySection}` : dynamic },
+    ],
     contextText: contextMessageText({
       instructions: instructions.files,
       rules: rules.rules.filter((rule) => !rule.patterns),

@@ -109,12 +109,17 @@ function blockingLabels(outcome: HookOutcome): string {
 }
 
 /**
- * The tool input as Claude Code shows it to hooks: `file_path` absolute. The model may give it
- * relative to the workspace; a hook written for Claude Code expects an absolute path.
+ * The tool input as Claude Code shows it to hooks: `file_path` (NotebookEdit's `notebook_path`)
+ * absolute. The model may give it relative to the workspace; a hook written for Claude Code
+ * expects an absolute path.
  */
 export function inputForHooks(input: unknown, ctx: ToolContext): unknown {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
-  const filePath = (input as Record<string, unknown>).file_path;
-  if (typeof filePath !== 'string' || filePath === '' || path.isAbsolute(filePath)) return input;
-  return { ...input, file_path: path.resolve(ctx.workspace.root, filePath) };
+  let shown = input as Record<string, unknown>;
+  for (const field of ['file_path', 'notebook_path']) {
+    const given = shown[field];
+    if (typeof given === 'string' && given !== '' && !path.isAbsolute(given))
+      shown = { ...shown, [field]: path.resolve(ctx.workspace.root, given) };
+  }
+  return shown;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import { describeZodError } from '../../core/boundary/zodIssues.js';
 import type { AgentEventInput } from '../../core/events/agentEvent.js';
 import type { CheckedCall, PermissionOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
@@ -6,6 +7,7 @@ import { levelOf, type ToolContext } from '../../core/tool/tool.js';
 import type { DecisionContext, PermissionCall, PermissionDecision, PermissionPolicy } from './policy.js';
 import type { AnswersInAdvance, Prompter } from './prompter.js';
 import { isBroken, type PermissionRule, parseRule } from './rule.js';
+import type { ToolLimit } from './toolLimit.js';
 
 /** What a PermissionRequest hook is told about a call nobody has answered yet. */
 export interface PermissionHookRequest {
@@ -45,6 +47,10 @@ export interface PermissionDeciderOptions {
    * its answer when they happen; without it, events are emitted on the context as usual.
    */
   announce?: (event: AgentEventInput) => void;
+  /** The run's slash command `allowed-tools`: a call outside it is denied before any rule is asked. */
+  limit?: ToolLimit;
+  /** The user's home, for `~/` in the limit's specifiers. */
+  home?: string;
 }
 
 /**
@@ -70,6 +76,14 @@ export function createPermissionDecider(options: PermissionDeciderOptions): Tool
     }
     const announce = options.announce ?? ((event: AgentEventInput) => ctx.emit(event));
     const tool = call.tool.name;
+    const outside = options.limit?.refusal(
+      { tool, input: call.input, level: call.level },
+      { workspace: ctx.workspace, home: options.home ?? os.homedir() },
+    );
+    if (outside) {
+      ctx.emit({ type: 'permission', tool, decision: 'deny', by: `limit:${options.limit!.source}`, reason: outside });
+      return { allowed: false, reason: outside };
+    }
     let policy = options.policy;
     for (const extra of options.temporaryAllows?.(ctx) ?? []) policy = policy.withAllowRules(extra.rules, extra.source);
     const preHook = pre.decision ? { decision: pre.decision, reason: pre.reason } : undefined;

@@ -3,7 +3,10 @@ import { bashTool } from './bash.js';
 import { editTool } from './edit.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
+import { lspTool } from './lsp.js';
+import { notebookEditTool } from './notebookEdit.js';
 import { readTool } from './read.js';
+import { rememberTool } from './remember.js';
 import { skillTool } from './skill.js';
 import { taskCreateTool } from './taskCreate.js';
 import { taskListTool } from './taskList.js';
@@ -15,13 +18,16 @@ const CATALOG: readonly AnyTool[] = [
   readTool,
   editTool,
   writeTool,
+  notebookEditTool,
   globTool,
   grepTool,
+  lspTool,
   bashTool,
   skillTool,
   taskCreateTool,
   taskUpdateTool,
   taskListTool,
+  rememberTool,
 ] as AnyTool[];
 
 export function catalogToolNames(): string[] {

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { ToolError } from '../../core/boundary/toolError.js';
 import { writeFileAtomic } from '../../core/files/atomicWrite.js';
+import { firstUnseenLine, rangesAfterReplace } from '../../core/files/lineRanges.js';
 import { numberLines, splitLines } from '../../core/files/numberedLines.js';
-import { checkFreshness, describeView, recordWritten } from '../../core/files/staleness.js';
+import type { FileStateEntry } from '../../core/files/readFileState.js';
+import { checkFreshness, describeView, recordPartialEdit, recordWritten } from '../../core/files/staleness.js';
 import {
   dominantLineEnding,
   encodeText,
@@ -33,6 +35,7 @@ const SNIPPET_LINE_CHARS = 500;
  * Edit: replaces exact text in a file the session has read.
  *
  * The rules, in the order they are checked:
+ * - A notebook (`.ipynb`) is refused: its cells are changed with NotebookEdit.
  * - old_string equal to new_string is refused (nothing to do).
  * - The path must resolve inside the workspace for writing (no `..`, absolute path or symlink out).
  * - A missing file: an empty old_string creates it with new_string (parent folders too); any other
@@ -40,10 +43,13 @@ const SNIPPET_LINE_CHARS = 500;
  *   refused (files/textFile.ts) and left as they are.
  * - An empty old_string fills an empty file (nothing in it could have been missed, so no Read is
  *   needed) and is refused on a non-empty one.
- * - The session must have read the whole file (a partial view is refused: "read it first"), and
- *   the bytes must be the ones it saw ("re-read it"). When only the mtime moved, the entry is
- *   refreshed and the edit goes on. An `inherited` entry (a parent's read, hash-checked against
- *   this worktree) is enough: a unique old_string proves the agent knows the text.
+ * - The session must have read the file, and the bytes must be the ones it saw ("re-read it"). When
+ *   only the mtime moved, the entry is refreshed and the edit goes on. A file seen only in part
+ *   (Read with offset/limit, or cut at Read's 100,000 characters) may be edited where it was seen:
+ *   every match of old_string must lie wholly inside lines seen of these bytes; otherwise the
+ *   refusal names the lines of the unseen matches and the offset to Read. After such an edit the
+ *   entry stays partial, its seen lines renumbered by the edit. An `inherited` entry (a parent's
+ *   read, hash-checked against this worktree) follows the same rule with the lines the parent saw.
  * - old_string must be found (whitespace and indentation exactly), and found once unless
  *   replace_all is set; the count is given when it is not.
  * - Matching is on the LF-normalised text; the replacement is spliced into the stored text, so
@@ -60,6 +66,9 @@ export const editTool = defineTool({
   level: 'workspace-write',
   readOnly: false,
   validate(input) {
+    if (input.file_path.toLowerCase().endsWith('.ipynb')) {
+      return `${input.file_path} is a Jupyter notebook: change its cells with NotebookEdit (Read shows their ids).`;
+    }
     if (normalizeLineEndings(input.old_string) === normalizeLineEndings(input.new_string)) {
       return 'old_string and new_string are the same, so this edit would change nothing. Put the new text in new_string.';
     }
@@ -98,12 +107,6 @@ export const editTool = defineTool({
         `${shown} has not been read in this session. Read it first (the whole file, without offset or limit), then edit it.`,
       );
     }
-    if (freshness.kind === 'partial') {
-      throw new ToolError(
-        `You have seen ${describeView(freshness.entry)} of ${shown}. Read it first: the whole file, without offset or limit ` +
-          '(for a long file, continue with offset until the end), then edit it.',
-      );
-    }
     if (freshness.kind === 'changed') {
       throw new ToolError(
         `${shown} has changed on disk since you last read it (modified ${new Date(freshness.mtimeMs).toISOString()}), ` +
@@ -121,6 +124,8 @@ export const editTool = defineTool({
           `Include more surrounding lines in old_string so it matches exactly one place, or set replace_all to true to change all ${matches.length}.`,
       );
     }
+    const partial = freshness.kind === 'partial' ? freshness.entry : undefined;
+    if (partial) refuseUnseenMatches(shown, partial, view.text, matches, oldString);
 
     const eol = dominantLineEnding(file.text);
     const inserted = eol === '\n' ? newString : newString.split('\n').join(eol);
@@ -134,7 +139,16 @@ export const editTool = defineTool({
 
     const bytes = encodeText(stored, file.format);
     const written = writeFileAtomic(abs, bytes, { label: shown });
-    recordWritten(ctx.fileState, abs, bytes, written.mtimeMs);
+    if (partial) {
+      const spans = matches.map((at) => ({ start: at, end: at + oldString.length }));
+      recordPartialEdit(
+        ctx.fileState,
+        partial,
+        bytes,
+        written.mtimeMs,
+        rangesAfterReplace(view.text, partial.seen ?? [], spans, newString),
+      );
+    } else recordWritten(ctx.fileState, abs, bytes, written.mtimeMs);
 
     const count = matches.length;
     const edited = normalizeLineEndings(stored);
@@ -152,6 +166,34 @@ export const editTool = defineTool({
     };
   },
 });
+
+/**
+ * A file seen in part may be edited where the agent has seen it: every match must lie wholly in
+ * lines it saw of these bytes. Otherwise the refusal names the lines of the matches it has not
+ * seen and where to Read them.
+ */
+function refuseUnseenMatches(shown: string, entry: FileStateEntry, text: string, matches: readonly number[], oldString: string): void {
+  const seen = entry.seen ?? [];
+  const unseen: Array<{ first: number; last: number; from: number }> = [];
+  for (const at of matches) {
+    const first = lineAt(text, at);
+    const last = lineAt(text, at + Math.max(0, oldString.length - 1));
+    const from = firstUnseenLine(seen, first, last);
+    if (from !== undefined) unseen.push({ first, last, from });
+  }
+  if (unseen.length === 0) return;
+  const lines = unseen.slice(0, 10).map(({ first, last }) => (first === last ? `${first}` : `${first}–${last}`));
+  const which =
+    matches.length === 1
+      ? 'old_string is'
+      : `${unseen.length} of the ${matches.length} matches of old_string ${unseen.length === 1 ? 'is' : 'are'}`;
+  const first = unseen[0]!;
+  const plural = unseen.length > 1 || first.first !== first.last;
+  throw new ToolError(
+    `${which} at line${plural ? 's' : ''} ${lines.join(', ')}${unseen.length > 10 ? ', …' : ''} of ${shown}, which you have not seen ` +
+      `(you have seen ${describeView(entry)}). Read it with offset=${first.from} to see ${unseen.length === 1 ? 'that match' : 'the first of them'}, then edit it.`,
+  );
+}
 
 /** Writes new_string into a missing or empty file. */
 function fill(ctx: ToolContext, abs: string, shown: string, text: string, format: TextFormat, how: 'created' | 'filled'): ToolOutput {

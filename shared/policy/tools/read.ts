@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { ToolError } from '../../core/boundary/toolError.js';
+import { addRange, coversAll } from '../../core/files/lineRanges.js';
 import { numberedLine, splitLines } from '../../core/files/numberedLines.js';
 import type { FileStateEntry } from '../../core/files/readFileState.js';
 import { normalizeLineEndings } from '../../core/files/textCodec.js';
 import { loadTextFile, type TextFile } from '../../core/files/textFile.js';
 import type { ReadResultData } from '../../core/tool/readResultData.js';
-import { defineTool, loadDescription } from '../../core/tool/tool.js';
+import { defineTool, loadDescription, type ToolContext, type ToolOutput } from '../../core/tool/tool.js';
+import { isNotebookPath, parseNotebook } from '../notebook/notebook.js';
+import { renderNotebook } from '../notebook/notebookView.js';
 
 export const READ_TOOL = 'Read';
 /** Lines shown when no limit is given. */
@@ -44,11 +47,13 @@ type View = { full: true } | { full: false; offset: number; limit: number };
  * - 2,000 lines from `offset` (1-based) by default, or `limit` lines; at most 100,000 characters of
  *   output, lines over 2,000 characters cut with a marker; a note says how many lines remain and
  *   the offset to continue with. CRLF is shown as LF. An empty file is said to be empty.
- * - The session's file state records what was seen: a full view, or a partial one (offset and the
- *   number of lines shown). Adjoining partial reads of an unchanged file add up, so a long file
- *   read chunk by chunk ends as a full view; a partial re-read never forgets a full view.
+ * - The session's file state records what was seen: a full view, or a partial one (the lines
+ *   shown). Partial reads of the same bytes add up, so a long file read chunk by chunk ends as a
+ *   full view, and Edit may change the lines seen; a partial re-read never forgets a full view.
  * - Reading again what this session already read (same bytes, same range) returns a short stub
  *   pointing at the earlier result instead of the same content.
+ * - A notebook (`.ipynb`) is read whole, as its cells (notebook/notebookView.ts), and recorded
+ *   as a full view of its bytes: what NotebookEdit needs. offset and limit are refused for it.
  */
 export const readTool = defineTool({
   name: READ_TOOL,
@@ -61,6 +66,7 @@ export const readTool = defineTool({
   async call(input, ctx) {
     const abs = ctx.workspace.resolve(input.file_path, 'read');
     const shown = ctx.workspace.display(abs);
+    if (isNotebookPath(abs)) return readNotebook(abs, shown, input, ctx);
     const file = loadTextFile(abs, shown);
     const lines = splitLines(normalizeLineEndings(file.text));
     const total = lines.length;
@@ -126,31 +132,49 @@ export const readTool = defineTool({
   },
 });
 
+/** A notebook, whole, as cells with their ids and outputs. */
+function readNotebook(abs: string, shown: string, input: ReadInput, ctx: ToolContext): ToolOutput {
+  if (input.offset !== undefined || input.limit !== undefined) {
+    throw new ToolError(`${shown} is a notebook: it is read whole, as its cells. Read it without offset and limit.`);
+  }
+  const file = loadTextFile(abs, shown);
+  const notebook = parseNotebook(file.text, shown);
+  const known = ctx.fileState.get(abs);
+  if (known && known.origin === 'read' && known.hash === file.hash && !known.isPartialView) {
+    if (known.mtimeMs !== file.mtimeMs) ctx.fileState.set({ ...known, mtimeMs: file.mtimeMs });
+    return {
+      content: `${shown} is unchanged since your earlier Read of it in this conversation: that result is still current, so it is not repeated here.`,
+      data: { type: 'file_unchanged', file: { filePath: abs } } satisfies ReadResultData,
+    };
+  }
+  ctx.fileState.set({ path: abs, hash: file.hash, mtimeMs: file.mtimeMs, isPartialView: false, origin: 'read' });
+  return {
+    content: renderNotebook(notebook, shown),
+    data: { type: 'notebook', file: { filePath: abs, cells: notebook.cells } } satisfies ReadResultData,
+  };
+}
+
 function sameView(entry: FileStateEntry, view: View): boolean {
   if (view.full) return !entry.isPartialView;
-  return entry.isPartialView && entry.offset === view.offset && entry.limit === view.limit;
+  const last = view.offset + view.limit - 1;
+  return entry.isPartialView && (entry.seen ?? []).some(([first, end]) => first === view.offset && end === last);
 }
 
 /**
  * The entry after this Read. What the session knew of the same bytes is not forgotten: a full view
- * stays full (and keeps its origin), and this session's own partial view that overlaps or adjoins
- * this one grows to cover both, becoming full once it spans every line.
+ * stays full (and keeps its origin), and a partial view of them (this session's own, or inherited)
+ * adds this one's lines to those it saw, becoming full once they span every line.
  */
 function nextEntry(known: FileStateEntry | undefined, file: TextFile, view: View, total: number): FileStateEntry {
   const base = { path: file.path, hash: file.hash, mtimeMs: file.mtimeMs };
   if (view.full) return { ...base, isPartialView: false, origin: 'read' };
+  const last = view.offset + view.limit - 1;
   if (known && known.hash === file.hash) {
     if (!known.isPartialView) return { ...known, mtimeMs: file.mtimeMs };
-    if (known.origin === 'read' && known.offset !== undefined && known.limit !== undefined) {
-      const knownEnd = known.offset + known.limit - 1;
-      const viewEnd = view.offset + view.limit - 1;
-      if (known.offset <= viewEnd + 1 && view.offset <= knownEnd + 1) {
-        const offset = Math.min(known.offset, view.offset);
-        const last = Math.max(knownEnd, viewEnd);
-        if (offset === 1 && last >= total) return { ...base, isPartialView: false, origin: 'read' };
-        return { ...base, offset, limit: last - offset + 1, isPartialView: true, origin: 'read' };
-      }
-    }
+    const origin = known.origin === 'inherited' ? 'inherited' : 'read';
+    const seen = addRange(known.seen ?? [], view.offset, last);
+    if (coversAll(seen, total)) return { ...base, isPartialView: false, origin };
+    return { ...base, isPartialView: true, seen, origin };
   }
-  return { ...base, offset: view.offset, limit: view.limit, isPartialView: true, origin: 'read' };
+  return { ...base, isPartialView: true, seen: [[view.offset, last]], origin: 'read' };
 }

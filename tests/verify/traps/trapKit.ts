@@ -70,9 +70,10 @@ export async function runWorker(options: {
   shellEnv?: Record<string, string>;
   /** Wraps the Scripted model (to record the requests it is sent). */
   wrapModel?: (model: Model) => Model;
+  recorderOptions?: ConstructorParameters<typeof CheckRecorder>[0];
 }): Promise<WorkerRun> {
   const script = parseScript({ agents: [{ when: { role: 'worker' }, turns: options.turns }] }, 'trap script');
-  const recorder = new CheckRecorder();
+  const recorder = new CheckRecorder(options.recorderOptions);
   const services: SessionServices = options.services ?? {};
   recorder.attachTo(services);
   const session = new AgentSession({

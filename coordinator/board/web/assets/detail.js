@@ -80,7 +80,8 @@ function renderDetail() {
       task.worktree ? `worktree ${task.worktree}` : undefined,
       task.ports.length > 0 ? `ports ${task.ports.join(', ')}` : undefined,
       task.verdict ? `verdict ${task.verdict}` : undefined,
-      task.error ? `error: ${task.error}` : undefined,
+      task.status_detail ? `why: ${task.status_detail}` : undefined,
+      task.error && task.error !== task.status_detail ? `error: ${task.error}` : undefined,
     ]
       .filter(Boolean)
       .join('\n'),

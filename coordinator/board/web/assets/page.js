@@ -169,6 +169,7 @@ function renderRun() {
           el('ul', {}, ...notes.map((note) => el('li', { text: note.message }))),
         )
       : undefined;
+  const checked = renderChecked(run);
   main.replaceChildren(
     head,
     ...(verdict ? [verdict] : []),
@@ -177,6 +178,7 @@ function renderRun() {
     dag,
     renderTimeline(state.board, Date.now()),
     ...(noteList ? [noteList] : []),
+    ...checked,
   );
   drawEdges(dag, tasks);
   if (focused) {
@@ -202,6 +204,91 @@ function resultText(result) {
   if (result.state === 'no_changes') return `Result ${result.branch}: no changes (still at the base)`;
   if (result.state === 'removed') return `Result ${result.branch}: removed from the repository`;
   return `Result ${result.branch}: its repository is not on this host`;
+}
+
+/** What the host checked of the agents' citations: the Explore findings and files at the base, the Verification problems on the merged tree. */
+function renderChecked(run) {
+  const mark = (verified) =>
+    el('span', { class: 'check-mark', 'data-verified': String(verified), text: verified ? 'verified' : 'unverified' });
+  const sections = [];
+  if (run.facts.length > 0) {
+    const unverified = run.facts.filter((fact) => !fact.verified).length;
+    sections.push(
+      el(
+        'div',
+        { class: 'checked', id: 'findings' },
+        el('h3', { text: `Explore findings: ${run.facts.length - unverified} verified at the base, ${unverified} unverified` }),
+        el(
+          'ul',
+          {},
+          ...run.facts.map((fact) =>
+            el(
+              'li',
+              { 'data-verified': String(fact.verified) },
+              mark(fact.verified),
+              ' ',
+              el('span', { text: fact.fact }),
+              ' ',
+              el('span', { class: 'mono', text: fact.evidence }),
+              fact.reason ? el('div', { class: 'reason', text: fact.reason }) : undefined,
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+  const unreadable = run.files_read.filter((file) => !file.verified);
+  if (unreadable.length > 0) {
+    sections.push(
+      el(
+        'div',
+        { class: 'checked', id: 'files-read' },
+        el('h3', {
+          text: `Files read that do not match the base (${unreadable.length} of ${run.files_read.length}): not handed to workers`,
+        }),
+        el(
+          'ul',
+          {},
+          ...unreadable.map((file) =>
+            el(
+              'li',
+              {},
+              mark(false),
+              ' ',
+              el('span', { class: 'mono', text: file.path }),
+              el('div', { class: 'reason', text: file.reason }),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+  if (run.problems.length > 0) {
+    sections.push(
+      el(
+        'div',
+        { class: 'checked', id: 'problems' },
+        el('h3', { text: 'Problems the Verification agent reported' }),
+        el(
+          'ul',
+          {},
+          ...run.problems.map((problem) =>
+            el(
+              'li',
+              { 'data-verified': String(problem.verified) },
+              mark(problem.verified),
+              ' ',
+              el('span', { class: 'mono', text: `${problem.file}${problem.line ? `:${problem.line}` : ''}` }),
+              ' ',
+              el('span', { text: problem.what }),
+              problem.reason ? el('div', { class: 'reason', text: problem.reason }) : undefined,
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+  return sections;
 }
 
 /** Depth in the DAG: a task sits below everything it waits for. */

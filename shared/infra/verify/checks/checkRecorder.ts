@@ -3,16 +3,18 @@ import path from 'node:path';
 import { bashResultFields } from '../../../core/tool/bashResultData.js';
 import type { PostToolUseOutcome, ToolPipelineSlots } from '../../../core/tool/pipeline.js';
 import type { SessionServices, ToolContext, ToolOutput } from '../../../core/tool/tool.js';
-import { isCheckCommand } from '../evidence/checkCommand.js';
+import { isCheckCommand, normalizeCommand } from '../evidence/checkCommand.js';
 import type { CheckEvidence, TargetObservation } from '../evidence/evidence.js';
 import { watchTargets } from '../evidence/portOwner.js';
 import { saveManifest, treeSnapshot } from '../evidence/treeHash.js';
 import { targetPortsOf } from '../gates/target.js';
 import { countTests } from './checkRun.js';
+import { stripColour } from './colourlessLog.js';
 
 /**
  * The host's evidence of the checks an AGENT runs: a wrapper around the tool pipeline's slots
- * that, for every Bash call whose command is a check (checkCommand.ts),
+ * that, for every Bash call whose command is a check (checkCommand.ts) or one of the task's
+ * required checks,
  * - hashes the workspace's tree once the call is allowed, just before it runs;
  * - watches the ports the command talks to (gates/target.ts) while it runs;
  * - afterwards keeps its exit code, duration, whole output (the Bash result, or the files it
@@ -36,6 +38,16 @@ export class CheckRecorder {
   private readonly recorded: CheckEvidence[] = [];
   private readonly pending = new Map<string, Pending>();
   private sequence = 0;
+  private readonly alsoRecord: ReadonlySet<string>;
+
+  /** `alsoRecord`: commands recorded even when they do not look like checks (a task's required checks). */
+  constructor(options: { alsoRecord?: readonly string[] } = {}) {
+    this.alsoRecord = new Set((options.alsoRecord ?? []).map(normalizeCommand));
+  }
+
+  private records(command: string): boolean {
+    return isCheckCommand(command) || this.alsoRecord.has(normalizeCommand(command));
+  }
 
   /** The evidence so far, oldest first. */
   evidence(): readonly CheckEvidence[] {
@@ -54,7 +66,7 @@ export class CheckRecorder {
       permission: async (call, pre, ctx) => {
         const outcome = await inner.permission(call, pre, ctx);
         const command = commandOf(call.tool.name, call.input);
-        if (outcome.allowed && command !== undefined && isCheckCommand(command)) this.pending.set(call.id, await this.start(command, ctx));
+        if (outcome.allowed && command !== undefined && this.records(command)) this.pending.set(call.id, await this.start(command, ctx));
         return outcome;
       },
       postToolUse: async (call, output, ctx): Promise<PostToolUseOutcome> => {
@@ -152,8 +164,9 @@ function splitStreams(content: string): [string, string] {
   return [content.slice(0, marker), content.slice(marker + (marker === 0 ? 9 : 10))];
 }
 
+/** The output as the model saw it, kept without terminal colour (colourlessLog.ts). */
 function writeLog(file: string, text: string): string {
-  writeFileSync(file, text);
+  writeFileSync(file, stripColour(text));
   return file;
 }
 

@@ -10,15 +10,19 @@ import { watchTargets } from '../evidence/portOwner.js';
 import { parseTestCounts } from '../evidence/testCounts.js';
 import { saveManifest, treeSnapshot } from '../evidence/treeHash.js';
 import { targetPortsOf } from '../gates/target.js';
+import { colourStripper } from './colourlessLog.js';
 
 /**
  * The host runs one check and keeps what it needs to say "passed" truthfully:
  * - the tree it ran on, hashed BEFORE it starts (treeHash.ts), with a listing beside the log;
  * - the command, run with `bash -c` in the check's folder, in its own process group, stdin closed,
- *   the environment without orca's secrets, plus `CI=true` (no watch modes, no prompts) and
- *   `NO_COLOR=1`; whatever ends it (exit, timeout, abort), nothing it started outlives it;
+ *   in the environment a developer's own run would have: this process's, without orca's secrets,
+ *   plus the leased ports. Nothing that changes a program's behaviour is added (no CI, NO_COLOR,
+ *   FORCE_COLOR or TERM: a test of colour output must pass here as in a plain shell); whatever
+ *   ends it (exit, timeout, abort), nothing it started outlives it;
  * - exit code or signal, start, end and duration;
- * - the whole output (stdout and stderr interleaved as they came) in a log file;
+ * - the whole output (stdout and stderr interleaved as they came) in a log file, with terminal
+ *   colour taken out of the log, not out of the program (colourlessLog.ts);
  * - who listened on the ports it talks to (gates/target.ts), watched while it ran;
  * - the test counts from JUnit XML written during the run, else from the output (testCounts.ts).
  * A check that cannot be started (no such folder) is an error; one that fails is evidence.
@@ -28,7 +32,7 @@ export interface RunCheckOptions {
   cwd: string;
   /** Where the log and the tree listing are written. */
   logDir: string;
-  /** Extra environment (PORT, ORCA_PORTS, …) over this process's, secrets removed. */
+  /** Extra environment (PORT, ORCA_PORTS) over this process's, secrets removed: nothing else is added. */
   env?: Record<string, string>;
   /** Overrides the spec's own `timeout_ms`; default 10 minutes. */
   timeoutMs?: number;
@@ -47,12 +51,14 @@ export async function runCheck(spec: CheckSpec, options: RunCheckOptions): Promi
   const tree = await treeSnapshot(options.cwd);
   await saveManifest(tree, `${stem}.tree.txt`);
 
-  const env = { ...agentShellEnv(), CI: 'true', NO_COLOR: '1', ...options.env };
+  const env = { ...agentShellEnv(), ...options.env };
   const ports = targetPortsOf(spec, env);
   const timeoutMs =
     options.timeoutMs ?? ('timeout_ms' in spec && spec.timeout_ms !== undefined ? spec.timeout_ms : DEFAULT_CHECK_TIMEOUT_MS);
   const logFile = `${stem}.log`;
-  const log = createWriteStream(logFile);
+  const file = createWriteStream(logFile);
+  const log = colourStripper();
+  log.pipe(file);
   const watcher = watchTargets(ports);
   const startedAt = Date.now();
   let group;
@@ -61,6 +67,7 @@ export async function runCheck(spec: CheckSpec, options: RunCheckOptions): Promi
   } catch (error) {
     watcher.stop();
     log.end();
+    await finished(file);
     throw error;
   }
   group.child.stdout.pipe(log, { end: false });
@@ -76,7 +83,7 @@ export async function runCheck(spec: CheckSpec, options: RunCheckOptions): Promi
     group.child.stderr.destroy();
   }
   log.end();
-  await finished(log);
+  await finished(file);
 
   const outcome = stoppedBy === 'timeout' ? 'timed_out' : stoppedBy === 'abort' ? 'aborted' : exit.code !== null ? 'exited' : 'killed';
   return {

@@ -15,14 +15,23 @@ export interface ReportGateOptions {
   /** Reports refused before the agent may end anyway (the job's gates then say what failed). */
   maxRefusals?: number;
   who: string;
+  /** The checks it must have run on the tree as it is (a Worker's subtask checks): the `required` gate. */
+  required?: readonly string[];
+  /**
+   * Whether a Report owns up to failure (a Worker's non-empty `unresolved`): it is not sent back
+   * for required checks it could not pass, and its task fails on its own word.
+   */
+  admitsFailure?: (report: unknown) => boolean;
 }
 
 /**
  * Holds a Report to the evidence before the agent may end with it: the claimed checks must be in
  * its own tool log with the same exit codes (claims), ran on the tree as it is now (stale), ran
- * tests (zero_tests) against servers of this worktree (target). A report that fails one goes back
- * to the agent with the reasons, so it runs the checks instead of describing them. Weakened tests
- * (assertions) are not refused here: they go to the Verification agent to confirm or reject.
+ * tests (zero_tests) against servers of this worktree (target), and the checks its task requires
+ * must have passed after its last change (required), claimed or not. A report that fails one goes
+ * back to the agent with the reasons, so it runs the checks instead of describing them; one that
+ * admits failure is not sent back for the required checks. Weakened tests (assertions) are not
+ * refused here: they go to the Verification agent to confirm or reject.
  */
 export function createReportGate(options: ReportGateOptions): StopCheck & { last(): GateReport | undefined } {
   const maxRefusals = options.maxRefusals ?? 2;
@@ -33,7 +42,8 @@ export function createReportGate(options: ReportGateOptions): StopCheck & { last
     async beforeStop(session: AgentSession, info) {
       if (info.reason !== 'report' || info.report === undefined) return undefined;
       last = await gateSession(session, options, info.report);
-      const failed = last.gates.filter((gate) => !gate.ok && gate.name !== 'assertions');
+      const honest = options.admitsFailure?.(info.report) === true;
+      const failed = last.gates.filter((gate) => !gate.ok && gate.name !== 'assertions' && !(honest && gate.name === 'required'));
       if (failed.length === 0 || refusals >= maxRefusals) return undefined;
       refusals += 1;
       session.toolContext.emit({
@@ -49,7 +59,7 @@ export function createReportGate(options: ReportGateOptions): StopCheck & { last
 /** The gates on a session's Report, from its own ledger and the host's evidence of its checks. */
 export async function gateSession(
   session: AgentSession,
-  options: Omit<ReportGateOptions, 'maxRefusals'>,
+  options: Omit<ReportGateOptions, 'maxRefusals' | 'admitsFailure'>,
   report: unknown,
 ): Promise<GateReport> {
   return gateWorkerReport({
@@ -60,5 +70,6 @@ export async function gateSession(
     leasedPorts: options.leasedPorts,
     audit: { repo: session.workspace.root, base: options.base },
     who: options.who,
+    required: options.required,
   });
 }

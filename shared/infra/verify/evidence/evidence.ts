@@ -93,7 +93,8 @@ export const CheckEvidenceSchema = z.object({
 export type CheckEvidence = z.infer<typeof CheckEvidenceSchema>;
 export type CheckEvidenceInput = z.input<typeof CheckEvidenceSchema>;
 
-export const GATE_NAMES = ['zero_tests', 'stale', 'target', 'assertions', 'claims'] as const;
+/** The five gates on any checks, and `required` on a Worker report (its subtask's checks). */
+export const GATE_NAMES = ['zero_tests', 'stale', 'target', 'assertions', 'claims', 'required'] as const;
 export const GateNameSchema = z.enum(GATE_NAMES);
 
 /** One gate's verdict, as the run JSON's `gates` holds it. */

@@ -1,20 +1,23 @@
-import { isCheckCommand, normalizeCommand } from '../evidence/checkCommand.js';
+import { isCheckCommand } from '../evidence/checkCommand.js';
 import type { AssertionConfirmation, AssertionFlag, CheckEvidence, CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
 import { allGatesPass, type GateResult, gateResult } from '../evidence/gateResult.js';
+import { latestEvidence } from '../evidence/latestEvidence.js';
 import { type TreeSnapshot, treeSnapshot } from '../evidence/treeHash.js';
 import { type AuditInput, assertionsGate, auditTestChanges } from './assertions.js';
 import { type CheckStatus, checkStatus } from './checkStatus.js';
 import { claimsGate, type DroppedClaim } from './claims.js';
+import { requiredGate } from './required.js';
 import { staleGate } from './stale.js';
 import { targetGate } from './target.js';
 import { zeroTestsGate } from './zeroTests.js';
 
 /**
- * The five gates on one Worker report (and, with its `checks` as the claims, on a Verification
+ * The gates on one Worker report (and, with its `checks` as the claims, on a Verification
  * report). What survives is the claims backed by the agent's own tool log (claims), each with the
  * host's evidence of that run judged on the worktree as it is now (zero_tests, stale, target),
  * and the test diff audited (assertions). A claim without recorded evidence is `not_run`: the
- * host knows its exit code but not its tree or its counts.
+ * host knows its exit code but not its tree or its counts. A Worker's report is also held to the
+ * checks its subtask requires, whatever it claims (required): claiming nothing passes nothing.
  */
 export interface GatedCheck {
   command: string;
@@ -27,7 +30,7 @@ export interface GatedCheck {
 
 export interface GateReport {
   ok: boolean;
-  /** In gate order: zero_tests, stale, target, assertions, claims. */
+  /** In gate order: zero_tests, stale, target, assertions, claims, and required when checks were required. */
   gates: GateResult[];
   checks: GatedCheck[];
   dropped: DroppedClaim[];
@@ -55,6 +58,11 @@ export interface WorkerReportInput extends GateTreeInput {
   commands: readonly CheckRecord[];
   /** Who made the claims, for the reasons (`worker t1`). */
   who?: string;
+  /**
+   * The checks the agent must have run on the tree as it is (a Worker: its subtask's `checks`, else
+   * the run's integration checks): with it, the report gets the `required` gate too.
+   */
+  required?: readonly string[];
 }
 
 /** A check judged on its evidence (checkStatus) as the report shows it. */
@@ -125,11 +133,6 @@ export async function gateWorkerReport(input: WorkerReportInput): Promise<GateRe
     assertionsGate(flags, input.confirmations),
     claims.gate,
   ];
+  if (input.required) gates.push(await requiredGate(input.required, input.evidence, current, input.who ?? 'the agent'));
   return { ok: allGatesPass(gates), gates, checks, dropped: claims.dropped, flags };
-}
-
-/** The latest evidence of `command` (whitespace aside). */
-export function latestEvidence(evidence: readonly CheckEvidence[], command: string): CheckEvidence | undefined {
-  const wanted = normalizeCommand(command);
-  return [...evidence].sort((a, b) => a.started_at - b.started_at).findLast((one) => normalizeCommand(one.command) === wanted);
 }

@@ -1,0 +1,8 @@
+import { normalizeCommand } from './checkCommand.js';
+import type { CheckEvidence } from './evidence.js';
+
+/** The latest recorded run of `command` (whitespace aside): what a claim or a required check is judged on. */
+export function latestEvidence(evidence: readonly CheckEvidence[], command: string): CheckEvidence | undefined {
+  const wanted = normalizeCommand(command);
+  return [...evidence].sort((a, b) => a.started_at - b.started_at).findLast((one) => normalizeCommand(one.command) === wanted);
+}

@@ -1,0 +1,61 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+/**
+ * Which project a repository is, for memory: cards of scope `project:<id>` belong to it and to
+ * no other (seed 001, section 04: scope keeps projects from polluting each other). The id is
+ * the same for every clone and worktree of one repository:
+ *   - its `origin` remote, without scheme, user and `.git`: `github.com/acme/web`;
+ *   - without one, the path of its main worktree: `/home/me/shop`.
+ */
+export interface RepoIdentity {
+  /** `project:<id>`. */
+  scope: string;
+  /** The main worktree's root (where Claude Code keys its memory folder, claudeCodeMemory.ts). */
+  mainRoot: string;
+}
+
+export function repoIdentity(repoDir: string): RepoIdentity {
+  const mainRoot = mainWorktreeRoot(repoDir);
+  const remote = git(repoDir, ['remote', 'get-url', 'origin']);
+  const id = (remote && remoteId(remote)) || mainRoot;
+  return { scope: `project:${id}`, mainRoot };
+}
+
+/** `git@github.com:acme/web.git`, `https://user@github.com/acme/web`, `ssh://git@host:22/acme/web.git` → host/path. */
+export function remoteId(url: string): string | undefined {
+  const trimmed = url
+    .trim()
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
+    const parsed = URL.canParse(trimmed) ? new URL(trimmed) : undefined;
+    if (!parsed || parsed.protocol === 'file:') return undefined;
+    return `${parsed.hostname.toLowerCase()}${parsed.pathname}`.replace(/\/+$/, '');
+  }
+  const scp = /^(?:[^@\s/]+@)?([^:\s/]+):\/?(.+)$/.exec(trimmed);
+  // Anything else is a path on this host, which says nothing about which project this is.
+  return scp ? `${scp[1]!.toLowerCase()}/${scp[2]}` : undefined;
+}
+
+/** The folder name a scope's cards live in: every character but letters and digits a dash. */
+export function scopeFolderName(scope: string): string {
+  return scope.replace(/^project:/, '').replace(/[^A-Za-z0-9]/g, '-');
+}
+
+/** The root of the repository's main worktree, for any of its worktrees or subfolders. */
+export function mainWorktreeRoot(repoDir: string): string {
+  const common = git(repoDir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+  if (!common) throw new Error(`${repoDir} is not a git repository`);
+  // A bare repository's common dir is the repository itself.
+  return path.basename(common) === '.git' ? path.dirname(common) : common;
+}
+
+function git(cwd: string, args: string[]): string | undefined {
+  try {
+    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined;
+  } catch {
+    // No origin remote (or not a repository): the caller decides what that means.
+    return undefined;
+  }
+}
