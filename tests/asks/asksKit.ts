@@ -1,8 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { makeRunRepo } from '../../bench/runScript.js';
+import { CHECK_COMMAND, makeRunRepo } from '../../bench/runScript.js';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js';
+import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import type { Ask } from '../../shared/infra/board/boardSchemas.js';
 import { type RunBoard, readRunBoard } from '../../shared/infra/board/readBoard.js';
 import { readRunEvents } from '../../shared/infra/board/runEvents.js';
@@ -120,3 +121,15 @@ export function publishingRepo(orca: OrcaTestEnv): string {
 
 /** The agents' PATH for a publishingRepo: the relative `bin` first. */
 export const PATH_WITH_BIN = `bin:${process.env.PATH ?? '/usr/bin:/bin'}`;
+
+/** A worker's last turn in a run: its subtask's check (a report needs it run after its last change), then its Report. */
+export function checkThenReport(summary: string): ScriptTurn[] {
+  return [
+    {
+      tools: [
+        { name: 'Bash', input: { command: CHECK_COMMAND } },
+        { name: 'Report', input: { summary, unresolved: [], claimed_checks: [] } },
+      ],
+    },
+  ];
+}

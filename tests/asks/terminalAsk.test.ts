@@ -7,7 +7,7 @@ import { readRunBoard } from '../../shared/infra/board/readBoard.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { reportTurn, toolTurn } from '../support/scriptedJobs.js';
-import { ASK_RULE, PATH_WITH_BIN, publishingRepo, streamEntries, transcriptEvents } from './asksKit.js';
+import { ASK_RULE, checkThenReport, PATH_WITH_BIN, publishingRepo, streamEntries, transcriptEvents } from './asksKit.js';
 import { TmuxTerminal } from './tmuxTerminal.js';
 
 const USER = `${os.userInfo().username}@${os.hostname()}`;
@@ -20,14 +20,18 @@ describe('the terminal prompt of orca run and orca agent, on a real pseudo-termi
     const go = path.join(repo, '.git', 'orca-test-go');
     const script = path.join(orca.dir('script'), 'script.json');
     const scripted = runScript([
-      { id: 't1', paths: ['published.txt'], turns: [toolTurn('Bash', { command: 'npm publish --tag next' }), reportTurn('published')] },
+      {
+        id: 't1',
+        paths: ['published.txt'],
+        turns: [toolTurn('Bash', { command: 'npm publish --tag next' }), ...checkThenReport('published')],
+      },
       {
         id: 't2',
         paths: ['b.txt'],
         turns: [
           toolTurn('Bash', { command: `while [ ! -e ${go} ]; do sleep 0.05; done` }),
           toolTurn('Write', { file_path: 'b.txt', content: 'b\n' }),
-          reportTurn('wrote b.txt'),
+          ...checkThenReport('wrote b.txt'),
         ],
       },
     ]);

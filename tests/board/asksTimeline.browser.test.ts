@@ -7,7 +7,16 @@ import { CHECK_COMMAND, runScript, writerTurns } from '../../bench/runScript.js'
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { readRunBoard } from '../../shared/infra/board/readBoard.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
-import { agentEnv, askRepo, PATH_WITH_BIN, pendingAsk, publishedCommands, publishingRepo, streamEntries } from '../asks/asksKit.js';
+import {
+  agentEnv,
+  askRepo,
+  checkThenReport,
+  PATH_WITH_BIN,
+  pendingAsk,
+  publishedCommands,
+  publishingRepo,
+  streamEntries,
+} from '../asks/asksKit.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv } from '../support/orcaEnv.js';
 import { reportTurn, scriptedJob, testRunId, toolOutcomes, toolTurn } from '../support/scriptedJobs.js';
@@ -123,7 +132,7 @@ describe('permission requests and the timeline on the web board, in a real brows
             {
               id: 'publish',
               paths: ['published.txt'],
-              turns: [toolTurn('Bash', { command: 'npm publish --tag next' }), reportTurn('published')],
+              turns: [toolTurn('Bash', { command: 'npm publish --tag next' }), ...checkThenReport('published')],
             },
             { id: 'report', paths: ['report.txt'], depends_on: ['cart', 'publish'], turns: writerTurns('report.txt', 3, 400) },
           ]),
@@ -160,7 +169,7 @@ describe('permission requests and the timeline on the web board, in a real brows
       await page.locator(`[data-ask="${ask.id}"] [data-answer="allow"]`).click();
       await page.locator(`[data-ask="${ask.id}"]`).waitFor({ state: 'detached', timeout: 90_000 });
 
-      await expect(run.exited).resolves.toBe(0);
+      expect(await run.exited, run.output).toBe(0);
       await shows(page, '#run-state[data-state="PASS"]', () => run.output);
       expect(git(repo, 'show', `orca/${runId}/integration:published.txt`)).toBe('npm publish --tag next');
 
