@@ -12,6 +12,7 @@ import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
 import { describeFiled } from '../shared/policy/memory/fileCard.js';
+import { TerminalAsks } from './asks/terminalAsks.js';
 import { eventLine } from './eventLine.js';
 import { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
@@ -34,6 +35,10 @@ export interface AgentCommandOptions {
   workers: number;
   localWorkers: boolean;
   allowDirty: boolean;
+  /** How long the agent waits for an answer to a permission request (ms; 0 denies at once). */
+  askTimeoutMs: number;
+  /** Allow rules that answer matching permission requests before anyone is asked. */
+  yesTo: string[];
   /** False with --no-memory. */
   memory: boolean;
 }
@@ -73,6 +78,16 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     void publishAbort(services.redis, services.keys, runId, 'interrupted by the user');
   };
   process.on('SIGINT', onSigint);
+  // The agent's permission requests: asked here when a person is at the terminal, shown otherwise.
+  const asks = options.json
+    ? undefined
+    : new TerminalAsks({
+        redis: services.redis,
+        keys: services.keys,
+        runId,
+        write: (line) => process.stderr.write(`${line}\n`),
+        interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+      });
   const branch = role.workspace === 'branch' ? orcaBranch(runId, taskId) : undefined;
   const ledgerEntry = { run_id: runId, kind: 'agent' as const, prefix: services.keys.prefix, repo: root, base, result_branch: branch };
   try {
@@ -88,6 +103,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       branch,
       model: { ...model, script: script ? scriptContent : undefined },
       stop_event: 'Stop',
+      asks: { timeout_ms: options.askTimeoutMs, yes_to: options.yesTo },
       memory: memory?.forPrompt(options.prompt),
     });
     const followed = options.json
@@ -97,8 +113,10 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
           services.keys,
           runId,
           (entry) => {
+            asks?.onEntry(entry);
+            if (entry.source !== 'agent') return;
             const line = eventLine(entry.event as AgentEvent);
-            if (line) process.stderr.write(`${line}\n`);
+            if (line) asks?.print(line);
           },
           following.signal,
         );
@@ -112,6 +130,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     return result.status === 'completed' ? 0 : result.status === 'aborted' ? 130 : 1;
   } finally {
     process.off('SIGINT', onSigint);
+    asks?.close();
     following.abort();
     follower.disconnect();
     await services.close();

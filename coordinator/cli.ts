@@ -5,6 +5,7 @@ import { EFFORT_LEVELS, type Effort, parseThinking } from '../shared/core/model/
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
+import { collectYesTo, parseAskTimeout } from './asks/askOptions.js';
 import { CLEAN_RULES, parseAge } from './cleanOptions.js';
 import { UserError } from './repoCheck.js';
 
@@ -35,6 +36,13 @@ program
   .option('--max-tokens <n>', 'token budget for the whole run', positiveInt)
   .option('--max-cost <usd>', 'cost budget for the whole run, in US dollars', positiveNumber)
   .option('--timeout <minutes>', 'wall clock budget for the whole run', positiveNumber)
+  .addOption(askTimeoutOption())
+  .option(
+    '--yes-to <rule>',
+    'answer yes to permission requests this rule covers (repeatable), e.g. "Bash(npm publish:*)"',
+    collectYesTo,
+    [],
+  )
   .option('--no-memory', 'show the agents no memory cards and keep none they remember')
   .option('--list-commands', "list the slash commands (the repository's .claude/commands and ~/.claude/commands) and exit", false)
   .action(async (words: string[], options) => {
@@ -70,6 +78,8 @@ program
       maxTokens: options.maxTokens,
       maxCost: options.maxCost,
       timeoutMinutes: options.timeout,
+      askTimeoutMs: options.askTimeout,
+      yesTo: options.yesTo,
       memory: options.memory,
     });
   });
@@ -135,6 +145,8 @@ program
   .option('--no-local-workers', 'start no workers here: workers elsewhere take the job')
   .option('--allow-dirty', 'run even though the repository has uncommitted changes', false)
   .option('--json', 'print one JSON object when the agent ends', false)
+  .addOption(askTimeoutOption())
+  .option('--yes-to <rule>', 'answer yes to permission requests this rule covers (repeatable)', collectYesTo, [])
   .option('--no-memory', 'show the agent no memory cards and keep none it remembers')
   .action(async (prompt: string, options) => {
     process.exitCode = await (await import('./agentCommand.js')).agentCommand({
@@ -150,9 +162,34 @@ program
       workers: options.workers,
       localWorkers: options.localWorkers,
       allowDirty: options.allowDirty,
+      askTimeoutMs: options.askTimeout,
+      yesTo: options.yesTo,
       memory: options.memory,
     });
   });
+
+for (const [name, allowed] of [
+  ['allow', true],
+  ['deny', false],
+] as const) {
+  const command = program
+    .command(name)
+    .description(`${name} an agent's permission request, from any host (the run's only pending one when none is named)`)
+    .argument('<run>', 'the run id')
+    .argument('[request]', 'the request id (`orca status RUN` lists the pending ones)');
+  if (allowed) command.option('--for-run', "also allow the request's suggested rules for the rest of the run", false);
+  else command.option('--reason <text>', 'why, for the agent');
+  command.action(async (run: string, request: string | undefined, options: { forRun?: boolean; reason?: string }) => {
+    if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
+    process.exitCode = await (await import('./asks/answerCommand.js')).answerCommand({
+      run,
+      request,
+      allowed,
+      forRun: options.forRun === true,
+      reason: options.reason,
+    });
+  });
+}
 
 program
   .command('worker')
@@ -251,6 +288,11 @@ program
     },
   );
 
+function askTimeoutOption(): Option {
+  return new Option('--ask-timeout <duration>', 'how long an agent waits for an answer to a permission request (2s, 10m; 0 denies at once)')
+    .argParser(parseAskTimeout)
+    .default(parseAskTimeout('10m'), '10m');
+}
 const memory = program
   .command('memory')
   .description('the memory cards agents are shown and keep across runs (ORCA_HOME/memory, docs/memory.md)');

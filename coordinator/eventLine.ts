@@ -15,9 +15,8 @@ export function eventLine(event: AgentEvent, who = ''): string | undefined {
     case 'assistant_text':
       return `${tag}“${firstLine(event.text)}”`;
     case 'permission':
-      return event.decision === 'allow'
-        ? undefined
-        : `${tag}  permission ${event.decision} for ${event.tool} by ${event.by}: ${event.reason}`;
+      // An ask is shown as its request (or answered in advance); an allow is the tool call's line.
+      return event.decision === 'deny' ? `${tag}  permission denied for ${event.tool} by ${event.by}: ${event.reason}` : undefined;
     case 'hook':
       return event.outcome === 'ok' ? undefined : `${tag}  hook ${event.event} ${event.outcome}: ${event.detail ?? event.command}`;
     case 'compaction':

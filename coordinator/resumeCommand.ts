@@ -1,6 +1,7 @@
 import { DONE_WELL } from '../shared/core/events/taskStatusGroups.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { parseScript } from '../shared/core/model/scriptFile.js';
+import { DEFAULT_ASK_TIMEOUT_MS } from '../shared/infra/queue/agentJob.js';
 import { RunMemory } from './memory/runMemory.js';
 import { UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
@@ -57,6 +58,7 @@ export async function resumeCommand(
       },
       say,
       tty: Boolean(process.stderr.isTTY) && !options.json,
+      asks: { timeoutMs: settings?.ask_timeout_ms ?? DEFAULT_ASK_TIMEOUT_MS, yesTo: settings?.yes_to ?? [] },
       memory,
       toolLimit: command?.allowed_tools
         ? { source: `${command.invoked.split(/\s/, 1)[0]} (${command.file})`, rules: command.allowed_tools }

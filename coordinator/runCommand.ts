@@ -34,6 +34,10 @@ export interface RunCommandOptions {
   maxTokens?: number;
   maxCost?: number;
   timeoutMinutes?: number;
+  /** How long an agent waits for an answer to a permission request (ms; 0 denies at once). */
+  askTimeoutMs: number;
+  /** Allow rules that answer matching permission requests before anyone is asked. */
+  yesTo: string[];
   /** False with --no-memory: no cards are shown to the agents and none are kept. */
   memory: boolean;
 }
@@ -115,6 +119,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         max_tokens: budgets.maxTokens,
         max_cost_usd: budgets.maxCostUsd,
         deadline: budgets.wallClockMs ? Date.now() + budgets.wallClockMs : undefined,
+        ask_timeout_ms: options.askTimeoutMs,
+        yes_to: options.yesTo,
         memory: options.memory,
         command: slash
           ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
@@ -132,6 +138,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       budgets,
       say,
       tty: Boolean(process.stderr.isTTY) && !options.json,
+      asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
       memory,
       toolLimit: slash?.toolLimit,
     });

@@ -35,6 +35,8 @@ export class AgentWorker {
   private worker?: Worker<AgentJob, AgentJobResult>;
   /** Running jobs by id, with their run. */
   private readonly running = new Map<string, string>();
+  /** The agent slots (0 … concurrency-1) a job runs in, taken at its start and given back at its end. */
+  private readonly busySlots = new Set<number>();
   private stopping = false;
 
   constructor(private readonly options: AgentWorkerOptions) {
@@ -56,6 +58,7 @@ export class AgentWorker {
         this.running.set(id, String((job.data as { run_id?: unknown }).run_id ?? ''));
         const controller = new AbortController();
         signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+        const slot = this.takeSlot();
         try {
           const result = await runAgentJob(job, controller.signal, {
             redis: this.commands,
@@ -64,6 +67,7 @@ export class AgentWorker {
             leaser,
             userClaudeDir: this.options.userClaudeDir,
             handingBack: () => this.stopping,
+            slot,
           });
           if (this.stopping && result.status === 'aborted') {
             // Stopped by our own shutdown, not by the run: hand the job to another worker.
@@ -73,6 +77,7 @@ export class AgentWorker {
           return result;
         } finally {
           this.running.delete(id);
+          this.busySlots.delete(slot);
         }
       },
       {
@@ -96,6 +101,14 @@ export class AgentWorker {
     }
     if (cancelled > 0) this.log(`aborted ${cancelled} job(s) of run ${runId}: ${reason}`);
     return cancelled;
+  }
+
+  /** The lowest slot no running job holds. */
+  private takeSlot(): number {
+    let slot = 0;
+    while (this.busySlots.has(slot)) slot += 1;
+    this.busySlots.add(slot);
+    return slot;
   }
 
   get activeJobs(): number {

@@ -17,6 +17,8 @@ import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { createDiagnosticsReminder } from '../shared/policy/lsp/diagnosticsReminder.js';
 import { toolsNamed } from '../shared/policy/tools/catalog.js';
 import type { JobWorkspace } from './jobWorkspace.js';
+import type { ProgressReporter } from './progressReporter.js';
+import { RunAskPrompter } from './runAskPrompter.js';
 
 /** A job's harness, and the gate on its Report when its role's output makes claims. */
 export interface JobHarness {
@@ -38,6 +40,8 @@ export interface JobHarnessInput {
   userClaudeDir?: string;
   /** The repository's state for the agent's context, asked for earlier. */
   gitAtStart: Promise<GitSnapshot | undefined>;
+  /** The job's event writer: its permission requests go out on the run's stream through it. */
+  progress: ProgressReporter;
 }
 
 /**
@@ -85,6 +89,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     },
     fileState: state,
     signal: input.signal,
+    prompter: new RunAskPrompter({ redis: input.redis, keys: input.keys, job, progress: input.progress }),
     stopEvent: job.stop_event,
     requiredChecks: job.checks,
     userClaudeDir: input.userClaudeDir,

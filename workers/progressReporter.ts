@@ -52,6 +52,24 @@ export class ProgressReporter {
     this.append({ ...event, at: Date.now() });
   }
 
+  /**
+   * A run event about this task written from the worker (its own answer to a permission request:
+   * a timeout, an abort), in order after everything sent before it; resolves once it is recorded.
+   */
+  runLevelEvent(event: Record<string, unknown> & { type: string }): Promise<void> {
+    const entry = {
+      run_id: this.payload.run_id,
+      task_id: this.payload.task_id,
+      source: 'run' as const,
+      event: this.redactor.redact({ ...event, at: Date.now() }),
+    };
+    const written = this.chain.then(() => appendRunEvent(this.redis, this.keys, entry));
+    this.chain = written.catch((error: unknown) => {
+      this.failure ??= error;
+    });
+    return written.then(() => undefined);
+  }
+
   /** Waits for everything sent so far; throws the first failure to write. */
   async flush(): Promise<void> {
     await this.chain;

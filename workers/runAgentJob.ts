@@ -41,6 +41,8 @@ export interface JobDeps {
    * worktree is released like an unchanged one (the next attempt discards it anyway).
    */
   handingBack?: () => boolean;
+  /** Which of the worker's concurrent slots runs the job (the board's timeline draws a lane per slot). */
+  slot?: number;
 }
 
 /** Parses a job's payload; a bad one fails the job for good, naming the field. */
@@ -81,7 +83,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     // ends before that (a model it cannot make) has no use for it, nor for its failure.
     const gitAtStart = freshSnapshot(workspace, job.base);
     gitAtStart.catch(() => undefined);
-    await announceWorkspace(progress, workspace, lease.ports);
+    await announceWorkspace(progress, workspace, lease.ports, deps.slot);
 
     const model = buildModel(job);
     if (model instanceof ModelError) return resultOf({ detail: model.message, worktree: workspace.dir });
@@ -97,6 +99,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       signal,
       userClaudeDir: deps.userClaudeDir,
       gitAtStart,
+      progress,
     });
     const result = await session.harness.run(job.prompt, (event) => progress.agentEvent(event));
     const status = statusOf(result, signal);
@@ -160,7 +163,7 @@ function workspaceHookContext(
   });
 }
 
-async function announceWorkspace(progress: ProgressReporter, workspace: JobWorkspace, ports: number[]): Promise<void> {
+async function announceWorkspace(progress: ProgressReporter, workspace: JobWorkspace, ports: number[], slot?: number): Promise<void> {
   await progress.runEvent({
     type: 'workspace',
     kind: workspace.kind,
@@ -170,6 +173,7 @@ async function announceWorkspace(progress: ProgressReporter, workspace: JobWorks
     ports,
     host: os.hostname(),
     pid: process.pid,
+    ...(slot !== undefined ? { slot } : {}),
   });
 }
 

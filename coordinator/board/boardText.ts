@@ -72,6 +72,16 @@ export function boardText(board: BoardWithResult, options: BoardTextOptions): st
   });
   if (tasks.length === 0) lines.push(paint('2', '(no tasks yet)'));
 
+  if (board.asks.length > 0) {
+    lines.push('', paint('33;1', `${board.asks.length} permission request(s) wait for an answer:`));
+    for (const ask of board.asks) {
+      lines.push(
+        `? ${ask.task_id} asks to run ${ask.tool}: ${oneLine(ask.summary)} (request ${ask.id}, waiting ${duration(options.now - ask.at)})`,
+        `  ${oneLine(ask.reason)}; orca allow ${run.run_id} ${ask.id} / orca deny ${run.run_id} ${ask.id}`,
+      );
+    }
+  }
+
   const checks = board.evidence.filter((item) => item.kind === 'check');
   if (checks.length > 0) {
     lines.push('');

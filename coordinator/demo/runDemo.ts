@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_ASK_TIMEOUT_MS } from '../../shared/infra/queue/agentJob.js';
 import { runCommand } from '../runCommand.js';
 import { createSampleRepo } from './sampleRepo.js';
 
@@ -38,6 +39,8 @@ async function main(): Promise<number> {
     approve: false,
     json: false,
     allowDirty: false,
+    askTimeoutMs: DEFAULT_ASK_TIMEOUT_MS,
+    yesTo: [],
     // The demo leaves the user's memory alone: it neither reads nor keeps cards.
     memory: false,
   });

@@ -4,7 +4,7 @@ import { ADOPTABLE } from '../../shared/core/events/taskStatusGroups.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
 import { orcaBranch } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
-import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
+import type { AgentJob, AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { describeFiled } from '../../shared/policy/memory/fileCard.js';
 import type { RunMemory } from '../memory/runMemory.js';
@@ -43,6 +43,8 @@ export class JobRunner {
       script?: Script;
       maxInFlight: number;
       signal: AbortSignal;
+      /** How the agents' permission requests are answered when no person does. */
+      asks: AgentJob['asks'];
       /** Cards for each job's prompt, and the filing of what agents remember; undefined with --no-memory. */
       memory?: RunMemory;
       /** The `allowed-tools` of the slash command the run was started with. */
@@ -102,6 +104,7 @@ export class JobRunner {
         model: { ...this.options.model, script: this.options.script ? script : undefined },
         checks: spec.checks ?? [],
         stop_event: 'SubagentStop',
+        asks: this.options.asks,
         memory: this.options.memory?.forPrompt(spec.prompt),
         tool_limit: this.options.toolLimit,
       },

@@ -6,6 +6,7 @@ import { integrationBranch, wipRef } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
+import { TerminalAsks } from '../asks/terminalAsks.js';
 import type { RunMemory } from '../memory/runMemory.js';
 import { IntegrationBranch } from '../merge/integration.js';
 import type { ModelChoice } from '../modelChoice.js';
@@ -37,6 +38,8 @@ export interface RunSettings {
   /** Lines for the person watching; undefined with --json. */
   say?: (line: string) => void;
   tty: boolean;
+  /** How the agents' permission requests are answered when no person does: the wait, and answers given in advance. */
+  asks: { timeoutMs: number; yesTo: string[] };
   /** The run's memory (docs/memory.md); undefined with --no-memory. */
   memory?: RunMemory;
   /** The `allowed-tools` of the slash command the task came from: every agent of the run is limited to them. */
@@ -53,10 +56,13 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
   const runId = recorder.runId;
   const abort = new AbortController();
   let abortReason: string | undefined;
+  // Assigned below; an abort may come before (its line then goes straight out).
+  let watch: RunWatch | undefined;
+  const say = (line: string) => (watch ? watch.say(line) : settings.say?.(line));
   const stop = (reason: string) => {
     if (abort.signal.aborted) return;
     abortReason = reason;
-    settings.say?.(`stopping the run: ${reason}`);
+    say(`stopping the run: ${reason}`);
     abort.abort(new Error(reason));
     void publishAbort(services.redis, services.keys, runId, reason);
   };
@@ -70,11 +76,22 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     ? setTimeout(() => stop(`the run's wall clock budget of ${settings.budgets.wallClockMs} ms ran out`), settings.budgets.wallClockMs)
     : undefined;
   const watchConnection = connectRedis(services.redisService.url);
-  const watch = new RunWatch(watchConnection, services.keys, recorder.state, {
+  // Requests are asked here when a person is at the terminal, and shown (with how to answer) otherwise.
+  const asks = settings.say
+    ? new TerminalAsks({
+        redis: services.redis,
+        keys: services.keys,
+        runId,
+        write: settings.say,
+        interactive: settings.tty && process.stdin.isTTY === true,
+      })
+    : undefined;
+  watch = new RunWatch(watchConnection, services.keys, recorder.state, {
     budgets: settings.budgets,
     onBudget: stop,
     print: settings.say,
     tty: settings.tty,
+    asks,
   });
   watch.start();
 
@@ -98,6 +115,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       script: settings.script,
       maxInFlight: settings.budgets.maxAgents,
       signal: abort.signal,
+      asks: { timeout_ms: settings.asks.timeoutMs, yes_to: settings.asks.yesTo },
       memory: settings.memory,
       toolLimit: settings.toolLimit,
     }),
@@ -108,7 +126,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     checks: settings.checks,
     role: (name) => roles.get(name) as RoleDefinition,
     signal: abort.signal,
-    say: (line) => settings.say?.(line),
+    say,
   };
 
   let status: RunStatus = 'FAIL';
@@ -142,6 +160,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     process.off('SIGINT', onSigint);
     if (wallClock) clearTimeout(wallClock);
     await watch.close();
+    asks?.close();
     watchConnection.disconnect();
     subscriber.disconnect();
   }

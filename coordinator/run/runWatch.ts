@@ -6,6 +6,7 @@ import { totalInputTokens } from '../../shared/core/model/usage.js';
 import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
 import type { RunFold } from '../../shared/infra/board/runFold.js';
 import type { Keys } from '../../shared/infra/redis/keys.js';
+import type { TerminalAsks } from '../asks/terminalAsks.js';
 
 export interface RunBudgets {
   /** Input (all kinds) plus output tokens over every agent of the run. */
@@ -34,8 +35,15 @@ export class RunWatch {
       onBudget: (reason: string) => void;
       print?: (line: string) => void;
       tty: boolean;
+      /** The run's permission requests at this terminal: they see every entry, and print the lines while one is asked. */
+      asks?: TerminalAsks;
     },
   ) {}
+
+  /** A line for the person watching, under the live summary line (and above an open question). */
+  say(text: string): void {
+    this.line(text);
+  }
 
   start(afterId = '$'): void {
     this.following = followRunEvents(
@@ -68,6 +76,10 @@ export class RunWatch {
   }
 
   private onEntry(entry: RunStreamEntry): void {
+    if (this.options.asks && entry.event.type.startsWith('permission_')) {
+      this.clearSummary();
+      this.options.asks.onEntry(entry);
+    }
     const event = entry.event as Record<string, unknown> & { type: string };
     const task = entry.task_id ?? '';
     if (entry.source === 'agent' && event.type === 'usage') {
@@ -100,12 +112,14 @@ export class RunWatch {
   private line(text: string): void {
     if (!this.options.print) return;
     this.clearSummary();
-    this.options.print(text);
+    if (this.options.asks) this.options.asks.print(text);
+    else this.options.print(text);
     if (this.options.tty) this.summary();
   }
 
   private summary(doing = ''): void {
-    if (!this.options.print || !this.options.tty) return;
+    // The open question holds the last line of the terminal: the summary waits until it is answered.
+    if (!this.options.print || !this.options.tty || this.options.asks?.prompting) return;
     const tasks = [...this.state.tasks.values()].filter((task) => !task.task_id.startsWith('_'));
     const done = tasks.filter((task) => SETTLED.includes(task.status)).length;
     const running = [...this.state.tasks.values()].filter((task) => IN_FLIGHT.includes(task.status)).length;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { z } from 'zod';
-import type { AgentEvent } from '../core/events/agentEvent.js';
+import { type AgentEvent, type AgentEventInput, stamp } from '../core/events/agentEvent.js';
 import type { ReadFileState } from '../core/files/readFileState.js';
 import type { AgentLimits } from '../core/loop/limits.js';
 import { type AgentResult, runSession } from '../core/loop/query.js';
@@ -22,6 +22,7 @@ import { hookContextFor, transcriptPathFor } from '../policy/hooks/hookContext.j
 import { runHooks } from '../policy/hooks/hookRunner.js';
 import { hooksFromSettings } from '../policy/hooks/hookSettings.js';
 import type { HooksConfig } from '../policy/hooks/hooksConfig.js';
+import { permissionRequestHook } from '../policy/hooks/permissionRequest.js';
 import { createStopCheck } from '../policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
 import { EditDiagnostics } from '../policy/lsp/editDiagnostics.js';
@@ -96,6 +97,8 @@ export class Harness {
   readonly hooks: HooksConfig;
   readonly transcript: Transcript;
   readonly sandboxed: boolean;
+  /** Where `run` records events (the transcript, then its caller), while it runs. */
+  private recording?: (event: AgentEvent) => void;
   /** The session's language servers, stopped when `run` ends. */
   readonly lsp: LspService;
 
@@ -128,6 +131,8 @@ export class Harness {
       limit,
       home: options.homeDir,
       prompter: options.prompter ?? new DenyPrompter(),
+      requestHook: permissionRequestHook(this.hooks),
+      announce: (event) => this.announce(event),
       temporaryAllows: (ctx) =>
         skillGrantsIn(ctx.services)
           .activeGrants()
@@ -205,6 +210,21 @@ export class Harness {
   }
 
   /**
+   * Records an event now, from inside a tool call (a permission question and its answer, which
+   * people watch for while the call waits): the events emitted before it first, in order. Outside
+   * `run` it waits with them for the loop.
+   */
+  private announce(event: AgentEventInput): void {
+    const { pending } = this.session;
+    if (!this.recording) {
+      pending.push(event);
+      return;
+    }
+    for (const earlier of pending.splice(0)) this.recording(stamp(earlier));
+    this.recording(stamp(event));
+  }
+
+  /**
    * Runs the agent on `prompt` with the session lifecycle hooks around it: SessionStart (and
    * SubagentStart) may add context, UserPromptSubmit may add context or refuse the prompt,
    * SessionEnd is told how it went. Every event goes to the transcript and to `onEvent`.
@@ -217,6 +237,7 @@ export class Harness {
       this.transcript.record(event);
       onEvent(event);
     };
+    this.recording = record;
     const extra: string[] = [];
     try {
       const start = await runHooks(this.hooks, 'SessionStart', { source: 'startup', model: session.model.id }, context);
@@ -249,6 +270,7 @@ export class Harness {
       );
       return result;
     } finally {
+      this.recording = undefined;
       await this.lsp.close().catch((error: unknown) => {
         session.pending.push({
           type: 'notice',

@@ -26,13 +26,36 @@ describe('the board as text', () => {
     expect(lines[header + 1]!.split(/\s{2,}/)).toEqual(['running', 't1', 'worker', '1m15s', '135/20', '$0.0100', 'Bash npm test -- cart']);
     expect(lines[header + 2]!.split(/\s{2,}/)).toEqual(['pending', 't2', 'worker', '–', '–', '–', 'waits for t1']);
 
+    // A pending permission request: what it asks, and how to answer it from here.
+    await run.agent('t1', {
+      type: 'permission_request',
+      id: 'feed0001',
+      role: 'worker',
+      tool: 'Bash',
+      input: { command: 'npm publish' },
+      summary: 'npm publish',
+      reason: 'the rule Bash(npm publish:*) in .claude/settings.json asks before `npm publish`',
+      by: 'ask:Bash(npm publish:*) in .claude/settings.json',
+      cwd: '/tmp/wt/t1',
+      suggestion: ['Bash(npm publish:*)'],
+      expires_at: run.now + 600_000,
+    });
+    const asking = boardText((await readRunBoard(redis, keys, 'r-text'))!, { now: run.now + 30_000, color: false });
+    expect(asking.slice(-3)).toEqual([
+      '1 permission request(s) wait for an answer:',
+      '? t1 asks to run Bash: npm publish (request feed0001, waiting 30s)',
+      '  the rule Bash(npm publish:*) in .claude/settings.json asks before `npm publish`; orca allow r-text feed0001 / orca deny r-text feed0001',
+    ]);
+
     await run.finishes('t1');
     await run.merged('t1');
     await run.run({ type: 'verdict', status: 'PARTIAL', detail: '1 of 2 tasks merged' });
     const after = boardText((await readRunBoard(redis, keys, 'r-text'))!, { now: Date.now(), color: false });
     const row = after.find((line) => line.includes(' t1 '))!;
-    // A finished task's elapsed time is fixed at its end, not at the clock.
-    expect(row.split(/\s{2,}/).slice(0, 4)).toEqual(['merged', 't1', 'worker', '7s']);
+    // A finished task's elapsed time is fixed at its end, not at the clock (its request took a second of it).
+    expect(row.split(/\s{2,}/).slice(0, 4)).toEqual(['merged', 't1', 'worker', '8s']);
+    // Its agent ended: its request waits no more.
+    expect(after.join('\n')).not.toContain('feed0001');
     expect(after.at(-1)).toBe('verdict PARTIAL: 1 of 2 tasks merged');
   });
 

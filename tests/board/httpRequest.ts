@@ -10,7 +10,10 @@ export interface HttpReply {
  * One HTTP request with exactly the headers given (fetch would refuse to set Host, and sets
  * Sec-Fetch-* itself), answered as text.
  */
-export function httpRequest(url: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<HttpReply> {
+export function httpRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
       let body = '';
@@ -20,6 +23,6 @@ export function httpRequest(url: string, options: { method?: string; headers?: R
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.end();
+    req.end(options.body);
   });
 }

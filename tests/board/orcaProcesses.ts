@@ -41,10 +41,10 @@ export class OrcaProcess {
 const started: OrcaProcess[] = [];
 
 /** Starts `orca ARGS` from dist/ in the env; whatever is still running after the test is stopped. */
-export function startOrca(env: OrcaTestEnv, args: string[]): OrcaProcess {
+export function startOrca(env: OrcaTestEnv, args: string[], extraEnv: NodeJS.ProcessEnv = {}): OrcaProcess {
   const child = spawn(process.execPath, [compiledEntry('coordinator/cli.ts'), ...args], {
     cwd: packageRoot(),
-    env: env.processEnv(),
+    env: env.processEnv(extraEnv),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const process_ = new OrcaProcess(child);

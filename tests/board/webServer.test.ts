@@ -200,6 +200,61 @@ describe('the web board server', () => {
     expect((await httpRequest(`${url}api/runs/r-other/abort`, { method: 'POST' })).status).toBe(404);
   });
 
+  it('takes an answer to a pending permission request only from its own page, in the shape it documents', async () => {
+    const { redis, keys } = testRedis();
+    const run = new RunEvents(redis, keys, 'r-answer');
+    await run.created();
+    await run.task('t1');
+    await run.state('t1', 'queued');
+    await run.starts('t1');
+    await run.agent('t1', {
+      type: 'permission_request',
+      id: 'cafe0001',
+      role: 'worker',
+      tool: 'Bash',
+      input: { command: 'npm publish' },
+      summary: 'npm publish',
+      reason: 'the rule Bash(npm publish:*) in .claude/settings.json asks before `npm publish`',
+      by: 'ask:Bash(npm publish:*) in .claude/settings.json',
+      cwd: '/tmp/wt/t1',
+      suggestion: ['Bash(npm publish:*)'],
+      expires_at: Date.now() + 600_000,
+    });
+    const url = await serve(keys);
+    const answer = `${url}api/runs/r-answer/asks/cafe0001/answer`;
+    const own = { origin: url.slice(0, -1), 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' };
+    const post = (target: string, body: unknown, headers: Record<string, string> = own) =>
+      httpRequest(target, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+    expect((await post(answer, { allowed: true }, { origin: 'http://attacker.example' })).status).toBe(403);
+    expect((await post(answer, { allowed: true }, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    const vague = await post(answer, { allowed: 'yes' });
+    expect(vague.status).toBe(400);
+    expect(JSON.parse(vague.body).error).toMatch(/allowed/);
+    expect((await post(answer, 'not json')).status).toBe(400);
+    expect((await post(`${url}api/runs/r-answer/asks/NOT-AN-ID/answer`, { allowed: true })).status).toBe(400);
+    expect((await readRunBoard(redis, keys, 'r-answer'))!.asks.map((ask) => ask.id)).toEqual(['cafe0001']);
+
+    const denied = await post(answer, { allowed: false, reason: 'not today' });
+    expect(denied.status).toBe(200);
+    expect(JSON.parse(denied.body)).toEqual({ run_id: 'r-answer', request_id: 'cafe0001', allowed: false, remember: [] });
+    const board = (await readRunBoard(redis, keys, 'r-answer'))!;
+    expect(board.asks).toEqual([]);
+    expect(board.answered[0]!.answer).toMatchObject({
+      allowed: false,
+      via: 'board',
+      by: 'web board (127.0.0.1)',
+      reason: 'denied on the web board by web board (127.0.0.1): not today',
+    });
+
+    const again = await post(answer, { allowed: true });
+    expect(again.status).toBe(409);
+    expect(JSON.parse(again.body).error).toBe(
+      'request cafe0001 of run r-answer was not answered: it was already denied by web board (127.0.0.1) (board)',
+    );
+    expect((await post(`${url}api/runs/r-answer/asks/cafe0002/answer`, { allowed: true })).status).toBe(409);
+  });
+
   it('with a token, every request must carry it: as a bearer header, or the cookie a ?token= page load sets', async () => {
     const { redis, keys } = testRedis();
     await new RunEvents(redis, keys, 'r-token').created();

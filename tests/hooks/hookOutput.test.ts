@@ -114,7 +114,7 @@ describe('JSON output of a hook (exit 0)', () => {
   });
 
   it('PermissionRequest answers with hookSpecificOutput.decision', async () => {
-    const request = { tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'toolu_2' };
+    const request = { tool_name: 'Bash', tool_input: { command: 'npm test' } };
     const allow = await answer('PermissionRequest', request, {
       hookSpecificOutput: {
         hookEventName: 'PermissionRequest',

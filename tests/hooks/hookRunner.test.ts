@@ -123,7 +123,15 @@ describe('merging the hooks of one event', () => {
       preToolUse,
       context,
     );
-    expect(outcome).toEqual({ event: 'PreToolUse', results: [], blocked: false, additionalContext: [], systemMessages: [], retry: false });
+    expect(outcome).toEqual({
+      event: 'PreToolUse',
+      results: [],
+      blocked: false,
+      updatedPermissions: [],
+      additionalContext: [],
+      systemMessages: [],
+      retry: false,
+    });
     expect(context.events).toEqual([]);
   });
 });

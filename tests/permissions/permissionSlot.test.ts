@@ -90,14 +90,19 @@ describe('the permission slot in the tool pipeline', () => {
 
   it('sends a call above the mode to the prompter, and records the question and the answer', async () => {
     const prompter = new RecordingPrompter([true]);
-    const { call, permissions } = harness({ prompter, mode: 'workspace-write' });
+    const { call, permissions, ctx } = harness({ prompter, mode: 'workspace-write' });
     const result = await call('Bash', { command: 'make build' });
     expect(result.block.content).toBe('ran make build');
     expect(prompter.questions).toEqual([
       {
+        id: expect.stringMatching(/^[0-9a-f]{8}$/),
         tool: 'Bash',
         summary: 'make build',
         reason: 'Bash needs full-access and this session runs in workspace-write (`make build` needs full-access)',
+        by: 'mode:workspace-write',
+        input: { command: 'make build' },
+        cwd: ctx.workspace.root,
+        suggestion: ['Bash(make build:*)'],
       },
     ]);
     expect(permissions().map((event) => [event.decision, event.by])).toEqual([

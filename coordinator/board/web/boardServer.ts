@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
 import { isSlug } from '../../../shared/core/git/slug.js';
 import { listRuns, readRunBoard } from '../../../shared/infra/board/readBoard.js';
@@ -10,6 +11,7 @@ import { AgentQueue } from '../../../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../../../shared/infra/queue/runAbort.js';
 import type { BoardSource } from '../boardSource.js';
 import { withResultState } from '../runResultState.js';
+import { answerFromBoard } from './askAnswer.js';
 import { mountQueueView } from './queueView.js';
 import { requestGuard } from './requestGuard.js';
 import { RunEventStreams } from './runEventsSse.js';
@@ -45,7 +47,8 @@ const PAGE_HEADERS = {
 
 /**
  * The web board: the page (files in ./assets), a JSON API with the same data as `orca status
- * --json`, live updates over SSE, the abort button's POST, and bull-board under /queues.
+ * --json`, live updates over SSE, the abort button's POST and the answers to permission requests,
+ * and bull-board under /queues.
  */
 export function boardApp(source: BoardSource, queue: AgentQueue, streams: RunEventStreams, token: string | undefined): Hono {
   const app = new Hono();
@@ -86,6 +89,18 @@ export function boardApp(source: BoardSource, queue: AgentQueue, streams: RunEve
     if (!(await source.redis.exists(source.keys.run(runId)))) return notFound(c, `run ${runId} is not recorded`);
     await publishAbort(source.redis, source.keys, runId, 'aborted from the web board');
     return c.json({ run_id: runId, abort: 'published' }, 202);
+  });
+
+  app.post('/api/runs/:run/asks/:request/answer', async (c) => {
+    const runId = runParam(c);
+    const requestId = c.req.param('request') ?? '';
+    if (!/^[0-9a-f]{1,32}$/.test(requestId)) throw new BadRequest(`"${requestId}" is not a request id`);
+    const body = await c.req.json().catch(() => {
+      throw new BadRequest('the answer must be a JSON object: { "allowed": true | false, "reason"?: "…", "for_run"?: true }');
+    });
+    const address = getConnInfo(c).remote.address;
+    const reply = await answerFromBoard(source, runId, requestId, body, `web board${address ? ` (${address})` : ''}`);
+    return c.json(reply.body, reply.status);
   });
 
   mountQueueView(app, queue);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UsageSchema } from '../model/usage.js';
+import { AnswerViaSchema, PermissionRequestEventSchema } from './permissionAsk.js';
 
 /**
  * Everything an agent session does, as one typed stream. The loop yields these; the transcript
@@ -78,10 +79,16 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     ...at,
     tool: z.string(),
     decision: z.enum(['allow', 'deny', 'ask']),
-    /** The rule, mode, hook or prompter that decided. */
+    /** The rule, mode, hook or prompter that decided; for an answered request, who answered. */
     by: z.string(),
     reason: z.string(),
+    /** The request a person was asked (permission_request), when this decision is its answer. */
+    request_id: z.string().optional(),
+    /** How that answer came. */
+    via: AnswerViaSchema.optional(),
   }),
+  /** A person is asked about a call; the agent waits for the first answer (./permissionAsk.ts). */
+  PermissionRequestEventSchema,
   z.object({
     type: z.literal('hook'),
     ...at,

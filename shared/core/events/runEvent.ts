@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LineRangeSchema } from '../files/lineRanges.js';
 import { EffortSchema, ThinkingOptionSchema } from '../model/thinking.js';
 import { UsageSchema } from '../model/usage.js';
+import { PermissionAnswerEventSchema } from './permissionAsk.js';
 
 /**
  * What a run does, as the coordinator records it on the run's Redis stream (source `run`),
@@ -55,6 +56,10 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         max_tokens: z.number().optional(),
         max_cost_usd: z.number().optional(),
         deadline: z.number().optional(),
+        /** How long an agent waits for an answer to a permission request (ms; 0 denies at once). */
+        ask_timeout_ms: z.number().int().nonnegative().optional(),
+        /** Allow rules that answer matching permission requests before anyone is asked (`--yes-to`). */
+        yes_to: z.array(z.string()).optional(),
         /** False when the run was started with --no-memory (docs/memory.md). */
         memory: z.boolean().optional(),
         /** The slash command the task came from, and its `allowed-tools` (the run's tool limit). */
@@ -174,6 +179,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     task_id: z.string().optional(),
   }),
   z.object({ type: z.literal('gate'), ...at, name: z.string(), ok: z.boolean(), reason: z.string(), task_id: z.string().optional() }),
+  /** An answer to an agent's permission request, from whoever answered first (./permissionAsk.ts). */
+  PermissionAnswerEventSchema,
   /** The problems a Verification agent reported in a round, each checked against the merged tree. */
   z.object({
     type: z.literal('problems'),

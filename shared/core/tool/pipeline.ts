@@ -35,6 +35,10 @@ export interface PreToolUseOutcome {
 export interface PermissionOutcome {
   allowed: boolean;
   reason: string;
+  /** The input the call runs with instead (a PermissionRequest hook's rewrite, already judged); parsed again against the tool's schema. */
+  updatedInput?: unknown;
+  /** Stop the session after this call, with this reason (a PermissionRequest hook's deny with `interrupt`). */
+  stop?: string;
 }
 
 export interface PostToolUseOutcome {
@@ -170,8 +174,18 @@ export async function runToolCall(
   }
 
   const permission = await slots.permission(checked, pre, ctx);
+  stop ??= permission.stop;
   if (!permission.allowed) {
     return finish(`Permission to use ${tool.name} was denied: ${permission.reason}`, true, { tool, checked });
+  }
+  if (permission.updatedInput !== undefined) {
+    parsed = tool.input.safeParse(permission.updatedInput);
+    if (!parsed.success) {
+      return finish(describeZodError(parsed.error, `${tool.name} input as rewritten by a PermissionRequest hook`), true, { tool, checked });
+    }
+    checked = check(parsed.data);
+    const invalidAfter = await tool.validate?.(parsed.data, ctx);
+    if (invalidAfter) return finish(invalidAfter, true, { tool, checked });
   }
 
   if (ctx.signal.aborted) return finish(`${tool.name} was not run: the session was aborted.`, true, { tool, checked });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PermissionAnswerEventSchema, PermissionRequestEventSchema } from '../../core/events/permissionAsk.js';
 import { RunStatusSchema, TaskStatusSchema } from '../../core/events/runEvent.js';
 import type { Usage } from '../../core/model/usage.js';
 
@@ -69,6 +70,8 @@ export const TaskStateSchema = z
     job_id: text,
     host: text,
     pid: z.coerce.number().int().optional(),
+    /** The worker's agent slot it runs in (0-based). */
+    slot: z.coerce.number().int().nonnegative().optional(),
     worktree: text,
     workspace_kind: z.enum(['branch', 'scratch', 'view']).optional(),
     branch: text,
@@ -89,6 +92,10 @@ export const TaskStateSchema = z
     started_at: instant,
     ended_at: instant,
     updated_at: instant,
+    /** When its latest agent session began (a retry of a dead worker's job begins another). */
+    session_at: instant,
+    /** When its branch was merged into the integration branch. */
+    merged_at: instant,
     end_reason: text,
     end_detail: text,
     /** A verification agent's verdict (PASS, FAIL, PARTIAL). */
@@ -172,3 +179,11 @@ export type Evidence = z.infer<typeof EvidenceSchema>;
 
 export const RunNoteSchema = z.object({ at: z.number(), message: z.string(), task_id: z.string().optional() });
 export type RunNote = z.infer<typeof RunNoteSchema>;
+
+/** A permission request as the board keeps it: the agent's question, on its task. */
+export const AskSchema = PermissionRequestEventSchema.omit({ type: true }).extend({ task_id: z.string() });
+export type Ask = z.infer<typeof AskSchema>;
+
+/** The first answer to a request. */
+export const AnswerSchema = PermissionAnswerEventSchema.omit({ type: true });
+export type Answer = z.infer<typeof AnswerSchema>;

@@ -56,6 +56,13 @@ class BoardWrites {
           change.evidence,
         );
         return;
+      case 'ask':
+        this.tx.hset(this.keys.runAsks(this.runId), change.ask.id, JSON.stringify(change.ask));
+        return;
+      case 'answer':
+        // HSETNX, in the MULTI that records the answer: the stream's first answer is the one kept.
+        this.tx.hsetnx(this.keys.runAnswers(this.runId), change.answer.request_id, JSON.stringify(change.answer));
+        return;
     }
   }
 

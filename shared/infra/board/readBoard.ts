@@ -4,6 +4,10 @@ import { describeZodError } from '../../core/boundary/zodIssues.js';
 import { ENDED } from '../../core/events/taskStatusGroups.js';
 import type { Keys } from '../redis/keys.js';
 import {
+  type Answer,
+  AnswerSchema,
+  type Ask,
+  AskSchema,
   type Evidence,
   EvidenceSchema,
   type RunNote,
@@ -38,6 +42,14 @@ export interface RunBoard {
   /** Evidence about the run as a whole: integration checks and gates on the merged tree. */
   evidence: Evidence[];
   notes: RunNote[];
+  /** Permission requests waiting for an answer, oldest first: their agents wait too. */
+  asks: Ask[];
+  /** Requests that were answered, oldest first, each with its (first) answer. */
+  answered: AnsweredAsk[];
+}
+
+export interface AnsweredAsk extends Ask {
+  answer: Answer;
 }
 
 export interface RunSummary extends RunView {
@@ -70,26 +82,46 @@ export async function readRunBoard(redis: Redis, keys: Keys, runId: string): Pro
   const taskIds = await redis.zrange(keys.runTasks(runId), 0, -1);
   const tx = redis.multi();
   tx.hgetall(keys.run(runId)).sismember(keys.aborted(), runId).lrange(keys.runEvidence(runId), 0, -1).lrange(keys.runNotes(runId), 0, -1);
+  tx.hgetall(keys.runAsks(runId)).hgetall(keys.runAnswers(runId));
   for (const taskId of taskIds) tx.hgetall(keys.task(runId, taskId)).lrange(keys.taskEvidence(runId, taskId), 0, -1);
   const replies = results(await tx.exec());
   const runHash = replies[0] as Record<string, string>;
   if (Object.keys(runHash).length === 0) return undefined;
 
   const tasks = taskIds.map((taskId, index): TaskView => {
-    const task = parseHash(TaskStateSchema, replies[4 + index * 2], `task ${taskId} of run ${runId}`);
+    const task = parseHash(TaskStateSchema, replies[6 + index * 2], `task ${taskId} of run ${runId}`);
     return {
       ...task,
       activity: activityOf(task),
-      evidence: parseList(EvidenceSchema, replies[5 + index * 2], `evidence of task ${taskId}`),
+      evidence: parseList(EvidenceSchema, replies[7 + index * 2], `evidence of task ${taskId}`),
     };
   });
   const run = parseHash(RunStateSchema, runHash, `run ${runId}`);
+  const asks = parseValues(AskSchema, replies[4], `permission requests of run ${runId}`).sort((a, b) => a.at - b.at);
+  const answers = new Map(
+    parseValues(AnswerSchema, replies[5], `answers of run ${runId}`).map((answer) => [answer.request_id, answer] as const),
+  );
+  const byId = new Map(tasks.map((task) => [task.task_id, task]));
   return {
     run: { ...run, state: runState(run, tasks), abort_requested: replies[1] === 1 },
     tasks,
     evidence: parseList(EvidenceSchema, replies[2], `evidence of run ${runId}`),
     notes: parseList(RunNoteSchema, replies[3], `notes of run ${runId}`),
+    asks: asks.filter((ask) => !answers.has(ask.id) && stillWaits(ask, byId.get(ask.task_id))),
+    answered: asks.flatMap((ask) => {
+      const answer = answers.get(ask.id);
+      return answer ? [{ ...ask, answer }] : [];
+    }),
   };
+}
+
+/**
+ * An unanswered request still waits while its agent does: its task runs the session that asked.
+ * A session that ended (aborted, or its worker died and another attempt began) asks nothing more.
+ */
+function stillWaits(ask: Ask, task: TaskState | undefined): boolean {
+  if (task?.status !== 'running') return false;
+  return ask.at >= (task.session_at ?? task.started_at ?? 0);
 }
 
 /**
@@ -136,6 +168,13 @@ function parseHash<T extends z.ZodType>(schema: T, hash: unknown, subject: strin
   const parsed = schema.safeParse(hash);
   if (!parsed.success) throw new Error(describeZodError(parsed.error, `the board's state of ${subject}`));
   return parsed.data;
+}
+
+/** A hash of JSON values (requests, answers), each checked against its schema. */
+function parseValues<T extends z.ZodType>(schema: T, hash: unknown, subject: string): Array<z.output<T>> {
+  return Object.entries(hash as Record<string, string>).map(([field, value]) =>
+    parseHash(schema, JSON.parse(value), `${subject} [${field}]`),
+  );
 }
 
 function parseList<T extends z.ZodType>(schema: T, items: unknown, subject: string): Array<z.output<T>> {

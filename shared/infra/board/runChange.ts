@@ -1,6 +1,6 @@
 import type { RunEvent } from '../../core/events/runEvent.js';
 import type { Usage } from '../../core/model/usage.js';
-import type { Evidence, RunNote, RunState, TaskState } from './boardSchemas.js';
+import type { Answer, Ask, Evidence, RunNote, RunState, TaskState } from './boardSchemas.js';
 
 /**
  * What one entry of a run's stream changes in the run, as runReducer.ts says it: changes to the
@@ -74,4 +74,8 @@ export type RunChange =
   | ({ on: 'task'; task_id: string } & RecordChange<TaskRecord, TaskSums>)
   | { on: 'note'; note: RunNote }
   /** Evidence about one task, or about the run as a whole when `task_id` is undefined. */
-  | { on: 'evidence'; task_id: string | undefined; evidence: Evidence };
+  | { on: 'evidence'; task_id: string | undefined; evidence: Evidence }
+  /** A permission request, kept by its id. */
+  | { on: 'ask'; ask: Ask }
+  /** An answer to a request: kept only when the request has none yet (the first answer wins). */
+  | { on: 'answer'; answer: Answer };

@@ -1,6 +1,6 @@
 import type { RunStreamEntry } from '../../core/events/runStreamEntry.js';
 import { addUsage, emptyUsage, type Usage } from '../../core/model/usage.js';
-import type { Evidence, RunNote } from './boardSchemas.js';
+import type { Answer, Ask, Evidence, RunNote } from './boardSchemas.js';
 import { LIST_MAX, type RecordChange, type RunChange, type RunRecord, type TaskRecord } from './runChange.js';
 import { reduceRunEntry } from './runReducer.js';
 
@@ -15,10 +15,13 @@ export interface RunFold {
   /** Evidence about the run as a whole: integration checks and gates on the merged tree. */
   evidence: Evidence[];
   notes: RunNote[];
+  /** Permission requests by id, and the first answer to each. */
+  asks: Map<string, Ask>;
+  answers: Map<string, Answer>;
 }
 
 export function emptyRunFold(runId: string): RunFold {
-  return { run: blankRun(runId), tasks: new Map(), evidence: [], notes: [] };
+  return { run: blankRun(runId), tasks: new Map(), evidence: [], notes: [], asks: new Map(), answers: new Map() };
 }
 
 export function foldRunEntry(state: RunFold, entry: RunStreamEntry): void {
@@ -42,6 +45,12 @@ export function applyRunChanges(state: RunFold, changes: readonly RunChange[]): 
         break;
       case 'evidence':
         keep(change.task_id === undefined ? state.evidence : taskOf(state, change.task_id).evidence, change.evidence);
+        break;
+      case 'ask':
+        state.asks.set(change.ask.id, change.ask);
+        break;
+      case 'answer':
+        if (!state.answers.has(change.answer.request_id)) state.answers.set(change.answer.request_id, change.answer);
         break;
     }
   }

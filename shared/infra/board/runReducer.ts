@@ -3,7 +3,7 @@ import type { RunEvent, TaskStatus } from '../../core/events/runEvent.js';
 import type { RunStreamEntry } from '../../core/events/runStreamEntry.js';
 import { ENDED } from '../../core/events/taskStatusGroups.js';
 import { parseBoardEvent } from './boardEvent.js';
-import type { Evidence, RunNote } from './boardSchemas.js';
+import type { Answer, Ask, Evidence, RunNote } from './boardSchemas.js';
 import type { RecordChange, RunChange, RunRecord, RunSums, TaskRecord, TaskSums } from './runChange.js';
 import { describeToolCall } from './toolActivity.js';
 import type { WorkspaceEvent } from './workspaceEvent.js';
@@ -54,6 +54,14 @@ class Changes {
 
   evidence(taskId: string | undefined, evidence: Evidence): void {
     this.list.push({ on: 'evidence', task_id: taskId, evidence });
+  }
+
+  ask(ask: Ask): void {
+    this.list.push({ on: 'ask', ask });
+  }
+
+  answer(answer: Answer): void {
+    this.list.push({ on: 'answer', answer });
   }
 }
 
@@ -140,7 +148,7 @@ function runEvent(changes: Changes, event: RunEvent): void {
       else changes.setTask(event.task_id, { merge_detail: event.detail });
       // The merge is the fact: a task whose branch is in the integration branch is merged, whatever was recorded after.
       if (event.outcome === 'merged' || event.outcome === 'resolved') {
-        changes.setTask(event.task_id, { status: 'merged' });
+        changes.setTask(event.task_id, { status: 'merged', merged_at: event.at });
         if (event.commit) changes.setRun({ last_merge_at: event.at });
       }
       if (event.outcome === 'failed') changes.setTask(event.task_id, { status: 'failed', error: event.detail ?? 'the merge failed' });
@@ -162,6 +170,11 @@ function runEvent(changes: Changes, event: RunEvent): void {
     case 'gate':
       changes.evidence(event.task_id, { kind: 'gate', at: event.at, name: event.name, ok: event.ok, reason: event.reason });
       return;
+    case 'permission_answer': {
+      const { type: _type, ...answer } = event;
+      changes.answer(answer);
+      return;
+    }
     case 'problems':
       changes.setRun({ problems: event.problems });
       return;
@@ -204,7 +217,7 @@ function agentEvent(changes: Changes, taskId: string, event: AgentEvent): void {
         op: 'unset',
         fields: ['ended_at', 'end_reason', 'end_detail', 'error', 'current_tool', 'verdict', 'last_text'],
       });
-      changes.setTask(taskId, { status: 'running', model: event.model, scripted: event.scripted });
+      changes.setTask(taskId, { status: 'running', model: event.model, scripted: event.scripted, session_at: event.at });
       // An `orca agent` run has no coordinator to count attempts: its one session is the first.
       changes.task(taskId, { op: 'setOnce', fields: { role: event.role } });
       changes.task(taskId, { op: 'setOnce', fields: { attempt: 1 } });
@@ -233,6 +246,11 @@ function agentEvent(changes: Changes, taskId: string, event: AgentEvent): void {
     case 'notice':
       if (event.level === 'error') changes.setTask(taskId, { error: event.message });
       return;
+    case 'permission_request': {
+      const { type: _type, ...request } = event;
+      changes.ask({ ...request, task_id: taskId });
+      return;
+    }
     case 'end': {
       const verdict = (event.report as { verdict?: unknown } | undefined)?.verdict;
       changes.setTask(taskId, {
@@ -262,6 +280,7 @@ function workspace(changes: Changes, taskId: string, event: WorkspaceEvent): voi
     ports: event.ports,
     host: event.host,
     pid: event.pid,
+    slot: event.slot,
   });
   changes.task(taskId, { op: 'setOnce', fields: { started_at: event.at } });
 }

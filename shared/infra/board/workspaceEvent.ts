@@ -15,5 +15,7 @@ export const WorkspaceEventSchema = z.object({
   ports: z.array(z.number().int()),
   host: z.string().optional(),
   pid: z.number().int().optional(),
+  /** Which of the worker's concurrent agent slots runs it (0-based): the board's timeline draws a lane per slot. */
+  slot: z.number().int().nonnegative().optional(),
 });
 export type WorkspaceEvent = z.infer<typeof WorkspaceEventSchema>;

@@ -18,6 +18,9 @@ import { JobMemorySchema, RememberedCardSchema } from './memoryPayload.js';
 const Slug = z.string().refine(isSlug, 'must be 1-64 characters from A-Z a-z 0-9 . _ - without ".."');
 const Sha = z.string().regex(/^[0-9a-f]{40}$/, 'must be a full 40-character commit sha');
 
+/** `--ask-timeout`'s default: ten minutes. */
+export const DEFAULT_ASK_TIMEOUT_MS = 600_000;
+
 export const OUTPUT_KINDS = ['coordinator', 'explore', 'plan', 'worker', 'verification'] as const;
 export type OutputKind = (typeof OUTPUT_KINDS)[number];
 
@@ -83,6 +86,15 @@ export const AgentJobSchema = z.object({
   stop_event: z.enum(['Stop', 'SubagentStop']).default('SubagentStop'),
   /** The checks the task names (a plan subtask's `checks`). */
   checks: z.array(z.string()).default([]),
+  /** How the agent's permission requests are answered when nothing else answers them. */
+  asks: z
+    .object({
+      /** How long the agent waits for a person's answer before the request is denied (0: denied at once). */
+      timeout_ms: z.number().int().nonnegative().default(DEFAULT_ASK_TIMEOUT_MS),
+      /** Allow rules that answer matching requests before anyone is asked (`--yes-to`). */
+      yes_to: z.array(z.string()).default([]),
+    })
+    .default({ timeout_ms: DEFAULT_ASK_TIMEOUT_MS, yes_to: [] }),
   /** The run's memory scope and clock, and the cards chosen for this job's prompt (docs/memory.md). */
   memory: JobMemorySchema.optional(),
   /**

@@ -51,6 +51,16 @@ export class Keys {
     return `${this.prefix}:run:${runId}:notes`;
   }
 
+  /** The board's hash of a run's permission requests (request id → the request), written from the run's events. */
+  runAsks(runId: string): string {
+    return `${this.prefix}:run:${runId}:asks`;
+  }
+
+  /** The board's hash of the first answer to each request (request id → the answer): later answers never replace it. */
+  runAnswers(runId: string): string {
+    return `${this.prefix}:run:${runId}:answers`;
+  }
+
   /** Pub/sub channel announcing run aborts to every worker. */
   abortChannel(): string {
     return `${this.prefix}:abort`;

@@ -1,5 +1,6 @@
 import type { PermissionMode } from '../../core/tool/permissionMode.js';
 import type { HookEventName } from './hookEvents.js';
+import type { PermissionUpdate } from './hookOutput.js';
 
 /**
  * The JSON a hook reads on stdin (or an http hook receives as its body), field for field as
@@ -29,7 +30,8 @@ export interface HookPayloads {
   TaskCompleted: { task_id: string; task_subject: string; task_description?: string };
   WorktreeCreate: { name: string };
   WorktreeRemove: { worktree_path: string };
-  PermissionRequest: { tool_name: string; tool_input: unknown; tool_use_id: string; permission_suggestions?: unknown[] };
+  /** As Claude Code sends it: PreToolUse's fields without `tool_use_id`, and the "always allow" options. */
+  PermissionRequest: { tool_name: string; tool_input: unknown; permission_suggestions?: PermissionUpdate[] };
   PermissionDenied: { tool_name: string; tool_input: unknown; tool_use_id: string; reason: string };
   Notification: { message: string; title?: string; notification_type: string };
 }

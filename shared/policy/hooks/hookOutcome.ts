@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { HookEventName } from './hookEvents.js';
-import type { HookRunResult } from './hookOutput.js';
+import type { HookRunResult, PermissionUpdate } from './hookOutput.js';
 
 /** What all the hooks of one event said, together. The caller acts on the fields its event uses. */
 export interface HookOutcome {
@@ -15,6 +15,8 @@ export interface HookOutcome {
   decision?: 'allow' | 'ask' | 'deny';
   decisionReason?: string;
   updatedInput?: Record<string, unknown>;
+  /** PermissionRequest's allow: the permission updates of the hooks that allowed, in settings order. */
+  updatedPermissions: PermissionUpdate[];
   /** For the model's next turn, in settings order. */
   additionalContext: string[];
   /** For the model, after the action (PostToolUse). */
@@ -27,7 +29,7 @@ export interface HookOutcome {
 }
 
 export function emptyOutcome(event: HookEventName): HookOutcome {
-  return { event, results: [], blocked: false, additionalContext: [], systemMessages: [], retry: false };
+  return { event, results: [], blocked: false, updatedPermissions: [], additionalContext: [], systemMessages: [], retry: false };
 }
 
 /**
@@ -72,6 +74,7 @@ export function mergeHookResults(event: HookEventName, results: HookRunResult[])
     outcome.decision = asks.length > 0 ? 'ask' : 'allow';
     const reasons = lines(deciders, (r) => r.decisionReason);
     if (reasons.length > 0) outcome.decisionReason = reasons.join('\n');
+    if (outcome.decision === 'allow') outcome.updatedPermissions = deciders.flatMap((r) => r.updatedPermissions ?? []);
   }
 
   const rewriters = results.filter((r) => r.updatedInput !== undefined && (r.decision === undefined || r.decision === outcome.decision));

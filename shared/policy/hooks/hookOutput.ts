@@ -17,6 +17,21 @@ export interface HookRunOptions {
 }
 
 /**
+ * One permission update entry (PermissionRequest's `updatedPermissions` and `permission_suggestions`),
+ * in Claude Code's fields: `addRules`, `replaceRules`, `removeRules`, `setMode`, `addDirectories`,
+ * `removeDirectories`, each with its `destination`.
+ */
+export const PermissionUpdateSchema = z.looseObject({
+  type: z.string(),
+  rules: z.array(z.looseObject({ toolName: z.string(), ruleContent: z.string().optional() })).optional(),
+  behavior: z.enum(['allow', 'deny', 'ask']).optional(),
+  mode: z.string().optional(),
+  directories: z.array(z.string()).optional(),
+  destination: z.string().optional(),
+});
+export type PermissionUpdate = z.infer<typeof PermissionUpdateSchema>;
+
+/**
  * The JSON a hook may print on exit 0 (or an http hook answer), in Claude Code's fields. Unknown
  * fields are let through and named in the log: refusing the whole answer for a field added by a
  * later Claude Code would drop the fields that matter (a deny) along with it.
@@ -41,6 +56,8 @@ export const HookOutputSchema = z.looseObject({
         .looseObject({
           behavior: z.enum(['allow', 'deny']),
           updatedInput: z.record(z.string(), z.unknown()).optional(),
+          /** Allow only: permission update entries, as Claude Code's `permission_suggestions` give them. */
+          updatedPermissions: z.array(PermissionUpdateSchema).optional(),
           message: z.string().optional(),
           interrupt: z.boolean().optional(),
         })
@@ -73,6 +90,8 @@ export interface HookRunResult {
   decision?: 'allow' | 'ask';
   decisionReason?: string;
   updatedInput?: Record<string, unknown>;
+  /** PermissionRequest's allow: permission update entries. */
+  updatedPermissions?: PermissionUpdate[];
   additionalContext?: string;
   /** `continue: false`: the session stops, with this reason. */
   stop?: string;
@@ -227,6 +246,7 @@ function fromJson(event: HookEventName, label: string, output: HookOutput, shown
     } else {
       result.decision = 'allow';
       if (specific.decision.updatedInput) result.updatedInput = specific.decision.updatedInput;
+      if (specific.decision.updatedPermissions) result.updatedPermissions = specific.decision.updatedPermissions;
     }
   }
   if (specific?.retry !== undefined) {

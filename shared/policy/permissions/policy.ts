@@ -1,11 +1,13 @@
 import os from 'node:os';
+import path from 'node:path';
 import type { Workspace } from '../../core/files/workspace.js';
+import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import { modeCovers, modeRank, type PermissionMode } from '../../core/tool/permissionMode.js';
 import type { LoadedSettings } from '../settings/loadSettings.js';
 import type { CallPart } from './callPart.js';
 import { callParts } from './callParts.js';
 import { type BrokenRule, isBroken, type PermissionRule, parseRule, RULE_BEHAVIORS, type RuleBehavior, ruleLabel } from './rule.js';
-import { namesItsTarget, ruleAppliesTo, ruleCovers } from './ruleMatch.js';
+import { namesItsTarget, READ_TOOLS, ruleAppliesTo, ruleCovers } from './ruleMatch.js';
 
 export interface PermissionCall {
   tool: string;
@@ -20,6 +22,13 @@ export interface DecisionContext {
   workspace: Workspace;
   /** What PreToolUse hooks decided, if anything. */
   hook?: { decision: 'allow' | 'deny' | 'ask'; reason?: string };
+  /**
+   * Allow rules given as answers before the question (`--yes-to`, an allow for the rest of the
+   * run, a PermissionRequest hook's `updatedPermissions`): they answer an ask rule, a hook's ask,
+   * a command or path that needs a named allow (when they name it) and a mode shortfall, as a
+   * person's yes would; never a deny rule, a broken rule or a refusal.
+   */
+  answers?: PermissionRule[];
 }
 
 export interface PermissionDecision {
@@ -116,6 +125,19 @@ export class PermissionPolicy {
     if (facts.refusal) return decision('deny', facts.refusal.by, facts.refusal.reason);
 
     const checked = [...facts.parts, ...facts.denyOnly];
+    const answers = context.answers ?? [];
+    const answeredBy = new Set<string>();
+    /** Whether an answer given in advance covers the part (naming it, when `named`); the answers that did are kept for the decision. */
+    const answered = (part: CallPart, named = false): boolean => {
+      const rule = answers.find(
+        (candidate) =>
+          ruleAppliesTo(candidate.tool, part.tool) &&
+          (!named || namesItsTarget(candidate)) &&
+          ruleCovers(candidate, part.subject, anchors) === true,
+      );
+      if (rule) answeredBy.add(answerLabel(rule));
+      return rule !== undefined;
+    };
     for (const behavior of ['deny', 'ask'] as const) {
       for (const broken of this.broken) {
         if (broken.behavior !== behavior) continue;
@@ -131,15 +153,16 @@ export class PermissionPolicy {
       for (const rule of this.rules) {
         if (rule.behavior !== behavior) continue;
         // A specifier this tool gives nothing to compare with counts as a match: unclear fails closed.
-        const hit = checked.find((part) => ruleAppliesTo(rule.tool, part.tool) && ruleCovers(rule, part.subject, anchors) !== false);
-        if (!hit) continue;
+        const hits = checked.filter((part) => ruleAppliesTo(rule.tool, part.tool) && ruleCovers(rule, part.subject, anchors) !== false);
+        if (hits.length === 0) continue;
         if (behavior === 'deny')
-          return decision('deny', ruleLabel(rule), `the rule ${rule.text} in ${rule.source} denies \`${hit.label}\``);
-        return decision('ask', ruleLabel(rule), `the rule ${rule.text} in ${rule.source} asks before \`${hit.label}\``);
+          return decision('deny', ruleLabel(rule), `the rule ${rule.text} in ${rule.source} denies \`${hits[0]!.label}\``);
+        const open = hits.find((part) => !answered(part));
+        if (open) return decision('ask', ruleLabel(rule), `the rule ${rule.text} in ${rule.source} asks before \`${open.label}\``);
       }
     }
 
-    if (context.hook?.decision === 'ask')
+    if (context.hook?.decision === 'ask' && !facts.parts.every((part) => answered(part)))
       return decision('ask', 'hook:PreToolUse', context.hook.reason ?? 'a PreToolUse hook asked for confirmation');
 
     for (const part of facts.parts) {
@@ -151,7 +174,7 @@ export class PermissionPolicy {
           ruleAppliesTo(rule.tool, part.tool) &&
           ruleCovers(rule, part.subject, anchors) === true,
       );
-      if (!named) {
+      if (!named && !answered(part, true)) {
         const need = part.needsNamedAllow;
         return decision('ask', need.by, `${need.reason}; it needs an allow rule that names it, e.g. ${need.example}`);
       }
@@ -167,17 +190,25 @@ export class PermissionPolicy {
           ruleCovers(candidate, part.subject, anchors) === true,
       );
       if (rule) allowedBy.add(ruleLabel(rule));
-      else uncovered.push(part);
+      // An answer stands in only where the mode falls short: a part the mode covers needs none.
+      else if (modeCovers(context.mode, part.level) || !answered(part)) uncovered.push(part);
     }
-    if (uncovered.length === 0 && allowedBy.size > 0) {
-      return decision('allow', [...allowedBy].join(', '), `allowed by ${[...allowedBy].join(', ')}`);
+    const answeredText = answeredBy.size > 0 ? `answered in advance by ${[...answeredBy].join(', ')}` : undefined;
+    if (uncovered.length === 0 && (allowedBy.size > 0 || answeredBy.size > 0)) {
+      const by = [...answeredBy, ...allowedBy].join(', ');
+      const reasons = [answeredText, allowedBy.size > 0 ? `allowed by ${[...allowedBy].join(', ')}` : undefined];
+      return decision('allow', by, reasons.filter(Boolean).join('; '));
     }
 
     const needed = uncovered.reduce<PermissionMode>(
       (level, part) => (modeRank(part.level) > modeRank(level) ? part.level : level),
       'read-only',
     );
-    if (modeCovers(context.mode, needed)) return decision('allow', `mode:${context.mode}`, `mode ${context.mode} covers ${needed}`);
+    if (modeCovers(context.mode, needed)) {
+      const covers = `mode ${context.mode} covers ${needed}`;
+      if (answeredText) return decision('allow', `${[...answeredBy].join(', ')}, mode:${context.mode}`, `${answeredText}; ${covers}`);
+      return decision('allow', `mode:${context.mode}`, covers);
+    }
     const blocking = uncovered.find((part) => !modeCovers(context.mode, part.level));
     const what = blocking && call.tool === 'Bash' ? ` (\`${blocking.label}\` needs ${blocking.level})` : '';
     const reason = `${call.tool} needs ${needed} and this session runs in ${context.mode}${what}`;
@@ -188,5 +219,79 @@ export class PermissionPolicy {
         `${reason}; a PreToolUse hook allowed it${context.hook.reason ? `: ${context.hook.reason}` : ''}`,
       );
     return decision('ask', `mode:${context.mode}`, reason);
+  }
+
+  /**
+   * Allow rules that would answer calls like this one from now on (what `a`, allow for the rest of
+   * the run, remembers; Claude Code's `permission_suggestions`): one per part of the call that an
+   * ask rule asks about, that needs a named allow, or that the mode does not cover. A command is
+   * named by its first word and subcommand (`Bash(npm publish:*)`), a path from the project root
+   * (`Edit(/src/app.ts)`) so it holds in every agent's worktree.
+   */
+  suggest(call: PermissionCall, context: DecisionContext): string[] {
+    const facts = callParts(call.tool, call.input, call.level, {
+      workspace: context.workspace,
+      writableOutside: this.writableOutside,
+      shellLevel: this.shellLevel,
+      sandboxed: this.options.bashSandboxed === true,
+    });
+    if (facts.refusal) return [];
+    const anchors = { root: context.workspace.root, home: this.home };
+    const asked = (part: CallPart) =>
+      this.rules.some(
+        (rule) => rule.behavior === 'ask' && ruleAppliesTo(rule.tool, part.tool) && ruleCovers(rule, part.subject, anchors) !== false,
+      );
+    const allowed = (part: CallPart) =>
+      this.rules.some(
+        (rule) => rule.behavior === 'allow' && ruleAppliesTo(rule.tool, part.tool) && ruleCovers(rule, part.subject, anchors) === true,
+      );
+    const rules = new Set<string>();
+    for (const part of facts.parts) {
+      if (asked(part) || part.needsNamedAllow || !(allowed(part) || modeCovers(context.mode, part.level)))
+        rules.add(suggestedRule(part, context.workspace.root, false));
+    }
+    for (const part of facts.denyOnly) {
+      if (!asked(part)) continue;
+      // The whole command, or a path it writes, is named apart only when the rules for its parts do not cover it already.
+      const covered = [...rules].some((text) => {
+        const rule = parseRule(text, 'allow', 'suggestion');
+        return !isBroken(rule) && ruleAppliesTo(rule.tool, part.tool) && ruleCovers(rule, part.subject, anchors) === true;
+      });
+      if (!covered) rules.add(suggestedRule(part, context.workspace.root, true));
+    }
+    return [...rules];
+  }
+}
+
+/** How a decision names an answer given in advance: `answer:Bash(npm publish:*) (--yes-to)`. */
+function answerLabel(rule: PermissionRule): string {
+  return `answer:${rule.text} (${rule.source})`;
+}
+
+/** One allow rule that covers the part, and calls like it. `whole`: the part is a whole compound command, named exactly. */
+function suggestedRule(part: CallPart, root: string, whole: boolean): string {
+  const { subject } = part;
+  switch (subject.kind) {
+    case 'command': {
+      const text = subject.texts[subject.texts.length - 1]!.trim();
+      if (whole) return `Bash(${text.replace(/\*/g, '\\*')})`;
+      const [first = '', second] = text.split(/\s+/);
+      const prefix = second !== undefined && /^[A-Za-z][\w.:-]*$/.test(second) ? `${first} ${second}` : first;
+      return `Bash(${prefix}:*)`;
+    }
+    case 'path': {
+      const target = subject.paths[0]!;
+      const relative = path.relative(root, target);
+      const pattern =
+        relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)
+          ? `/${relative.split(path.sep).join('/')}`
+          : `/${target}`;
+      const family = EDITING_TOOLS.has(part.tool) ? 'Edit' : READ_TOOLS.has(part.tool) ? 'Read' : part.tool;
+      return `${family}(${pattern})`;
+    }
+    case 'value':
+      return `${part.tool}(${subject.value})`;
+    case 'none':
+      return part.tool;
   }
 }

@@ -1,4 +1,6 @@
 import readline from 'node:readline';
+import type { AgentEventInput } from '../../core/events/agentEvent.js';
+import type { AnswerVia } from '../../core/events/permissionAsk.js';
 
 /** What a permission prompt asks about one call. */
 export interface PermissionQuestion {
@@ -7,22 +9,52 @@ export interface PermissionQuestion {
   summary: string;
   /** Why the call needs an answer: the rule, the mode, the guarded path, … */
   reason: string;
+  /** The request's id, when the session asks across the run (what `orca allow RUN ID` names). */
+  id?: string;
+  /** The rule, mode, check or hook that asked. */
+  by?: string;
+  /** The call's input, as the tool parsed it. */
+  input?: unknown;
+  /** The agent's working directory. */
+  cwd?: string;
+  /** Allow rules that would answer calls like this one for the rest of the run. */
+  suggestion?: string[];
 }
 
 export interface PermissionAnswer {
   allowed: boolean;
   /** Why, as the model will read it when the answer is no. */
   reason: string;
+  /** Who answered (`alice@build-3`, `web board (127.0.0.1)`); the prompter's name when unset. */
+  by?: string;
+  /** How the answer came, when it came over the run's stream. */
+  via?: AnswerVia;
+  /** The request it answers. */
+  requestId?: string;
+}
+
+/** Allow rules that answer matching questions before anyone is asked, and where they come from. */
+export interface AnswersInAdvance {
+  rules: string[];
+  /** `--yes-to`, `allowed for the run by alice@build-3 (terminal)`, … */
+  source: string;
 }
 
 /**
  * Who answers when a call needs more than the session's mode or rules give: a person at the
- * terminal, a list of preset answers, or nobody. The session's code is the same for all three.
+ * terminal, the people watching a run (over its stream), a list of preset answers, or nobody.
+ * The session's code is the same for all of them.
  */
 export interface Prompter {
   /** Names the prompter in permission events: `prompter:interactive`, … */
   readonly name: string;
-  ask(question: PermissionQuestion, signal?: AbortSignal): Promise<PermissionAnswer>;
+  /**
+   * Asks, and resolves with the first answer. `announce` records an event at once (not after the
+   * call): a prompter that puts its question where others see it announces it there.
+   */
+  ask(question: PermissionQuestion, signal?: AbortSignal, announce?: (event: AgentEventInput) => void): Promise<PermissionAnswer>;
+  /** Answers given before any question (`--yes-to`, allows for the rest of the run): asked afresh at each ask. */
+  answersInAdvance?(signal?: AbortSignal): Promise<AnswersInAdvance[]>;
 }
 
 /** Headless: nobody can answer, so everything that needs an answer is refused, with the reason. */

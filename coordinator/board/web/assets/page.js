@@ -1,8 +1,11 @@
 // The web board's page: the runs, one run's task DAG as cards in columns with its dependencies
-// drawn, a task's detail, live over SSE. Everything shown comes from the JSON API.
+// drawn, the permission requests its agents wait on, its timeline, a task's detail, live over
+// SSE. Everything shown comes from the JSON API.
 
+import { askCards, forgetAnswered } from './asks.js';
 import { closeDetail, openDetail, openTask, refreshDetail, setUpDetail } from './detail.js';
 import { api, duration, el, elapsed, inputTokens, money, tokens } from './elements.js';
+import { hideTimelineTip, renderTimeline } from './timeline.js';
 
 const COLUMNS = [
   { id: 'pending', title: 'pending', statuses: ['pending', 'queued'] },
@@ -54,6 +57,7 @@ function selectRun(runId) {
   if (runId === state.runId) return;
   state.runId = runId;
   state.board = undefined;
+  hideTimelineTip();
   closeDetail(redrawEdges);
   if (location.hash !== `#run=${encodeURIComponent(runId)}`) history.replaceState(null, '', `#run=${encodeURIComponent(runId)}`);
   for (const link of document.querySelectorAll('#runs a')) link.setAttribute('aria-current', link.dataset.run === runId ? 'true' : 'false');
@@ -77,7 +81,7 @@ function follow(runId) {
     renderRun();
     const listed = document.querySelector(`#runs a[data-run="${CSS.escape(runId)}"] .badge`);
     if (listed && listed.dataset.state !== state.board.run.state) refreshRuns();
-    refreshDetail();
+    refreshDetail(state.board);
   });
   events.addEventListener('error', (event) => {
     if (state.events !== events) return;
@@ -96,8 +100,12 @@ function follow(runId) {
 // ---- one run ------------------------------------------------------------------------------
 
 function renderRun() {
-  const { run, tasks, notes } = state.board;
+  const { run, tasks, notes, asks } = state.board;
   const main = document.getElementById('run');
+  forgetAnswered(asks);
+  // A reason being typed into a request's card survives the redraw, focus and caret included.
+  const focused = document.activeElement?.dataset?.askReason;
+  const caret = focused ? document.activeElement.selectionStart : undefined;
   const active = run.state === 'running' || run.state === 'starting';
   const abort = el('button', {
     id: 'abort',
@@ -147,7 +155,11 @@ function renderRun() {
   const result = state.board.result
     ? el('p', { id: 'run-result', class: 'result', 'data-result': state.board.result.state, text: resultText(state.board.result) })
     : undefined;
-  const dag = renderDag(tasks);
+  const dag = renderDag(tasks, asks);
+  const pending =
+    asks.length > 0
+      ? el('p', { class: 'asks-waiting', role: 'status', text: `${asks.length} permission request(s) wait for an answer` })
+      : undefined;
   const noteList =
     notes.length > 0
       ? el(
@@ -158,8 +170,30 @@ function renderRun() {
         )
       : undefined;
   const checked = renderChecked(run);
-  main.replaceChildren(head, ...(verdict ? [verdict] : []), ...(result ? [result] : []), dag, ...(noteList ? [noteList] : []), ...checked);
+  main.replaceChildren(
+    head,
+    ...(verdict ? [verdict] : []),
+    ...(result ? [result] : []),
+    ...(pending ? [pending] : []),
+    dag,
+    renderTimeline(state.board, Date.now()),
+    ...(noteList ? [noteList] : []),
+    ...checked,
+  );
   drawEdges(dag, tasks);
+  if (focused) {
+    const input = main.querySelector(`[data-ask-reason="${CSS.escape(focused)}"]`);
+    if (input && !input.disabled) {
+      input.focus();
+      input.setSelectionRange(caret, caret);
+    }
+  }
+}
+
+/** The timeline alone, again (the clock moves the running bars). */
+function redrawTimeline() {
+  const shown = document.getElementById('timeline');
+  if (shown && state.board) shown.replaceWith(renderTimeline(state.board, Date.now()));
 }
 
 /** Where the run's result stands in git (runResultState.ts): one not merged yet says how to take it. */
@@ -273,7 +307,7 @@ function depths(tasks) {
   return new Map(tasks.map((task) => [task.task_id, depth(task)]));
 }
 
-function renderDag(tasks) {
+function renderDag(tasks, asks) {
   const depth = depths(tasks);
   const order = new Map(tasks.map((task, index) => [task.task_id, index]));
   const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
@@ -286,13 +320,20 @@ function renderDag(tasks) {
       'section',
       { class: 'column', 'data-column': column.id },
       el('h3', {}, el('span', { text: column.title }), el('span', { text: String(members.length) })),
-      el('div', { class: 'cards' }, ...members.map(renderCard)),
+      el(
+        'div',
+        { class: 'cards' },
+        ...members.flatMap((task) => {
+          const waiting = asks.filter((ask) => ask.task_id === task.task_id);
+          return [renderCard(task, waiting.length > 0), ...askCards(state.runId, waiting)];
+        }),
+      ),
     );
   });
   return el('div', { class: 'dag' }, svg, ...columns);
 }
 
-function renderCard(task) {
+function renderCard(task, asking) {
   const ended = ENDED.has(task.status);
   const numbers = [
     el('span', {}, elapsed(task.started_at, ended ? (task.ended_at ?? task.started_at) : undefined)),
@@ -308,6 +349,7 @@ function renderCard(task) {
       id: `task-${task.task_id}`,
       'data-task': task.task_id,
       'data-status': task.status,
+      'data-asking': asking ? 'true' : undefined,
       'aria-pressed': openTask() === task.task_id ? 'true' : 'false',
       onclick: () => openDetail(state.runId, task.task_id, redrawEdges),
     },
@@ -398,6 +440,9 @@ function tick() {
     const to = span.dataset.to ? Number(span.dataset.to) : now;
     span.textContent = duration(to - Number(span.dataset.from));
   }
+  for (const span of document.querySelectorAll('.countdown')) span.textContent = duration(Number(span.dataset.until) - now);
+  const run = state.board?.run;
+  if (run && (run.state === 'running' || run.state === 'starting')) redrawTimeline();
 }
 
 function redrawEdges() {

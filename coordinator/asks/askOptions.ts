@@ -1,0 +1,22 @@
+import { InvalidArgumentError } from 'commander';
+import { isBroken, parseRule } from '../../shared/policy/permissions/rule.js';
+
+/**
+ * The command line of asking (`orca run` and `orca agent`): how long an agent waits for an answer,
+ * and the answers given in advance. Kept apart from the commands so `orca` starts light.
+ */
+
+/** `--ask-timeout`: a whole number with s, m or h (`2s`, `10m`; no unit: seconds); `0` denies every request at once. */
+export function parseAskTimeout(value: string): number {
+  const match = /^(\d+)([smh]?)$/.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('expected a whole number with s, m or h (2s, 10m, 1h), or 0 to deny every request at once');
+  const unit = { '': 1_000, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] as '' | 's' | 'm' | 'h'];
+  return Number(match[1]) * unit;
+}
+
+/** `--yes-to RULE` (repeatable): a rule in Claude Code's syntax, checked here so a typo fails before the run starts. */
+export function collectYesTo(value: string, previous: string[]): string[] {
+  const rule = parseRule(value, 'allow', '--yes-to');
+  if (isBroken(rule)) throw new InvalidArgumentError(`"${value}" is not a permission rule: ${rule.problem}`);
+  return [...previous, rule.text];
+}
