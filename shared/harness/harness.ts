@@ -21,7 +21,7 @@ import { staticSystemPrompt } from '../policy/context/staticPrompt.js';
 import { hookContextFor, transcriptPathFor } from '../policy/hooks/hookContext.js';
 import { runHooks } from '../policy/hooks/hookRunner.js';
 import { hooksFromSettings } from '../policy/hooks/hookSettings.js';
-import type { HooksConfig } from '../policy/hooks/hooksConfig.js';
+import { type HooksConfig, notFiredNotice } from '../policy/hooks/hooksConfig.js';
 import { permissionRequestHook } from '../policy/hooks/permissionRequest.js';
 import { createStopCheck } from '../policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
@@ -106,6 +106,8 @@ export class Harness {
     const settings = loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
     this.hooks = hooksFromSettings(settings.sources);
     const notices: string[] = [];
+    const notFired = notFiredNotice(this.hooks);
+    if (notFired !== undefined) notices.push(notFired);
     const sandbox = shellSandbox({
       enabled: options.role.sandbox,
       // A read-only view is not writable even to its own shell: the private temp folder stands in.

@@ -52,10 +52,10 @@ describe('the hooks settings key', () => {
     );
   });
 
-  it('says so when the event is a Claude Code event orca does not fire', () => {
-    expect(parseError({ ConfigChange: [] })).toMatch(
-      /^\/repo\/\.claude\/settings\.json is invalid: hooks: ConfigChange is a Claude Code event orca does not fire\. orca fires: /,
-    );
+  it('keeps a Claude Code event orca does not fire aside, and reads the rest of the file', () => {
+    const config = parseHooksConfig({ ConfigChange: [], Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] }, file);
+    expect(Object.keys(config.byEvent)).toEqual(['Stop']);
+    expect(config.notFired).toEqual([{ event: 'ConfigChange', source: file }]);
   });
 
   it('names the path of a bad entry', () => {

@@ -86,13 +86,8 @@ export const HooksSettingSchema = z.strictObject(
   {
     error: (issue) => {
       if (issue.code !== 'unrecognized_keys') return undefined;
-      const known = issue.keys.filter((key) => claudeCodeOnly.has(key));
-      const unknown = issue.keys.filter((key) => !claudeCodeOnly.has(key));
-      const parts: string[] = [];
-      if (unknown.length > 0) parts.push(`unknown hook event ${unknown.map((k) => JSON.stringify(k)).join(', ')}`);
-      if (known.length > 0)
-        parts.push(`${known.join(', ')} ${known.length === 1 ? 'is a Claude Code event' : 'are Claude Code events'} orca does not fire`);
-      return `${parts.join('; ')}. orca fires: ${HOOK_EVENTS.join(', ')}`;
+      // Claude Code's own events never get here: parseHooksConfig sets them aside first.
+      return `unknown hook event ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}. orca fires: ${HOOK_EVENTS.join(', ')}`;
     },
   },
 );
@@ -109,12 +104,29 @@ export interface HookGroup {
   source: string;
 }
 
+/** A Claude Code event a settings file has hooks for that orca never fires, and the file. */
+export interface NotFiredEvent {
+  event: string;
+  source: string;
+}
+
 /** Every configured hook group, by event, in settings order (user, project, local). */
 export interface HooksConfig {
   readonly byEvent: Partial<Record<HookEventName, readonly HookGroup[]>>;
+  /** Claude Code events with hooks orca keeps but never fires: reported once, the rest of the file applies. */
+  readonly notFired?: readonly NotFiredEvent[];
 }
 
 export const NO_HOOKS: HooksConfig = { byEvent: {} };
+
+/** The one line that tells the user which configured events orca does not fire, or undefined. */
+export function notFiredNotice(config: HooksConfig): string | undefined {
+  const notFired = config.notFired ?? [];
+  if (notFired.length === 0) return undefined;
+  const events = [...new Set(notFired.map((entry) => entry.event))];
+  const sources = [...new Set(notFired.map((entry) => entry.source))];
+  return `hooks: not fired by orca: ${events.join(', ')} (in ${sources.join(', ')}); the other hooks of ${sources.length === 1 ? 'that file' : 'those files'} apply`;
+}
 
 declare module '../../core/tool/tool.js' {
   interface SessionServices {
@@ -129,7 +141,19 @@ export class HooksConfigError extends Error {
 
 /** The `hooks` value of one settings file; `source` (its path) is named in every error. */
 export function parseHooksConfig(raw: unknown, source: string): HooksConfig {
-  const parsed = z.object({ hooks: HooksSettingSchema }).safeParse({ hooks: raw });
+  // Claude Code's events orca does not fire are kept aside (as Claude Code keeps what it knows),
+  // so one of them does not cost the file its other hooks.
+  const notFired: NotFiredEvent[] = [];
+  let rest = raw;
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
+    const kept: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(raw)) {
+      if (claudeCodeOnly.has(key)) notFired.push({ event: key, source });
+      else kept[key] = value;
+    }
+    rest = kept;
+  }
+  const parsed = z.object({ hooks: HooksSettingSchema }).safeParse({ hooks: rest });
   if (!parsed.success) throw new HooksConfigError(describeZodError(parsed.error, source));
   const byEvent: Partial<Record<HookEventName, HookGroup[]>> = {};
   for (const event of HOOK_EVENTS) {
@@ -142,19 +166,20 @@ export function parseHooksConfig(raw: unknown, source: string): HooksConfig {
       source,
     }));
   }
-  return { byEvent };
+  return notFired.length > 0 ? { byEvent, notFired } : { byEvent };
 }
 
 /** Several sources' hooks together: every group of every source runs, as in Claude Code. */
 export function mergeHooksConfigs(configs: HooksConfig[]): HooksConfig {
   const byEvent: Partial<Record<HookEventName, HookGroup[]>> = {};
+  const notFired = configs.flatMap((config) => config.notFired ?? []);
   for (const config of configs) {
     for (const event of HOOK_EVENTS) {
       const groups = config.byEvent[event];
       if (groups && groups.length > 0) byEvent[event] = [...(byEvent[event] ?? []), ...groups];
     }
   }
-  return { byEvent };
+  return notFired.length > 0 ? { byEvent, notFired } : { byEvent };
 }
 
 /** How a hook is named in events and messages: its command line or URL. */
