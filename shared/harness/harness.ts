@@ -23,7 +23,8 @@ import { runHooks } from '../policy/hooks/hookRunner.js';
 import { hooksFromSettings } from '../policy/hooks/hookSettings.js';
 import { type HooksConfig, notFiredNotice } from '../policy/hooks/hooksConfig.js';
 import { permissionRequestHook } from '../policy/hooks/permissionRequest.js';
-import { createStopCheck } from '../policy/hooks/stopHooks.js';
+import { isModelFailure, stopFailureKind } from '../policy/hooks/stopFailure.js';
+import { createStopCheck, lastAssistantText } from '../policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
 import { EditDiagnostics } from '../policy/lsp/editDiagnostics.js';
 import { LANGUAGE_SERVERS, serverReadablePaths } from '../policy/lsp/languageServers.js';
@@ -134,6 +135,18 @@ export class Harness {
       home: options.homeDir,
       prompter: options.prompter ?? new DenyPrompter(),
       requestHook: permissionRequestHook(this.hooks),
+      beforeAsk: async (question, ctx) => {
+        await runHooks(
+          this.hooks,
+          'Notification',
+          {
+            message: `orca needs your permission to use ${question.tool}: ${question.summary}`,
+            title: 'Permission needed',
+            notification_type: 'permission_prompt',
+          },
+          hookContextFor(ctx),
+        );
+      },
       announce: (event) => this.announce(event),
       temporaryAllows: (ctx) =>
         skillGrantsIn(ctx.services)
@@ -171,6 +184,24 @@ export class Harness {
         memorySection: memory ? memorySection(memory.cards) : undefined,
         // A hook may change files at any event, where the session's own tool log cannot see it.
         othersMayWrite: Object.values(hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
+        onInstructionsLoaded: async (session, loaded) => {
+          const context = hookContextFor(session.toolContext);
+          for (const file of loaded) {
+            await runHooks(
+              hooks,
+              'InstructionsLoaded',
+              {
+                file_path: file.file,
+                memory_type: file.memoryType,
+                load_reason: file.loadReason,
+                ...(file.globs ? { globs: file.globs } : {}),
+                ...(file.triggerFile !== undefined ? { trigger_file_path: file.triggerFile } : {}),
+                ...(file.parentFile !== undefined ? { parent_file_path: file.parentFile } : {}),
+              },
+              context,
+            );
+          }
+        },
         onCompact: async (phase, info) => {
           const context = hookContextFor(info.session.toolContext);
           if (phase === 'pre') {
@@ -264,6 +295,19 @@ export class Harness {
       const fullPrompt = extra.length > 0 ? `${prompt}\n\n${extra.join('\n\n')}` : prompt;
       record({ type: 'prompt', at: Date.now(), text: fullPrompt });
       const result = await runSession(session, fullPrompt, record);
+      if (isModelFailure(result.reason, result.detail)) {
+        const last = lastAssistantText(session);
+        await runHooks(
+          this.hooks,
+          'StopFailure',
+          {
+            error: stopFailureKind(result.detail ?? ''),
+            error_details: result.detail ?? '',
+            ...(last !== undefined ? { last_assistant_message: last } : {}),
+          },
+          { ...context, signal: new AbortController().signal },
+        );
+      }
       await runHooks(
         this.hooks,
         'SessionEnd',

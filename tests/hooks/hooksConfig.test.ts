@@ -48,7 +48,7 @@ describe('the hooks settings key', () => {
 
   it('refuses an unknown event, naming the file and listing the events orca fires', () => {
     expect(parseError({ PreToolUse: [], BeforeEdit: [] })).toBe(
-      `${file} is invalid: hooks: unknown hook event "BeforeEdit". orca fires: SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStart, SubagentStop, PreCompact, PostCompact, TaskCreated, TaskCompleted, WorktreeCreate, WorktreeRemove, PermissionRequest, PermissionDenied, Notification`,
+      `${file} is invalid: hooks: unknown hook event "BeforeEdit". orca fires: SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, PostToolBatch, Stop, StopFailure, SubagentStart, SubagentStop, PreCompact, PostCompact, TaskCreated, TaskCompleted, WorktreeCreate, WorktreeRemove, PermissionRequest, PermissionDenied, Notification, InstructionsLoaded`,
     );
   });
 

@@ -3,7 +3,7 @@ import type { AssistantBlock, Message, ToolResultBlock, ToolUseBlock } from '../
 import type { StopReason } from '../model/model.js';
 import { ModelError } from '../model/modelError.js';
 import { addUsage, totalInputTokens, type Usage } from '../model/usage.js';
-import { runToolCall } from '../tool/pipeline.js';
+import { type BatchCall, runToolCall } from '../tool/pipeline.js';
 import { REPORT_TOOL } from '../tool/report.js';
 import { type AgentSession, type PreparedContext, SessionAbort, type StopInfo } from './session.js';
 
@@ -91,6 +91,8 @@ interface ToolRound {
   report?: { input: unknown };
   /** The first hook's request to stop the session. */
   hookStop?: string;
+  /** The calls that ran, for the after-batch slot. */
+  calls: BatchCall[];
 }
 
 /**
@@ -281,7 +283,7 @@ class AgentLoop {
   async *runToolCalls({ toolUses, brokenInputs }: TurnAnswer): AsyncGenerator<AgentEvent, ToolRound> {
     // The model is at work again: its next stop is its own, not a continuation a stop check caused.
     this.stopContinuation = false;
-    const round: ToolRound = { results: [], additional: [] };
+    const round: ToolRound = { results: [], additional: [], calls: [] };
     for (const use of toolUses) {
       if (this.session.signal.aborted) {
         round.results.push({
@@ -300,6 +302,13 @@ class AgentLoop {
       }
       this.brokenInputs = 0;
       yield* this.callTool(use, round);
+    }
+    if (round.calls.length > 0 && this.session.slots.postToolBatch && !this.session.signal.aborted) {
+      const after = await this.session.slots.postToolBatch(round.calls, this.session.toolContext);
+      yield* this.flush();
+      round.additional.push(...(after.additionalContext ?? []));
+      if (after.feedback) round.additional.push(`[PostToolBatch hook feedback] ${after.feedback}`);
+      round.hookStop ??= after.stop;
     }
     const resultMessage: Message = { role: 'user', content: [...round.results] };
     for (const text of round.additional) resultMessage.content.push({ type: 'text', text });
@@ -382,6 +391,13 @@ class AgentLoop {
     });
     round.additional.push(...run.additionalContext);
     round.hookStop ??= run.stop;
+    round.calls.push({
+      id: use.id,
+      name: use.name,
+      input: run.input ?? use.input,
+      ...(run.output ? { response: run.output.data !== undefined ? run.output.data : run.output.content } : {}),
+      isError: run.block.is_error === true,
+    });
     session.context.afterTool?.(session, {
       name: use.name,
       input: run.input ?? use.input,

@@ -19,6 +19,18 @@ export interface CheckedCall {
   input: unknown;
   level: PermissionMode;
   readOnly: boolean;
+  /** How long the tool itself ran, in ms: set for the after-call slots only. */
+  durationMs?: number;
+}
+
+/** One call of a model turn, as the after-batch slot sees it. */
+export interface BatchCall {
+  id: string;
+  name: string;
+  input: unknown;
+  /** The tool's result data (or its text), when it succeeded. */
+  response?: unknown;
+  isError: boolean;
 }
 
 export interface PreToolUseOutcome {
@@ -61,6 +73,8 @@ export interface ToolPipelineSlots {
   postToolUseFailure(call: CheckedCall, error: string, ctx: ToolContext): Promise<PostToolUseOutcome>;
   /** Last look at a tool's output before it reaches the model (the untrusted-content wrapper). */
   present?(call: CheckedCall, content: string, ctx: ToolContext): string;
+  /** After every call of one model turn ran, before the next model call (PostToolBatch). */
+  postToolBatch?(calls: BatchCall[], ctx: ToolContext): Promise<PostToolUseOutcome>;
 }
 
 export const modeOnlySlots: ToolPipelineSlots = {
@@ -191,17 +205,18 @@ export async function runToolCall(
   if (ctx.signal.aborted) return finish(`${tool.name} was not run: the session was aborted.`, true, { tool, checked });
 
   let output: ToolOutput;
+  const callStarted = Date.now();
   try {
     output = await tool.call(checked.input, ctx);
   } catch (error) {
     const message = failureMessage(tool, error, ctx);
-    const post = await slots.postToolUseFailure(checked, message, ctx);
+    const post = await slots.postToolUseFailure({ ...checked, durationMs: Date.now() - callStarted }, message, ctx);
     additionalContext.push(...(post.additionalContext ?? []));
     stop ??= post.stop;
     return finish(withFeedback(message, post.feedback), true, { tool, checked });
   }
 
-  const post = await slots.postToolUse(checked, output, ctx);
+  const post = await slots.postToolUse({ ...checked, durationMs: Date.now() - callStarted }, output, ctx);
   additionalContext.push(...(post.additionalContext ?? []));
   stop ??= post.stop;
   // Only the tool's own output is outside text to be marked as data; the host's refusals and a

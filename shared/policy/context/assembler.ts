@@ -9,6 +9,7 @@ import { type CompactionConfig, type CompactionConfigInput, parseCompactionConfi
 import { climbCompactionLadder } from './compactionLadder.js';
 import { ConditionalRules } from './conditionalRules.js';
 import type { GitSnapshot } from './gitSnapshot.js';
+import { type LoadedInstruction, loadedRule } from './loadedInstructions.js';
 import { loadPromptLayers, type PromptLayers } from './promptLayers.js';
 import { buildView, type Extra, emptyDecisions, type ViewDecisions, withCacheBreakpoints } from './requestView.js';
 import { type SkillGrants, skillGrantsIn } from './skillGrants.js';
@@ -24,6 +25,8 @@ export interface ContextAssemblerOptions {
   requiredChecks?: string[];
   /** PreCompact / PostCompact: the hooks layer plugs in here. */
   onCompact?: CompactHook;
+  /** InstructionsLoaded: told what instruction files and rules went into the context, and when. */
+  onInstructionsLoaded?: (session: AgentSession, loaded: LoadedInstruction[]) => Promise<void>;
   /** Check git status before each model call to report changes in the reminder (default true). */
   gitStatusEachTurn?: boolean;
   /** The git state at session start when the caller knows it (a worktree it just checked out). */
@@ -141,6 +144,7 @@ class OrcaContextAssembler implements ContextAssembler {
       }),
     };
     this.states.set(session, state);
+    if (layers.loaded.length > 0) await this.options.onInstructionsLoaded?.(session, layers.loaded);
     return state;
   }
 
@@ -178,6 +182,12 @@ class OrcaContextAssembler implements ContextAssembler {
     const newest = session.messages.at(-1);
     if (newest?.role !== 'user') return;
     const extras: Extra[] = [...(state.decisions.extras.get(newest) ?? []), ...state.rules.takeTriggered()];
+    const shown = state.rules.takeShown();
+    if (shown.length > 0)
+      await this.options.onInstructionsLoaded?.(
+        session,
+        shown.map(({ rule, file }) => loadedRule(rule, this.homeDir, file)),
+      );
     if (session.turns > 1 && !extras.some((extra) => extra.kind === 'reminder')) {
       extras.push({ kind: 'reminder', block: { type: 'text', text: await state.reminders.textFor(session) } });
     }

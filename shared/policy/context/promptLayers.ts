@@ -3,6 +3,7 @@ import type { SystemBlock } from '../../core/model/model.js';
 import { contextMessageText } from './contextMessage.js';
 import { dynamicContextText } from './dynamicContext.js';
 import { type GitSnapshot, readGitSnapshot } from './gitSnapshot.js';
+import { type LoadedInstruction, loadedInstructionFiles, loadedRule } from './loadedInstructions.js';
 import { loadProjectInstructions, projectFolders } from './projectInstructions.js';
 import { loadRules, type Rule } from './rules.js';
 import { type SkillLibrary, skillLibraryFor } from './skills.js';
@@ -21,6 +22,8 @@ export interface PromptLayers {
   library: SkillLibrary;
   /** The git state the environment block describes; the per-turn reminder reports changes from it. */
   gitAtStart: GitSnapshot;
+  /** The instruction files and unconditional rules in the context message, for the InstructionsLoaded hooks. */
+  loaded: LoadedInstruction[];
 }
 
 /** Loads the layers for a session; files that could not be used are reported as warn notices. */
@@ -58,5 +61,9 @@ export async function loadPromptLayers(
     conditionalRules: rules.rules.filter((rule) => rule.patterns),
     library,
     gitAtStart,
+    loaded: [
+      ...loadedInstructionFiles(instructions.files),
+      ...rules.rules.filter((rule) => !rule.patterns).map((rule) => loadedRule(rule, options.homeDir)),
+    ],
   };
 }

@@ -11,7 +11,9 @@ export const HOOK_EVENTS = [
   'PreToolUse',
   'PostToolUse',
   'PostToolUseFailure',
+  'PostToolBatch',
   'Stop',
+  'StopFailure',
   'SubagentStart',
   'SubagentStop',
   'PreCompact',
@@ -23,6 +25,7 @@ export const HOOK_EVENTS = [
   'PermissionRequest',
   'PermissionDenied',
   'Notification',
+  'InstructionsLoaded',
 ] as const;
 
 export const HookEventNameSchema = z.enum(HOOK_EVENTS);
@@ -31,11 +34,8 @@ export type HookEventName = z.infer<typeof HookEventNameSchema>;
 /** Claude Code events orca does not fire; named apart so a settings file using them gets a precise error. */
 export const CLAUDE_CODE_ONLY_EVENTS = [
   'Setup',
-  'StopFailure',
-  'PostToolBatch',
   'UserPromptExpansion',
   'TeammateIdle',
-  'InstructionsLoaded',
   'ConfigChange',
   'CwdChanged',
   'FileChanged',
@@ -49,7 +49,7 @@ export const CLAUDE_CODE_ONLY_EVENTS = [
 
 export interface HookEventTraits {
   /** The stdin field the matcher is tested against; absent: the event has no matcher and every group runs. */
-  matchOn?: 'tool_name' | 'source' | 'reason' | 'trigger' | 'agent_type' | 'notification_type';
+  matchOn?: 'tool_name' | 'source' | 'reason' | 'trigger' | 'agent_type' | 'notification_type' | 'error' | 'load_reason';
   /**
    * What exit code 2 (or `decision: "block"`) does: `block` stops the action and its reason goes to
    * the model; `feedback` shows the reason to the model after the fact (the tool already ran);
@@ -69,7 +69,9 @@ export const EVENT_TRAITS: Record<HookEventName, HookEventTraits> = {
   PreToolUse: { matchOn: 'tool_name', exit2: 'block' },
   PostToolUse: { matchOn: 'tool_name', exit2: 'feedback' },
   PostToolUseFailure: { matchOn: 'tool_name', exit2: 'feedback' },
+  PostToolBatch: { exit2: 'feedback' },
   Stop: { exit2: 'block' },
+  StopFailure: { matchOn: 'error', exit2: 'none' },
   SubagentStart: { matchOn: 'agent_type', exit2: 'none' },
   SubagentStop: { matchOn: 'agent_type', exit2: 'block' },
   PreCompact: { matchOn: 'trigger', exit2: 'block' },
@@ -81,4 +83,5 @@ export const EVENT_TRAITS: Record<HookEventName, HookEventTraits> = {
   PermissionRequest: { matchOn: 'tool_name', exit2: 'block' },
   PermissionDenied: { matchOn: 'tool_name', exit2: 'none' },
   Notification: { matchOn: 'notification_type', exit2: 'none' },
+  InstructionsLoaded: { matchOn: 'load_reason', exit2: 'none' },
 };

@@ -13,9 +13,20 @@ export interface HookPayloads {
   SessionEnd: { reason: 'clear' | 'resume' | 'logout' | 'prompt_input_exit' | 'other' };
   UserPromptSubmit: { prompt: string };
   PreToolUse: { tool_name: string; tool_input: unknown; tool_use_id: string };
-  PostToolUse: { tool_name: string; tool_input: unknown; tool_response: unknown; tool_use_id: string };
-  PostToolUseFailure: { tool_name: string; tool_input: unknown; tool_use_id: string; error: string; is_interrupt: boolean };
+  PostToolUse: { tool_name: string; tool_input: unknown; tool_response: unknown; tool_use_id: string; duration_ms?: number };
+  PostToolUseFailure: {
+    tool_name: string;
+    tool_input: unknown;
+    tool_use_id: string;
+    error: string;
+    is_interrupt: boolean;
+    duration_ms?: number;
+  };
+  /** After the calls of one model turn, before the next model call. */
+  PostToolBatch: { tool_calls: Array<{ tool_name: string; tool_input: unknown; tool_use_id: string; tool_response?: unknown }> };
   Stop: { stop_hook_active: boolean; last_assistant_message?: string };
+  /** The turn ended on an API error instead: `error` is its kind (Claude Code's names). */
+  StopFailure: { error: StopFailureKind; error_details?: string; last_assistant_message?: string };
   SubagentStart: { agent_id: string; agent_type: string };
   SubagentStop: {
     stop_hook_active: boolean;
@@ -34,7 +45,24 @@ export interface HookPayloads {
   PermissionRequest: { tool_name: string; tool_input: unknown; permission_suggestions?: PermissionUpdate[] };
   PermissionDenied: { tool_name: string; tool_input: unknown; tool_use_id: string; reason: string };
   Notification: { message: string; title?: string; notification_type: string };
+  InstructionsLoaded: {
+    file_path: string;
+    memory_type: 'User' | 'Project' | 'Local';
+    load_reason: 'session_start' | 'include' | 'path_glob_match';
+    globs?: string[];
+    trigger_file_path?: string;
+    parent_file_path?: string;
+  };
 }
+
+export type StopFailureKind =
+  | 'rate_limit'
+  | 'authentication_failed'
+  | 'billing_error'
+  | 'invalid_request'
+  | 'server_error'
+  | 'max_output_tokens'
+  | 'unknown';
 
 /** The fields every event carries. */
 export interface HookCommonInput {

@@ -77,7 +77,7 @@ export function createStopCheck(hooks: HooksConfig, options: StopHooksOptions = 
   };
 }
 
-function lastAssistantText(session: AgentSession): string | undefined {
+export function lastAssistantText(session: AgentSession): string | undefined {
   for (let i = session.messages.length - 1; i >= 0; i -= 1) {
     const message = session.messages[i]!;
     if (message.role === 'assistant') {

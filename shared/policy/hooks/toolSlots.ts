@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { PostToolUseOutcome, PreToolUseOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
+import { REPORT_TOOL } from '../../core/tool/report.js';
 import type { ToolContext } from '../../core/tool/tool.js';
 import { presentToolResult } from '../permissions/untrusted.js';
 import { hookContextFor } from './hookContext.js';
@@ -26,6 +27,8 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
   const present = options.present ?? presentToolResult;
   return {
     async preToolUse(call, ctx) {
+      // orca's Report is the agent's final answer, not a tool call, as in Claude Code: hooks never see it.
+      if (call.tool.name === REPORT_TOOL) return {};
       const outcome = await runHooks(
         hooks,
         'PreToolUse',
@@ -58,9 +61,22 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
       return pre;
     },
 
-    permission: options.permission,
+    async permission(call, pre, ctx) {
+      const decided = await options.permission(call, pre, ctx);
+      if (!decided.allowed && call.tool.name !== REPORT_TOOL && !ctx.signal.aborted) {
+        // Told after the fact; a PermissionDenied hook cannot undo the refusal.
+        await runHooks(
+          hooks,
+          'PermissionDenied',
+          { tool_name: call.tool.name, tool_input: inputForHooks(call.input, ctx), tool_use_id: call.id, reason: decided.reason },
+          hookContextFor(ctx),
+        );
+      }
+      return decided;
+    },
 
     async postToolUse(call, output, ctx) {
+      if (call.tool.name === REPORT_TOOL) return {};
       const outcome = await runHooks(
         hooks,
         'PostToolUse',
@@ -69,6 +85,7 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
           tool_input: inputForHooks(call.input, ctx),
           tool_response: output.data !== undefined ? output.data : output.content,
           tool_use_id: call.id,
+          ...(call.durationMs !== undefined ? { duration_ms: call.durationMs } : {}),
         },
         hookContextFor(ctx),
       );
@@ -76,6 +93,7 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
     },
 
     async postToolUseFailure(call, error, ctx) {
+      if (call.tool.name === REPORT_TOOL) return {};
       const outcome = await runHooks(
         hooks,
         'PostToolUseFailure',
@@ -85,6 +103,26 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
           tool_use_id: call.id,
           error,
           is_interrupt: ctx.signal.aborted,
+          ...(call.durationMs !== undefined ? { duration_ms: call.durationMs } : {}),
+        },
+        hookContextFor(ctx),
+      );
+      return afterCall(outcome);
+    },
+
+    async postToolBatch(calls, ctx) {
+      const shown = calls.filter((call) => call.name !== REPORT_TOOL);
+      if (shown.length === 0) return {};
+      const outcome = await runHooks(
+        hooks,
+        'PostToolBatch',
+        {
+          tool_calls: shown.map((call) => ({
+            tool_name: call.name,
+            tool_input: inputForHooks(call.input, ctx),
+            tool_use_id: call.id,
+            ...(call.response !== undefined ? { tool_response: call.response } : {}),
+          })),
         },
         hookContextFor(ctx),
       );

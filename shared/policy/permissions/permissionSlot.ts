@@ -51,6 +51,8 @@ export interface PermissionDeciderOptions {
   limit?: ToolLimit;
   /** The user's home, for `~/` in the limit's specifiers. */
   home?: string;
+  /** Told just before a person is asked (the Notification hooks, `permission_prompt`). */
+  beforeAsk?: (question: { tool: string; summary: string; reason: string }, ctx: ToolContext) => Promise<void>;
 }
 
 /**
@@ -133,6 +135,7 @@ export function createPermissionDecider(options: PermissionDeciderOptions): Tool
     }
 
     if (ctx.signal.aborted) return { allowed: false, reason: 'the session was aborted before anyone was asked' };
+    await options.beforeAsk?.({ tool, summary: asking.summary, reason: asking.reason }, ctx);
     const answer = await prompter.ask(
       {
         id: randomBytes(4).toString('hex'),
