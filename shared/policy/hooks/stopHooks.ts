@@ -34,7 +34,7 @@ export function createStopCheck(hooks: HooksConfig, options: StopHooksOptions = 
     async beforeStop(session: AgentSession, info) {
       const ctx = session.toolContext;
       const active = info.active || blocksInARow > 0;
-      const last = lastAssistantText(session);
+      const last = lastAssistantText(session) ?? reportText(info.report);
       const context = hookContextFor(ctx);
       const outcome =
         event === 'Stop'
@@ -86,4 +86,15 @@ export function lastAssistantText(session: AgentSession): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The final answer of an agent that ended with a Report and no text: in Claude Code the final
+ * answer is the assistant's message, so the Report's summary (or the whole Report) stands in.
+ */
+function reportText(report: unknown): string | undefined {
+  if (report === undefined) return undefined;
+  if (typeof report === 'object' && report !== null && typeof (report as { summary?: unknown }).summary === 'string')
+    return (report as { summary: string }).summary;
+  return JSON.stringify(report);
 }
