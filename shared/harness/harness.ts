@@ -18,6 +18,7 @@ import type { CompactionConfigInput } from '../policy/context/compactionConfig.j
 import type { GitSnapshot } from '../policy/context/gitSnapshot.js';
 import { skillGrantsIn } from '../policy/context/skillGrants.js';
 import { staticSystemPrompt } from '../policy/context/staticPrompt.js';
+import { ClaudeTranscript, claudeTranscriptPathFor } from '../policy/hooks/claudeTranscript.js';
 import { hookContextFor, transcriptPathFor } from '../policy/hooks/hookContext.js';
 import { runHooks } from '../policy/hooks/hookRunner.js';
 import { hooksFromSettings } from '../policy/hooks/hookSettings.js';
@@ -220,6 +221,12 @@ export class Harness {
       stopCheck: chainStopChecks(createStopCheck(hooks, { event: options.stopEvent }), ...(options.stopChecks ?? [])),
       services: {
         ...options.services,
+        claudeTranscript: new ClaudeTranscript(claudeTranscriptPathFor(path.resolve(options.sessionDir)), {
+          id: () => this.session.id,
+          cwd: options.workspaceRoot,
+          model: () => options.model.id,
+          messages: () => this.session.messages,
+        }),
         hooks,
         lsp: this.lsp,
         editDiagnostics: diagnostics,
@@ -326,6 +333,7 @@ export class Harness {
       });
       for (const event of session.pending.splice(0)) this.transcript.record({ ...event, at: Date.now() } as AgentEvent);
       this.transcript.flush();
+      ctx.services.claudeTranscript?.sync();
     }
   }
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { AgentEventInput } from '../../core/events/agentEvent.js';
 import type { PermissionMode } from '../../core/tool/permissionMode.js';
 import type { ToolContext } from '../../core/tool/tool.js';
+import './claudeTranscript.js';
 
 /** What a hook run needs to know about the session that fires it. */
 export interface HookContext {
@@ -16,6 +17,8 @@ export interface HookContext {
   agentId?: string;
   /** Extra environment for hooks (ORCA_RUN_ID, ORCA_TASK_ID, PORT, …), over the process's own. */
   env: Record<string, string>;
+  /** Brings the file `transcriptPath` names up to date; run before any hook reads it. */
+  syncTranscript?: () => void;
   /** Aborting it kills the running hooks' process groups and cancels http hooks. */
   signal: AbortSignal;
   emit(event: AgentEventInput): void;
@@ -32,7 +35,9 @@ export function hookContextFor(ctx: ToolContext): HookContext {
     projectDir: ctx.workspace.root,
     cwd: ctx.workspace.root,
     sessionId: ctx.session.id,
-    transcriptPath: transcriptPathFor(ctx.session.dir),
+    // Claude Code's format when the session keeps one (the harness always does), else orca's log.
+    transcriptPath: ctx.services.claudeTranscript?.file ?? transcriptPathFor(ctx.session.dir),
+    syncTranscript: ctx.services.claudeTranscript ? () => ctx.services.claudeTranscript?.sync() : undefined,
     mode: ctx.mode,
     role: ctx.session.role,
     env: ctx.shell.env,

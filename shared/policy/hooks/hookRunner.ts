@@ -25,6 +25,7 @@ export async function runHooks<E extends HookEventName>(
 ): Promise<HookOutcome> {
   const handlers = matchingHooks(config, event, payload as Record<string, unknown>);
   if (handlers.length === 0) return emptyOutcome(event);
+  context.syncTranscript?.();
 
   const input = buildHookInput(
     event,
