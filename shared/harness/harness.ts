@@ -20,6 +20,7 @@ import { skillGrantsIn } from '../policy/context/skillGrants.js';
 import { staticSystemPrompt } from '../policy/context/staticPrompt.js';
 import { ClaudeTranscript, claudeTranscriptPathFor } from '../policy/hooks/claudeTranscript.js';
 import { hookContextFor, transcriptPathFor } from '../policy/hooks/hookContext.js';
+import { type ClaudeCodePermissionMode, claudeCodeMode } from '../policy/hooks/hookInput.js';
 import { runHooks } from '../policy/hooks/hookRunner.js';
 import { hooksFromSettings } from '../policy/hooks/hookSettings.js';
 import { type HooksConfig, notFiredNotice } from '../policy/hooks/hooksConfig.js';
@@ -40,7 +41,15 @@ import { ToolLimit } from '../policy/permissions/toolLimit.js';
 import { loadSettings } from '../policy/settings/loadSettings.js';
 
 export interface HarnessOptions {
-  role: { name: string; prompt: string; mode: PermissionMode; limits: Partial<AgentLimits>; sandbox: boolean };
+  role: {
+    name: string;
+    prompt: string;
+    mode: PermissionMode;
+    limits: Partial<AgentLimits>;
+    sandbox: boolean;
+    /** The mode by Claude Code's name, when the role was given one (an agent file's `permissionMode`). */
+    claudeMode?: ClaudeCodePermissionMode;
+  };
   tools: AnyTool[];
   outputSchema: z.ZodType;
   model: Model;
@@ -221,6 +230,10 @@ export class Harness {
       stopCheck: chainStopChecks(createStopCheck(hooks, { event: options.stopEvent }), ...(options.stopChecks ?? [])),
       services: {
         ...options.services,
+        // Full access with Bash in the sandbox is what Claude Code calls accepting edits (its sandbox allows commands).
+        claudePermissionMode:
+          options.role.claudeMode ??
+          (options.role.mode === 'full-access' && sandbox.active ? 'acceptEdits' : claudeCodeMode(options.role.mode)),
         claudeTranscript: new ClaudeTranscript(claudeTranscriptPathFor(path.resolve(options.sessionDir)), {
           id: () => this.session.id,
           cwd: options.workspaceRoot,
@@ -318,7 +331,8 @@ export class Harness {
       await runHooks(
         this.hooks,
         'SessionEnd',
-        { reason: result.reason === 'aborted' ? 'other' : 'prompt_input_exit' },
+        // A run with its prompt given (`claude -p`) ends with `other` in Claude Code, however it ended.
+        { reason: 'other' },
         { ...context, signal: new AbortController().signal },
       );
       return result;

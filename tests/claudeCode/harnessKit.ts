@@ -44,6 +44,7 @@ export async function runClaudeCodeProject(options: {
   mode?: PermissionMode;
   stopEvent?: 'Stop' | 'SubagentStop';
   prompt?: string;
+  sandbox?: boolean;
   extra?: Partial<HarnessOptions>;
 }) {
   const repo = makeRepo(options.files);
@@ -55,7 +56,7 @@ export async function runClaudeCodeProject(options: {
     prompt,
   });
   const harness = new Harness({
-    role: { ...role, mode: options.mode ?? role.mode, sandbox: false },
+    role: { ...role, mode: options.mode ?? role.mode, sandbox: options.sandbox ?? false },
     tools: toolsNamed(role.tools),
     outputSchema: outputSchema(role.output),
     model,

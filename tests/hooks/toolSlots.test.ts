@@ -206,7 +206,7 @@ describe('PostToolUse and PostToolUseFailure in the tool pipeline', () => {
       tool_use_id: 'toolu_42',
       tool_input: { command: 'echo hi' },
     });
-    expect(run!.input.tool_response).toMatchObject({ exitCode: 0 });
+    expect(run!.input.tool_response).toEqual({ stdout: 'hi', stderr: '', interrupted: false, isImage: false, noOutputExpected: false });
   });
 
   it("gives PostToolUse the tool's content when it has no data", async () => {

@@ -37,7 +37,7 @@ describe('Bash results', () => {
   it('returns stdout, a labelled stderr section and the exit code', async () => {
     const output = await bash('echo out-line; echo err-line >&2; exit 3', makeToolContext());
     expect(output.content).toBe('out-line\n[stderr]\nerr-line\nExit code: 3');
-    expect(dataOf(output)).toEqual({ exitCode: 3, signal: null, stdoutBytes: 9, stderrBytes: 9 });
+    expect(dataOf(output)).toEqual({ exitCode: 3, signal: null, stdoutBytes: 9, stderrBytes: 9, stdout: 'out-line', stderr: 'err-line' });
   });
 
   it('hands a non-zero exit to the model as a result, not an error', async () => {

@@ -58,7 +58,7 @@ describe('Write', () => {
       isPartialView: false,
       origin: 'written',
     });
-    expect(result.data).toEqual({ type: 'create', filePath: abs('src/deep/new.ts'), content: 'export const x = 1;\n' });
+    expect(result.data).toEqual({ type: 'create', filePath: abs('src/deep/new.ts'), content: 'export const x = 1;\n', originalFile: null });
   });
 
   it('takes an absolute path inside the workspace', async () => {

@@ -9,6 +9,9 @@ export interface BashResultData {
   signal: NodeJS.Signals | null;
   stdoutBytes: number;
   stderrBytes: number;
+  /** The output kept in memory (all of it unless it outgrew it), trailing newlines dropped. */
+  stdout: string;
+  stderr: string;
   /** The whole stdout, when it outgrew memory. */
   outputFile?: string;
   /** The whole stderr, when it outgrew memory. */

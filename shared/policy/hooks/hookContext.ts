@@ -3,6 +3,14 @@ import type { AgentEventInput } from '../../core/events/agentEvent.js';
 import type { PermissionMode } from '../../core/tool/permissionMode.js';
 import type { ToolContext } from '../../core/tool/tool.js';
 import './claudeTranscript.js';
+import type { ClaudeCodePermissionMode } from './hookInput.js';
+
+declare module '../../core/tool/tool.js' {
+  interface SessionServices {
+    /** The session's mode under Claude Code's name, as hooks read it in `permission_mode`. */
+    claudePermissionMode?: ClaudeCodePermissionMode;
+  }
+}
 
 /** What a hook run needs to know about the session that fires it. */
 export interface HookContext {
@@ -13,6 +21,8 @@ export interface HookContext {
   sessionId: string;
   transcriptPath: string;
   mode: PermissionMode;
+  /** `permission_mode` in hook input, when the session knows it under Claude Code's name. */
+  claudeMode?: ClaudeCodePermissionMode;
   role: string;
   agentId?: string;
   /** Extra environment for hooks (ORCA_RUN_ID, ORCA_TASK_ID, PORT, …), over the process's own. */
@@ -39,6 +49,7 @@ export function hookContextFor(ctx: ToolContext): HookContext {
     transcriptPath: ctx.services.claudeTranscript?.file ?? transcriptPathFor(ctx.session.dir),
     syncTranscript: ctx.services.claudeTranscript ? () => ctx.services.claudeTranscript?.sync() : undefined,
     mode: ctx.mode,
+    ...(ctx.services.claudePermissionMode !== undefined ? { claudeMode: ctx.services.claudePermissionMode } : {}),
     role: ctx.session.role,
     env: ctx.shell.env,
     signal: ctx.signal,

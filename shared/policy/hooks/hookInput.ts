@@ -80,7 +80,7 @@ export interface HookCommonInput {
 
 export type HookInput<E extends HookEventName = HookEventName> = HookCommonInput & HookPayloads[E];
 
-export type ClaudeCodePermissionMode = 'plan' | 'acceptEdits' | 'bypassPermissions';
+export type ClaudeCodePermissionMode = 'default' | 'plan' | 'acceptEdits' | 'bypassPermissions' | 'dontAsk';
 
 /**
  * orca's modes under Claude Code's names, so a script that checks `permission_mode` reads a value
@@ -103,6 +103,8 @@ export interface HookInputBase {
   transcriptPath: string;
   cwd: string;
   mode: PermissionMode;
+  /** The Claude Code mode the session was given by name (an agent file's `permissionMode`), or derived. */
+  claudeMode?: ClaudeCodePermissionMode;
   agentType?: string;
   agentId?: string;
 }
@@ -112,7 +114,7 @@ export function buildHookInput<E extends HookEventName>(event: E, base: HookInpu
     session_id: base.sessionId,
     transcript_path: base.transcriptPath,
     cwd: base.cwd,
-    permission_mode: claudeCodeMode(base.mode),
+    permission_mode: base.claudeMode ?? claudeCodeMode(base.mode),
     orca_permission_mode: base.mode,
     hook_event_name: event,
   };

@@ -34,6 +34,7 @@ export async function runHooks<E extends HookEventName>(
       transcriptPath: context.transcriptPath,
       cwd: context.cwd,
       mode: context.mode,
+      claudeMode: context.claudeMode,
       agentType: context.role,
       agentId: context.agentId,
     },

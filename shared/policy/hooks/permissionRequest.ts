@@ -27,7 +27,7 @@ export function permissionRequestHook(hooks: HooksConfig) {
       'PermissionRequest',
       {
         tool_name: request.tool,
-        tool_input: inputForHooks(request.input, ctx),
+        tool_input: inputForHooks(request.input, ctx, request.tool),
         permission_suggestions: suggestionEntries(request.suggestion),
       },
       hookContextFor(ctx),

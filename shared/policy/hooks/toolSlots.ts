@@ -7,6 +7,7 @@ import { hookContextFor } from './hookContext.js';
 import type { HookOutcome } from './hookOutcome.js';
 import { runHooks } from './hookRunner.js';
 import type { HooksConfig } from './hooksConfig.js';
+import { claudeCodeToolResponse, withClaudeCodeDefaults } from './toolResponseShapes.js';
 
 export interface HarnessSlotsOptions {
   hooks: HooksConfig;
@@ -32,7 +33,7 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
       const outcome = await runHooks(
         hooks,
         'PreToolUse',
-        { tool_name: call.tool.name, tool_input: inputForHooks(call.input, ctx), tool_use_id: call.id },
+        { tool_name: call.tool.name, tool_input: inputForHooks(call.input, ctx, call.tool.name), tool_use_id: call.id },
         hookContextFor(ctx),
       );
       const pre: PreToolUseOutcome = {};
@@ -68,7 +69,12 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
         await runHooks(
           hooks,
           'PermissionDenied',
-          { tool_name: call.tool.name, tool_input: inputForHooks(call.input, ctx), tool_use_id: call.id, reason: decided.reason },
+          {
+            tool_name: call.tool.name,
+            tool_input: inputForHooks(call.input, ctx, call.tool.name),
+            tool_use_id: call.id,
+            reason: decided.reason,
+          },
           hookContextFor(ctx),
         );
       }
@@ -82,8 +88,8 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
         'PostToolUse',
         {
           tool_name: call.tool.name,
-          tool_input: inputForHooks(call.input, ctx),
-          tool_response: output.data !== undefined ? output.data : output.content,
+          tool_input: inputForHooks(call.input, ctx, call.tool.name),
+          tool_response: claudeCodeToolResponse(call.tool.name, output.data !== undefined ? output.data : output.content),
           tool_use_id: call.id,
           ...(call.durationMs !== undefined ? { duration_ms: call.durationMs } : {}),
         },
@@ -99,7 +105,7 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
         'PostToolUseFailure',
         {
           tool_name: call.tool.name,
-          tool_input: inputForHooks(call.input, ctx),
+          tool_input: inputForHooks(call.input, ctx, call.tool.name),
           tool_use_id: call.id,
           error,
           is_interrupt: ctx.signal.aborted,
@@ -119,9 +125,9 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
         {
           tool_calls: shown.map((call) => ({
             tool_name: call.name,
-            tool_input: inputForHooks(call.input, ctx),
+            tool_input: inputForHooks(call.input, ctx, call.name),
             tool_use_id: call.id,
-            ...(call.response !== undefined ? { tool_response: call.response } : {}),
+            ...(call.response !== undefined ? { tool_response: claudeCodeToolResponse(call.name, call.response) } : {}),
           })),
         },
         hookContextFor(ctx),
@@ -151,9 +157,9 @@ function blockingLabels(outcome: HookOutcome): string {
  * absolute. The model may give it relative to the workspace; a hook written for Claude Code
  * expects an absolute path.
  */
-export function inputForHooks(input: unknown, ctx: ToolContext): unknown {
+export function inputForHooks(input: unknown, ctx: ToolContext, toolName?: string): unknown {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
-  let shown = input as Record<string, unknown>;
+  let shown = (toolName !== undefined ? withClaudeCodeDefaults(toolName, input) : input) as Record<string, unknown>;
   for (const field of ['file_path', 'notebook_path']) {
     const given = shown[field];
     if (typeof given === 'string' && given !== '' && !path.isAbsolute(given))

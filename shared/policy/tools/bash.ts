@@ -111,6 +111,8 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
     signal: exit.signal,
     stdoutBytes: stdout.bytes,
     stderrBytes: stderr.bytes,
+    stdout: stdout.text().replace(/[\r\n]+$/, ''),
+    stderr: stderr.text().replace(/[\r\n]+$/, ''),
   };
   if (stdout.overflowFile) data.outputFile = stdout.overflowFile;
   if (stderr.overflowFile) data.stderrFile = stderr.overflowFile;

@@ -162,6 +162,8 @@ export const editTool = defineTool({
         newString: input.new_string,
         replaceAll: input.replace_all ?? false,
         replacements: count,
+        originalFile: file.text,
+        updatedFile: stored,
       },
     };
   },
@@ -203,7 +205,7 @@ function fill(ctx: ToolContext, abs: string, shown: string, text: string, format
   const lines = splitLines(text).length;
   return {
     content: `${how === 'created' ? 'Created' : 'Filled the empty file'} ${shown} with new_string (${lines} line${lines === 1 ? '' : 's'}).`,
-    data: { filePath: abs, oldString: '', newString: text, replaceAll: false, replacements: 1 },
+    data: { filePath: abs, oldString: '', newString: text, replaceAll: false, replacements: 1, originalFile: '', updatedFile: text },
   };
 }
 

@@ -44,8 +44,10 @@ export const writeTool = defineTool({
     const exists = statIfExists(abs) !== undefined;
 
     let format: TextFormat = UTF8_NO_BOM;
+    let originalFile: string | null = null;
     if (exists) {
       const file = loadTextFile(abs, shown);
+      originalFile = file.text;
       const freshness = checkFreshness(ctx.fileState, file);
       if (freshness.kind === 'unread') {
         throw new ToolError(
@@ -80,7 +82,7 @@ export const writeTool = defineTool({
     const size = `${lines} line${lines === 1 ? '' : 's'}, ${bytes.length} bytes`;
     return {
       content: exists ? `Wrote ${shown}: its whole content is now what you gave (${size}).` : `Created ${shown} (${size}).`,
-      data: { type: exists ? 'update' : 'create', filePath: abs, content: input.content },
+      data: { type: exists ? 'update' : 'create', filePath: abs, content: input.content, originalFile },
     };
   },
 });
