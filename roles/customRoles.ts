@@ -1,11 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { type Dirent, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import matter from 'gray-matter';
 import { z } from 'zod';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import { resolveModelAlias } from '../shared/core/model/modelAliases.js';
 import { EffortSchema, ThinkingOptionSchema } from '../shared/core/model/thinking.js';
 import type { PermissionMode } from '../shared/core/tool/permissionMode.js';
+import type { ClaudeCodePermissionMode } from '../shared/policy/hooks/hookInput.js';
+import { AGENT_KEYS, readAgentFrontMatter } from './agentFrontMatter.js';
 import { BUILTIN_ROLES } from './builtinRoles.js';
 import type { RoleDefinition } from './role.js';
 
@@ -26,7 +27,24 @@ const AgentFileSchema = z.object({
   effort: EffortSchema.optional(),
   permissionMode: z.enum(['default', 'acceptEdits', 'dontAsk', 'bypassPermissions', 'plan']).optional(),
   maxTurns: z.number().int().positive().optional(),
+  /** Claude Code's own: a worktree of its own is what orca gives every writing role. */
+  isolation: z.literal('worktree', 'the only isolation is "worktree"').optional(),
+  /** A display colour for Claude Code's interface; orca has no use for it. */
+  color: z.string().optional(),
 });
+
+/**
+ * Claude Code agent fields orca reads but does not honour: each is named once, in a warning, for
+ * the file that has it (the role still loads, without it).
+ */
+const NOT_SUPPORTED: Record<string, string> = {
+  hooks: 'agent-scoped hooks are not supported; put them in .claude/settings.json',
+  skills: 'preloading skills is not supported; the agent can load them with the Skill tool',
+  mcpServers: 'MCP servers are not supported yet',
+  memory: "Claude Code's agent memory folders are not supported; orca's memory is docs/memory.md",
+  background: 'every orca agent runs as a job already; "background" has no effect',
+  initialPrompt: 'an initial prompt is not supported; the task prompt is the first message',
+};
 
 /**
  * Claude Code's permission modes in orca's ordered modes. Bash needs full access; under
@@ -51,6 +69,28 @@ export interface CustomRoleLoad {
   roles: RoleDefinition[];
   /** One line per file skipped or tool dropped, naming the file. */
   warnings: string[];
+  /** Role name (its `name`, else the file's name) → why its file was skipped: said when the role is asked for. */
+  skipped: Map<string, string>;
+}
+
+/** Every `.md` under `dir`, in subfolders too (as Claude Code scans `.claude/agents/`), sorted by path. */
+function agentFiles(dir: string): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true, recursive: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .sort();
+}
+
+/** The mode of a role whose file names none: orca's run agents' (the built-in worker's) when it has a tool that changes files, else read-only. */
+function inheritedMode(tools: readonly string[]): PermissionMode {
+  return tools.some((tool) => ['Edit', 'Write', 'NotebookEdit', 'Bash'].includes(tool)) ? 'full-access' : 'read-only';
 }
 
 /**
@@ -58,47 +98,57 @@ export interface CustomRoleLoad {
  * naming it and what is wrong; a file naming a built-in role is skipped too (built-ins win).
  */
 export function loadCustomRoles(repoDir: string, knownTools: readonly string[]): CustomRoleLoad {
-  const dir = path.join(repoDir, '.claude', 'agents');
-  let files: string[];
-  try {
-    files = readdirSync(dir)
-      .filter((name) => name.endsWith('.md'))
-      .sort();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { roles: [], warnings: [] };
-    throw error;
-  }
+  return loadAgentFolder(path.join(repoDir, '.claude', 'agents'), knownTools);
+}
+
+/** The agent files of one folder (a project's `.claude/agents`, a plugin's `agents`). */
+export function loadAgentFolder(dir: string, knownTools: readonly string[], taken: readonly string[] = []): CustomRoleLoad {
   const roles: RoleDefinition[] = [];
   const warnings: string[] = [];
-  for (const file of files) {
-    const source = path.join(dir, file);
-    let parsed: matter.GrayMatterFile<string>;
+  const skipped = new Map<string, string>();
+  const skip = (source: string, name: string, why: string) => {
+    warnings.push(`${source}: skipped, ${why}`);
+    if (!skipped.has(name)) skipped.set(name, `${source} was skipped: ${why}`);
+  };
+  for (const source of agentFiles(dir)) {
+    const stem = path.basename(source, '.md');
+    let parsed: { data: Record<string, unknown>; body: string };
     try {
-      parsed = matter(readFileSync(source, 'utf8'));
+      parsed = readAgentFrontMatter(readFileSync(source, 'utf8'));
     } catch (error) {
-      warnings.push(`${source}: skipped, its front matter is not valid YAML (${(error as Error).message.split('\n')[0]})`);
+      skip(source, stem, (error as Error).message);
       continue;
     }
+    const named = typeof parsed.data.name === 'string' ? parsed.data.name : stem;
     const front = AgentFileSchema.safeParse(parsed.data);
     if (!front.success) {
-      warnings.push(`${source}: skipped, ${describeZodError(front.error, 'its front matter')}`);
+      skip(source, named, describeZodError(front.error, 'its front matter'));
       continue;
     }
+    const unsupported = Object.keys(NOT_SUPPORTED).filter((key) => parsed.data[key] !== undefined);
+    for (const key of unsupported) warnings.push(`${source}: ${key}: not supported by orca, ignored: ${NOT_SUPPORTED[key]}`);
+    const unknownKeys = Object.keys(parsed.data).filter((key) => !(AGENT_KEYS as readonly string[]).includes(key));
+    if (unknownKeys.length > 0) warnings.push(`${source}: unknown front-matter keys ignored: ${unknownKeys.join(', ')}`);
     const agent = front.data;
-    if (BUILTIN_ROLES.some((role) => role.name === agent.name) || roles.some((role) => role.name === agent.name)) {
+    if (
+      BUILTIN_ROLES.some((role) => role.name === agent.name) ||
+      roles.some((role) => role.name === agent.name) ||
+      taken.includes(agent.name)
+    ) {
       warnings.push(`${source}: skipped, a role named ${agent.name} already exists`);
       continue;
     }
-    const prompt = parsed.content.trim();
+    const prompt = parsed.body.trim();
     if (!prompt) {
-      warnings.push(`${source}: skipped, it has no prompt below its front matter`);
+      skip(source, agent.name, 'it has no prompt below its front matter');
       continue;
     }
     const wanted = agent.tools ?? INHERITED_TOOLS;
     const unknown = wanted.filter((tool) => !knownTools.includes(tool));
     if (unknown.length > 0) warnings.push(`${source}: tools orca does not have were left out: ${unknown.join(', ')}`);
     const tools = wanted.filter((tool) => knownTools.includes(tool) && !(agent.disallowedTools ?? []).includes(tool));
-    const mode = MODES[agent.permissionMode ?? 'default']!;
+    // As in Claude Code, a file that names no mode runs in the mode of the run it is part of.
+    const mode = agent.permissionMode ? MODES[agent.permissionMode]! : inheritedMode(tools);
     const writes = mode !== 'read-only' && tools.some((tool) => tool === 'Edit' || tool === 'Write');
     roles.push({
       name: agent.name,
@@ -114,7 +164,8 @@ export function loadCustomRoles(repoDir: string, knownTools: readonly string[]):
       workspace: writes ? 'branch' : 'view',
       sandbox: true,
       source,
+      ...(agent.permissionMode ? { claudeMode: agent.permissionMode as ClaudeCodePermissionMode } : {}),
     });
   }
-  return { roles, warnings };
+  return { roles, warnings, skipped };
 }

@@ -31,4 +31,6 @@ export interface RoleDefinition {
   sandbox: boolean;
   /** Where the role came from: `builtin` or the path of its `.claude/agents/*.md` file. */
   source: string;
+  /** The `permissionMode` its agent file named, by Claude Code's name (hooks read it as `permission_mode`). */
+  claudeMode?: 'default' | 'plan' | 'acceptEdits' | 'bypassPermissions' | 'dontAsk';
 }

@@ -5,15 +5,19 @@ import { loadCustomRoles } from './customRoles.js';
 import type { RoleDefinition } from './role.js';
 
 /** The roles a repository offers: the built-in five, then its `.claude/agents/*.md`. */
-export function availableRoles(repoDir: string): { roles: RoleDefinition[]; warnings: string[] } {
+export function availableRoles(repoDir: string): { roles: RoleDefinition[]; warnings: string[]; skipped: Map<string, string> } {
   const custom = loadCustomRoles(repoDir, [...catalogToolNames(), 'TaskCreate', 'TaskUpdate', 'TaskList']);
-  return { roles: [...BUILTIN_ROLES, ...custom.roles], warnings: custom.warnings };
+  return { roles: [...BUILTIN_ROLES, ...custom.roles], warnings: custom.warnings, skipped: custom.skipped };
 }
 
 export function findRole(repoDir: string, name: string): { role: RoleDefinition; warnings: string[] } {
-  const { roles, warnings } = availableRoles(repoDir);
+  const { roles, warnings, skipped } = availableRoles(repoDir);
   const role = roles.find((candidate) => candidate.name === name);
-  if (!role) throw new Error(`unknown role ${JSON.stringify(name)}: the roles are ${roles.map((r) => r.name).join(', ')}`);
+  if (!role) {
+    const why = skipped.get(name);
+    if (why) throw new Error(`role ${JSON.stringify(name)} is not available: ${why}`);
+    throw new Error(`unknown role ${JSON.stringify(name)}: the roles are ${roles.map((r) => r.name).join(', ')}`);
+  }
   return { role, warnings };
 }
 

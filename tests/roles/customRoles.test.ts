@@ -47,7 +47,8 @@ describe('custom roles from .claude/agents/*.md', () => {
     expect(reviewer.prompt).toContain('security problems');
     expect(warnings).toEqual([expect.stringMatching(/reviewer\.md: tools orca does not have were left out: WebFetch/)]);
     const fixer = roles.find((r) => r.name === 'fixer')!;
-    expect(fixer).toMatchObject({ tools: ['Read', 'Edit'], mode: 'workspace-write', workspace: 'branch', output: 'worker' });
+    // No permissionMode: the mode of the run's agents, as in Claude Code (a subagent inherits it).
+    expect(fixer).toMatchObject({ tools: ['Read', 'Edit'], mode: 'full-access', workspace: 'branch', output: 'worker' });
   });
 
   it('skips a malformed file with a warning naming it, and keeps the others', () => {

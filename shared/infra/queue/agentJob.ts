@@ -44,6 +44,8 @@ export const RoleSpecSchema = z.object({
   workspace: z.enum(['view', 'scratch', 'branch']),
   sandbox: z.boolean(),
   source: z.string(),
+  /** The agent file's `permissionMode`, by Claude Code's name: what hooks read as `permission_mode`. */
+  claudeMode: z.enum(['default', 'plan', 'acceptEdits', 'bypassPermissions', 'dontAsk']).optional(),
 });
 export type RoleSpec = z.infer<typeof RoleSpecSchema>;
 
