@@ -2,6 +2,7 @@ import os from 'node:os';
 import { z } from 'zod';
 import { ToolError } from '../../core/boundary/toolError.js';
 import { defineTool, loadDescription, type ToolContext } from '../../core/tool/tool.js';
+import { expandSkillBody } from '../commands/skillArguments.js';
 import { projectFolders } from '../context/projectInstructions.js';
 import { skillGrantsIn } from '../context/skillGrants.js';
 import { type SkillLibrary, skillLibraryFor } from '../context/skills.js';
@@ -10,6 +11,7 @@ export const SKILL_TOOL = 'Skill';
 
 export const SkillInputSchema = z.strictObject({
   skill: z.string().trim().min(1, 'name the skill to load').describe('The name of the skill to load, as listed in the context.'),
+  args: z.string().optional().describe('Optional arguments for the skill, as a user would type them after its name.'),
 });
 export type SkillInput = z.infer<typeof SkillInputSchema>;
 
@@ -28,6 +30,8 @@ export const skillTool = defineTool({
   input: SkillInputSchema,
   level: 'read-only',
   readOnly: true,
+  // A skill is instructions to follow: given whole, never cut to a preview and spilled to a file.
+  resultLimit: Number.POSITIVE_INFINITY,
   async call(input, ctx) {
     const library = libraryOf(ctx);
     const name = input.skill.replace(/^\//, '');
@@ -40,14 +44,14 @@ export const skillTool = defineTool({
           : `There is no skill named "${name}". The skills you can load are: ${known.join(', ')}.`,
       );
     }
-    const body = library.body(skill);
+    const body = expandSkillBody(library.body(skill), { args: input.args, skillFile: skill.file, sessionId: ctx.session.id });
     library.markUsed(skill.name);
     const grant = skillGrantsIn(ctx.services).grant(skill.name, skill.allowedTools);
     const allowed =
       grant.rules.length > 0 ? `\nPre-approved while you carry it out (this turn and the next): ${grant.rules.join(', ')}.` : '';
     return {
       content: `Skill "${skill.name}" (${skill.file}). Follow these instructions for this part of the task.${allowed}\n\n${body}`,
-      data: { skill: skill.name, file: skill.file, allowedTools: grant.rules },
+      data: { skill: skill.name, file: skill.file, allowedTools: grant.rules, ...(input.args !== undefined ? { args: input.args } : {}) },
     };
   },
 });
