@@ -41,6 +41,8 @@ export interface AgentCommandOptions {
   yesTo: string[];
   /** False with --no-memory. */
   memory: boolean;
+  /** Claude Code plugin folders (`--plugin-dir`, repeatable). */
+  pluginDirs?: string[];
 }
 
 /**
@@ -49,7 +51,8 @@ export interface AgentCommandOptions {
  */
 export async function agentCommand(options: AgentCommandOptions): Promise<number> {
   const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
-  const { role, warnings } = findRole(root, options.role);
+  const pluginDirs = (options.pluginDirs ?? []).map((dir) => path.resolve(dir));
+  const { role, warnings } = findRole(root, options.role, pluginDirs);
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
@@ -103,6 +106,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       branch,
       model: { ...model, script: script ? scriptContent : undefined },
       stop_event: 'Stop',
+      plugin_dirs: pluginDirs,
       asks: { timeout_ms: options.askTimeoutMs, yes_to: options.yesTo },
       memory: memory?.forPrompt(options.prompt),
     });

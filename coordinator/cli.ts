@@ -45,12 +45,14 @@ program
   )
   .option('--no-memory', 'show the agents no memory cards and keep none they remember')
   .option('--list-commands', "list the slash commands (the repository's .claude/commands and ~/.claude/commands) and exit", false)
+  .option('--plugin-dir <dir>', 'load a Claude Code plugin from this folder for every agent of the run (repeatable)', collect, [])
   .action(async (words: string[], options) => {
     if (options.listCommands) {
       process.exitCode = await (await import('./commands/listCommands.js')).listCommands({
         repo: options.repo,
         base: options.base,
         json: options.json,
+        pluginDirs: options.pluginDir,
       });
       return;
     }
@@ -81,6 +83,7 @@ program
       askTimeoutMs: options.askTimeout,
       yesTo: options.yesTo,
       memory: options.memory,
+      pluginDirs: options.pluginDir,
     });
   });
 
@@ -148,6 +151,7 @@ program
   .addOption(askTimeoutOption())
   .option('--yes-to <rule>', 'answer yes to permission requests this rule covers (repeatable)', collectYesTo, [])
   .option('--no-memory', 'show the agent no memory cards and keep none it remembers')
+  .option('--plugin-dir <dir>', 'load a Claude Code plugin from this folder (repeatable)', collect, [])
   .action(async (prompt: string, options) => {
     process.exitCode = await (await import('./agentCommand.js')).agentCommand({
       role: options.role,
@@ -165,6 +169,7 @@ program
       askTimeoutMs: options.askTimeout,
       yesTo: options.yesTo,
       memory: options.memory,
+      pluginDirs: options.pluginDir,
     });
   });
 

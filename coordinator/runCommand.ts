@@ -38,6 +38,8 @@ export interface RunCommandOptions {
   askTimeoutMs: number;
   /** Allow rules that answer matching permission requests before anyone is asked. */
   yesTo: string[];
+  /** Claude Code plugin folders (`--plugin-dir`, repeatable). */
+  pluginDirs?: string[];
   /** False with --no-memory: no cards are shown to the agents and none are kept. */
   memory: boolean;
 }
@@ -47,9 +49,10 @@ export interface RunCommandOptions {
 /** `orca run`: one whole run, from a task to a verified integration branch. */
 export async function runCommand(options: RunCommandOptions): Promise<number> {
   const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
+  const pluginDirs = (options.pluginDirs ?? []).map((dir) => path.resolve(dir));
   // A task that names a slash command runs the command's prompt (read at the base commit).
   const slash: SlashTask | undefined = isSlashInvocation(options.task)
-    ? await resolveSlashTask({ repo: root, base, task: options.task })
+    ? await resolveSlashTask({ repo: root, base, task: options.task, pluginDirs })
     : undefined;
   const task = slash?.task ?? options.task;
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
@@ -121,6 +124,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         deadline: budgets.wallClockMs ? Date.now() + budgets.wallClockMs : undefined,
         ask_timeout_ms: options.askTimeoutMs,
         yes_to: options.yesTo,
+        plugin_dirs: pluginDirs,
         memory: options.memory,
         command: slash
           ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
@@ -141,6 +145,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
       memory,
       toolLimit: slash?.toolLimit,
+      pluginDirs,
     });
     return printRunResult(result, recorder.state, options.json);
   } finally {

@@ -4,14 +4,28 @@ import { filesAtCommit } from '../../shared/policy/commands/projectFiles.js';
 import { qualifiedName } from '../../shared/policy/commands/slashCommand.js';
 import { userClaudeDir } from '../../shared/policy/settings/loadSettings.js';
 import { inspectRepo } from '../repoCheck.js';
+import { pluginCommandFolders } from './pluginCommands.js';
 
 /**
  * `orca run --list-commands`: the slash commands a run of this repository can start with, the
  * project's as of the base commit and the user's, one line each (or one JSON array).
  */
-export async function listCommands(options: { repo: string; base?: string; json: boolean; userClaudeDir?: string }): Promise<number> {
+export async function listCommands(options: {
+  repo: string;
+  base?: string;
+  json: boolean;
+  userClaudeDir?: string;
+  pluginDirs?: string[];
+}): Promise<number> {
   const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: true });
-  const catalog = await loadCommands({ project: filesAtCommit(root, base), userClaudeDir: options.userClaudeDir ?? userClaudeDir() });
+  const catalog = await loadCommands({
+    project: filesAtCommit(root, base),
+    userClaudeDir: options.userClaudeDir ?? userClaudeDir(),
+    plugins: pluginCommandFolders(
+      root,
+      (options.pluginDirs ?? []).map((dir) => path.resolve(dir)),
+    ),
+  });
   for (const problem of catalog.problems) process.stderr.write(`orca: ${problem}\n`);
   for (const hidden of catalog.shadowed) {
     process.stderr.write(`orca: ${hidden.file} is hidden by the project's /${qualifiedName(hidden)}\n`);

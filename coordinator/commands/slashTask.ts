@@ -6,6 +6,7 @@ import { ToolLimit } from '../../shared/policy/permissions/toolLimit.js';
 import { userClaudeDir } from '../../shared/policy/settings/loadSettings.js';
 import { catalogToolNames } from '../../shared/policy/tools/catalog.js';
 import { UserError } from '../repoCheck.js';
+import { pluginCommandFolders } from './pluginCommands.js';
 
 /** A task that starts with a command name: `/fix-issue 123`, `/frontend:component Button`. */
 const INVOCATION = /^\/([A-Za-z0-9_.-]+(?::[A-Za-z0-9_.-]+)*)(?:\s+([\s\S]*))?$/;
@@ -31,12 +32,22 @@ export function isSlashInvocation(task: string): boolean {
  * the user's, and expanded as Claude Code would (expandCommand.ts). An unknown command, a broken
  * command file or an `allowed-tools` entry that cannot be read is a UserError: one line, exit 2.
  */
-export async function resolveSlashTask(options: { repo: string; base: string; task: string; userClaudeDir?: string }): Promise<SlashTask> {
+export async function resolveSlashTask(options: {
+  repo: string;
+  base: string;
+  task: string;
+  userClaudeDir?: string;
+  pluginDirs?: string[];
+}): Promise<SlashTask> {
   const match = INVOCATION.exec(options.task.trim());
   if (!match) throw new UserError(`"${options.task}" is not a slash command`);
   const [, name, args = ''] = match;
   const project = filesAtCommit(options.repo, options.base);
-  const catalog = await loadCommands({ project, userClaudeDir: options.userClaudeDir ?? userClaudeDir() });
+  const catalog = await loadCommands({
+    project,
+    userClaudeDir: options.userClaudeDir ?? userClaudeDir(),
+    plugins: pluginCommandFolders(options.repo, options.pluginDirs ?? []),
+  });
   const found = findCommand(catalog, name!);
   if ('error' in found) {
     const broken =

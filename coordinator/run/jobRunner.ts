@@ -49,6 +49,8 @@ export class JobRunner {
       memory?: RunMemory;
       /** The `allowed-tools` of the slash command the run was started with. */
       toolLimit?: { source: string; rules: string[] };
+      /** Claude Code plugin folders every job loads. */
+      pluginDirs?: string[];
     },
   ) {}
 
@@ -104,6 +106,7 @@ export class JobRunner {
         model: { ...this.options.model, script: this.options.script ? script : undefined },
         checks: spec.checks ?? [],
         stop_event: 'SubagentStop',
+        plugin_dirs: this.options.pluginDirs ?? [],
         asks: this.options.asks,
         memory: this.options.memory?.forPrompt(spec.prompt),
         tool_limit: this.options.toolLimit,

@@ -44,6 +44,8 @@ export interface RunSettings {
   memory?: RunMemory;
   /** The `allowed-tools` of the slash command the task came from: every agent of the run is limited to them. */
   toolLimit?: { source: string; rules: string[] };
+  /** Claude Code plugin folders (`--plugin-dir`): every agent of the run loads them. */
+  pluginDirs?: string[];
 }
 
 /**
@@ -104,7 +106,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     result_branch: integrationBranch(runId),
   };
   recordRun(services.home, ledgerEntry);
-  const roles = new Map(availableRoles(settings.repo).roles.map((role) => [role.name, role]));
+  const roles = new Map(availableRoles(settings.repo, settings.pluginDirs).roles.map((role) => [role.name, role]));
   const integration = new IntegrationBranch(settings.repo, runId, services.home.integrationWorktree(runId));
   const ctx: RunContext = {
     services,
@@ -118,6 +120,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       asks: { timeout_ms: settings.asks.timeoutMs, yes_to: settings.asks.yesTo },
       memory: settings.memory,
       toolLimit: settings.toolLimit,
+      pluginDirs: settings.pluginDirs ?? [],
     }),
     integration,
     repo: settings.repo,

@@ -23,7 +23,7 @@ import { hookContextFor, transcriptPathFor } from '../policy/hooks/hookContext.j
 import { type ClaudeCodePermissionMode, claudeCodeMode } from '../policy/hooks/hookInput.js';
 import { runHooks } from '../policy/hooks/hookRunner.js';
 import { hooksFromSettings } from '../policy/hooks/hookSettings.js';
-import { type HooksConfig, notFiredNotice } from '../policy/hooks/hooksConfig.js';
+import { type HooksConfig, mergeHooksConfigs, notFiredNotice } from '../policy/hooks/hooksConfig.js';
 import { permissionRequestHook } from '../policy/hooks/permissionRequest.js';
 import { isModelFailure, stopFailureKind } from '../policy/hooks/stopFailure.js';
 import { createStopCheck, lastAssistantText } from '../policy/hooks/stopHooks.js';
@@ -38,6 +38,7 @@ import { PermissionPolicy } from '../policy/permissions/policy.js';
 import { DenyPrompter, type Prompter } from '../policy/permissions/prompter.js';
 import { networkAllowance, shellSandbox } from '../policy/permissions/sandbox.js';
 import { ToolLimit } from '../policy/permissions/toolLimit.js';
+import { loadPlugins } from '../policy/plugins/pluginSet.js';
 import { loadSettings } from '../policy/settings/loadSettings.js';
 
 export interface HarnessOptions {
@@ -94,6 +95,8 @@ export interface HarnessOptions {
   memory?: { scope: string; today: string; source: string; cards: InjectedCard[] };
   /** The `allowed-tools` of the run's slash command: the tools and calls the agent is limited to (toolLimit.ts). */
   toolLimit?: { source: string; rules: string[] };
+  /** Claude Code plugin folders (`--plugin-dir`); the ones the settings enable are added. */
+  pluginDirs?: string[];
   /** The language servers (which, their deadlines; on unless ORCA_LSP=off), overridable for tests. */
   lsp?: LspServiceOptions;
 }
@@ -115,8 +118,10 @@ export class Harness {
 
   constructor(private readonly options: HarnessOptions) {
     const settings = loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
-    this.hooks = hooksFromSettings(settings.sources);
-    const notices: string[] = [];
+    const plugins = loadPlugins({ dirs: options.pluginDirs ?? [], settings: settings.sources, projectRoot: options.workspaceRoot });
+    const hooksOff = settings.sources.some((source) => source.raw.disableAllHooks === true);
+    this.hooks = mergeHooksConfigs([hooksFromSettings(settings.sources), ...(hooksOff ? [] : plugins.plugins.map((p) => p.hooks))]);
+    const notices: string[] = [...plugins.notices];
     const notFired = notFiredNotice(this.hooks);
     if (notFired !== undefined) notices.push(notFired);
     const sandbox = shellSandbox({
@@ -234,6 +239,7 @@ export class Harness {
         claudePermissionMode:
           options.role.claudeMode ??
           (options.role.mode === 'full-access' && sandbox.active ? 'acceptEdits' : claudeCodeMode(options.role.mode)),
+        pluginSkills: plugins.plugins.flatMap((plugin) => plugin.skillDirs.map((dir) => ({ plugin: plugin.name, dir }))),
         claudeTranscript: new ClaudeTranscript(claudeTranscriptPathFor(path.resolve(options.sessionDir)), {
           id: () => this.session.id,
           cwd: options.workspaceRoot,

@@ -60,6 +60,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         ask_timeout_ms: z.number().int().nonnegative().optional(),
         /** Allow rules that answer matching permission requests before anyone is asked (`--yes-to`). */
         yes_to: z.array(z.string()).optional(),
+        /** Claude Code plugin folders given with `--plugin-dir` (absolute). */
+        plugin_dirs: z.array(z.string()).optional(),
         /** False when the run was started with --no-memory (docs/memory.md). */
         memory: z.boolean().optional(),
         /** The slash command the task came from, and its `allowed-tools` (the run's tool limit). */

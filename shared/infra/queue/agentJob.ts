@@ -86,6 +86,8 @@ export const AgentJobSchema = z.object({
   env: z.record(z.string(), z.string()).default({}),
   /** Which hook event ends the agent: `Stop` on its own (`orca agent`), `SubagentStop` within a run. */
   stop_event: z.enum(['Stop', 'SubagentStop']).default('SubagentStop'),
+  /** Claude Code plugin folders given with `--plugin-dir` (absolute, on the worker's host): their hooks and skills apply. */
+  plugin_dirs: z.array(z.string().min(1)).default([]),
   /** The checks the task names (a plan subtask's `checks`). */
   checks: z.array(z.string()).default([]),
   /** How the agent's permission requests are answered when nothing else answers them. */

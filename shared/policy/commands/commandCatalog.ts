@@ -18,13 +18,24 @@ export interface CommandCatalog {
  * `project`, the run's base commit) and the user's `~/.claude/commands/**\/*.md`. Where both
  * have a command of one name, the project's is used (it is the team's).
  */
-export async function loadCommands(options: { project: ProjectFiles; userClaudeDir?: string }): Promise<CommandCatalog> {
+export async function loadCommands(options: {
+  project: ProjectFiles;
+  userClaudeDir?: string;
+  /** Plugins' `commands/` folders: a plugin's command is `/<plugin>:<name>` (and `/<name>` when no other has it). */
+  plugins?: Array<{ plugin: string; dir: string }>;
+}): Promise<CommandCatalog> {
   const problems: string[] = [];
-  const read = async (files: ProjectFiles, folder: string, scope: SlashCommand['scope'], shown: (file: string) => string) => {
+  const read = async (
+    files: ProjectFiles,
+    folder: string,
+    scope: SlashCommand['scope'],
+    shown: (file: string) => string,
+    namespace = '',
+  ) => {
     const out: SlashCommand[] = [];
     for (const file of await files.list(folder)) {
       if (!file.endsWith('.md')) continue;
-      const relative = file.slice(folder.length + 1);
+      const relative = namespace + file.slice(folder.length + 1);
       try {
         out.push(parseSlashCommand((await files.read(file)) ?? '', relative, scope, shown(file)));
       } catch (error) {
@@ -37,8 +48,13 @@ export async function loadCommands(options: { project: ProjectFiles; userClaudeD
   const userDir = options.userClaudeDir;
   const user = userDir ? await read(filesInFolder(userDir), 'commands', 'user', (file) => path.join(userDir, file)) : [];
   const names = new Set(project.map(qualifiedName));
+  const plugins: SlashCommand[] = [];
+  for (const { plugin, dir } of options.plugins ?? []) {
+    const parent = path.dirname(dir);
+    plugins.push(...(await read(filesInFolder(parent), path.basename(dir), 'plugin', (file) => path.join(parent, file), `${plugin}/`)));
+  }
   return {
-    commands: [...project, ...user.filter((command) => !names.has(qualifiedName(command)))],
+    commands: [...project, ...user.filter((command) => !names.has(qualifiedName(command))), ...plugins],
     shadowed: user.filter((command) => names.has(qualifiedName(command))),
     problems,
   };

@@ -12,7 +12,7 @@ export interface SlashCommand {
   name: string;
   /** The subfolders it sits in, joined with `:` (`frontend`), or undefined at the top. */
   namespace?: string;
-  scope: 'project' | 'user';
+  scope: 'project' | 'user' | 'plugin';
   /** The file as it is shown: `.claude/commands/fix-issue.md`, or its path for a user command. */
   file: string;
   description: string;

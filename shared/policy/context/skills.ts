@@ -19,7 +19,7 @@ export interface SkillInfo {
   allowedTools: string[];
   /** Absolute path of SKILL.md. */
   file: string;
-  source: 'project' | 'user';
+  source: 'project' | 'user' | 'plugin';
 }
 
 export const SkillFrontMatterSchema = z.looseObject({
@@ -32,16 +32,24 @@ export const SkillFrontMatterSchema = z.looseObject({
   'disable-model-invocation': z.boolean().optional(),
 });
 
+/** One plugin's `skills/` folder, and the plugin's name (its skills' prefix). */
+export interface PluginSkills {
+  plugin: string;
+  dir: string;
+}
+
 export interface DiscoveredSkills {
   skills: SkillInfo[];
   problems: string[];
 }
 
-export function discoverSkills(options: { projectDirs: string[]; homeDir: string }): DiscoveredSkills {
+export function discoverSkills(options: { projectDirs: string[]; homeDir: string; pluginDirs?: PluginSkills[] }): DiscoveredSkills {
   const out: DiscoveredSkills = { skills: [], problems: [] };
-  const roots = [
+  const roots: Array<{ dir: string; source: SkillInfo['source']; prefix?: string }> = [
     ...[...options.projectDirs].reverse().map((dir) => ({ dir: path.join(dir, '.claude', 'skills'), source: 'project' as const })),
     { dir: path.join(options.homeDir, '.claude', 'skills'), source: 'user' as const },
+    // A plugin's skills are named `<plugin>:<skill>`, as in Claude Code.
+    ...(options.pluginDirs ?? []).map(({ plugin, dir }) => ({ dir, source: 'plugin' as const, prefix: `${plugin}:` })),
   ];
   for (const root of roots) {
     let entries: string[];
@@ -55,7 +63,8 @@ export function discoverSkills(options: { projectDirs: string[]; homeDir: string
       const file = path.join(root.dir, entry, 'SKILL.md');
       if (!isFile(file)) continue;
       try {
-        const skill = readSkillHeader(file, entry, root.source);
+        const header = readSkillHeader(file, entry, root.source);
+        const skill = header && root.prefix ? { ...header, name: `${root.prefix}${header.name}` } : header;
         if (skill && !out.skills.some((known) => known.name === skill.name)) out.skills.push(skill);
       } catch (error) {
         out.problems.push(error instanceof Error ? error.message : String(error));
@@ -140,7 +149,7 @@ export class SkillLibrary {
 /** The session's library: the one in `services`, or one found now from `projectDirs` and stored there. */
 export function skillLibraryFor(services: SessionServices, locate: () => { projectDirs: string[]; homeDir: string }): SkillLibrary {
   if (services.skills) return services.skills;
-  const found = discoverSkills(locate());
+  const found = discoverSkills({ ...locate(), pluginDirs: services.pluginSkills ?? [] });
   services.skills = new SkillLibrary(found.skills, found.problems);
   return services.skills;
 }
@@ -148,6 +157,8 @@ export function skillLibraryFor(services: SessionServices, locate: () => { proje
 declare module '../../core/tool/tool.js' {
   interface SessionServices {
     skills?: SkillLibrary;
+    /** The skills folders of the session's plugins. */
+    pluginSkills?: PluginSkills[];
   }
 }
 
