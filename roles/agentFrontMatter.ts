@@ -76,11 +76,11 @@ function readByKeys(block: string): Record<string, unknown> | undefined {
   }
   if (fields.length === 0) return undefined;
   const data: Record<string, unknown> = {};
-  for (const { key, lines } of fields) data[key] = valueOf(key, lines);
+  for (const { key, lines } of fields) data[key] = fieldValue(key, lines);
   return data;
 }
 
-function valueOf(key: string, lines: string[]): unknown {
+function fieldValue(key: string, lines: string[]): unknown {
   const items = lines.filter((line) => line.trim() !== '');
   if (items.length > 0 && items.every((line) => /^\s*-\s+/.test(line))) return items.map((line) => unquote(line.replace(/^\s*-\s+/, '')));
   const text = unquote(lines.join('\n').trim());
