@@ -92,6 +92,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     prompter: new RunAskPrompter({ redis: input.redis, keys: input.keys, job, progress: input.progress }),
     stopEvent: job.stop_event,
     pluginDirs: job.plugin_dirs,
+    effort: job.role.effort ?? job.model.effort,
     requiredChecks: job.checks,
     userClaudeDir: input.userClaudeDir,
     sessionId: `${job.run_id}.${job.task_id}.${input.attempt}`,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { z } from 'zod';
 import { type AgentEvent, type AgentEventInput, stamp } from '../core/events/agentEvent.js';
@@ -95,6 +96,8 @@ export interface HarnessOptions {
   memory?: { scope: string; today: string; source: string; cards: InjectedCard[] };
   /** The `allowed-tools` of the run's slash command: the tools and calls the agent is limited to (toolLimit.ts). */
   toolLimit?: { source: string; rules: string[] };
+  /** The effort the model works at (`--effort`, the role's), for hooks' `effort.level`; default: the API's, `high`. */
+  effort?: string;
   /** Claude Code plugin folders (`--plugin-dir`); the ones the settings enable are added. */
   pluginDirs?: string[];
   /** The language servers (which, their deadlines; on unless ORCA_LSP=off), overridable for tests. */
@@ -239,6 +242,7 @@ export class Harness {
         claudePermissionMode:
           options.role.claudeMode ??
           (options.role.mode === 'full-access' && sandbox.active ? 'acceptEdits' : claudeCodeMode(options.role.mode)),
+        hookPrompt: { promptId: randomUUID(), effort: options.effort ?? 'high' },
         pluginSkills: plugins.plugins.flatMap((plugin) => plugin.skillDirs.map((dir) => ({ plugin: plugin.name, dir }))),
         claudeTranscript: new ClaudeTranscript(claudeTranscriptPathFor(path.resolve(options.sessionDir)), {
           id: () => this.session.id,

@@ -148,6 +148,11 @@ export interface MessagesServerOptions {
   strict?: boolean;
   /** The model's context window: a larger prompt (4 characters a token) is "prompt is too long". */
   contextWindowTokens?: number;
+  /**
+   * Answers a request itself instead of taking the queue's next behaviour, when it returns one: a
+   * client's side requests (Claude Code's title and summary calls, which offer no tools) get a plain text.
+   */
+  answer?: (body: unknown) => Behaviour | undefined;
 }
 
 export class MessagesServer {
@@ -252,7 +257,7 @@ export class MessagesServer {
       return sendError(res, { kind: 'http_error', status: 400, type: 'invalid_request_error', message: verdict.error });
     }
     record.dropped = verdict?.dropped ?? [];
-    const behaviour = this.queue.shift();
+    const behaviour = this.options.answer?.(body) ?? this.queue.shift();
     if (!behaviour) {
       // 400 so the SDK does not retry it: the test fails on its first unscripted request.
       return sendError(res, {

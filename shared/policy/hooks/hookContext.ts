@@ -9,6 +9,8 @@ declare module '../../core/tool/tool.js' {
   interface SessionServices {
     /** The session's mode under Claude Code's name, as hooks read it in `permission_mode`. */
     claudePermissionMode?: ClaudeCodePermissionMode;
+    /** What hooks read as `prompt_id` and `effort.level`. */
+    hookPrompt?: { promptId: string; effort: string };
   }
 }
 
@@ -25,6 +27,8 @@ export interface HookContext {
   claudeMode?: ClaudeCodePermissionMode;
   role: string;
   agentId?: string;
+  promptId?: string;
+  effort?: string;
   /** Extra environment for hooks (ORCA_RUN_ID, ORCA_TASK_ID, PORT, …), over the process's own. */
   env: Record<string, string>;
   /** Brings the file `transcriptPath` names up to date; run before any hook reads it. */
@@ -50,6 +54,7 @@ export function hookContextFor(ctx: ToolContext): HookContext {
     syncTranscript: ctx.services.claudeTranscript ? () => ctx.services.claudeTranscript?.sync() : undefined,
     mode: ctx.mode,
     ...(ctx.services.claudePermissionMode !== undefined ? { claudeMode: ctx.services.claudePermissionMode } : {}),
+    ...(ctx.services.hookPrompt ? { promptId: ctx.services.hookPrompt.promptId, effort: ctx.services.hookPrompt.effort } : {}),
     role: ctx.session.role,
     env: ctx.shell.env,
     signal: ctx.signal,

@@ -24,7 +24,8 @@ export interface HookPayloads {
   };
   /** After the calls of one model turn, before the next model call. */
   PostToolBatch: { tool_calls: Array<{ tool_name: string; tool_input: unknown; tool_use_id: string; tool_response?: unknown }> };
-  Stop: { stop_hook_active: boolean; last_assistant_message?: string };
+  /** orca has no background tasks or session crons: both are always empty, as Claude Code sends them then. */
+  Stop: { stop_hook_active: boolean; last_assistant_message?: string; background_tasks?: unknown[]; session_crons?: unknown[] };
   /** The turn ended on an API error instead: `error` is its kind (Claude Code's names). */
   StopFailure: { error: StopFailureKind; error_details?: string; last_assistant_message?: string };
   SubagentStart: { agent_id: string; agent_type: string };
@@ -76,7 +77,23 @@ export interface HookCommonInput {
   /** Set when the session runs as an agent of a role (orca: always), as with `claude --agent`. */
   agent_type?: string;
   agent_id?: string;
+  /** The id of the prompt being worked on (orca: one per session), on every event after SessionStart. */
+  prompt_id?: string;
+  /** The effort the model works at, on the events of a turn (tool calls, their batch, Stop). */
+  effort?: { level: string };
 }
+
+/** The events Claude Code sends `effort` with: those inside a model turn. */
+const EFFORT_EVENTS = new Set<HookEventName>([
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'PostToolBatch',
+  'PermissionRequest',
+  'PermissionDenied',
+  'Stop',
+  'SubagentStop',
+]);
 
 export type HookInput<E extends HookEventName = HookEventName> = HookCommonInput & HookPayloads[E];
 
@@ -107,6 +124,8 @@ export interface HookInputBase {
   claudeMode?: ClaudeCodePermissionMode;
   agentType?: string;
   agentId?: string;
+  promptId?: string;
+  effort?: string;
 }
 
 export function buildHookInput<E extends HookEventName>(event: E, base: HookInputBase, payload: HookPayloads[E]): HookInput<E> {
@@ -120,6 +139,8 @@ export function buildHookInput<E extends HookEventName>(event: E, base: HookInpu
   };
   if (base.agentType !== undefined) common.agent_type = base.agentType;
   if (base.agentId !== undefined) common.agent_id = base.agentId;
+  if (base.promptId !== undefined && event !== 'SessionStart') common.prompt_id = base.promptId;
+  if (base.effort !== undefined && EFFORT_EVENTS.has(event)) common.effort = { level: base.effort };
   return { ...common, ...payload };
 }
 

@@ -37,6 +37,8 @@ export async function runHooks<E extends HookEventName>(
       claudeMode: context.claudeMode,
       agentType: context.role,
       agentId: context.agentId,
+      promptId: context.promptId,
+      effort: context.effort,
     },
     payload,
   );

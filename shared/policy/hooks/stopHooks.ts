@@ -41,7 +41,12 @@ export function createStopCheck(hooks: HooksConfig, options: StopHooksOptions = 
           ? await runHooks(
               hooks,
               'Stop',
-              { stop_hook_active: active, ...(last !== undefined ? { last_assistant_message: last } : {}) },
+              {
+                stop_hook_active: active,
+                ...(last !== undefined ? { last_assistant_message: last } : {}),
+                background_tasks: [],
+                session_crons: [],
+              },
               context,
             )
           : await runHooks(
