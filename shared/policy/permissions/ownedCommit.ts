@@ -71,5 +71,7 @@ export async function branchRefusals(repo: string, base: string, tip: string, ow
 
 /** One line for a run's JSON and the board: `.claude/settings.json (guarded), README.md (not owned)`. */
 export function refusalsText(refusals: readonly ChangeRefusal[]): string {
-  return refusals.map((refusal) => `${refusal.path} (${refusal.kind === 'not_owned' ? 'outside the owned paths' : refusal.kind})`).join(', ');
+  return refusals
+    .map((refusal) => `${refusal.path} (${refusal.kind === 'not_owned' ? 'outside the owned paths' : refusal.kind})`)
+    .join(', ');
 }

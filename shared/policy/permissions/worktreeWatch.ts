@@ -168,11 +168,11 @@ export class WorktreeWatch {
   /** A path's state in the start commit: missing, or as git would check it out (for a link: its target). */
   private async startState(file: string): Promise<EntryState> {
     const listed = await safeGit(this.root, ['ls-tree', '-z', this.options.start, '--', file]);
-    const match = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(listed);
-    if (!match || match[2] !== 'blob') return { kind: 'missing' };
-    const bytes = await blobBytes(this.root, match[3]!);
-    if (match[1] === '120000') return { kind: 'link', target: bytes.toString('utf8') };
-    return { kind: 'file', bytes, mode: match[1] === '100755' ? 0o755 : 0o644 };
+    const [, mode, type, sha] = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(listed) ?? [];
+    if (type !== 'blob' || !sha) return { kind: 'missing' };
+    const bytes = await blobBytes(this.root, sha);
+    if (mode === '120000') return { kind: 'link', target: bytes.toString('utf8') };
+    return { kind: 'file', bytes, mode: mode === '100755' ? 0o755 : 0o644 };
   }
 }
 
