@@ -28,7 +28,7 @@ export function ownedPathsGuard(owned: OwnedPaths, watch: WorktreeWatch, start: 
   const look = async (call: CheckedCall, ctx: ToolContext): Promise<string | undefined> => {
     if (call.tool.name !== 'Bash' && call.readOnly) return undefined;
     const found = await watch.check();
-    const items = [...found.reverted, ...found.toUndo];
+    const items = [...found.reverted, ...found.toUndo, ...found.outside];
     if (items.length === 0) return undefined;
     announce(ctx, `after ${call.tool.name}`, found);
     return fill(CHANGE_REFUSALS, items);
@@ -71,8 +71,8 @@ export function ownedPathsGuard(owned: OwnedPaths, watch: WorktreeWatch, start: 
         if (info.reason !== 'report') return undefined;
         const found = await watch.check();
         const items = [...found.reverted, ...found.toUndo];
+        if (items.length > 0 || found.outside.length > 0) announce(session.toolContext, 'before the Report', found);
         if (items.length === 0) return undefined;
-        announce(session.toolContext, 'before the Report', found);
         return fill(REPORT_REFUSED, items);
       },
     },
@@ -93,11 +93,12 @@ function editTarget(call: CheckedCall, ctx: ToolContext): string | undefined {
   }
 }
 
-/** The refusals on the run's event stream too, where people watching see them. */
+/** The refusals on the run's event stream too, where people watching see them: one line each. */
 function announce(ctx: ToolContext, when: string, found: WatchFindings): void {
-  const parts = [
-    found.reverted.length > 0 ? `put back ${found.reverted.map((item) => item.path).join(', ')}` : undefined,
-    found.toUndo.length > 0 ? `left for the agent to undo ${found.toUndo.map((item) => item.path).join(', ')}` : undefined,
-  ].filter(Boolean);
-  ctx.emit({ type: 'notice', level: 'warn', message: `changes refused ${when}: ${parts.join('; ')}` });
+  const lines = [
+    ...found.reverted.map((item) => `put back ${item.path}: ${item.reason}`),
+    ...found.toUndo.map((item) => `left for the agent to undo ${item.path}: ${item.reason}`),
+    ...found.outside.map((item) => `outside the worktree ${item.path}: ${item.reason}`),
+  ];
+  ctx.emit({ type: 'notice', level: 'warn', message: `changes refused ${when}:\n${lines.join('\n')}` });
 }

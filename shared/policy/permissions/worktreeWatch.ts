@@ -24,8 +24,10 @@ export interface WorktreeWatchOptions {
 export interface WatchFindings {
   /** Changes put back by the host: guarded paths, the git folders, links leading out. */
   reverted: ChangeRefusal[];
-  /** Changes the agent must undo: outside its owned paths, or beyond the worktree (the user's checkout). */
+  /** Changes the agent must undo: outside its owned paths. */
   toUndo: ChangeRefusal[];
+  /** Changes in the user's checkout while the call ran: named, never touched by the host (it cannot tell them from the user's own). */
+  outside: ChangeRefusal[];
 }
 
 /**
@@ -40,8 +42,9 @@ export interface WatchFindings {
  *   should say so in its Report); they never reach the commit, and the Report waits until they
  *   are gone.
  * - Changes in the user's checkout (a `git -C`, a link written through) made while a call ran
- *   are named, and wait for the agent to undo them like the others; they are never put back by
- *   the host, which cannot tell them from the user's own.
+ *   are named to the agent and on the run's events; the host never touches them, since it cannot
+ *   tell them from the user's own, and the agent (sandboxed, or held to its worktree by the
+ *   policy) could not undo them either. None of it is in the worktree, so none reaches the branch.
  */
 export class WorktreeWatch {
   private readonly root: string;
@@ -49,9 +52,8 @@ export class WorktreeWatch {
   private readonly guardedStart = new Map<string, EntryState>();
   /** Guarded files an allowed Edit or Write wrote, as it left them. */
   private readonly admitted = new Map<string, EntryState>();
-  /** The user's checkout as the last look saw it, and what a call changed there (with its state before). */
+  /** The user's checkout as the last look saw it. */
   private checkoutBaseline?: Map<string, string>;
-  private readonly checkoutChanged = new Map<string, string>();
 
   private constructor(
     private readonly options: WorktreeWatchOptions,
@@ -128,15 +130,20 @@ export class WorktreeWatch {
         reason: `${file} is a symbolic link leading out of the worktree (to ${out}): removed; what was written through it is beyond the worktree`,
       });
     }
+    const outside: ChangeRefusal[] = [];
     if (this.checkoutBaseline && this.options.checkout) {
       const now = await checkoutState(this.options.checkout);
       for (const key of new Set([...now.keys(), ...this.checkoutBaseline.keys()])) {
-        const before = this.checkoutBaseline.get(key) ?? CLEAN;
-        if ((now.get(key) ?? CLEAN) !== before && !this.checkoutChanged.has(key)) this.checkoutChanged.set(key, before);
+        if ((now.get(key) ?? CLEAN) === (this.checkoutBaseline.get(key) ?? CLEAN)) continue;
+        outside.push({
+          path: key,
+          kind: 'outside',
+          reason: `${key} in the repository's own checkout ${this.options.checkout} changed while the call ran: outside your worktree, where you may not write`,
+        });
       }
       this.checkoutBaseline = now;
     }
-    return { reverted, toUndo: await this.remaining() };
+    return { reverted, toUndo: await this.remaining(), outside };
   }
 
   /** What the agent must still undo (its Report is refused while anything is here). */
@@ -146,21 +153,6 @@ export class WorktreeWatch {
       const refusal = this.options.owned.refusal(file, this.admitted.has(file));
       if (refusal && refusal.kind === 'not_owned') left.push(refusal);
       else if (refusal) left.push({ ...refusal, reason: `${refusal.reason} (it is still changed)` });
-    }
-    if (this.checkoutBaseline && this.options.checkout && this.checkoutChanged.size > 0) {
-      const now = await checkoutState(this.options.checkout);
-      this.checkoutBaseline = now;
-      for (const [key, before] of this.checkoutChanged) {
-        if ((now.get(key) ?? CLEAN) === before) {
-          this.checkoutChanged.delete(key);
-          continue;
-        }
-        left.push({
-          path: key,
-          kind: 'outside',
-          reason: `${key} in the repository's own checkout ${this.options.checkout} changed while your command ran; it is outside your worktree`,
-        });
-      }
     }
     return left;
   }
