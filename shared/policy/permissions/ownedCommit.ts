@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { gitAt } from '../../core/git/git.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
@@ -39,7 +38,9 @@ export async function commitOwned(
   const branch = (await git.raw([...SAFE, 'symbolic-ref', '--quiet', 'HEAD'])).trim();
   let commit: string | undefined;
   if (take.length > 0) {
-    const scratch = mkdtempSync(path.join(os.tmpdir(), 'orca-index-'));
+    // An index of its own, in the worktree's git folder (the host's, never the agent's tree).
+    const gitDir = path.resolve(dir, (await git.raw([...SAFE, 'rev-parse', '--git-dir'])).trim());
+    const scratch = mkdtempSync(path.join(gitDir, 'orca-owned-'));
     try {
       const indexed = gitAt(dir, undefined, { GIT_INDEX_FILE: path.join(scratch, 'index') });
       await indexed.raw([...SAFE, 'read-tree', options.start]);
