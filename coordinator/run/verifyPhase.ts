@@ -220,6 +220,7 @@ async function fixRound(ctx: RunContext, round: number, problems: string[]): Pro
       task: ctx.task,
       problems: bulletList(problems),
       checks: ctx.checks.length > 0 ? ctx.checks.join(', ') : '(the relevant tests)',
+      paths: fixPaths(ctx) ? bulletList(fixPaths(ctx)!) : '- every path (but guarded ones: .git, .claude, .env*, shell start-up files)',
     }),
     base: await ctx.integration.head(),
     checks: ctx.checks,
