@@ -215,9 +215,14 @@ function buildModel(job: AgentJob): Model | ModelError {
  * refused, never handed back to merge.
  */
 async function commitWork(workspace: JobWorkspace, job: AgentJob, result: AgentResult): Promise<{ commit?: string; refused?: string }> {
-  if (workspace.kind !== 'branch') return {};
+  if (workspace.kind !== 'branch' || !workspace.branch) return {};
   const owned = new OwnedPaths(job.owned_paths);
-  const made = await commitOwned(workspace.dir, commitMessage(job, result), { start: workspace.start, owned, linked: workspace.linked });
+  const made = await commitOwned(workspace.dir, commitMessage(job, result), {
+    start: workspace.start,
+    owned,
+    linked: workspace.linked,
+    branch: workspace.branch,
+  });
   // An attempt that resumed a dead one's commits and added nothing still hands those back.
   const commit = made.commit ?? (workspace.start !== job.base ? workspace.start : undefined);
   if (!commit) return {};

@@ -33,7 +33,7 @@ describe('what orca commits: exactly the owned changes', () => {
     git(dir, 'add', 'STAGED.md');
 
     const owned = new OwnedPaths(['src/**']);
-    const made = await commitOwned(dir, 'task', { start: base, owned, linked: [] });
+    const made = await commitOwned(dir, 'task', { start: base, owned, linked: [], branch: 'orca/r/t' });
 
     expect(made.commit).toBeDefined();
     expect(git(dir, 'diff', '--name-only', base, made.commit!).split('\n')).toEqual(['src/a.ts']);
@@ -51,11 +51,21 @@ describe('what orca commits: exactly the owned changes', () => {
     expect(await branchRefusals(dir, base, made.commit!, owned)).toEqual([]);
   });
 
+  it('commits only on the task branch, never on the branch HEAD was pointed at', async () => {
+    const { repo, base, dir } = taskWorktree();
+    writeFileSync(path.join(dir, 'src/a.ts'), 'owned change\n');
+    git(dir, 'symbolic-ref', 'HEAD', 'refs/heads/main');
+    await expect(
+      commitOwned(dir, 'task', { start: base, owned: new OwnedPaths(['src/**']), linked: [], branch: 'orca/r/t' }),
+    ).rejects.toThrow(/is on refs\/heads\/main, not on the task's branch refs\/heads\/orca\/r\/t/);
+    expect(git(repo, 'rev-parse', 'main')).toBe(base);
+  });
+
   it('moves the branch back to its start when no owned change is left', async () => {
     const { base, dir } = taskWorktree();
     writeFileSync(path.join(dir, 'README.md'), 'not owned\n');
     git(dir, 'commit', '-qam', 'agent commit');
-    const made = await commitOwned(dir, 'task', { start: base, owned: new OwnedPaths(['src/**']), linked: [] });
+    const made = await commitOwned(dir, 'task', { start: base, owned: new OwnedPaths(['src/**']), linked: [], branch: 'orca/r/t' });
     expect(made.commit).toBeUndefined();
     expect(git(dir, 'rev-parse', 'orca/r/t')).toBe(base);
   });
@@ -64,9 +74,14 @@ describe('what orca commits: exactly the owned changes', () => {
     const { base, dir } = taskWorktree();
     mkdirSync(path.join(dir, '.claude/commands'), { recursive: true });
     writeFileSync(path.join(dir, '.claude/commands/review.md'), 'Review the diff.\n');
-    const wildcard = await commitOwned(dir, 'task', { start: base, owned: new OwnedPaths(['**']), linked: [] });
+    const wildcard = await commitOwned(dir, 'task', { start: base, owned: new OwnedPaths(['**']), linked: [], branch: 'orca/r/t' });
     expect(wildcard.commit).toBeUndefined();
-    const named = await commitOwned(dir, 'task', { start: base, owned: new OwnedPaths(['.claude/commands/*.md']), linked: [] });
+    const named = await commitOwned(dir, 'task', {
+      start: base,
+      owned: new OwnedPaths(['.claude/commands/*.md']),
+      linked: [],
+      branch: 'orca/r/t',
+    });
     expect(git(dir, 'diff', '--name-only', base, named.commit!)).toBe('.claude/commands/review.md');
   });
 });
@@ -105,11 +120,14 @@ describe('the worktree watch on its own', () => {
     const config = readFileSync(path.join(repo, '.git/config'), 'utf8');
     const watch = await WorktreeWatch.open({ root: dir, start: base, owned: new OwnedPaths(['src/**']), linked: [] });
     git(dir, 'config', 'core.hooksPath', '/nonexistent');
+    // HEAD pointed at the user's branch: the host's commit would land there.
+    git(dir, 'symbolic-ref', 'HEAD', 'refs/heads/main');
     writeFileSync(path.join(repo, '.git/hooks/post-checkout'), '#!/bin/sh\n', { mode: 0o755 });
     symlinkSync(repo, path.join(dir, 'src/out'));
     writeFileSync(path.join(dir, 'README.md'), 'changed\n');
     const found = await watch.check();
-    expect(found.reverted.map((item) => path.basename(item.path)).sort()).toEqual(['config', 'out', 'post-checkout']);
+    expect(found.reverted.map((item) => path.basename(item.path)).sort()).toEqual(['HEAD', 'config', 'out', 'post-checkout']);
+    expect(git(dir, 'symbolic-ref', 'HEAD')).toBe('refs/heads/orca/r/t');
     expect(found.toUndo.map((item) => item.path)).toEqual(['README.md']);
     expect(readFileSync(path.join(repo, '.git/config'), 'utf8')).toBe(config);
     expect(existsSync(path.join(repo, '.git/hooks/post-checkout'))).toBe(false);

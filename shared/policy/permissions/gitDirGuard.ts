@@ -6,8 +6,8 @@ import { type EntryState, readEntry, readTree, restoreEntry, sameEntry } from '.
  * The parts of a worktree's git folders that decide what git runs and where it writes: the
  * worktree's `.git` pointer file, the repository's shared `config`, `hooks/` and `info/` (a
  * worktree shares them with the user's checkout: `git config core.hooksPath`, a hook planted
- * through `git rev-parse --git-common-dir`), and the worktree's own `config.worktree`,
- * `commondir` and `gitdir`. Kept byte for byte at the start; any change is put back at once,
+ * through `git rev-parse --git-common-dir`), and the worktree's own `HEAD` (the branch the host
+ * commits on), `config.worktree`, `commondir` and `gitdir`. Kept byte for byte at the start; any change is put back at once,
  * before the host runs git again, and named.
  */
 export class GitDirGuard {
@@ -25,7 +25,8 @@ export class GitDirGuard {
       const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
       if (!pointer) throw new Error(`${dotGit} is not a git pointer file ("gitdir: …")`);
       const own = path.resolve(root, pointer);
-      for (const name of ['config.worktree', 'commondir', 'gitdir']) watched.push({ root: path.join(own, name), tree: false });
+      // HEAD too: pointed at another branch, the host's commit would land there.
+      for (const name of ['HEAD', 'config.worktree', 'commondir', 'gitdir']) watched.push({ root: path.join(own, name), tree: false });
       let commondir = '..';
       try {
         commondir = readFileSync(path.join(own, 'commondir'), 'utf8').trim();

@@ -24,7 +24,7 @@ export interface OwnedCommit {
 export async function commitOwned(
   dir: string,
   message: string,
-  options: { start: string; owned: OwnedPaths; linked: readonly string[] },
+  options: { start: string; owned: OwnedPaths; linked: readonly string[]; branch: string },
 ): Promise<OwnedCommit> {
   const changed = await changedSince(dir, options.start, options.linked);
   const left: ChangeRefusal[] = [];
@@ -35,7 +35,10 @@ export async function commitOwned(
     else take.push(file);
   }
   const git = gitAt(dir);
-  const branch = (await git.raw([...SAFE, 'symbolic-ref', '--quiet', 'HEAD'])).trim();
+  // The task's branch as the host named it, never whatever HEAD says now (an agent could point it at another).
+  const branch = `refs/heads/${options.branch}`;
+  const head = (await git.raw([...SAFE, 'symbolic-ref', '--quiet', 'HEAD']).catch(() => '')).trim();
+  if (head !== branch) throw new Error(`the worktree ${dir} is on ${head || 'a detached HEAD'}, not on the task's branch ${branch}`);
   let commit: string | undefined;
   if (take.length > 0) {
     // An index of its own, in the worktree's git folder (the host's, never the agent's tree).
