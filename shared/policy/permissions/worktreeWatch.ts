@@ -100,8 +100,13 @@ export class WorktreeWatch {
           : `${file} is git's own configuration, hooks or worktree pointer: changed, and could not be put back`,
       });
     }
-    const changed = await changedSince(this.root, this.options.start, this.options.linked);
-    const ignored = await guardedIgnored(this.root);
+    // Asked at once: each is a git process or two, after every writing call.
+    const { checkout } = this.options;
+    const [changed, ignored, checkoutNow] = await Promise.all([
+      changedSince(this.root, this.options.start, this.options.linked),
+      guardedIgnored(this.root),
+      this.checkoutBaseline && checkout ? checkoutState(checkout) : undefined,
+    ]);
     const guardedNow = new Set([...this.guardedStart.keys(), ...ignored.keys(), ...changed.filter((file) => guardedReason(file))]);
     const putBack = new Set<string>();
     for (const file of guardedNow) {
@@ -124,6 +129,7 @@ export class WorktreeWatch {
       const out = linkOutside(this.root, file);
       if (!out) continue;
       restoreEntry(path.join(this.root, file), await this.startState(file));
+      putBack.add(file);
       reverted.push({
         path: file,
         kind: 'symlink',
@@ -131,8 +137,8 @@ export class WorktreeWatch {
       });
     }
     const outside: ChangeRefusal[] = [];
-    if (this.checkoutBaseline && this.options.checkout) {
-      const now = await checkoutState(this.options.checkout);
+    if (this.checkoutBaseline && checkoutNow) {
+      const now = checkoutNow;
       for (const key of new Set([...now.keys(), ...this.checkoutBaseline.keys()])) {
         if ((now.get(key) ?? CLEAN) === (this.checkoutBaseline.get(key) ?? CLEAN)) continue;
         outside.push({
@@ -143,13 +149,18 @@ export class WorktreeWatch {
       }
       this.checkoutBaseline = now;
     }
-    return { reverted, toUndo: await this.remaining(), outside };
+    // What was put back is no longer changed (a link put back as it was at the start included).
+    return { reverted, toUndo: this.undoable(changed.filter((file) => !putBack.has(file))), outside };
   }
 
   /** What the agent must still undo (its Report is refused while anything is here). */
   async remaining(): Promise<ChangeRefusal[]> {
+    return this.undoable(await changedSince(this.root, this.options.start, this.options.linked));
+  }
+
+  private undoable(changed: readonly string[]): ChangeRefusal[] {
     const left: ChangeRefusal[] = [];
-    for (const file of await changedSince(this.root, this.options.start, this.options.linked)) {
+    for (const file of changed) {
       const refusal = this.options.owned.refusal(file, this.admitted.has(file));
       if (refusal && refusal.kind === 'not_owned') left.push(refusal);
       else if (refusal) left.push({ ...refusal, reason: `${refusal.reason} (it is still changed)` });
