@@ -41,6 +41,8 @@ export interface AgentCommandOptions {
   yesTo: string[];
   /** False with --no-memory. */
   memory: boolean;
+  /** `--mcp`: the MCP servers a built-in role gets (docs/mcp.md). */
+  mcp?: string[];
 }
 
 /**
@@ -105,6 +107,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       stop_event: 'Stop',
       asks: { timeout_ms: options.askTimeoutMs, yes_to: options.yesTo },
       memory: memory?.forPrompt(options.prompt),
+      mcp: options.mcp ?? [],
     });
     const followed = options.json
       ? Promise.resolve('0')

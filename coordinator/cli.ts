@@ -44,6 +44,7 @@ program
     [],
   )
   .option('--no-memory', 'show the agents no memory cards and keep none they remember')
+  .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for the built-in roles', serverList)
   .option('--list-commands', "list the slash commands (the repository's .claude/commands and ~/.claude/commands) and exit", false)
   .action(async (words: string[], options) => {
     if (options.listCommands) {
@@ -81,6 +82,7 @@ program
       askTimeoutMs: options.askTimeout,
       yesTo: options.yesTo,
       memory: options.memory,
+      mcp: options.mcp,
     });
   });
 
@@ -148,6 +150,7 @@ program
   .addOption(askTimeoutOption())
   .option('--yes-to <rule>', 'answer yes to permission requests this rule covers (repeatable)', collectYesTo, [])
   .option('--no-memory', 'show the agent no memory cards and keep none it remembers')
+  .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for a built-in role', serverList)
   .action(async (prompt: string, options) => {
     process.exitCode = await (await import('./agentCommand.js')).agentCommand({
       role: options.role,
@@ -165,6 +168,7 @@ program
       askTimeoutMs: options.askTimeout,
       yesTo: options.yesTo,
       memory: options.memory,
+      mcp: options.mcp,
     });
   });
 
@@ -345,6 +349,16 @@ memory
   .action(async (options: { keep?: string; take?: string; edit?: string }) => {
     process.exitCode = await (await import('./memory/memoryCommands.js')).memoryReview(options);
   });
+
+/** `--mcp a,b`: server names, as `.mcp.json` names them. */
+function serverList(value: string): string[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (names.length === 0) throw new InvalidArgumentError('expected server names separated by commas, e.g. github,everything');
+  return names;
+}
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

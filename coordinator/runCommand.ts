@@ -40,6 +40,8 @@ export interface RunCommandOptions {
   yesTo: string[];
   /** False with --no-memory: no cards are shown to the agents and none are kept. */
   memory: boolean;
+  /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
+  mcp?: string[];
 }
 
 /** Exit codes per verdict (docs/cli.md). */
@@ -122,6 +124,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         ask_timeout_ms: options.askTimeoutMs,
         yes_to: options.yesTo,
         memory: options.memory,
+        mcp: options.mcp,
         command: slash
           ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
           : undefined,
@@ -141,6 +144,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
       memory,
       toolLimit: slash?.toolLimit,
+      mcp: options.mcp,
     });
     return printRunResult(result, recorder.state, options.json);
   } finally {

@@ -26,6 +26,18 @@ const AgentFileSchema = z.object({
   effort: EffortSchema.optional(),
   permissionMode: z.enum(['default', 'acceptEdits', 'dontAsk', 'bypassPermissions', 'plan']).optional(),
   maxTurns: z.number().int().positive().optional(),
+  /**
+   * Claude Code's `mcpServers`: a list of configured servers' names and inline definitions
+   * (`- github` or `- name: { command: … }`), or one map of names to definitions.
+   */
+  mcpServers: z
+    .union([
+      z.array(z.union([z.string().min(1), z.record(z.string(), z.unknown())])),
+      z
+        .record(z.string(), z.record(z.string(), z.unknown()))
+        .transform((map) => Object.entries(map).map(([name, config]) => ({ [name]: config }))),
+    ])
+    .optional(),
 });
 
 /**
@@ -113,6 +125,7 @@ export function loadCustomRoles(repoDir: string, knownTools: readonly string[]):
       output: writes ? 'worker' : 'explore',
       workspace: writes ? 'branch' : 'view',
       sandbox: true,
+      mcpServers: agent.mcpServers ?? [],
       source,
     });
   }

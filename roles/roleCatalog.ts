@@ -20,5 +20,5 @@ export function findRole(repoDir: string, name: string): { role: RoleDefinition;
 /** The role as it travels in a job payload. */
 export function roleSpec(role: RoleDefinition): RoleSpec {
   const { description: _description, ...spec } = role;
-  return spec;
+  return { ...spec, mcpServers: role.mcpServers ?? [] };
 }

@@ -15,6 +15,7 @@ import { createReportGate, gateSession, type ReportGateOptions } from '../shared
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
 import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { createDiagnosticsReminder } from '../shared/policy/lsp/diagnosticsReminder.js';
+import { startAgentMcp } from '../shared/policy/mcp/agentMcp.js';
 import { toolsNamed } from '../shared/policy/tools/catalog.js';
 import type { JobWorkspace } from './jobWorkspace.js';
 import type { ProgressReporter } from './progressReporter.js';
@@ -62,44 +63,61 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
   const reportGate = gateOptions
     ? { options: gateOptions, gate: createReportGate({ ...gateOptions, admitsFailure: failureAdmission(job.role.output) }) }
     : undefined;
-  const harness = new Harness({
-    services,
-    wrapSlots: (slots) => checkRecorder.wrap(slots),
-    stopChecks: [
-      ...(reportGate ? [reportGate.gate] : []),
-      ...(job.role.output === 'worker'
-        ? [createVerificationNudge(), createDiagnosticsReminder({ claimsSuccess: workerClaimsSuccess })]
-        : []),
-    ],
-    role: job.role,
-    tools: toolsNamed(job.role.tools),
-    outputSchema: outputSchema(job.role.output),
-    model: input.model,
-    workspaceRoot: workspace.dir,
-    workspaceWritable: workspace.kind !== 'view',
-    sandboxReadable: [await commonGitDir(workspace.repo), ...workspace.linked.map((name) => path.join(workspace.repo, name))],
-    sessionDir: input.sessionDir,
-    shellEnv: {
-      PORT: String(ports[0] ?? ''),
-      ORCA_PORTS: ports.join(','),
-      ORCA_RUN_ID: job.run_id,
-      ORCA_TASK_ID: job.task_id,
-      ORCA_ROLE: job.role.name,
-      ...job.env,
-    },
-    fileState: state,
-    signal: input.signal,
-    prompter: new RunAskPrompter({ redis: input.redis, keys: input.keys, job, progress: input.progress }),
-    stopEvent: job.stop_event,
-    requiredChecks: job.checks,
+  // A built-in role gets the servers the run names (--mcp); a custom role those of its file.
+  const mcp = await startAgentMcp({
+    wanted: job.role.source === 'builtin' ? job.mcp : job.role.mcpServers,
+    roleSource: job.role.source,
+    projectRoot: workspace.dir,
     userClaudeDir: input.userClaudeDir,
-    sessionId: `${job.run_id}.${job.task_id}.${input.attempt}`,
-    agentId: `${job.run_id}/${job.task_id}`,
-    transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
-    gitAtStart: await input.gitAtStart,
-    memory: job.memory ? { ...job.memory, source: `run ${job.run_id} task ${job.task_id}` } : undefined,
-    toolLimit: job.tool_limit,
   });
+  let harness: Harness;
+  try {
+    const sandboxReadable = [await commonGitDir(workspace.repo), ...workspace.linked.map((name) => path.join(workspace.repo, name))];
+    const gitAtStart = await input.gitAtStart;
+    harness = new Harness({
+      mcp,
+      services,
+      wrapSlots: (slots) => checkRecorder.wrap(slots),
+      stopChecks: [
+        ...(reportGate ? [reportGate.gate] : []),
+        ...(job.role.output === 'worker'
+          ? [createVerificationNudge(), createDiagnosticsReminder({ claimsSuccess: workerClaimsSuccess })]
+          : []),
+      ],
+      role: job.role,
+      tools: toolsNamed(job.role.tools),
+      outputSchema: outputSchema(job.role.output),
+      model: input.model,
+      workspaceRoot: workspace.dir,
+      workspaceWritable: workspace.kind !== 'view',
+      sandboxReadable,
+      sessionDir: input.sessionDir,
+      shellEnv: {
+        PORT: String(ports[0] ?? ''),
+        ORCA_PORTS: ports.join(','),
+        ORCA_RUN_ID: job.run_id,
+        ORCA_TASK_ID: job.task_id,
+        ORCA_ROLE: job.role.name,
+        ...job.env,
+      },
+      fileState: state,
+      signal: input.signal,
+      prompter: new RunAskPrompter({ redis: input.redis, keys: input.keys, job, progress: input.progress }),
+      stopEvent: job.stop_event,
+      requiredChecks: job.checks,
+      userClaudeDir: input.userClaudeDir,
+      sessionId: `${job.run_id}.${job.task_id}.${input.attempt}`,
+      agentId: `${job.run_id}/${job.task_id}`,
+      transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
+      gitAtStart,
+      memory: job.memory ? { ...job.memory, source: `run ${job.run_id} task ${job.task_id}` } : undefined,
+      toolLimit: job.tool_limit,
+    });
+  } catch (error) {
+    // Nothing of the agent's may outlive it, not even when its harness could not be built.
+    await mcp.close();
+    throw error;
+  }
   if (dropped.length > 0) {
     harness.session.pending.push({
       type: 'notice',

@@ -76,6 +76,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   const progress = new ProgressReporter(bullJob, deps.redis, deps.keys, job);
   const hookContext = workspaceHookContext(job, sessionDir, progress);
   let workspace: JobWorkspace | undefined;
+  let harness: Harness | undefined;
   let outcome = { committed: false, keep: false, completed: false, job };
   try {
     workspace = await prepareWorkspace(job, deps.home, { config: repoHooks, context: (dir) => hookContext(dir, signal) });
@@ -101,6 +102,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       gitAtStart,
       progress,
     });
+    harness = session.harness;
     const result = await session.harness.run(job.prompt, (event) => progress.agentEvent(event));
     const status = statusOf(result, signal);
     // A failed agent whose last Report was refused hands back that report's gates: they say why.
@@ -110,6 +112,8 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps), completed: status === 'completed', job };
     return resultOf(await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit }));
   } finally {
+    // Its MCP servers are given back whatever happened (the harness does on its own when `run` ends).
+    await harness?.close();
     await progress.flush();
     await lease.release();
     if (workspace) {

@@ -49,6 +49,8 @@ export class JobRunner {
       memory?: RunMemory;
       /** The `allowed-tools` of the slash command the run was started with. */
       toolLimit?: { source: string; rules: string[] };
+      /** `--mcp`: the MCP servers the run gives its built-in roles. */
+      mcp?: string[];
     },
   ) {}
 
@@ -107,6 +109,7 @@ export class JobRunner {
         asks: this.options.asks,
         memory: this.options.memory?.forPrompt(spec.prompt),
         tool_limit: this.options.toolLimit,
+        mcp: this.options.mcp ?? [],
       },
       attempt,
     );

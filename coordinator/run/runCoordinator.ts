@@ -44,6 +44,8 @@ export interface RunSettings {
   memory?: RunMemory;
   /** The `allowed-tools` of the slash command the task came from: every agent of the run is limited to them. */
   toolLimit?: { source: string; rules: string[] };
+  /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
+  mcp?: string[];
 }
 
 /**
@@ -118,6 +120,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       asks: { timeout_ms: settings.asks.timeoutMs, yes_to: settings.asks.yesTo },
       memory: settings.memory,
       toolLimit: settings.toolLimit,
+      mcp: settings.mcp,
     }),
     integration,
     repo: settings.repo,

@@ -15,6 +15,7 @@ import type { InjectedCard } from '../infra/queue/memoryPayload.js';
 import { chainStopChecks } from '../infra/tasks/stopCheckChain.js';
 import { createContextAssembler } from '../policy/context/assembler.js';
 import type { CompactionConfigInput } from '../policy/context/compactionConfig.js';
+import { parseCompactionConfig } from '../policy/context/compactionConfig.js';
 import type { GitSnapshot } from '../policy/context/gitSnapshot.js';
 import { skillGrantsIn } from '../policy/context/skillGrants.js';
 import { staticSystemPrompt } from '../policy/context/staticPrompt.js';
@@ -28,6 +29,8 @@ import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
 import { EditDiagnostics } from '../policy/lsp/editDiagnostics.js';
 import { LANGUAGE_SERVERS, serverReadablePaths } from '../policy/lsp/languageServers.js';
 import { LspService, type LspServiceOptions } from '../policy/lsp/lspService.js';
+import { McpServers } from '../policy/mcp/mcpServers.js';
+import { toolDeferral, toolSearchSetting } from '../policy/mcp/toolDeferral.js';
 import { memorySection } from '../policy/memory/memoryPrompt.js';
 import { SessionMemory } from '../policy/memory/memoryService.js';
 import { createPermissionDecider } from '../policy/permissions/permissionSlot.js';
@@ -36,6 +39,7 @@ import { DenyPrompter, type Prompter } from '../policy/permissions/prompter.js';
 import { networkAllowance, shellSandbox } from '../policy/permissions/sandbox.js';
 import { ToolLimit } from '../policy/permissions/toolLimit.js';
 import { loadSettings } from '../policy/settings/loadSettings.js';
+import { toolSearchTool } from '../policy/tools/toolSearch.js';
 
 export interface HarnessOptions {
   role: { name: string; prompt: string; mode: PermissionMode; limits: Partial<AgentLimits>; sandbox: boolean };
@@ -85,6 +89,13 @@ export interface HarnessOptions {
   toolLimit?: { source: string; rules: string[] };
   /** The language servers (which, their deadlines; on unless ORCA_LSP=off), overridable for tests. */
   lsp?: LspServiceOptions;
+  /**
+   * The agent's MCP servers, started already (startAgentMcp): their tools join the role's, their
+   * instructions the dynamic prompt; the harness gives them back when the agent ends (`close`).
+   */
+  mcp?: McpServers;
+  /** `ORCA_TOOL_SEARCH`, overridable for tests (default: the environment's). */
+  toolSearch?: string;
 }
 
 /**
@@ -101,6 +112,8 @@ export class Harness {
   private recording?: (event: AgentEvent) => void;
   /** The session's language servers, stopped when `run` ends. */
   readonly lsp: LspService;
+  /** The agent's MCP servers, given back when `run` ends. */
+  readonly mcp: McpServers;
 
   constructor(private readonly options: HarnessOptions) {
     const settings = loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
@@ -144,11 +157,23 @@ export class Harness {
     const diagnostics = new EditDiagnostics(this.lsp);
     // Reads open files in their server ahead of an edit only for agents that can edit.
     const warmOnRead = options.tools.some((tool) => EDITING_TOOLS.has(tool.name));
+    this.mcp = options.mcp ?? McpServers.none();
+    const ownTools = limit ? options.tools.filter((tool) => limit.allowsTool(tool.name)) : options.tools;
+    const mcpTools = limit ? this.mcp.tools().filter((tool) => limit.allowsTool(tool.name)) : this.mcp.tools();
+    const deferral = toolDeferral({
+      mcpTools,
+      contextWindow: parseCompactionConfig(options.compaction ?? {}, 'the compaction options').contextWindow,
+      setting: toolSearchSetting(options.toolSearch === undefined ? process.env : { ORCA_TOOL_SEARCH: options.toolSearch }),
+      native: options.model.nativeToolSearch === true,
+    });
+    // ToolSearch is one of the static tools, before the deferred ones, so the cached prefix holds it from the start.
+    const searchTools = deferral.deferred && !deferral.deferred.native ? [toolSearchTool] : [];
     this.session = new AgentSession({
       role: options.role.name,
       model: options.model,
       systemPrompt: staticSystemPrompt(options.role.prompt),
-      tools: limit ? options.tools.filter((tool) => limit.allowsTool(tool.name)) : options.tools,
+      tools: [...ownTools, ...searchTools, ...mcpTools],
+      deferredTools: deferral.deferred,
       outputSchema: options.outputSchema,
       workspaceRoot: options.workspaceRoot,
       sessionDir: options.sessionDir,
@@ -167,6 +192,7 @@ export class Harness {
         compaction: options.compaction,
         gitAtStart: options.gitAtStart,
         memorySection: memory ? memorySection(memory.cards) : undefined,
+        mcpSection: this.mcp.promptSection(),
         // A hook may change files at any event, where the session's own tool log cannot see it.
         othersMayWrite: Object.values(hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
         onCompact: async (phase, info) => {
@@ -199,6 +225,12 @@ export class Harness {
       signal: options.signal,
     });
     for (const message of notices) this.session.pending.push({ type: 'notice', level: 'warn', message });
+    for (const message of this.mcp.problems) this.session.pending.push({ type: 'notice', level: 'warn', message });
+    if (mcpTools.length > 0) {
+      const running = this.mcp.running.map((server) => `${server.name} (${server.tools.length} tools)`).join(', ');
+      this.session.pending.push({ type: 'notice', level: 'info', message: `MCP servers: ${running}; ${deferral.why}` });
+    }
+    if (deferral.deferred && !deferral.deferred.native) this.session.toolContext.services.toolSearch = this.session.registry;
     if (memory) {
       this.session.pending.push({
         type: 'memory',
@@ -207,6 +239,17 @@ export class Harness {
       });
     }
     this.transcript = new Transcript(transcriptPathFor(this.session.toolContext.session.dir), options.transcriptContext);
+  }
+
+  /** Gives the agent's MCP servers back (the last agent using one stops it); safe to call again. */
+  async close(): Promise<void> {
+    await this.mcp.close().catch((error: unknown) => {
+      this.session.pending.push({
+        type: 'notice',
+        level: 'error',
+        message: `MCP servers: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    });
   }
 
   /**
@@ -271,6 +314,7 @@ export class Harness {
       return result;
     } finally {
       this.recording = undefined;
+      await this.close();
       await this.lsp.close().catch((error: unknown) => {
         session.pending.push({
           type: 'notice',

@@ -62,6 +62,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         yes_to: z.array(z.string()).optional(),
         /** False when the run was started with --no-memory (docs/memory.md). */
         memory: z.boolean().optional(),
+        /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
+        mcp: z.array(z.string()).optional(),
         /** The slash command the task came from, and its `allowed-tools` (the run's tool limit). */
         command: z
           .object({ invoked: z.string(), file: z.string(), allowed_tools: z.array(z.string()).optional(), model: z.string().optional() })

@@ -43,6 +43,11 @@ export const RoleSpecSchema = z.object({
    */
   workspace: z.enum(['view', 'scratch', 'branch']),
   sandbox: z.boolean(),
+  /**
+   * The MCP servers the role uses (docs/mcp.md, "Per role"): names of configured servers, or
+   * inline definitions (`{ "<name>": { "command": … } }`). A built-in role has none of its own.
+   */
+  mcpServers: z.array(z.union([z.string().min(1), z.record(z.string(), z.unknown())])).default([]),
   source: z.string(),
 });
 export type RoleSpec = z.infer<typeof RoleSpecSchema>;
@@ -103,6 +108,8 @@ export const AgentJobSchema = z.object({
    * they cover (docs/claude-code-files.md, "Slash commands").
    */
   tool_limit: z.object({ source: z.string().min(1), rules: z.array(z.string().min(1)) }).optional(),
+  /** `--mcp`: the MCP servers the run gives its built-in roles (a custom role names its own in its file). */
+  mcp: z.array(z.string().min(1)).default([]),
 });
 export type AgentJob = z.infer<typeof AgentJobSchema>;
 export type AgentJobInput = z.input<typeof AgentJobSchema>;

@@ -30,6 +30,8 @@ export interface ContextAssemblerOptions {
   gitAtStart?: GitSnapshot;
   /** The memory cards chosen for this session, as text: they end the dynamic system block (docs/memory.md). */
   memorySection?: string;
+  /** The MCP servers' part of the prompt (their instructions, which are not available): in the dynamic system block, before the memory cards. */
+  mcpSection?: string;
   /**
    * Whether something besides the session's own tool calls may change its files (hooks are
    * configured): then git status is taken before every call, not only after a call that may write.
@@ -122,6 +124,7 @@ class OrcaContextAssembler implements ContextAssembler {
       homeDir: this.homeDir,
       gitAtStart: this.options.gitAtStart,
       memorySection: this.options.memorySection,
+      mcpSection: this.options.mcpSection,
     });
     const decisions = emptyDecisions();
     decisions.contextText = layers.contextText;

@@ -26,7 +26,7 @@ export interface PromptLayers {
 /** Loads the layers for a session; files that could not be used are reported as warn notices. */
 export async function loadPromptLayers(
   session: AgentSession,
-  options: { homeDir: string; gitAtStart?: GitSnapshot; memorySection?: string },
+  options: { homeDir: string; gitAtStart?: GitSnapshot; memorySection?: string; mcpSection?: string },
 ): Promise<PromptLayers> {
   const root = session.workspace.root;
   const { root: repoRoot, folders } = projectFolders(root);
@@ -48,7 +48,7 @@ export async function loadPromptLayers(
   return {
     system: [
       { text: session.systemPrompt, cache: true },
-      { text: options.memorySection ? `${dynamic}\n\n${options.memorySection}` : dynamic },
+      { text: [dynamic, options.mcpSection, options.memorySection].filter(Boolean).join('\n\n') },
     ],
     contextText: contextMessageText({
       instructions: instructions.files,
