@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -187,5 +187,36 @@ describe('an MCP server killed mid-call in a worker', { timeout: SLOW_TEST_MS },
     // The worker lives on; no server does.
     expect(worker.child.exitCode).toBeNull();
     expect(processesMatching(MANY_TOOLS_SERVER)).toEqual([]);
+  });
+  it('stops the servers of an agent whose run is aborted mid-call; the worker goes on', async () => {
+    const env = await OrcaTestEnv.open();
+    const pidFile = path.join(env.root, 'hang.pid');
+    const dir = makeRepo({ 'src/cart.ts': 'export const total = 0;\n' });
+    writeFiles(path.join(env.root, 'user-home'), {
+      '.claude.json': JSON.stringify({
+        mcpServers: {
+          fixture: { command: process.execPath, args: [MANY_TOOLS_SERVER], env: { MCP_FIXTURE_TOOLS: '3', MCP_FIXTURE_PIDFILE: pidFile } },
+        },
+      }),
+    });
+    const apiEnv = { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-test-key', ORCA_MODEL: 'claude-sonnet-5-5' };
+    const worker = await env.startWorker({ env: apiEnv });
+    api.enqueue(reply.thinkingToolUse('Wait on it.', 'mcp__fixture__hang', {}));
+    const running = env.cli(
+      ['agent', '--role', 'explore', '--mcp', 'fixture', 'Use the fixture.', '--repo', dir, '--json', '--no-local-workers'],
+      {
+        env: apiEnv,
+      },
+    );
+    while (!existsSync(pidFile)) await sleep(20);
+    expect(processesMatching(MANY_TOOLS_SERVER)).toHaveLength(1);
+    const runId = readdirSync(path.join(env.home, 'runs'))[0]!.replace(/\.json$/, '');
+    const abort = await env.cli(['abort', runId]);
+    expect(abort.code, abort.stderr).toBe(0);
+    const run = await running;
+    expect(run.code).toBe(130);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'aborted' });
+    expect(processesMatching(MANY_TOOLS_SERVER)).toEqual([]);
+    expect(worker.child.exitCode).toBeNull();
   });
 });
