@@ -146,4 +146,33 @@ describe('MCP servers in an agent', { timeout: SLOW_TEST_MS }, () => {
     expect(worker.child.exitCode).toBeNull();
     expect(processesMatching(`${EVERYTHING_SERVER} stdio`)).toEqual([]);
   });
+  it("gives a custom role the servers of its mcpServers, and a built-in role's --mcp does not change them", async () => {
+    const env = await OrcaTestEnv.open();
+    const dir = makeRepo({
+      'src/cart.ts': 'export function total(prices: number[]): number {\n  return prices.reduce((sum, price) => sum + price, 0);\n}\n',
+      '.claude/agents/adder.md': [
+        '---',
+        'name: adder',
+        'description: Adds numbers.',
+        'tools: Read',
+        'permissionMode: plan',
+        'mcpServers:',
+        '  - sums:',
+        `      command: ${JSON.stringify(process.execPath)}`,
+        `      args: [${JSON.stringify(EVERYTHING_SERVER)}, stdio]`,
+        '---',
+        'Add the numbers you are given.',
+      ].join('\n'),
+    });
+    writeFiles(path.join(env.root, 'user-home', '.claude'), { 'settings.json': JSON.stringify({ enabledMcpjsonServers: ['sums'] }) });
+    api.enqueue(reply.thinkingToolUse('Add.', 'mcp__sums__get-sum', { a: 20, b: 22 }), reply.thinkingToolUse('Report.', 'Report', REPORT));
+    const run = await env.cli(['agent', '--role', 'adder', '--mcp', 'web', 'Add 20 and 22.', '--repo', dir, '--json'], { env: apiEnv() });
+
+    expect(run.code, run.stderr).toBe(0);
+    const tools = api.requests[0]!.body.tools.map((tool: Body) => tool.name);
+    expect(tools).toEqual(['Read', 'mcp__sums__echo', ...tools.slice(2)]);
+    expect(tools.filter((name: string) => name.startsWith('mcp__web'))).toEqual([]);
+    expect(lastResult(api.requests[1]!.body).content).toContain('\nThe sum of 20 and 22 is 42.\n');
+    expect(processesMatching(`${EVERYTHING_SERVER} stdio`)).toEqual([]);
+  });
 });
