@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeRepo, writeFiles } from '../support/gitRepo.js';
@@ -173,6 +173,58 @@ describe('MCP servers in an agent', { timeout: SLOW_TEST_MS }, () => {
     expect(tools).toEqual(['Read', 'mcp__sums__echo', ...tools.slice(2)]);
     expect(tools.filter((name: string) => name.startsWith('mcp__web'))).toEqual([]);
     expect(lastResult(api.requests[1]!.body).content).toContain('\nThe sum of 20 and 22 is 42.\n');
+    expect(processesMatching(`${EVERYTHING_SERVER} stdio`)).toEqual([]);
+  });
+  it('lets a Scripted-model agent call one tool of each transport, the results in its transcript', async () => {
+    const env = await OrcaTestEnv.open();
+    const dir = makeRepo({
+      'src/cart.ts': 'export function total(prices: number[]): number {\n  return prices.reduce((sum, price) => sum + price, 0);\n}\n',
+    });
+    writeFiles(path.join(env.root, 'user-home'), {
+      '.claude.json': JSON.stringify({
+        mcpServers: {
+          everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] },
+          web: { type: 'http', url: http.url },
+        },
+      }),
+    });
+    const script = path.join(env.root, 'script.json');
+    writeFileSync(
+      script,
+      JSON.stringify({
+        agents: [
+          {
+            when: { role: 'explore' },
+            turns: [
+              { tools: [{ name: 'mcp__everything__get-sum', input: { a: 40, b: 2 } }] },
+              { tools: [{ name: 'mcp__web__get-tiny-image', input: {} }] },
+              { tools: [{ name: 'Report', input: REPORT }] },
+            ],
+          },
+        ],
+      }),
+    );
+    const run = await env.cli([
+      'agent',
+      '--role',
+      'explore',
+      '--mcp',
+      'everything,web',
+      'Add.',
+      '--repo',
+      dir,
+      '--script',
+      script,
+      '--json',
+    ]);
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed' });
+    const results = transcriptLines(env.home).filter((line) => line.type === 'tool_result' && String(line.name).startsWith('mcp__'));
+    expect(results.map((line) => [line.name, line.is_error, line.preview])).toEqual([
+      ['mcp__everything__get-sum', false, 'The sum of 40 and 2 is 42.'],
+      ['mcp__web__get-tiny-image', false, expect.stringContaining("Here's the image you requested:")],
+    ]);
     expect(processesMatching(`${EVERYTHING_SERVER} stdio`)).toEqual([]);
   });
 });
