@@ -101,6 +101,8 @@ export class McpConnection {
   async close(): Promise<void> {
     this.closing = true;
     this.goneWith ??= 'it was stopped';
+    // An HTTP server keeps a session until told it is over (a DELETE); one that cannot be told is left to expire it.
+    if (this.transport instanceof StreamableHTTPClientTransport) await this.transport.terminateSession().catch(() => undefined);
     await this.client.close();
     await this.transport.close();
   }
