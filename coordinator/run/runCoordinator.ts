@@ -30,6 +30,8 @@ export interface RunSettings {
   repo: string;
   base: string;
   checks: string[];
+  /** Whether the integration checks reach the host network (`--check-network`). */
+  checkNetwork: 'host' | 'none';
   /** The model every job carries; unset with the Scripted model, or for a run recorded before the id was. */
   model?: ModelChoice;
   script?: Script;
@@ -124,6 +126,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     task: settings.task,
     base: settings.base,
     checks: settings.checks,
+    checkNetwork: settings.checkNetwork,
     role: (name) => roles.get(name) as RoleDefinition,
     signal: abort.signal,
     say,

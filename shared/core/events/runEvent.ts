@@ -62,6 +62,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         yes_to: z.array(z.string()).optional(),
         /** False when the run was started with --no-memory (docs/memory.md). */
         memory: z.boolean().optional(),
+        /** `--check-network`: whether the integration checks reach the host network. */
+        check_network: z.enum(['host', 'none']).optional(),
         /** The slash command the task came from, and its `allowed-tools` (the run's tool limit). */
         command: z
           .object({ invoked: z.string(), file: z.string(), allowed_tools: z.array(z.string()).optional(), model: z.string().optional() })
