@@ -7,6 +7,7 @@ import type { Model } from '../shared/core/model/model.js';
 import type { SessionServices } from '../shared/core/tool/tool.js';
 import { Harness } from '../shared/harness/harness.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
+import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import type { Keys } from '../shared/infra/redis/keys.js';
 import { RedisTaskStore } from '../shared/infra/tasks/redisTaskStore.js';
 import { createVerificationNudge } from '../shared/infra/tasks/verificationNudge.js';
@@ -38,6 +39,8 @@ export interface JobHarnessInput {
   attempt: string;
   signal: AbortSignal;
   userClaudeDir?: string;
+  /** The run's trusted configuration: the agent's settings, hooks, rules, skills and instructions. */
+  config: TrustedConfig;
   /** The repository's state for the agent's context, asked for earlier. */
   gitAtStart: Promise<GitSnapshot | undefined>;
   /** The job's event writer: its permission requests go out on the run's stream through it. */
@@ -93,6 +96,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     stopEvent: job.stop_event,
     requiredChecks: job.checks,
     userClaudeDir: input.userClaudeDir,
+    config: { files: input.config, folder: path.join(input.sessionDir, 'config') },
     sessionId: `${job.run_id}.${job.task_id}.${input.attempt}`,
     agentId: `${job.run_id}/${job.task_id}`,
     transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },

@@ -10,6 +10,7 @@ import { TerminalAsks } from '../asks/terminalAsks.js';
 import type { RunMemory } from '../memory/runMemory.js';
 import { IntegrationBranch } from '../merge/integration.js';
 import type { ModelChoice } from '../modelChoice.js';
+import { readRunConfig } from '../runConfig.js';
 import { recordRun, recordRunEnd } from '../runLedger.js';
 import type { OrcaServices } from '../services.js';
 import { waitForApproval } from './approval.js';
@@ -106,7 +107,12 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     result_branch: integrationBranch(runId),
   };
   recordRun(services.home, ledgerEntry);
-  const roles = new Map(availableRoles(settings.repo).roles.map((role) => [role.name, role]));
+  // Every agent's settings, hooks, rules, skills and instructions: read once, at the run's base
+  // commit (and from the user's folders), never from a tree an agent wrote (a task branch, the
+  // merged tree the Verification agent works on).
+  const config = await readRunConfig(settings.repo, settings.base);
+  for (const problem of config.problems) say(`configuration: ${problem}`);
+  const roles = new Map(availableRoles(settings.repo, config).roles.map((role) => [role.name, role]));
   const integration = new IntegrationBranch(settings.repo, runId, services.home.integrationWorktree(runId));
   const ctx: RunContext = {
     services,
@@ -120,6 +126,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       asks: { timeout_ms: settings.asks.timeoutMs, yes_to: settings.asks.yesTo },
       memory: settings.memory,
       toolLimit: settings.toolLimit,
+      config,
     }),
     integration,
     repo: settings.repo,
