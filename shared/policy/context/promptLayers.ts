@@ -7,7 +7,7 @@ import { dynamicContextText } from './dynamicContext.js';
 import { type GitSnapshot, readGitSnapshot } from './gitSnapshot.js';
 import { loadProjectInstructions, projectFolders } from './projectInstructions.js';
 import { loadRules, type Rule } from './rules.js';
-import { type SkillLibrary, skillLibraryFor } from './skills.js';
+import { discoverSkills, SkillLibrary, skillLibraryFor } from './skills.js';
 
 /**
  * The layers of the prompt that are set once, when a session starts, and then kept byte for
@@ -62,7 +62,16 @@ export async function loadPromptLayers(
     problems: found.problems,
     rules: found.rules.map((rule) => ({ ...rule, file: shown(rule.file), baseDir: config ? root : rule.baseDir })),
   };
-  const library = skillLibraryFor(session.toolContext.services, () => ({ projectDirs: folders, homeDir }));
+  const { services } = session.toolContext;
+  if (config && !services.skills) {
+    // Read where the trusted configuration put them; named as in the workspace and the home.
+    const found = discoverSkills({ projectDirs: folders, homeDir });
+    services.skills = new SkillLibrary(
+      found.skills.map((skill) => ({ ...skill, file: shown(skill.file), readFrom: skill.file })),
+      found.problems,
+    );
+  }
+  const library = skillLibraryFor(services, () => ({ projectDirs: folders, homeDir }));
   const gitAtStart = options.gitAtStart ?? (await readGitSnapshot(root));
   const dynamic = dynamicContextText({
     cwd: root,
