@@ -105,7 +105,7 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
         launcher,
       });
       evidence.push(one);
-      await recorder.record(checkRunEvent(one));
+      await recorder.record(checkRunEvent(one, undefined, launcher?.sandbox ?? 'none'));
       ctx.say(
         `integration check \`${one.command}\`: exit ${one.exit_code ?? one.outcome}, ${one.counts.known ? `${one.counts.executed} test(s) executed` : 'tests not counted'}`,
       );

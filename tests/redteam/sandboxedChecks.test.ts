@@ -142,6 +142,7 @@ describe('integration checks run the agents’ tests sandboxed, without orca’s
       const events = (await readRunEvents(env.redis, env.keys, json.run_id, '0', 10_000)).map(({ entry }) => entry.event);
       const check = events.find((event) => event.type === 'check' && event.task_id === undefined && event.command === CHECK);
       expect(check, JSON.stringify(events.filter((event) => event.type === 'check'))).toBeDefined();
+      expect(check!.sandbox).toBe(sandbox);
       const log = readFileSync(String(check!.log), 'utf8');
       expect(log).toContain(`LEAK key=unset board=unset redis=${redisUrl()}`);
       expect(log).not.toContain(SECRETS.ANTHROPIC_API_KEY);
