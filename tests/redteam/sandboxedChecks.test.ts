@@ -110,47 +110,72 @@ afterAll(async () => {
   await env?.close();
 }, SLOW_TEST_MS);
 
+/** The host's Redis, which a check with the network reaches (on its loopback) and one without does not. */
+const NET_TEST = (port: number) => `const test = require('node:test');
+const net = require('node:net');
+test('net', async () => {
+  const outcome = await new Promise((resolve) => {
+    const socket = net.connect(${port}, '127.0.0.1', () => { socket.destroy(); resolve('connected'); });
+    socket.on('error', (error) => resolve('failed ' + error.code));
+  });
+  console.log('NET ' + outcome);
+});
+`;
+
+interface LeakRun {
+  repo: string;
+  outside: string;
+  log: string;
+  sandbox: unknown;
+}
+
+/** A whole run whose worker adds the leak test; what its integration check printed. */
+async function leakRun(name: string, options: { bwrap: boolean; checkNetwork?: 'none' }): Promise<LeakRun> {
+  const repo = env.dir(name);
+  git(repo, 'init', '-q', '-b', 'main');
+  commitFiles(
+    repo,
+    {
+      'package.json': JSON.stringify({ name: 'p', private: true, scripts: { test: CHECK } }),
+      'test/ok.test.cjs': "const test = require('node:test');\ntest('ok', () => {});\n",
+      'test/net.test.cjs': NET_TEST(Number(new URL(redisUrl()).port || 6379)),
+    },
+    'initial',
+  );
+  // Outside every worktree, inside this test's folder.
+  const outside = env.dir(`${name}-outside`);
+  const scriptFile = path.join(env.dir(`${name}-script`), 'script.json');
+  writeFileSync(scriptFile, JSON.stringify(runScript({ outside, checkout: repo })));
+  const url = new URL(redisUrl());
+  url.password = REDIS_PASSWORD;
+  const args = ['run', 'add a test', '--repo', repo, '--script', scriptFile, '--json', '--workers', '1', '--check', CHECK];
+  const run = await env.cli([...args, ...(options.checkNetwork ? ['--check-network', options.checkNetwork] : [])], {
+    env: { ...SECRETS, REDIS_URL: url.toString(), ...(options.bwrap ? {} : { PATH: pathWithout('bwrap', env.dir(`${name}-bin`)) }) },
+    deadlineMs: 240_000,
+  });
+  const json = JSON.parse(run.stdout) as RunJson;
+  expect(git(repo, 'show', `${json.integration_branch}:test/leak.test.cjs`)).toContain('LEAK');
+  const events = (await readRunEvents(env.redis, env.keys, json.run_id, '0', 10_000)).map(({ entry }) => entry.event);
+  const check = events.find((event) => event.type === 'check' && event.task_id === undefined && event.command === CHECK);
+  expect(check, JSON.stringify(events.filter((event) => event.type === 'check'))).toBeDefined();
+  return { repo, outside, log: readFileSync(String(check!.log), 'utf8'), sandbox: check!.sandbox };
+}
+
+const escaped = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => name.startsWith('escaped-'))
+    .map((name) => readFileSync(path.join(dir, name), 'utf8'));
+
 describe('integration checks run the agents’ tests sandboxed, without orca’s credentials', { timeout: SLOW_TEST_MS }, () => {
   for (const sandbox of ['bwrap', 'none'] as const) {
     it(`a test that reads ANTHROPIC_API_KEY and writes outside its worktree gets neither (sandbox: ${sandbox})`, async () => {
-      const repo = env.dir(`leak-${sandbox}`);
-      git(repo, 'init', '-q', '-b', 'main');
-      commitFiles(
-        repo,
-        {
-          'package.json': JSON.stringify({ name: 'p', private: true, scripts: { test: CHECK } }),
-          'test/ok.test.cjs': "const test = require('node:test');\ntest('ok', () => {});\n",
-        },
-        'initial',
-      );
-      // Outside every worktree, inside this test's folder.
-      const outside = env.dir(`leak-${sandbox}-outside`);
-      const scriptFile = path.join(env.dir(`leak-${sandbox}-script`), 'script.json');
-      writeFileSync(scriptFile, JSON.stringify(runScript({ outside, checkout: repo })));
-      const url = new URL(redisUrl());
-      url.password = REDIS_PASSWORD;
-      const bin = env.dir(`leak-${sandbox}-bin`);
-      const run = await env.cli(
-        ['run', 'add a test', '--repo', repo, '--script', scriptFile, '--json', '--workers', '1', '--check', CHECK],
-        {
-          env: { ...SECRETS, REDIS_URL: url.toString(), ...(sandbox === 'none' ? { PATH: pathWithout('bwrap', bin) } : {}) },
-          deadlineMs: 240_000,
-        },
-      );
-      const json = JSON.parse(run.stdout) as RunJson;
-      expect(git(repo, 'show', `${json.integration_branch}:test/leak.test.cjs`)).toContain('LEAK');
-      const events = (await readRunEvents(env.redis, env.keys, json.run_id, '0', 10_000)).map(({ entry }) => entry.event);
-      const check = events.find((event) => event.type === 'check' && event.task_id === undefined && event.command === CHECK);
-      expect(check, JSON.stringify(events.filter((event) => event.type === 'check'))).toBeDefined();
-      expect(check!.sandbox).toBe(sandbox);
-      const log = readFileSync(String(check!.log), 'utf8');
+      const { repo, outside, log, sandbox: recorded } = await leakRun(`leak-${sandbox}`, { bwrap: sandbox === 'bwrap' });
+      expect(recorded).toBe(sandbox);
       expect(log).toContain(`LEAK key=unset board=unset redis=${redisUrl()}`);
       expect(log).not.toContain(SECRETS.ANTHROPIC_API_KEY);
       expect(log).not.toContain(REDIS_PASSWORD);
-      const escaped = (dir: string) =>
-        readdirSync(dir)
-          .filter((name) => name.startsWith('escaped-'))
-          .map((name) => readFileSync(path.join(dir, name), 'utf8'));
+      // The host network is reachable by default: test suites talk to local services.
+      expect(log).toContain('NET connected');
       if (sandbox === 'bwrap') {
         // The user's checkout is read-only in the sandbox; a folder under the host's /tmp is not even there.
         expect(log).toContain('LEAK checkout write failed: EROFS');
@@ -167,4 +192,17 @@ describe('integration checks run the agents’ tests sandboxed, without orca’s
       }
     });
   }
+
+  it('with --check-network none the checks reach nothing on the network', async () => {
+    const { log, sandbox } = await leakRun('leak-offline', { bwrap: true, checkNetwork: 'none' });
+    expect(sandbox).toBe('bwrap');
+    expect(log).toContain('NET failed ECONNREFUSED');
+    expect(log).toContain(`LEAK key=unset board=unset redis=${redisUrl()}`);
+  });
+
+  it('refuses a --check-network it does not know, in one line', async () => {
+    const run = await env.cli(['run', 'anything', '--check-network', 'some']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("option '--check-network <mode>' argument 'some' is invalid. Allowed choices are host, none.");
+  });
 });
