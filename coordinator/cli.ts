@@ -29,6 +29,11 @@ program
   .option('--effort <level>', "low, medium, high, xhigh or max; default: the model's", effortLevel)
   .option('--script <file>', 'run the Scripted model from this file instead of an LLM')
   .option('--check <cmd>', "an integration check (repeatable); default: the repository's own tests", collect, [])
+  .addOption(
+    new Option('--check-network <mode>', 'host: the integration checks reach the network (default); none: they get none')
+      .choices(['host', 'none'])
+      .default('host'),
+  )
   .option('--approve', 'stop after planning and wait for approval', false)
   .option('--json', 'print one JSON object when the run ends', false)
   .option('--allow-dirty', 'run even though the repository has uncommitted changes', false)
@@ -72,6 +77,7 @@ program
       effort: options.effort,
       script: options.script,
       checks: options.check,
+      checkNetwork: options.checkNetwork,
       approve: options.approve,
       json: options.json,
       allowDirty: options.allowDirty,

@@ -47,6 +47,7 @@ export async function resumeCommand(
       repo: run.repo ?? '',
       base: run.base ?? '',
       checks: run.checks,
+      checkNetwork: settings?.check_network ?? 'host',
       model: settings?.model_id ? { id: settings.model_id, thinking: settings.thinking, effort: settings.effort } : undefined,
       script,
       approve: settings?.approve ?? false,

@@ -27,6 +27,8 @@ export interface RunCommandOptions {
   effort?: Effort;
   script?: string;
   checks: string[];
+  /** `--check-network`: host (default) or none. */
+  checkNetwork: 'host' | 'none';
   approve: boolean;
   json: boolean;
   allowDirty: boolean;
@@ -125,6 +127,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         yes_to: options.yesTo,
         memory: options.memory,
         mcp: options.mcp,
+        check_network: options.checkNetwork,
         command: slash
           ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
           : undefined,
@@ -135,6 +138,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       repo: root,
       base,
       checks,
+      checkNetwork: options.checkNetwork,
       model: choice,
       script,
       approve: options.approve,

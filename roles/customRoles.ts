@@ -80,13 +80,23 @@ export function loadCustomRoles(repoDir: string, knownTools: readonly string[]):
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { roles: [], warnings: [] };
     throw error;
   }
+  return customRolesFrom(
+    files.map((file) => ({ source: path.join(dir, file), text: readFileSync(path.join(dir, file), 'utf8') })),
+    knownTools,
+  );
+}
+
+/**
+ * The same from the files' text (the trusted configuration sends `.claude/agents/*.md` as read at
+ * the base commit), each named by `source` in roles and warnings; in the order given.
+ */
+export function customRolesFrom(files: ReadonlyArray<{ source: string; text: string }>, knownTools: readonly string[]): CustomRoleLoad {
   const roles: RoleDefinition[] = [];
   const warnings: string[] = [];
-  for (const file of files) {
-    const source = path.join(dir, file);
+  for (const { source, text } of files) {
     let parsed: matter.GrayMatterFile<string>;
     try {
-      parsed = matter(readFileSync(source, 'utf8'));
+      parsed = matter(text);
     } catch (error) {
       warnings.push(`${source}: skipped, its front matter is not valid YAML (${(error as Error).message.split('\n')[0]})`);
       continue;

@@ -7,12 +7,14 @@ import type { Model } from '../shared/core/model/model.js';
 import type { SessionServices } from '../shared/core/tool/tool.js';
 import { Harness } from '../shared/harness/harness.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
+import { projectConfigFile, type TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import type { Keys } from '../shared/infra/redis/keys.js';
 import { RedisTaskStore } from '../shared/infra/tasks/redisTaskStore.js';
 import { createVerificationNudge } from '../shared/infra/tasks/verificationNudge.js';
 import { CheckRecorder } from '../shared/infra/verify/checks/checkRecorder.js';
 import { createReportGate, gateSession, type ReportGateOptions } from '../shared/infra/verify/checks/reportGate.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
+import { settingsFromConfig } from '../shared/policy/config/trustedSettings.js';
 import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { createDiagnosticsReminder } from '../shared/policy/lsp/diagnosticsReminder.js';
 import { startAgentMcp } from '../shared/policy/mcp/agentMcp.js';
@@ -42,6 +44,8 @@ export interface JobHarnessInput {
   attempt: string;
   signal: AbortSignal;
   userClaudeDir?: string;
+  /** The run's trusted configuration: the agent's settings, hooks, rules, skills and instructions. */
+  config: TrustedConfig;
   /** The repository's state for the agent's context, asked for earlier. */
   gitAtStart: Promise<GitSnapshot | undefined>;
   /** The job's event writer: its permission requests go out on the run's stream through it. */
@@ -73,6 +77,8 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     roleSource: job.role.source,
     projectRoot: workspace.dir,
     userClaudeDir: input.userClaudeDir,
+    // From the run's base commit, never from the tree the agent works in.
+    trusted: { mcpJson: projectConfigFile(input.config, '.mcp.json'), settings: settingsFromConfig(workspace.dir, input.config) },
   });
   let harness: Harness;
   try {
@@ -117,6 +123,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
       gitAtStart,
       memory: job.memory ? { ...job.memory, source: `run ${job.run_id} task ${job.task_id}` } : undefined,
       toolLimit: job.tool_limit,
+      config: { files: input.config, folder: path.join(input.sessionDir, 'config') },
     });
   } catch (error) {
     // Nothing of the agent's may outlive it, not even when its harness could not be built.

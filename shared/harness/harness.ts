@@ -12,7 +12,10 @@ import type { PermissionMode } from '../core/tool/permissionMode.js';
 import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
 import type { AnyTool, SessionServices } from '../core/tool/tool.js';
 import type { InjectedCard } from '../infra/queue/memoryPayload.js';
+import type { TrustedConfig } from '../infra/queue/trustedConfig.js';
 import { chainStopChecks } from '../infra/tasks/stopCheckChain.js';
+import { writeConfigFolders } from '../policy/config/configFolders.js';
+import { settingsFromConfig } from '../policy/config/trustedSettings.js';
 import { createContextAssembler } from '../policy/context/assembler.js';
 import type { CompactionConfigInput } from '../policy/context/compactionConfig.js';
 import { parseCompactionConfig } from '../policy/context/compactionConfig.js';
@@ -96,6 +99,13 @@ export interface HarnessOptions {
   mcp?: McpServers;
   /** `ORCA_TOOL_SEARCH`, overridable for tests (default: the environment's). */
   toolSearch?: string;
+  /**
+   * The run's trusted configuration (settings, hooks, rules, skills, instructions: read at the
+   * run's base commit and from the user's folders), and a folder of the session's own to write its
+   * files out in. Jobs always have one; unset (tests of the harness alone), the workspace's
+   * `.claude/` and the user's folders are read as they are.
+   */
+  config?: { files: TrustedConfig; folder: string };
 }
 
 /**
@@ -116,9 +126,13 @@ export class Harness {
   readonly mcp: McpServers;
 
   constructor(private readonly options: HarnessOptions) {
-    const settings = loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
+    const trusted = options.config;
+    const settings = trusted
+      ? settingsFromConfig(options.workspaceRoot, trusted.files)
+      : loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
     this.hooks = hooksFromSettings(settings.sources);
-    const notices: string[] = [];
+    const folders = trusted ? writeConfigFolders(trusted.files, trusted.folder) : undefined;
+    const notices: string[] = (trusted?.files.problems ?? []).map((problem) => `configuration: ${problem}`);
     const sandbox = shellSandbox({
       enabled: options.role.sandbox,
       // A read-only view is not writable even to its own shell: the private temp folder stands in.
@@ -188,6 +202,7 @@ export class Harness {
       ),
       context: createContextAssembler({
         homeDir: options.homeDir,
+        config: folders && trusted ? { ...folders, shownHome: trusted.files.home.dir } : undefined,
         requiredChecks: options.requiredChecks,
         compaction: options.compaction,
         gitAtStart: options.gitAtStart,

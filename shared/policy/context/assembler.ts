@@ -9,7 +9,7 @@ import { type CompactionConfig, type CompactionConfigInput, parseCompactionConfi
 import { climbCompactionLadder } from './compactionLadder.js';
 import { ConditionalRules } from './conditionalRules.js';
 import type { GitSnapshot } from './gitSnapshot.js';
-import { loadPromptLayers, type PromptLayers } from './promptLayers.js';
+import { type ContextConfigFolders, loadPromptLayers, type PromptLayers } from './promptLayers.js';
 import { buildView, type Extra, emptyDecisions, type ViewDecisions, withCacheBreakpoints } from './requestView.js';
 import { type SkillGrants, skillGrantsIn } from './skillGrants.js';
 import { estimateView, TokenCounter } from './tokenCount.js';
@@ -37,6 +37,8 @@ export interface ContextAssemblerOptions {
    * configured): then git status is taken before every call, not only after a call that may write.
    */
   othersMayWrite?: boolean;
+  /** Where the trusted configuration's files are (instructions, rules, skills); unset: the workspace and the home. */
+  config?: ContextConfigFolders;
 }
 
 interface SessionState {
@@ -125,6 +127,7 @@ class OrcaContextAssembler implements ContextAssembler {
       gitAtStart: this.options.gitAtStart,
       memorySection: this.options.memorySection,
       mcpSection: this.options.mcpSection,
+      config: this.options.config,
     });
     const decisions = emptyDecisions();
     decisions.contextText = layers.contextText;

@@ -1,4 +1,4 @@
-import { loadSettings } from '../settings/loadSettings.js';
+import { type LoadedSettings, loadSettings } from '../settings/loadSettings.js';
 import { McpConfigError } from './mcpConfig.js';
 import type { McpLimits } from './mcpConnection.js';
 import { configuredServers, userMcpConfigFile } from './mcpFiles.js';
@@ -13,8 +13,12 @@ export interface AgentMcpOptions {
   roleSource: string;
   /** The project: its `.mcp.json` and settings (the approvals) are read here, and stdio servers run here. */
   projectRoot: string;
-  /** The text of `.mcp.json` when the caller has it (a run's trusted configuration); else it is read from projectRoot. */
-  projectMcpJson?: string;
+  /**
+   * The run's trusted configuration, when the caller has it: the text of `.mcp.json` at the base
+   * commit (undefined: it has none) and the settings whose approvals count. Without it, both are
+   * read from projectRoot (tests of MCP alone).
+   */
+  trusted?: { mcpJson: string | undefined; settings: LoadedSettings };
   userClaudeDir?: string;
   homeDir?: string;
   /** The servers' environment (the user's) and what `${VAR}` expands from. */
@@ -33,10 +37,11 @@ export async function startAgentMcp(options: AgentMcpOptions): Promise<McpServer
   const env = options.env ?? process.env;
   let selection: ReturnType<typeof selectServers>;
   try {
-    const settings = loadSettings({ projectRoot: options.projectRoot, userClaudeDir: options.userClaudeDir, env });
+    const settings =
+      options.trusted?.settings ?? loadSettings({ projectRoot: options.projectRoot, userClaudeDir: options.userClaudeDir, env });
     const available = configuredServers({
       projectRoot: options.projectRoot,
-      projectText: options.projectMcpJson,
+      projectText: options.trusted ? (options.trusted.mcpJson ?? null) : undefined,
       userConfigFile: userMcpConfigFile({ userClaudeDir: options.userClaudeDir, homeDir: options.homeDir, env }),
     });
     selection = selectServers({ available, wanted: options.wanted, roleSource: options.roleSource, approval: settings.sources });

@@ -17,10 +17,11 @@ export function userMcpConfigFile(options: { userClaudeDir?: string; homeDir?: s
 /**
  * The configured servers, the project's (`.mcp.json` at `projectRoot`) before the user's. The
  * text of `.mcp.json` may be given instead of read (`projectText`): a run's trusted configuration,
- * read at its base commit, goes in there.
+ * read at its base commit, goes in there (`null`: that commit has none, and the tree is not looked at).
  */
-export function configuredServers(options: { projectRoot: string; projectText?: string; userConfigFile: string }): McpServerEntry[] {
-  const projectText = options.projectText ?? readIfThere(path.join(options.projectRoot, '.mcp.json'));
+export function configuredServers(options: { projectRoot: string; projectText?: string | null; userConfigFile: string }): McpServerEntry[] {
+  const projectText =
+    options.projectText === null ? undefined : (options.projectText ?? readIfThere(path.join(options.projectRoot, '.mcp.json')));
   return [
     ...parseMcpConfig(projectText, '.mcp.json', 'project'),
     ...parseMcpConfig(readIfThere(options.userConfigFile), options.userConfigFile, 'user'),
