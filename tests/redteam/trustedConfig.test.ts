@@ -117,7 +117,7 @@ function cliEnv(sandbox: (typeof SANDBOXES)[number], name: string): NodeJS.Proce
 
 describe('a hook planted for the Verification agent', { timeout: SLOW_TEST_MS }, () => {
   for (const sandbox of SANDBOXES) {
-    it(`never runs, though the worker's script gets it merged; the run is still verified (sandbox: ${sandbox})`, async () => {
+    it(`never runs and never reaches the branch, the honest change merges, the run is still verified (sandbox: ${sandbox})`, async () => {
       const { repo, base } = project(`planted-${sandbox}`);
       const markers = env.dir(`planted-${sandbox}-markers`);
       const scriptFile = path.join(env.dir(`planted-${sandbox}-script`), 'script.json');
@@ -127,8 +127,10 @@ describe('a hook planted for the Verification agent', { timeout: SLOW_TEST_MS },
         { env: cliEnv(sandbox, `planted-${sandbox}`), deadlineMs: 240_000 },
       );
       const json = JSON.parse(run.stdout) as RunJson;
-      // The escape's first half worked: the planted settings are in the merged tree the Verification agent works on.
-      expect(git(repo, 'show', `${json.integration_branch}:.claude/settings.json`)).toContain('planted-');
+      // The plant is put back after the call (a guarded path), so it never reaches the merged tree;
+      // a Verification job whose tree does hold one is the next test.
+      expect(() => git(repo, 'show', `${json.integration_branch}:.claude/settings.json`)).toThrow(/does not exist/);
+      expect(git(repo, 'show', `${json.integration_branch}:NOTES.md`)).toBe('# Notes');
       expect(json.base).toBe(base);
       // The second did not: no hook of the merged tree ran, for the Verification agent or any other.
       expect(readdirSync(markers)).toEqual([]);
