@@ -60,6 +60,7 @@ export async function resumeCommand(
       tty: Boolean(process.stderr.isTTY) && !options.json,
       asks: { timeoutMs: settings?.ask_timeout_ms ?? DEFAULT_ASK_TIMEOUT_MS, yesTo: settings?.yes_to ?? [] },
       memory,
+      sandbox: settings?.sandbox ?? 'auto',
       toolLimit: command?.allowed_tools
         ? { source: `${command.invoked.split(/\s/, 1)[0]} (${command.file})`, rules: command.allowed_tools }
         : undefined,

@@ -4,6 +4,8 @@ import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
+import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { isSlashInvocation, resolveSlashTask, type SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
 import { RunMemory } from './memory/runMemory.js';
@@ -40,6 +42,9 @@ export interface RunCommandOptions {
   yesTo: string[];
   /** False with --no-memory: no cards are shown to the agents and none are kept. */
   memory: boolean;
+  /** `--sandbox` (or ORCA_SANDBOX), and where it came from for the line. */
+  sandbox: SandboxMode;
+  sandboxSource?: string;
 }
 
 /** Exit codes per verdict (docs/cli.md). */
@@ -58,6 +63,10 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const choice = script ? undefined : chooseModel({ ...options, model: options.model ?? slash?.command.model });
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
+  const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource });
+  if (sandbox.refusal) throw new UserError(sandbox.refusal);
+  // Said even with --json (on stderr): what the agents' commands run in is never left unsaid.
+  process.stderr.write(`orca: ${sandbox.line}\n`);
   const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
   for (const warning of slash?.warnings ?? []) process.stderr.write(`orca: ${warning}\n`);
   const startedAt = Date.now();
@@ -90,7 +99,11 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   }
   const model = choice?.id ?? 'scripted';
 
-  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, concurrency: options.concurrency });
+  const services = await OrcaServices.open({
+    workers: options.localWorkers ? options.workers : 0,
+    concurrency: options.concurrency,
+    sandbox: options.sandbox,
+  });
   try {
     const recorder = new RunRecorder(services.redis, services.keys, runId);
     const budgets = {
@@ -122,6 +135,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         ask_timeout_ms: options.askTimeoutMs,
         yes_to: options.yesTo,
         memory: options.memory,
+        sandbox: options.sandbox,
         command: slash
           ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
           : undefined,
@@ -141,6 +155,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
       memory,
       toolLimit: slash?.toolLimit,
+      sandbox: options.sandbox,
     });
     return printRunResult(result, recorder.state, options.json);
   } finally {

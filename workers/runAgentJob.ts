@@ -15,6 +15,7 @@ import { parseScript } from '../shared/core/model/scriptFile.js';
 import { optionalThinking } from '../shared/core/model/thinking.js';
 import { emptyUsage } from '../shared/core/model/usage.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import { type SandboxKind, type SandboxMode, strictestSandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import type { Harness } from '../shared/harness/harness.js';
 import { type PortLeaser, portLeaseOwner } from '../shared/infra/ports/portLease.js';
 import { type AgentJob, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
@@ -25,6 +26,7 @@ import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
 import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { type HookContext, transcriptPathFor } from '../shared/policy/hooks/hookContext.js';
 import { loadHooks } from '../shared/policy/hooks/hookSettings.js';
+import { SandboxRequiredError, sandboxAvailability } from '../shared/policy/permissions/sandbox.js';
 import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
@@ -41,6 +43,8 @@ export interface JobDeps {
    * worktree is released like an unchanged one (the next attempt discards it anyway).
    */
   handingBack?: () => boolean;
+  /** The worker's own `--sandbox` mode; the stricter of it and the job's applies. */
+  sandbox?: SandboxMode;
   /** Which of the worker's concurrent slots runs the job (the board's timeline draws a lane per slot). */
   slot?: number;
 }
@@ -66,6 +70,9 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
 
   if (await isAborted(deps.redis, deps.keys, job.run_id))
     return resultOf({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
+  // Refused before anything is made for it: no ports, no worktree, no hook run.
+  const sandbox = jobSandbox(job, deps.sandbox);
+  if (sandbox.refusal) return resultOf({ end_reason: 'sandbox', detail: `worker ${os.hostname()}:${process.pid}: ${sandbox.refusal}` });
 
   // A remote's project settings are not on this host before its worktree exists: only the user's
   // hooks apply then (ORCA_HOME stands in as a project root with no .claude of its own; never a
@@ -83,7 +90,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     // ends before that (a model it cannot make) has no use for it, nor for its failure.
     const gitAtStart = freshSnapshot(workspace, job.base);
     gitAtStart.catch(() => undefined);
-    await announceWorkspace(progress, workspace, lease.ports, deps.slot);
+    await announceWorkspace(progress, workspace, lease.ports, deps.slot, sandbox.kind);
 
     const model = buildModel(job);
     if (model instanceof ModelError) return resultOf({ detail: model.message, worktree: workspace.dir });
@@ -100,6 +107,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       userClaudeDir: deps.userClaudeDir,
       gitAtStart,
       progress,
+      sandboxMode: sandbox.mode,
     });
     const result = await session.harness.run(job.prompt, (event) => progress.agentEvent(event));
     const status = statusOf(result, signal);
@@ -117,6 +125,18 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       await releaseWorkspace(workspace, outcome, { config: repoHooks, context: (dir) => hookContext(dir, new AbortController().signal) });
     }
   }
+}
+
+/**
+ * The job's sandbox on this worker: the stricter of the job's mode and the worker's, what its
+ * commands will run in, and, under `required` without a working bwrap, why the job is refused.
+ */
+function jobSandbox(job: AgentJob, workerMode: SandboxMode = 'auto'): { mode: SandboxMode; kind: SandboxKind; refusal?: string } {
+  const mode = strictestSandboxMode(job.sandbox, workerMode);
+  if (mode === 'off' || (mode === 'auto' && !job.role.sandbox)) return { mode, kind: 'none' };
+  const found = sandboxAvailability();
+  if (found.bwrap !== undefined) return { mode, kind: 'bwrap' };
+  return { mode, kind: 'none', ...(mode === 'required' ? { refusal: new SandboxRequiredError(found.problem).message } : {}) };
 }
 
 /** A result with every field the job has not reached yet at its empty value: a failed job by default. */
@@ -163,7 +183,13 @@ function workspaceHookContext(
   });
 }
 
-async function announceWorkspace(progress: ProgressReporter, workspace: JobWorkspace, ports: number[], slot?: number): Promise<void> {
+async function announceWorkspace(
+  progress: ProgressReporter,
+  workspace: JobWorkspace,
+  ports: number[],
+  slot: number | undefined,
+  sandbox: SandboxKind,
+): Promise<void> {
   await progress.runEvent({
     type: 'workspace',
     kind: workspace.kind,
@@ -174,6 +200,7 @@ async function announceWorkspace(progress: ProgressReporter, workspace: JobWorks
     host: os.hostname(),
     pid: process.pid,
     ...(slot !== undefined ? { slot } : {}),
+    sandbox,
   });
 }
 
@@ -255,6 +282,7 @@ async function ranResult(
     // The task's whole change, a dead attempt's commits included: what a merge of the branch brings.
     files_changed: commit ? await changedFiles(workspace.dir, job.base, commit) : [],
     scripted: model.scripted,
+    sandbox: harness.sandboxed ? 'bwrap' : 'none',
     remembered: harness.session.toolContext.services.memory?.remembered ?? [],
     ...(gates
       ? {

@@ -49,6 +49,8 @@ export class JobRunner {
       memory?: RunMemory;
       /** The `allowed-tools` of the slash command the run was started with. */
       toolLimit?: { source: string; rules: string[] };
+      /** `--sandbox` of the run. */
+      sandbox: AgentJob['sandbox'];
     },
   ) {}
 
@@ -107,6 +109,7 @@ export class JobRunner {
         asks: this.options.asks,
         memory: this.options.memory?.forPrompt(spec.prompt),
         tool_limit: this.options.toolLimit,
+        sandbox: this.options.sandbox,
       },
       attempt,
     );
@@ -164,6 +167,7 @@ export class JobRunner {
       turns: result.turns,
       usage: result.usage,
       cost_usd: result.cost_usd,
+      sandbox: result.sandbox,
     });
     await this.fileMemory(taskId, result);
     return result;

@@ -4,6 +4,7 @@ import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import { ENDED } from '../../shared/core/events/taskStatusGroups.js';
 import { integrationBranch, wipRef } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
+import type { SandboxMode } from '../../shared/core/runtime/sandboxMode.js';
 import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import { TerminalAsks } from '../asks/terminalAsks.js';
@@ -44,6 +45,8 @@ export interface RunSettings {
   memory?: RunMemory;
   /** The `allowed-tools` of the slash command the task came from: every agent of the run is limited to them. */
   toolLimit?: { source: string; rules: string[] };
+  /** `--sandbox`: every job carries it to its worker. */
+  sandbox: SandboxMode;
 }
 
 /**
@@ -118,6 +121,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       asks: { timeout_ms: settings.asks.timeoutMs, yes_to: settings.asks.yesTo },
       memory: settings.memory,
       toolLimit: settings.toolLimit,
+      sandbox: settings.sandbox,
     }),
     integration,
     repo: settings.repo,

@@ -7,6 +7,7 @@ import { type AgentResult, runSession } from '../core/loop/query.js';
 import { AgentSession, type StopCheck } from '../core/loop/session.js';
 import { Transcript } from '../core/loop/transcript.js';
 import type { Model } from '../core/model/model.js';
+import type { SandboxMode } from '../core/runtime/sandboxMode.js';
 import { EDITING_TOOLS } from '../core/tool/editingTools.js';
 import type { PermissionMode } from '../core/tool/permissionMode.js';
 import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
@@ -48,6 +49,8 @@ export interface HarnessOptions {
   workspaceWritable: boolean;
   /** Folders the sandboxed shell must be able to read (the repository's git folder, linked dependencies). */
   sandboxReadable?: string[];
+  /** The job's `--sandbox` mode (auto by default): `required` throws SandboxRequiredError without a working bwrap. */
+  sandboxMode?: SandboxMode;
   sessionDir: string;
   /** Environment for the agent's commands and hooks: PORT, ORCA_PORTS, ORCA_RUN_ID, ORCA_TASK_ID, … */
   shellEnv: Record<string, string>;
@@ -108,6 +111,7 @@ export class Harness {
     const notices: string[] = [];
     const sandbox = shellSandbox({
       enabled: options.role.sandbox,
+      mode: options.sandboxMode,
       // A read-only view is not writable even to its own shell: the private temp folder stands in.
       worktree: options.workspaceWritable ? options.workspaceRoot : path.join(options.sessionDir, 'tmp'),
       tempDir: path.join(options.sessionDir, 'tmp'),
@@ -157,6 +161,7 @@ export class Harness {
       shell: {
         env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) },
         wrap: sandbox.wrap,
+        ...(options.sandboxMode === 'required' ? { hookWrap: sandbox.wrap } : {}),
       },
       slots: (options.wrapSlots ?? ((slots) => slots))(
         diagnostics.wrap(createHarnessSlots({ hooks, permission: decider }), { warmOnRead }),
