@@ -85,7 +85,20 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   let workspace: JobWorkspace | undefined;
   let outcome = { committed: false, keep: false, completed: false, job };
   try {
-    workspace = await prepareWorkspace(job, deps.home, { config: repoHooks, context: (dir) => hookContext(dir, signal) });
+    workspace = await prepareWorkspace(
+      job,
+      deps.home,
+      { config: repoHooks, context: (dir) => hookContext(dir, signal) },
+      { readOnlyOnDisk: sandbox.kind === 'none' },
+    );
+    if (workspace.rebuilt) {
+      await progress.agentEvent({
+        type: 'notice',
+        level: 'warn',
+        message: `the read-only view ${workspace.dir} was rebuilt before this agent read it: ${workspace.rebuilt}`,
+        at: Date.now(),
+      });
+    }
     // Asked now, read when the harness is built: it overlaps the steps in between. A job that
     // ends before that (a model it cannot make) has no use for it, nor for its failure.
     const gitAtStart = freshSnapshot(workspace, job.base);

@@ -86,8 +86,10 @@ export interface CleanInventory {
   /** Work in progress saved under `refs/orca/wip/<run>/<task>` in the repositories in scope. */
   wip: OrcaRef[];
   leases: HeldLease[];
-  /** Read-only views, one entry per repository's folder of them (`repo`: undefined when it is gone). */
-  views: Array<{ folder: string; repo?: string; commits: Array<{ commit: string; dir: string }> }>;
+  /** Each run's folder of read-only views (`views/<run>`), by run. */
+  views: Map<string, string>;
+  /** Views in the layout before views belonged to runs (`views/<repoKey>/<commit>`): no run owns them. */
+  legacyViews: Array<{ folder: string; dirs: string[] }>;
   /** Records in $ORCA_HOME/runs that cannot be read: said, never counted. */
   unreadableRecords: Array<{ file: string; why: string }>;
 }
@@ -143,11 +145,18 @@ export async function gatherInventory(sources: InventorySources): Promise<CleanI
     }
   }
 
-  const views = [];
-  for (const repoKey of listDir(home.viewsRoot())) {
-    const commits = listDir(home.repoViews(repoKey)).map((commit) => ({ commit, dir: home.view(repoKey, commit) }));
-    const repo = commits[0] ? await commonDirOf(commits[0].dir) : undefined;
-    views.push({ folder: home.repoViews(repoKey), repo, commits });
+  const views = new Map<string, string>();
+  const legacyViews: CleanInventory['legacyViews'] = [];
+  for (const name of listDir(home.viewsRoot())) {
+    const folder = path.join(home.viewsRoot(), name);
+    const inside = listDir(folder);
+    // `<repoKey>/<commit>` of old: folders named by full commit shas. A run's folder holds repository keys.
+    if (inside.length > 0 && inside.every((entry) => /^[0-9a-f]{40}$/.test(entry)))
+      legacyViews.push({ folder, dirs: inside.map((commit) => path.join(folder, commit)) });
+    else {
+      views.set(name, folder);
+      runs.touch(name, newestMtime(folder));
+    }
   }
   return {
     installation: { home, prefix: keys.prefix },
@@ -162,6 +171,7 @@ export async function gatherInventory(sources: InventorySources): Promise<CleanI
     wip,
     leases,
     views,
+    legacyViews,
     unreadableRecords: ledger.unreadable,
   };
 }
