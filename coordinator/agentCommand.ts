@@ -64,7 +64,6 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
   const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource });
   if (sandbox.refusal) throw new UserError(sandbox.refusal);
-  process.stderr.write(`orca: ${sandbox.line}\n`);
 
   const memory = options.memory
     ? new RunMemory({ orcaHome: new OrcaHome(process.env.ORCA_HOME || undefined).root, repo: root, startedAt: Date.now() })
@@ -73,6 +72,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   const runId = newRunId();
   const taskId = role.name;
   process.stderr.write(`orca: run ${runId}\n`);
+  process.stderr.write(`orca: ${sandbox.line}\n`);
   if (script && !options.json) process.stderr.write('orca: Scripted model (no LLM is used)\n');
 
   const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, sandbox: options.sandbox });

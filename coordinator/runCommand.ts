@@ -65,8 +65,6 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
   const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource });
   if (sandbox.refusal) throw new UserError(sandbox.refusal);
-  // Said even with --json (on stderr): what the agents' commands run in is never left unsaid.
-  process.stderr.write(`orca: ${sandbox.line}\n`);
   const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
   for (const warning of slash?.warnings ?? []) process.stderr.write(`orca: ${warning}\n`);
   const startedAt = Date.now();
@@ -87,6 +85,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
 
   const runId = newRunId();
   process.stderr.write(`orca: run ${runId}\n`);
+  // Said even with --json (on stderr): what the agents' commands run in is never left unsaid.
+  process.stderr.write(`orca: ${sandbox.line}\n`);
   if (script) say?.('Scripted model: no LLM is used in this run.');
   if (slash) {
     const attached = slash.files.length > 0 ? `, with ${slash.files.join(', ')}` : '';
