@@ -3,7 +3,14 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BashResultData } from '../../shared/core/tool/bashResultData.js';
-import { findOnPath, networkAllowance, type Sandbox, SandboxRequiredError, shellSandbox } from '../../shared/policy/permissions/sandbox.js';
+import {
+  findOnPath,
+  networkAllowance,
+  type Sandbox,
+  SandboxRequiredError,
+  sandboxAvailability,
+  shellSandbox,
+} from '../../shared/policy/permissions/sandbox.js';
 import { sandboxStatus } from '../../shared/policy/permissions/sandboxLine.js';
 import type { LoadedSettings } from '../../shared/policy/settings/loadSettings.js';
 import { makeBashTool } from '../../shared/policy/tools/bash.js';
@@ -27,7 +34,8 @@ function sandboxed(options: { network?: boolean; readable?: string[] } = {}) {
     notify: (message) => notices.push(message),
   });
   // The probes below try to write /etc, /usr and the host's /tmp: they must never run unsandboxed.
-  if (!sandbox.active) throw new Error(`no working bwrap here (${notices.join('; ')}): the sandbox probes refuse to run without it`);
+  if (!sandbox.active)
+    throw new Error(`no working bwrap here (${sandboxAvailability().problem}): the sandbox probes refuse to run without it`);
   const ctx = makeToolContext({ root: worktree });
   ctx.shell.wrap = sandbox.wrap;
   const bash = makeBashTool();
