@@ -125,6 +125,11 @@ export class Harness {
       notify: (message) => notices.push(message),
     });
     this.sandboxed = sandbox.active;
+    // Said per session, not once per process: an unsandboxed full-access agent is the case to know about.
+    if (!sandbox.active && options.role.mode === 'full-access' && options.tools.some((tool) => tool.name === 'Bash'))
+      notices.push(
+        `${options.role.name} runs in full-access mode without the sandbox: its Bash commands run on this host as you, held only by the permission checks (a write a command names must be inside the worktree)`,
+      );
     const limit = options.toolLimit ? ToolLimit.from(options.toolLimit.rules, options.toolLimit.source) : undefined;
     const policy = PermissionPolicy.fromSettings(settings, { ...sandbox.policy, home: options.homeDir }).withAllowRules(
       limit?.texts ?? [],
