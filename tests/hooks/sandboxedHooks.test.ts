@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinRole } from '../../roles/builtinRoles.js';
 import { outputSchema } from '../../roles/outputs.js';
+import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import { ScriptedModel } from '../../shared/core/model/scripted.js';
 import { parseScript } from '../../shared/core/model/scriptFile.js';
 import type { SandboxMode } from '../../shared/core/runtime/sandboxMode.js';
@@ -60,8 +61,10 @@ async function sessionWithHook(mode: SandboxMode) {
     homeDir: tempDir('orca-home-'),
     lsp: { enabled: false },
   });
-  const result = await harness.run('go', () => {});
-  return { result, repo, outside, harness };
+  const events: AgentEvent[] = [];
+  const result = await harness.run('go', (event) => events.push(event));
+  const notices = events.flatMap((event) => (event.type === 'notice' ? [event.message] : []));
+  return { result, repo, outside, harness, notices };
 }
 
 describe('hooks and --sandbox', () => {
@@ -74,6 +77,16 @@ describe('hooks and --sandbox', () => {
     expect(existsSync(path.join(repo, 'hook-ran'))).toBe(true);
     expect(existsSync(path.join(outside, 'from-shell'))).toBe(false);
     expect(existsSync(path.join(outside, 'from-args'))).toBe(false);
+  });
+
+  it('under off, they run on the host too, and the full-access session says it runs unsandboxed', async () => {
+    const { result, outside, harness, notices } = await sessionWithHook('off');
+    expect(harness.sandboxed).toBe(false);
+    expect(result.reason).toBe('report');
+    expect(existsSync(path.join(outside, 'from-shell'))).toBe(true);
+    expect(notices).toContain(
+      'worker runs in full-access mode without the sandbox: its Bash commands run on this host as you, held only by the permission checks (a write a command names must be inside the worktree)',
+    );
   });
 
   it('under auto, they run as Claude Code runs them, on the host', async () => {
