@@ -171,6 +171,7 @@ function printResult(result: AgentJobResult, json: boolean): void {
     }
     out.report = result.report ?? null;
     out.usage = { ...result.usage, cost_usd: result.cost_usd };
+    if (result.sandbox) out.sandbox = result.sandbox;
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return;
   }
