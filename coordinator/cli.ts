@@ -2,12 +2,14 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { isSlug } from '../shared/core/git/slug.js';
 import { EFFORT_LEVELS, type Effort, parseThinking } from '../shared/core/model/thinking.js';
+import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
 import { collectYesTo, parseAskTimeout } from './asks/askOptions.js';
 import { CLEAN_RULES, parseAge } from './cleanOptions.js';
 import { UserError } from './repoCheck.js';
+import { sandboxChoice, sandboxOption } from './sandboxOption.js';
 
 /** `orca`: the command line (docs/cli.md). Exit codes: 0 pass, 1 fail, 2 bad input, 130 aborted. */
 const program = new Command('orca')
@@ -50,6 +52,7 @@ program
   )
   .option('--no-memory', 'show the agents no memory cards and keep none they remember')
   .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for the built-in roles', serverList)
+  .addOption(sandboxOption())
   .option('--list-commands', "list the slash commands (the repository's .claude/commands and ~/.claude/commands) and exit", false)
   .action(async (words: string[], options) => {
     if (options.listCommands) {
@@ -89,6 +92,7 @@ program
       yesTo: options.yesTo,
       memory: options.memory,
       mcp: options.mcp,
+      ...sandboxChoice(options.sandbox),
     });
   });
 
@@ -157,6 +161,7 @@ program
   .option('--yes-to <rule>', 'answer yes to permission requests this rule covers (repeatable)', collectYesTo, [])
   .option('--no-memory', 'show the agent no memory cards and keep none it remembers')
   .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for a built-in role', serverList)
+  .addOption(sandboxOption())
   .action(async (prompt: string, options) => {
     process.exitCode = await (await import('./agentCommand.js')).agentCommand({
       role: options.role,
@@ -175,6 +180,7 @@ program
       yesTo: options.yesTo,
       memory: options.memory,
       mcp: options.mcp,
+      ...sandboxChoice(options.sandbox),
     });
   });
 
@@ -205,14 +211,17 @@ program
   .command('worker')
   .description('a worker process: takes agent jobs from Redis until stopped (SIGINT/SIGTERM)')
   .addOption(new Option('--concurrency <n>', 'agent jobs at once').argParser(positiveInt).default(2))
-  .action(async (options: { concurrency: number }) => {
+  .addOption(sandboxOption())
+  .action(async (options: { concurrency: number; sandbox?: SandboxMode }) => {
+    const { sandbox } = sandboxChoice(options.sandbox);
     await pingRedis(redisUrl());
     // Checked here, before a child is started for the worker, so the one line comes from `orca`.
     new (await import('../shared/core/runtime/orcaHome.js')).OrcaHome().ensureWritable();
     const { hasWorkerNodeFlags, relaunchWorker } = await import('./workerRelaunch.js');
     // A worker wants V8 tuned for size (shared/core/runtime/workerNodeFlags.ts), which only a new process can get.
-    if (!hasWorkerNodeFlags()) process.exitCode = await relaunchWorker(['--concurrency', String(options.concurrency)]);
-    else await (await import('../workers/workerProcess.js')).runWorkerProcess({ concurrency: options.concurrency });
+    if (!hasWorkerNodeFlags())
+      process.exitCode = await relaunchWorker(['--concurrency', String(options.concurrency), '--sandbox', sandbox]);
+    else await (await import('../workers/workerProcess.js')).runWorkerProcess({ concurrency: options.concurrency, sandbox });
   });
 
 program

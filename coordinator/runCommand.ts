@@ -4,6 +4,8 @@ import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
+import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { isSlashInvocation, resolveSlashTask, type SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
 import { RunMemory } from './memory/runMemory.js';
@@ -44,6 +46,9 @@ export interface RunCommandOptions {
   memory: boolean;
   /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
   mcp?: string[];
+  /** `--sandbox` (or ORCA_SANDBOX), and where it came from for the line. */
+  sandbox: SandboxMode;
+  sandboxSource?: string;
 }
 
 /** Exit codes per verdict (docs/cli.md). */
@@ -62,6 +67,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const choice = script ? undefined : chooseModel({ ...options, model: options.model ?? slash?.command.model });
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
+  const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource });
+  if (sandbox.refusal) throw new UserError(sandbox.refusal);
   const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
   for (const warning of slash?.warnings ?? []) process.stderr.write(`orca: ${warning}\n`);
   const startedAt = Date.now();
@@ -82,6 +89,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
 
   const runId = newRunId();
   process.stderr.write(`orca: run ${runId}\n`);
+  // Said even with --json (on stderr): what the agents' commands run in is never left unsaid.
+  process.stderr.write(`orca: ${sandbox.line}\n`);
   if (script) say?.('Scripted model: no LLM is used in this run.');
   if (slash) {
     const attached = slash.files.length > 0 ? `, with ${slash.files.join(', ')}` : '';
@@ -94,7 +103,11 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   }
   const model = choice?.id ?? 'scripted';
 
-  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, concurrency: options.concurrency });
+  const services = await OrcaServices.open({
+    workers: options.localWorkers ? options.workers : 0,
+    concurrency: options.concurrency,
+    sandbox: options.sandbox,
+  });
   try {
     const recorder = new RunRecorder(services.redis, services.keys, runId);
     const budgets = {
@@ -128,6 +141,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         memory: options.memory,
         mcp: options.mcp,
         check_network: options.checkNetwork,
+        sandbox: options.sandbox,
         command: slash
           ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
           : undefined,
@@ -149,6 +163,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       memory,
       toolLimit: slash?.toolLimit,
       mcp: options.mcp,
+      sandbox: options.sandbox,
     });
     return printRunResult(result, recorder.state, options.json);
   } finally {

@@ -4,6 +4,7 @@ import { claimsReader, failureAdmission, outputSchema, WorkerOutputSchema } from
 import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
 import { commonGitDir } from '../shared/core/git/repoLock.js';
 import type { Model } from '../shared/core/model/model.js';
+import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import type { SessionServices } from '../shared/core/tool/tool.js';
 import { Harness } from '../shared/harness/harness.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
@@ -50,6 +51,8 @@ export interface JobHarnessInput {
   gitAtStart: Promise<GitSnapshot | undefined>;
   /** The job's event writer: its permission requests go out on the run's stream through it. */
   progress: ProgressReporter;
+  /** The job's sandbox mode on this worker (the stricter of the job's and the worker's). */
+  sandboxMode: SandboxMode;
 }
 
 /**
@@ -96,6 +99,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
           : []),
       ],
       role: job.role,
+      sandboxMode: input.sandboxMode,
       tools: toolsNamed(job.role.tools),
       outputSchema: outputSchema(job.role.output),
       model: input.model,

@@ -42,18 +42,22 @@ export interface JobWorkspace {
    * orca. `createdBranch`: orca made the task branch in it (the hook left HEAD detached).
    */
   madeByHook?: { createdBranch: boolean };
+  /** A view that was found changed and rebuilt: why, for a notice in the run's events. */
+  rebuilt?: string;
 }
 
 /**
  * Prepares the workspace for a job. A writing role gets `git worktree add -b orca/<run>/<task>`
  * at the base the coordinator named; if a dead attempt left the branch behind, the new attempt
  * starts from that branch's last commit (complete work), never from the dead one's half-written
- * tree, which is discarded. A read-only role gets a shared detached view of the base commit.
+ * tree, which is discarded. A read-only role gets its run's detached view of the base commit.
  */
 export async function prepareWorkspace(
   job: AgentJob,
   home: OrcaHome,
   hooks: { config: HooksConfig; context: (dir: string) => HookContext },
+  /** `readOnlyOnDisk`: no sandbox will keep the agent from writing a view, so its files are made read-only. */
+  options: { readOnlyOnDisk?: boolean } = {},
 ): Promise<JobWorkspace> {
   const remote = job.repo.remote;
   const repo = remote ? await ensureClone(remote, home.clone(remoteKey(remote)), job.base) : realpathSync(job.repo.path!);
@@ -62,9 +66,10 @@ export async function prepareWorkspace(
   const [, branchThere] = await Promise.all([resolveCommit(repo, job.base), taskBranch ? branchExists(repo, taskBranch) : false]);
 
   if (job.role.workspace === 'view') {
-    const dir = home.view(repoKeyOf(repo), job.base);
-    const start = await ensureView(repo, dir, job.base);
-    return { repo, dir, kind: 'view', base: job.base, start, linked: [], remote };
+    // The run's own view of the commit (removed when the run ends), checked clean before each reuse.
+    const dir = home.view(job.run_id, repoKeyOf(repo), job.base);
+    const view = await ensureView(repo, dir, job.base, options);
+    return { repo, dir, kind: 'view', base: job.base, start: view.commit, linked: [], remote, rebuilt: view.rebuilt };
   }
   if (job.role.workspace === 'scratch') {
     // Verification builds and probes here; nothing it does is committed, and it is removed after.

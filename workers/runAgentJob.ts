@@ -14,6 +14,7 @@ import { parseScript } from '../shared/core/model/scriptFile.js';
 import { optionalThinking } from '../shared/core/model/thinking.js';
 import { emptyUsage } from '../shared/core/model/usage.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import { type SandboxKind, type SandboxMode, strictestSandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import type { Harness } from '../shared/harness/harness.js';
 import { type PortLeaser, portLeaseOwner } from '../shared/infra/ports/portLease.js';
 import { type AgentJob, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
@@ -29,6 +30,7 @@ import { type HookContext, transcriptPathFor } from '../shared/policy/hooks/hook
 import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
 import { branchRefusals, commitOwned, refusalsText } from '../shared/policy/permissions/ownedCommit.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
+import { SandboxRequiredError, sandboxAvailability } from '../shared/policy/permissions/sandbox.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
@@ -46,6 +48,8 @@ export interface JobDeps {
    * worktree is released like an unchanged one (the next attempt discards it anyway).
    */
   handingBack?: () => boolean;
+  /** The worker's own `--sandbox` mode; the stricter of it and the job's applies. */
+  sandbox?: SandboxMode;
   /** Which of the worker's concurrent slots runs the job (the board's timeline draws a lane per slot). */
   slot?: number;
 }
@@ -71,6 +75,9 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
 
   if (await isAborted(deps.redis, deps.keys, job.run_id))
     return resultOf({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
+  // Refused before anything is made for it: no ports, no worktree, no hook run.
+  const sandbox = jobSandbox(job, deps.sandbox);
+  if (sandbox.refusal) return resultOf({ end_reason: 'sandbox', detail: `worker ${os.hostname()}:${process.pid}: ${sandbox.refusal}` });
 
   const progress = new ProgressReporter(bullJob, deps.redis, deps.keys, job);
   const hookContext = workspaceHookContext(job, sessionDir, progress);
@@ -87,12 +94,25 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     repoHooks = hooksFromSettings(settingsFromConfig(job.repo.path ?? deps.home.root, config).sources);
     lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
     const hooks = repoHooks;
-    workspace = await prepareWorkspace(job, deps.home, { config: hooks, context: (dir) => hookContext(dir, signal) });
+    workspace = await prepareWorkspace(
+      job,
+      deps.home,
+      { config: hooks, context: (dir) => hookContext(dir, signal) },
+      { readOnlyOnDisk: sandbox.kind === 'none' },
+    );
+    if (workspace.rebuilt) {
+      await progress.agentEvent({
+        type: 'notice',
+        level: 'warn',
+        message: `the read-only view ${workspace.dir} was rebuilt before this agent read it: ${workspace.rebuilt}`,
+        at: Date.now(),
+      });
+    }
     // Asked now, read when the harness is built: it overlaps the steps in between. A job that
     // ends before that (a model it cannot make) has no use for it, nor for its failure.
     const gitAtStart = freshSnapshot(workspace, job.base);
     gitAtStart.catch(() => undefined);
-    await announceWorkspace(progress, workspace, lease.ports, deps.slot);
+    await announceWorkspace(progress, workspace, lease.ports, deps.slot, sandbox.kind);
 
     const model = buildModel(job);
     if (model instanceof ModelError) return resultOf({ detail: model.message, worktree: workspace.dir });
@@ -110,6 +130,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       config,
       gitAtStart,
       progress,
+      sandboxMode: sandbox.mode,
     });
     harness = session.harness;
     const result = await session.harness.run(job.prompt, (event) => progress.agentEvent(event));
@@ -150,6 +171,18 @@ function configOfJob(job: AgentJob, deps: JobDeps): Promise<TrustedConfig> {
     userClaudeDir: deps.userClaudeDir ?? userClaudeDir(),
     homeDir: os.homedir(),
   });
+}
+
+/**
+ * The job's sandbox on this worker: the stricter of the job's mode and the worker's, what its
+ * commands will run in, and, under `required` without a working bwrap, why the job is refused.
+ */
+function jobSandbox(job: AgentJob, workerMode: SandboxMode = 'auto'): { mode: SandboxMode; kind: SandboxKind; refusal?: string } {
+  const mode = strictestSandboxMode(job.sandbox, workerMode);
+  if (mode === 'off' || (mode === 'auto' && !job.role.sandbox)) return { mode, kind: 'none' };
+  const found = sandboxAvailability();
+  if (found.bwrap !== undefined) return { mode, kind: 'bwrap' };
+  return { mode, kind: 'none', ...(mode === 'required' ? { refusal: new SandboxRequiredError(found.problem).message } : {}) };
 }
 
 /** A result with every field the job has not reached yet at its empty value: a failed job by default. */
@@ -196,7 +229,13 @@ function workspaceHookContext(
   });
 }
 
-async function announceWorkspace(progress: ProgressReporter, workspace: JobWorkspace, ports: number[], slot?: number): Promise<void> {
+async function announceWorkspace(
+  progress: ProgressReporter,
+  workspace: JobWorkspace,
+  ports: number[],
+  slot: number | undefined,
+  sandbox: SandboxKind,
+): Promise<void> {
   await progress.runEvent({
     type: 'workspace',
     kind: workspace.kind,
@@ -207,6 +246,7 @@ async function announceWorkspace(progress: ProgressReporter, workspace: JobWorks
     host: os.hostname(),
     pid: process.pid,
     ...(slot !== undefined ? { slot } : {}),
+    sandbox,
   });
 }
 
@@ -301,6 +341,7 @@ async function ranResult(
     // The task's whole change, a dead attempt's commits included: what a merge of the branch brings.
     files_changed: commit ? await changedFiles(workspace.dir, job.base, commit) : [],
     scripted: model.scripted,
+    sandbox: harness.sandboxed ? 'bwrap' : 'none',
     remembered: harness.session.toolContext.services.memory?.remembered ?? [],
     ...(gates
       ? {

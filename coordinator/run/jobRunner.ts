@@ -56,6 +56,8 @@ export class JobRunner {
       mcp?: string[];
       /** The run's trusted configuration, read once at its base commit: every job carries it. */
       config: TrustedConfig;
+      /** `--sandbox` of the run. */
+      sandbox: AgentJob['sandbox'];
     },
   ) {}
 
@@ -117,6 +119,7 @@ export class JobRunner {
         tool_limit: this.options.toolLimit,
         mcp: this.options.mcp ?? [],
         config: this.options.config,
+        sandbox: this.options.sandbox,
       },
       attempt,
     );
@@ -174,6 +177,7 @@ export class JobRunner {
       turns: result.turns,
       usage: result.usage,
       cost_usd: result.cost_usd,
+      sandbox: result.sandbox,
     });
     await this.fileMemory(taskId, result);
     return result;

@@ -4,6 +4,7 @@ import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import { ENDED } from '../../shared/core/events/taskStatusGroups.js';
 import { integrationBranch, wipRef } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
+import type { SandboxMode } from '../../shared/core/runtime/sandboxMode.js';
 import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import { TerminalAsks } from '../asks/terminalAsks.js';
@@ -49,6 +50,8 @@ export interface RunSettings {
   toolLimit?: { source: string; rules: string[] };
   /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
   mcp?: string[];
+  /** `--sandbox`: every job carries it to its worker. */
+  sandbox: SandboxMode;
 }
 
 /**
@@ -130,6 +133,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       toolLimit: settings.toolLimit,
       mcp: settings.mcp,
       config,
+      sandbox: settings.sandbox,
     }),
     integration,
     repo: settings.repo,

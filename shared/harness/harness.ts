@@ -7,6 +7,7 @@ import { type AgentResult, runSession } from '../core/loop/query.js';
 import { AgentSession, type StopCheck } from '../core/loop/session.js';
 import { Transcript } from '../core/loop/transcript.js';
 import type { Model } from '../core/model/model.js';
+import type { SandboxMode } from '../core/runtime/sandboxMode.js';
 import { EDITING_TOOLS } from '../core/tool/editingTools.js';
 import type { PermissionMode } from '../core/tool/permissionMode.js';
 import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
@@ -55,6 +56,8 @@ export interface HarnessOptions {
   workspaceWritable: boolean;
   /** Folders the sandboxed shell must be able to read (the repository's git folder, linked dependencies). */
   sandboxReadable?: string[];
+  /** The job's `--sandbox` mode (auto by default): `required` throws SandboxRequiredError without a working bwrap. */
+  sandboxMode?: SandboxMode;
   sessionDir: string;
   /** Environment for the agent's commands and hooks: PORT, ORCA_PORTS, ORCA_RUN_ID, ORCA_TASK_ID, … */
   shellEnv: Record<string, string>;
@@ -135,6 +138,7 @@ export class Harness {
     const notices: string[] = (trusted?.files.problems ?? []).map((problem) => `configuration: ${problem}`);
     const sandbox = shellSandbox({
       enabled: options.role.sandbox,
+      mode: options.sandboxMode,
       // A read-only view is not writable even to its own shell: the private temp folder stands in.
       worktree: options.workspaceWritable ? options.workspaceRoot : path.join(options.sessionDir, 'tmp'),
       tempDir: path.join(options.sessionDir, 'tmp'),
@@ -148,6 +152,11 @@ export class Harness {
       notify: (message) => notices.push(message),
     });
     this.sandboxed = sandbox.active;
+    // Said per session, not once per process: an unsandboxed full-access agent is the case to know about.
+    if (!sandbox.active && options.role.mode === 'full-access' && options.tools.some((tool) => tool.name === 'Bash'))
+      notices.push(
+        `${options.role.name} runs in full-access mode without the sandbox: its Bash commands run on this host as you, held only by the permission checks (a write a command names must be inside the worktree)`,
+      );
     const limit = options.toolLimit ? ToolLimit.from(options.toolLimit.rules, options.toolLimit.source) : undefined;
     const policy = PermissionPolicy.fromSettings(settings, { ...sandbox.policy, home: options.homeDir }).withAllowRules(
       limit?.texts ?? [],
@@ -196,6 +205,7 @@ export class Harness {
       shell: {
         env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) },
         wrap: sandbox.wrap,
+        ...(options.sandboxMode === 'required' ? { hookWrap: sandbox.wrap } : {}),
       },
       slots: (options.wrapSlots ?? ((slots) => slots))(
         diagnostics.wrap(createHarnessSlots({ hooks, permission: decider }), { warmOnRead }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LineRangeSchema } from '../files/lineRanges.js';
 import { EffortSchema, ThinkingOptionSchema } from '../model/thinking.js';
 import { UsageSchema } from '../model/usage.js';
+import { SandboxKindSchema, SandboxModeSchema } from '../runtime/sandboxMode.js';
 import { PermissionAnswerEventSchema } from './permissionAsk.js';
 
 /**
@@ -66,6 +67,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         mcp: z.array(z.string()).optional(),
         /** `--check-network`: whether the integration checks reach the host network. */
         check_network: z.enum(['host', 'none']).optional(),
+        /** `--sandbox` (auto when absent: a run recorded before the flag). */
+        sandbox: SandboxModeSchema.optional(),
         /** The slash command the task came from, and its `allowed-tools` (the run's tool limit). */
         command: z
           .object({ invoked: z.string(), file: z.string(), allowed_tools: z.array(z.string()).optional(), model: z.string().optional() })
@@ -150,6 +153,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     turns: z.number().int(),
     usage: UsageSchema,
     cost_usd: z.number(),
+    /** What the agent's commands ran in on its worker (absent when it ended before its agent started). */
+    sandbox: SandboxKindSchema.optional(),
   }),
   z.object({
     type: z.literal('merge'),

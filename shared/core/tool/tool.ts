@@ -31,6 +31,8 @@ export interface ShellSettings {
   maxTimeoutMs: number;
   /** Wraps a command for the sandbox (filled by the permissions layer), or runs it plainly. */
   wrap?: (command: string, cwd: string) => { file: string; args: string[] };
+  /** Wraps a command hook the same way, under `--sandbox required` only (hooks otherwise run as Claude Code runs them). */
+  hookWrap?: (command: string, cwd: string) => { file: string; args: string[] };
 }
 
 /**

@@ -130,6 +130,7 @@ function runEvent(changes: Changes, event: RunEvent): void {
         host: event.host,
         pid: event.pid,
         turns: event.turns,
+        sandbox: event.sandbox,
       });
       changes.task(event.task_id, { op: 'setOnce', fields: { ended_at: event.at } });
       if (event.status === 'failed') changes.setTask(event.task_id, { error: event.detail });
@@ -282,6 +283,7 @@ function workspace(changes: Changes, taskId: string, event: WorkspaceEvent): voi
     host: event.host,
     pid: event.pid,
     slot: event.slot,
+    sandbox: event.sandbox,
   });
   changes.task(taskId, { op: 'setOnce', fields: { started_at: event.at } });
 }

@@ -5,6 +5,7 @@ import { isSlug } from '../../core/git/slug.js';
 import { AgentLimitsSchema } from '../../core/loop/limits.js';
 import { EffortSchema, ThinkingOptionSchema } from '../../core/model/thinking.js';
 import { UsageSchema } from '../../core/model/usage.js';
+import { SandboxKindSchema, SandboxModeSchema } from '../../core/runtime/sandboxMode.js';
 import { PermissionModeSchema } from '../../core/tool/permissionMode.js';
 import { AssertionFlagSchema, CheckRecordSchema, GateResultSchema } from '../verify/evidence/evidence.js';
 import { JobMemorySchema, RememberedCardSchema } from './memoryPayload.js';
@@ -88,6 +89,11 @@ export const AgentJobSchema = z.object({
   }),
   /** Extra environment for the agent's shell. */
   env: z.record(z.string(), z.string()).default({}),
+  /**
+   * The run's `--sandbox` mode: `required` makes the worker refuse the job when it cannot run its
+   * commands (and hooks) in bwrap, `off` runs them unsandboxed. The worker's own `required` wins.
+   */
+  sandbox: SandboxModeSchema.default('auto'),
   /** Which hook event ends the agent: `Stop` on its own (`orca agent`), `SubagentStop` within a run. */
   stop_event: z.enum(['Stop', 'SubagentStop']).default('SubagentStop'),
   /** The checks the task names (a plan subtask's `checks`). */
@@ -155,6 +161,8 @@ export const AgentJobResultSchema = z.object({
   /** Files it changed, relative to the repository. */
   files_changed: z.array(z.string()),
   scripted: z.boolean(),
+  /** What the agent's Bash ran in on the worker (absent when the job ended before its agent started). */
+  sandbox: SandboxKindSchema.optional(),
   /** Cards the agent's Remember calls admitted, for the coordinator to file in its memory store. */
   remembered: z.array(RememberedCardSchema).default([]),
   /** The gates on the agent's Report (workers and verification): what its claims are worth; for a failed agent, on its last refused Report. */

@@ -1,4 +1,5 @@
 import { bwrapWrap, findOnPath, probeBwrap } from '../../core/runtime/bwrap.js';
+import type { SandboxMode } from '../../core/runtime/sandboxMode.js';
 import type { ShellSettings } from '../../core/tool/tool.js';
 import type { LoadedSettings } from '../settings/loadSettings.js';
 import type { PolicyOptions } from './policy.js';
@@ -34,27 +35,53 @@ export interface Sandbox {
 
 const noticesGiven = new Set<string>();
 
+/** A bwrap that builds a sandbox here, or why there is none (`bwrap not found`, what the probe said). */
+export type SandboxAvailability = { bwrap: string; problem?: undefined } | { bwrap?: undefined; problem: string };
+
+/** Whether bwrap on PATH (`env.PATH`, the process's by default) can build a sandbox here: probed once per process. */
+export function sandboxAvailability(env?: NodeJS.ProcessEnv): SandboxAvailability {
+  const bwrap = findOnPath('bwrap', env);
+  if (bwrap === undefined) return { problem: 'bwrap not found' };
+  const problem = probeBwrap(bwrap);
+  return problem === undefined ? { bwrap } : { problem };
+}
+
+/** What `--sandbox required` says when there is no working sandbox: one line, with how to get one. */
+export class SandboxRequiredError extends Error {
+  constructor(problem: string) {
+    super(`--sandbox required, but ${problem}: install bubblewrap (apt-get install bubblewrap), or run with --sandbox auto`);
+    this.name = 'SandboxRequiredError';
+  }
+}
+
 /**
- * The sandbox for one session. With `enabled` and a working bwrap on PATH (`env.PATH`, the
- * process's by default), commands are wrapped. Without one, `notify` is told once per process
- * and commands run plainly, checked only by the permission policy.
+ * The sandbox for one session. In mode `auto` (the default) with `enabled` (the role wants it)
+ * and a working bwrap, commands are wrapped; without one, `notify` is told once per process and
+ * commands run plainly, checked only by the permission policy. `required` wraps them whatever the
+ * role says and throws SandboxRequiredError when it cannot; `off` never wraps.
  */
 export function shellSandbox(
-  options: SandboxOptions & { enabled: boolean; notify: (message: string) => void; env?: NodeJS.ProcessEnv },
+  options: SandboxOptions & { enabled: boolean; mode?: SandboxMode; notify: (message: string) => void; env?: NodeJS.ProcessEnv },
 ): Sandbox {
   const unsandboxed: Sandbox = { active: false, policy: { writableOutside: [], bashSandboxed: false } };
-  if (!options.enabled) return unsandboxed;
-  const bwrap = findOnPath('bwrap', options.env);
-  const problem = bwrap === undefined ? 'bwrap not found' : probeBwrap(bwrap);
-  if (bwrap === undefined || problem !== undefined) {
-    const message = `${problem}: Bash runs unsandboxed, relying on the permission checks`;
-    if (!noticesGiven.has(message)) {
-      noticesGiven.add(message);
-      options.notify(message);
-    }
+  const mode = options.mode ?? 'auto';
+  const notifyOnce = (message: string) => {
+    if (noticesGiven.has(message)) return;
+    noticesGiven.add(message);
+    options.notify(message);
+  };
+  if (mode === 'off') {
+    notifyOnce('--sandbox off: Bash runs unsandboxed, relying on the permission checks');
     return unsandboxed;
   }
-  return { wrap: bwrapWrap(bwrap, options), active: true, policy: { writableOutside: ['/tmp'], bashSandboxed: true } };
+  if (mode === 'auto' && !options.enabled) return unsandboxed;
+  const found = sandboxAvailability(options.env);
+  if (found.bwrap === undefined) {
+    if (mode === 'required') throw new SandboxRequiredError(found.problem);
+    notifyOnce(`${found.problem}: Bash runs unsandboxed, relying on the permission checks`);
+    return unsandboxed;
+  }
+  return { wrap: bwrapWrap(found.bwrap, options), active: true, policy: { writableOutside: ['/tmp'], bashSandboxed: true } };
 }
 
 /**
