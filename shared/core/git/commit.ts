@@ -1,5 +1,5 @@
 import { gitAt, runGit } from './git.js';
-import { linkedDependencies } from './linkDependencies.js';
+import { orcaOwnedPaths } from './worktreeStartState.js';
 
 /**
  * Commits everything in a worktree (tracked changes, new files; ignored files stay out) on its
@@ -7,9 +7,10 @@ import { linkedDependencies } from './linkDependencies.js';
  */
 export async function commitAll(dir: string, message: string, options: { exclude?: string[] } = {}): Promise<string | undefined> {
   const git = gitAt(dir);
-  // `exclude`: paths orca itself put in the worktree (a linked node_modules): a symlink is not a
-  // directory to git, so a `node_modules/` ignore rule would not keep it out.
-  const excluded = (options.exclude ?? []).map((p) => `:(exclude)${p}`);
+  // `exclude`, and what orca recorded as the worktree's start state: paths orca itself put in the
+  // worktree (a linked node_modules, `.env.orca`): a symlink is not a directory to git, so a
+  // `node_modules/` ignore rule would not keep it out, and `.env.orca` may be ignored by no rule.
+  const excluded = [...new Set([...(options.exclude ?? []), ...orcaOwnedPaths(dir)])].map((p) => `:(exclude)${p}`);
   await git.raw(['add', '--all', '--', '.', ...excluded]);
   const commit = await runGit(dir, ['commit', '--quiet', '--no-verify', '-m', message]);
   if (commit.code !== 0) {
@@ -23,9 +24,9 @@ export async function commitAll(dir: string, message: string, options: { exclude
 
 /**
  * Whether the worktree has any change git would commit (untracked files included), but for the
- * dependency folders orca linked in, which no commit of orca's takes.
+ * paths orca put there itself (linked folders, copied and generated files), which no commit of orca's takes.
  */
 export async function hasChanges(dir: string): Promise<boolean> {
-  const excluded = linkedDependencies(dir).map((name) => `:(exclude)${name}`);
+  const excluded = orcaOwnedPaths(dir).map((name) => `:(exclude)${name}`);
   return (await gitAt(dir).raw(['status', '--porcelain', '--', '.', ...excluded])).trim().length > 0;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gitAt } from './git.js';
-import { linkedDependencies } from './linkDependencies.js';
+import { orcaOwnedPaths } from './worktreeStartState.js';
 
 export interface SavedWork {
   ref: string;
@@ -29,7 +29,7 @@ export async function saveWorkInProgress(dir: string, ref: string, message: stri
     if (realpathSync(top) !== realpathSync(dir)) throw new Error(`${dir} is not a git worktree (git answers for ${top})`);
     const head = (await git.raw(['rev-parse', 'HEAD'])).trim();
     await git.raw(['read-tree', head]);
-    const excluded = linkedDependencies(dir).map((name) => `:(exclude)${name}`);
+    const excluded = orcaOwnedPaths(dir).map((name) => `:(exclude)${name}`);
     await git.raw(['add', '--all', '--', '.', ...excluded]);
     const tree = (await git.raw(['write-tree'])).trim();
     if (tree === (await git.raw(['rev-parse', `${head}^{tree}`])).trim()) return undefined;
