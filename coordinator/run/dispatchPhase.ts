@@ -111,6 +111,7 @@ async function runTask(ctx: RunContext, task: TaskRecord): Promise<void> {
       base,
       subtask: task.task_id,
       checks,
+      paths: subtask.paths,
       fileState: inheritedFor(ctx, subtask.paths),
     });
   } catch (error) {
@@ -261,6 +262,7 @@ async function resolveConflict(ctx: RunContext, task: TaskRecord, files: string[
       base: await ctx.integration.head(),
       subtask: task.task_id,
       checks,
+      paths: [...subtask.paths, ...files],
     })
     .catch(() => undefined);
   return result && result.status === 'completed' && result.branch ? result : undefined;

@@ -20,6 +20,8 @@ export interface JobSpec {
   /** The plan subtask id (Scripted scripts match on it). */
   subtask?: string;
   checks?: string[];
+  /** The paths the task owns (a plan subtask's `paths`): a sparse worktree always holds them. */
+  paths?: string[];
   fileState?: InheritedFileState[];
   /** How the board names the job (orca's own jobs; plan subtasks have their plan title). */
   title?: string;
@@ -103,6 +105,7 @@ export class JobRunner {
         file_state: spec.fileState ?? [],
         model: { ...this.options.model, script: this.options.script ? script : undefined },
         checks: spec.checks ?? [],
+        paths: spec.paths ?? [],
         stop_event: 'SubagentStop',
         asks: this.options.asks,
         memory: this.options.memory?.forPrompt(spec.prompt),

@@ -86,6 +86,8 @@ export const AgentJobSchema = z.object({
   stop_event: z.enum(['Stop', 'SubagentStop']).default('SubagentStop'),
   /** The checks the task names (a plan subtask's `checks`). */
   checks: z.array(z.string()).default([]),
+  /** The paths the task owns (a plan subtask's `paths`): a sparse worktree (orca.json's `sparsePaths`) always holds them. */
+  paths: z.array(z.string()).default([]),
   /** How the agent's permission requests are answered when nothing else answers them. */
   asks: z
     .object({
