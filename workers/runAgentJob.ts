@@ -28,6 +28,8 @@ import { loadHooks } from '../shared/policy/hooks/hookSettings.js';
 import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
+import { guardedStartFileChanges } from './startFileGuard.js';
+import { setUpWorktree } from './worktreeSetup.js';
 
 export interface JobDeps {
   redis: Redis;
@@ -78,12 +80,27 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   let workspace: JobWorkspace | undefined;
   let outcome = { committed: false, keep: false, completed: false, job };
   try {
-    workspace = await prepareWorkspace(job, deps.home, { config: repoHooks, context: (dir) => hookContext(dir, signal) });
+    workspace = await prepareWorkspace(job, deps.home, { config: repoHooks, context: (dir) => hookContext(dir, signal) }, lease.ports);
     // Asked now, read when the harness is built: it overlaps the steps in between. A job that
     // ends before that (a model it cannot make) has no use for it, nor for its failure.
     const gitAtStart = freshSnapshot(workspace, job.base);
     gitAtStart.catch(() => undefined);
     await announceWorkspace(progress, workspace, lease.ports, deps.slot);
+    // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
+    const setup = await setUpWorktree({
+      job,
+      workspace,
+      ports: lease.ports,
+      sessionDir,
+      signal,
+      progress,
+      userClaudeDir: deps.userClaudeDir,
+    });
+    if (!setup.ok) {
+      // The worktree stays, as a failed agent's does: the setup's log and what it left are there to look at.
+      outcome = { ...outcome, keep: true };
+      return resultOf({ end_reason: 'setup_failed', detail: setup.detail ?? 'the setup failed', worktree: workspace.dir });
+    }
 
     const model = buildModel(job);
     if (model instanceof ModelError) return resultOf({ detail: model.message, worktree: workspace.dir });
@@ -102,13 +119,15 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       progress,
     });
     const result = await session.harness.run(job.prompt, (event) => progress.agentEvent(event));
-    const status = statusOf(result, signal);
+    const tampered = guardedStartFileChanges(workspace);
+    const status = tampered ? 'failed' : statusOf(result, signal);
     // A failed agent whose last Report was refused hands back that report's gates: they say why.
     const gates =
       status === 'completed' ? await judgeReport(session, result.report) : status === 'failed' ? lastRefusedReport(session) : undefined;
     const commit = status === 'completed' ? await commitWork(workspace, job, result) : undefined;
     outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps), completed: status === 'completed', job };
-    return resultOf(await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit }));
+    const ran = await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit });
+    return resultOf(tampered ? { ...ran, end_reason: 'guarded_change', detail: tampered } : ran);
   } finally {
     await progress.flush();
     await lease.release();

@@ -1,7 +1,7 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { gitAt } from '../core/git/git.js';
-import { recordStartState, readStartState, startEntry } from '../core/git/worktreeStartState.js';
+import { readStartState, recordStartState, startEntry } from '../core/git/worktreeStartState.js';
 import { spawnGroup } from '../core/runtime/processGroup.js';
 import { agentShellEnv } from '../core/runtime/secretRedaction.js';
 import { shellSandbox } from '../policy/permissions/sandbox.js';
@@ -101,7 +101,12 @@ export async function runWorktreeSetup(spec: SetupSpec): Promise<SetupOutcome> {
       results.push(result);
       await spec.onCommand?.(result);
       if (outcome !== 'ok') {
-        const why = outcome === 'timeout' ? `ran past the setup timeout (${spec.timeoutMs / 1000} s)` : outcome === 'aborted' ? 'was aborted' : `exited ${exit.code ?? exit.signal}`;
+        const why =
+          outcome === 'timeout'
+            ? `ran past the setup timeout (${spec.timeoutMs / 1000} s)`
+            : outcome === 'aborted'
+              ? 'was aborted'
+              : `exited ${exit.code ?? exit.signal}`;
         return { ok: false, results, detail: `setup command \`${command}\` ${why} (log ${spec.logFile}):\n${result.tail}` };
       }
     }

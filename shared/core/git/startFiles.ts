@@ -23,7 +23,8 @@ export async function placeStartFiles(spec: StartFilesSpec): Promise<StartEntry[
   const { dir } = spec;
   const entries: StartEntry[] = [];
   // A clone of a remote links what the clone has (nothing, as a rule): there is no user's checkout on this host.
-  for (const name of linkDependencies(spec.checkout ?? spec.repo, dir, spec.symlinkDirectories)) entries.push(startEntry(dir, name, 'linked'));
+  for (const name of linkDependencies(spec.checkout ?? spec.repo, dir, spec.symlinkDirectories))
+    entries.push(startEntry(dir, name, 'linked'));
   if (spec.checkout) {
     for (const file of await copyWorktreeIncludes(spec.checkout, dir, spec.symlinkDirectories)) {
       entries.push(startEntry(dir, file, 'included'));
