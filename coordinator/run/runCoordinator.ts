@@ -9,7 +9,6 @@ import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import { TerminalAsks } from '../asks/terminalAsks.js';
 import type { RunMemory } from '../memory/runMemory.js';
 import { IntegrationBranch } from '../merge/integration.js';
-import { prepareIntegrationWorktree } from '../merge/integrationSetup.js';
 import type { ModelChoice } from '../modelChoice.js';
 import { recordRun, recordRunEnd } from '../runLedger.js';
 import type { OrcaServices } from '../services.js';
@@ -135,7 +134,6 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
   let verify: VerifyOutcome | undefined;
   try {
     await integration.open(settings.base);
-    await prepareIntegrationWorktree(ctx);
     if (!recorder.state.run.findings && !abort.signal.aborted) await explorePhase(ctx);
     if (!recorder.state.run.plan && !abort.signal.aborted) {
       await planPhase(ctx);

@@ -10,7 +10,7 @@ export async function commitAll(dir: string, message: string, options: { exclude
   // `exclude`, and what orca recorded as the worktree's start state: paths orca itself put in the
   // worktree (a linked node_modules, `.env.orca`): a symlink is not a directory to git, so a
   // `node_modules/` ignore rule would not keep it out, and `.env.orca` may be ignored by no rule.
-  const excluded = [...new Set([...(options.exclude ?? []), ...orcaOwnedPaths(dir)])].map((p) => `:(exclude)${p}`);
+  const excluded = await excludeSpecs(dir, [...(options.exclude ?? []), ...orcaOwnedPaths(dir)]);
   await git.raw(['add', '--all', '--', '.', ...excluded]);
   const commit = await runGit(dir, ['commit', '--quiet', '--no-verify', '-m', message]);
   if (commit.code !== 0) {
@@ -27,6 +27,18 @@ export async function commitAll(dir: string, message: string, options: { exclude
  * paths orca put there itself (linked folders, copied and generated files), which no commit of orca's takes.
  */
 export async function hasChanges(dir: string): Promise<boolean> {
-  const excluded = orcaOwnedPaths(dir).map((name) => `:(exclude)${name}`);
+  const excluded = await excludeSpecs(dir, orcaOwnedPaths(dir));
   return (await gitAt(dir).raw(['status', '--porcelain', '--', '.', ...excluded])).trim().length > 0;
+}
+
+/**
+ * `:(exclude)` pathspecs for the paths that git would otherwise take: an ignored one is left out,
+ * for `git add` fails when a pathspec (even an excluding one) names an ignored file.
+ */
+export async function excludeSpecs(dir: string, paths: readonly string[]): Promise<string[]> {
+  const unique = [...new Set(paths)];
+  if (unique.length === 0) return [];
+  // Exit 1 (none ignored) prints nothing on stderr: `raw` resolves with the empty output then.
+  const ignored = new Set((await gitAt(dir).raw(['check-ignore', '--', ...unique])).split('\n').filter(Boolean));
+  return unique.filter((p) => !ignored.has(p)).map((p) => `:(exclude)${p}`);
 }
