@@ -6,6 +6,7 @@ import type { Effort } from '../shared/core/model/thinking.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { isSlashInvocation, resolveSlashTask, type SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
+import { checkHandOffOptions, handOff } from './handoff/handOff.js';
 import { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
@@ -40,6 +41,14 @@ export interface RunCommandOptions {
   yesTo: string[];
   /** False with --no-memory: no cards are shown to the agents and none are kept. */
   memory: boolean;
+  /** `--push [REMOTE]`: the remote the integration branch goes to when the run passes. */
+  push?: string;
+  /** `--push-partial`: push a PARTIAL run too. */
+  pushPartial?: boolean;
+  /** `--branch NAME`: the branch name on the remote (default the integration branch's). */
+  branch?: string;
+  /** `--pr-body FILE`: where the run's pull request description is written. */
+  prBody?: string;
 }
 
 /** Exit codes per verdict (docs/cli.md). */
@@ -52,6 +61,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     ? await resolveSlashTask({ repo: root, base, task: options.task })
     : undefined;
   const task = slash?.task ?? options.task;
+  await checkHandOffOptions(root, options);
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
   // The command's `model` is the run's unless --model says otherwise.
@@ -142,7 +152,9 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       memory,
       toolLimit: slash?.toolLimit,
     });
-    return printRunResult(result, recorder.state, options.json);
+    const handoff = await handOff(services, root, result, options, say);
+    const code = printRunResult({ ...result, ...(handoff.json ? { handoff: handoff.json } : {}) }, recorder.state, options.json);
+    return code === 0 && handoff.failed ? 1 : code;
   } finally {
     await services.close();
   }
