@@ -2,9 +2,10 @@ import { parse } from 'shell-quote';
 import { gitAt } from './git.js';
 
 /**
- * What a sparse worktree holds: the paths orca.json's `sparsePaths` names, the task's own paths,
- * the paths its checks name that exist at the commit, and every file at the repository's top
- * (package.json, tsconfig.json, lock files: what any build or test reads first).
+ * The folders a sparse worktree holds (git's cone mode: each folder whole, and the files directly
+ * in every folder above it, the repository's top-level files included: package.json, lock files,
+ * what any build or test reads first). They cover orca.json's `sparsePaths`, the task's own paths
+ * and the paths its checks name; a file stands for its folder, a glob for the folder before it.
  */
 export async function sparseSelection(
   repo: string,
@@ -14,26 +15,47 @@ export async function sparseSelection(
   const named = given.checks.flatMap((check) =>
     parse(check)
       .filter((token): token is string => typeof token === 'string' && !token.startsWith('-') && /[./]/.test(token))
-      .map((token) => token.replace(/^\.\//, '').replace(/\/+$/, ''))
-      .filter((token) => token !== '' && token !== '.' && !token.startsWith('/') && !token.split('/').includes('..')),
+      .map(clean)
+      .filter((token) => token !== '' && !token.startsWith('/') && !token.split('/').includes('..')),
   );
-  // `git ls-tree` answers with the named paths that are in the commit, folders and files alike.
-  const inCommit =
-    named.length > 0
-      ? (await gitAt(repo).raw(['ls-tree', '--name-only', '-z', commit, '--', ...new Set(named)])).split('\0').filter(Boolean)
-      : [];
-  const globs = (paths: readonly string[]) => paths.map((p) => p.replace(/\/+$/, ''));
-  return [...new Set([...globs(given.sparsePaths), ...globs(given.owned), ...inCommit])].filter(Boolean);
+  const wanted = [...new Set([...given.sparsePaths, ...given.owned].map(clean).map(literalPrefix).filter(Boolean))];
+  // What each path is at the commit (`tree` or `blob`); a check's word that is no path there is not one.
+  const asked = [...new Set([...wanted, ...named])];
+  const types = new Map<string, string>();
+  if (asked.length > 0) {
+    for (const line of (await gitAt(repo).raw(['ls-tree', '-z', commit, '--', ...asked])).split('\0').filter(Boolean)) {
+      const [meta, file] = line.split('\t');
+      types.set(file!, meta!.split(' ')[1]!);
+    }
+  }
+  const folderOf = (p: string) => {
+    const type = types.get(p);
+    // A path not there yet is a folder the task will fill, unless its name looks like a file's.
+    const isFile = type === 'blob' || (type === undefined && /\.[^/]+$/.test(p));
+    return isFile ? p.split('/').slice(0, -1).join('/') : p;
+  };
+  const folders = [...wanted, ...named.filter((p) => types.has(p))].map(folderOf).filter(Boolean);
+  return [...new Set(folders)].sort();
+}
+
+function clean(p: string): string {
+  return p.replace(/^\.\//, '').replace(/\/+$/, '');
+}
+
+/** The part of a path before its first glob character, cut back to a whole folder name. */
+function literalPrefix(p: string): string {
+  const at = p.search(/[*?[{]/);
+  if (at < 0) return p;
+  return p.slice(0, at).split('/').slice(0, -1).join('/');
 }
 
 /**
- * Turns a worktree made with `--no-checkout` into a sparse checkout of `paths` (each a file, a
- * folder or a gitignore-style pattern), the top-level files always included, and checks those out.
+ * Turns a worktree made with `--no-checkout` into a cone-mode sparse checkout of `folders` and
+ * checks those out (cone mode: git matches folders by hash, not each file against patterns, which
+ * is what makes it fast on a large tree).
  */
-export async function checkOutSparse(dir: string, paths: readonly string[]): Promise<void> {
+export async function checkOutSparse(dir: string, folders: readonly string[]): Promise<void> {
   const git = gitAt(dir);
-  // Non-cone patterns: a task's owned paths are files as often as folders.
-  const patterns = ['/*', '!/*/', ...paths.map((p) => (p.startsWith('/') ? p : `/${p}`))];
-  await git.raw(['sparse-checkout', 'set', '--no-cone', '--', ...patterns]);
+  await git.raw(['sparse-checkout', 'set', '--cone', '--', ...folders]);
   await git.raw(['read-tree', '-mu', 'HEAD']);
 }
