@@ -19,20 +19,21 @@ export async function copyWorktreeIncludes(checkout: string, dir: string, skip: 
   // Ignored folders come as one entry each (`--directory`): a node_modules is not listed file by file.
   const out = await gitAt(checkout).raw(['ls-files', '--others', '--ignored', '--exclude-standard', '--directory', '-z']);
   const skipped = new Set(skip.map((name) => name.replace(/\/+$/, '')));
-  const copied: string[] = [];
+  // git may list a folder and one inside it (`config/`, `config/local/`): each file is copied once.
+  const copied = new Set<string>();
   for (const entry of out.split('\0').filter(Boolean)) {
     if (entry.endsWith('/')) {
       const folder = entry.slice(0, -1);
       if (skipped.has(folder) || path.basename(folder) === '.git') continue;
-      for (const file of filesUnder(checkout, folder, skipped)) if (wanted.ignores(file)) copied.push(file);
-    } else if (wanted.ignores(entry)) copied.push(entry);
+      for (const file of filesUnder(checkout, folder, skipped)) if (wanted.ignores(file)) copied.add(file);
+    } else if (wanted.ignores(entry)) copied.add(entry);
   }
   for (const file of copied) {
     const target = path.join(dir, file);
     mkdirSync(path.dirname(target), { recursive: true });
     copyFileSync(path.join(checkout, file), target);
   }
-  return copied;
+  return [...copied];
 }
 
 /** The files (not links, not folders) under `folder` of `root`, relative to `root`. */
