@@ -11,7 +11,6 @@ export function guardedStartFileChanges(workspace: JobWorkspace): string | undef
   if (workspace.kind === 'view') return undefined;
   const changed = changedStartFiles(workspace.dir).filter((entry) => guardedReason(entry.path) !== undefined);
   if (changed.length === 0) return undefined;
-  return `the agent changed files orca put in its worktree, which are guarded: ${changed
-    .map((entry) => `${entry.path} (${guardedReason(entry.path)})`)
-    .join('; ')}`;
+  // Each reason names its file (".env.test may hold secrets (.env files are guarded)").
+  return `the agent changed files orca put in its worktree, which are guarded: ${changed.map((entry) => guardedReason(entry.path)).join('; ')}`;
 }
