@@ -81,9 +81,6 @@ export async function prepareWorkspace(
       env: { runId: job.run_id, taskId: job.task_id, ports },
     });
   const linkedOf = (entries: Awaited<ReturnType<typeof startFiles>>) => entries.filter((e) => e.kind === 'linked').map((e) => e.path);
-  const sparse = config.sparsePaths
-    ? await sparseSelection(repo, job.base, { sparsePaths: config.sparsePaths, owned: job.paths, checks: job.checks })
-    : undefined;
 
   if (job.role.workspace === 'view') {
     // A shared view is every read-only agent's: nothing of one worktree's (copied files, .env.orca) goes there.
@@ -91,6 +88,9 @@ export async function prepareWorkspace(
     const start = await ensureView(repo, dir, job.base);
     return { repo, dir, kind: 'view', base: job.base, start, linked: [], config, remote };
   }
+  const sparse = config.sparsePaths
+    ? await sparseSelection(repo, job.base, { sparsePaths: config.sparsePaths, owned: job.paths, checks: job.checks })
+    : undefined;
   if (job.role.workspace === 'scratch') {
     // Verification builds and probes here; nothing it does is committed, and it is removed after.
     const dir = home.worktree(job.run_id, job.task_id);
