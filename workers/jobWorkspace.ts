@@ -69,7 +69,7 @@ export async function prepareWorkspace(
   const [, branchThere, config] = await Promise.all([
     resolveCommit(repo, job.base),
     taskBranch ? branchExists(repo, taskBranch) : false,
-    readOrcaProjectConfig(repo, job.base),
+    job.project ?? readOrcaProjectConfig(repo, job.base),
   ]);
   // The user's checkout, where `.worktreeinclude`'s files and the linked folders are (a remote's clone has none).
   const startFiles = (dir: string) =>

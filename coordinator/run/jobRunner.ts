@@ -51,6 +51,8 @@ export class JobRunner {
       memory?: RunMemory;
       /** The `allowed-tools` of the slash command the run was started with. */
       toolLimit?: { source: string; rules: string[] };
+      /** The repository's orca.json at the run's base commit: every job's worktree is made ready by it. */
+      project?: AgentJob['project'];
     },
   ) {}
 
@@ -110,6 +112,7 @@ export class JobRunner {
         asks: this.options.asks,
         memory: this.options.memory?.forPrompt(spec.prompt),
         tool_limit: this.options.toolLimit,
+        project: this.options.project,
       },
       attempt,
     );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LineRangeSchema } from '../../core/files/lineRanges.js';
 import { InheritedFileStateSchema } from '../../core/files/readFileState.js';
+import { OrcaProjectConfigSchema } from '../../core/git/orcaProjectConfig.js';
 import { isSlug } from '../../core/git/slug.js';
 import { AgentLimitsSchema } from '../../core/loop/limits.js';
 import { EffortSchema, ThinkingOptionSchema } from '../../core/model/thinking.js';
@@ -105,6 +106,11 @@ export const AgentJobSchema = z.object({
    * they cover (docs/claude-code-files.md, "Slash commands").
    */
   tool_limit: z.object({ source: z.string().min(1), rules: z.array(z.string().min(1)) }).optional(),
+  /**
+   * The repository's orca.json as the run's base commit has it (docs/worktrees.md), read once by
+   * the coordinator; unset: the worker reads it at the job's base.
+   */
+  project: OrcaProjectConfigSchema.optional(),
 });
 export type AgentJob = z.infer<typeof AgentJobSchema>;
 export type AgentJobInput = z.input<typeof AgentJobSchema>;
