@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { integrationBranch } from '../shared/core/git/orcaBranch.js';
+import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
@@ -62,6 +63,10 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     : undefined;
   const task = slash?.task ?? options.task;
   await checkHandOffOptions(root, options);
+  // Before the run is announced: an orca.json the workers cannot use is said now, not per task.
+  await readOrcaProjectConfig(root, base).catch((error: Error) => {
+    throw new UserError(error.message);
+  });
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
   // The command's `model` is the run's unless --model says otherwise.
