@@ -89,7 +89,7 @@ export async function prepareWorkspace(
     return { repo, dir, kind: 'view', base: job.base, start, linked: [], config, remote };
   }
   const sparse = config.sparsePaths
-    ? await sparseSelection(repo, job.base, { sparsePaths: config.sparsePaths, owned: job.paths, checks: job.checks })
+    ? await sparseSelection(repo, job.base, { sparsePaths: config.sparsePaths, owned: job.owned_paths ?? [], checks: job.checks })
     : undefined;
   if (job.role.workspace === 'scratch') {
     // Verification builds and probes here; nothing it does is committed, and it is removed after.

@@ -108,7 +108,7 @@ describe('a worker job’s worktree made ready', { timeout: SLOW_TEST_MS }, () =
           },
         ],
       }),
-      paths: ['a'],
+      owned_paths: ['a'],
       checks: ['node --test tests/a.test.mjs'],
     });
     const result = await orca.result(agentJobId(runId, 'owns-a', 1));
