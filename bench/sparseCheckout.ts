@@ -65,7 +65,7 @@ export async function sparseBenchmark(
           base: kind === 'sparse' ? sparseBase : large.base,
           turns: [],
         }),
-        owned_paths: [OWNED],
+        owned_paths: [`${OWNED}/**`],
         checks: [`node --test ${CHECKED}`],
       });
       const started = process.hrtime.bigint();
