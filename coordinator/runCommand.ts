@@ -29,6 +29,8 @@ export interface RunCommandOptions {
   effort?: Effort;
   script?: string;
   checks: string[];
+  /** `--check-network`: host (default) or none. */
+  checkNetwork: 'host' | 'none';
   approve: boolean;
   json: boolean;
   allowDirty: boolean;
@@ -50,6 +52,8 @@ export interface RunCommandOptions {
   branch?: string;
   /** `--pr-body FILE`: where the run's pull request description is written. */
   prBody?: string;
+  /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
+  mcp?: string[];
 }
 
 /** Exit codes per verdict (docs/cli.md). */
@@ -137,6 +141,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         ask_timeout_ms: options.askTimeoutMs,
         yes_to: options.yesTo,
         memory: options.memory,
+        mcp: options.mcp,
+        check_network: options.checkNetwork,
         command: slash
           ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
           : undefined,
@@ -147,6 +153,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       repo: root,
       base,
       checks,
+      checkNetwork: options.checkNetwork,
       model: choice,
       script,
       approve: options.approve,
@@ -156,6 +163,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
       memory,
       toolLimit: slash?.toolLimit,
+      mcp: options.mcp,
     });
     const handoff = await handOff(services, root, result, options, say);
     const code = printRunResult({ ...result, ...(handoff.json ? { handoff: handoff.json } : {}) }, recorder.state, options.json);
