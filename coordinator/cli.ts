@@ -51,6 +51,10 @@ program
     [],
   )
   .option('--no-memory', 'show the agents no memory cards and keep none they remember')
+  .option('--push [remote]', 'push the integration branch to REMOTE (default origin) when the run is PASS')
+  .option('--push-partial', 'with --push: push a PARTIAL run too', false)
+  .option('--branch <name>', 'with --push: the branch name on the remote (default the integration branch)')
+  .option('--pr-body <file>', 'write a pull request description, made from the run’s events, to FILE (gh pr create -F FILE)')
   .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for the built-in roles', serverList)
   .addOption(sandboxOption())
   .option('--list-commands', "list the slash commands (the repository's .claude/commands and ~/.claude/commands) and exit", false)
@@ -91,6 +95,10 @@ program
       askTimeoutMs: options.askTimeout,
       yesTo: options.yesTo,
       memory: options.memory,
+      push: options.push === true ? 'origin' : options.push,
+      pushPartial: options.pushPartial,
+      branch: options.branch,
+      prBody: options.prBody,
       mcp: options.mcp,
       ...sandboxChoice(options.sandbox),
     });

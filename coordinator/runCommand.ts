@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { integrationBranch } from '../shared/core/git/orcaBranch.js';
+import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
@@ -8,6 +9,7 @@ import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { isSlashInvocation, resolveSlashTask, type SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
+import { checkHandOffOptions, handOff } from './handoff/handOff.js';
 import { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
@@ -44,6 +46,14 @@ export interface RunCommandOptions {
   yesTo: string[];
   /** False with --no-memory: no cards are shown to the agents and none are kept. */
   memory: boolean;
+  /** `--push [REMOTE]`: the remote the integration branch goes to when the run passes. */
+  push?: string;
+  /** `--push-partial`: push a PARTIAL run too. */
+  pushPartial?: boolean;
+  /** `--branch NAME`: the branch name on the remote (default the integration branch's). */
+  branch?: string;
+  /** `--pr-body FILE`: where the run's pull request description is written. */
+  prBody?: string;
   /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
   mcp?: string[];
   /** `--sandbox` (or ORCA_SANDBOX), and where it came from for the line. */
@@ -61,6 +71,11 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     ? await resolveSlashTask({ repo: root, base, task: options.task })
     : undefined;
   const task = slash?.task ?? options.task;
+  await checkHandOffOptions(root, options);
+  // Before the run is announced: an orca.json the workers cannot use is said now, not per task.
+  await readOrcaProjectConfig(root, base).catch((error: Error) => {
+    throw new UserError(error.message);
+  });
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
   // The command's `model` is the run's unless --model says otherwise.
@@ -165,7 +180,9 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       mcp: options.mcp,
       sandbox: options.sandbox,
     });
-    return printRunResult(result, recorder.state, options.json);
+    const handoff = await handOff(services, root, result, options, say);
+    const code = printRunResult({ ...result, ...(handoff.json ? { handoff: handoff.json } : {}) }, recorder.state, options.json);
+    return code === 0 && handoff.failed ? 1 : code;
   } finally {
     await services.close();
   }

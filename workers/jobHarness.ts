@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { claimsReader, failureAdmission, outputSchema, WorkerOutputSchema } from '../roles/outputs.js';
 import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
 import { commonGitDir } from '../shared/core/git/repoLock.js';
+import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { Model } from '../shared/core/model/model.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import type { SessionServices } from '../shared/core/tool/tool.js';
@@ -156,7 +157,8 @@ async function ownedGuard(job: AgentJob, workspace: JobWorkspace): Promise<Owned
     root: workspace.dir,
     start: workspace.start,
     owned,
-    linked: workspace.linked,
+    // What orca put there (links, copied files, .env.orca, what the setup made) is the start state, not a change.
+    linked: orcaOwnedPaths(workspace.dir),
     checkout: workspace.remote ? undefined : workspace.repo,
   });
   return ownedPathsGuard(owned, watch, workspace.start);

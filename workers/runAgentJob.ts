@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { gitAt } from '../shared/core/git/git.js';
+import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { AgentResult } from '../shared/core/loop/query.js';
 import { AnthropicModel } from '../shared/core/model/anthropic.js';
 import type { Model } from '../shared/core/model/model.js';
@@ -35,6 +36,8 @@ import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
+import { guardedStartFileChanges } from './startFileGuard.js';
+import { setUpWorktree } from './worktreeSetup.js';
 
 export interface JobDeps {
   redis: Redis;
@@ -98,7 +101,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       job,
       deps.home,
       { config: hooks, context: (dir) => hookContext(dir, signal) },
-      { readOnlyOnDisk: sandbox.kind === 'none' },
+      { readOnlyOnDisk: sandbox.kind === 'none', ports: lease.ports },
     );
     if (workspace.rebuilt) {
       await progress.agentEvent({
@@ -113,6 +116,22 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     const gitAtStart = freshSnapshot(workspace, job.base);
     gitAtStart.catch(() => undefined);
     await announceWorkspace(progress, workspace, lease.ports, deps.slot, sandbox.kind);
+    // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
+    const setup = await setUpWorktree({
+      job,
+      workspace,
+      ports: lease.ports,
+      sessionDir,
+      signal,
+      progress,
+      sandboxMode: sandbox.mode,
+      config,
+    });
+    if (!setup.ok) {
+      // The worktree stays, as a failed agent's does: the setup's log and what it left are there to look at.
+      outcome = { ...outcome, keep: true };
+      return resultOf({ end_reason: 'setup_failed', detail: setup.detail ?? 'the setup failed', worktree: workspace.dir });
+    }
 
     const model = buildModel(job);
     if (model instanceof ModelError) return resultOf({ detail: model.message, worktree: workspace.dir });
@@ -134,7 +153,8 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     });
     harness = session.harness;
     const result = await session.harness.run(job.prompt, (event) => progress.agentEvent(event));
-    const status = statusOf(result, signal);
+    const tampered = guardedStartFileChanges(workspace);
+    const status = tampered ? 'failed' : statusOf(result, signal);
     // A failed agent whose last Report was refused hands back that report's gates: they say why.
     const gates =
       status === 'completed' ? await judgeReport(session, result.report) : status === 'failed' ? lastRefusedReport(session) : undefined;
@@ -147,7 +167,8 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     }
     const commit = committed.commit;
     outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps), completed: status === 'completed', job };
-    return resultOf(await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit }));
+    const ran = await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit });
+    return resultOf(tampered ? { ...ran, end_reason: 'guarded_change', detail: tampered } : ran);
   } finally {
     // Its MCP servers are given back whatever happened (the harness does on its own when `run` ends).
     await harness?.close();
@@ -282,7 +303,8 @@ async function commitWork(workspace: JobWorkspace, job: AgentJob, result: AgentR
   const made = await commitOwned(workspace.dir, commitMessage(job, result), {
     start: workspace.start,
     owned,
-    linked: workspace.linked,
+    // Nothing orca put in the worktree is the task's change (worktreeStartState.ts).
+    linked: orcaOwnedPaths(workspace.dir),
     branch: workspace.branch,
   });
   // An attempt that resumed a dead one's commits and added nothing still hands those back.

@@ -52,6 +52,8 @@ export class JobRunner {
       memory?: RunMemory;
       /** The `allowed-tools` of the slash command the run was started with. */
       toolLimit?: { source: string; rules: string[] };
+      /** The repository's orca.json at the run's base commit: every job's worktree is made ready by it. */
+      project?: AgentJob['project'];
       /** `--mcp`: the MCP servers the run gives its built-in roles. */
       mcp?: string[];
       /** The run's trusted configuration, read once at its base commit: every job carries it. */
@@ -117,6 +119,7 @@ export class JobRunner {
         asks: this.options.asks,
         memory: this.options.memory?.forPrompt(spec.prompt),
         tool_limit: this.options.toolLimit,
+        project: this.options.project,
         mcp: this.options.mcp ?? [],
         config: this.options.config,
         sandbox: this.options.sandbox,

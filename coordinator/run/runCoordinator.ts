@@ -3,6 +3,7 @@ import { availableRoles } from '../../roles/roleCatalog.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import { ENDED } from '../../shared/core/events/taskStatusGroups.js';
 import { integrationBranch, wipRef } from '../../shared/core/git/orcaBranch.js';
+import { readOrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import type { SandboxMode } from '../../shared/core/runtime/sandboxMode.js';
 import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
@@ -131,6 +132,8 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       asks: { timeout_ms: settings.asks.timeoutMs, yes_to: settings.asks.yesTo },
       memory: settings.memory,
       toolLimit: settings.toolLimit,
+      // Read once, at the run's base: a task that changes orca.json changes no later task's setup.
+      project: await readOrcaProjectConfig(settings.repo, settings.base),
       mcp: settings.mcp,
       config,
       sandbox: settings.sandbox,

@@ -45,6 +45,14 @@ export interface RunJson {
   usage: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number; cost_usd: number };
   detail: string;
   scripted: boolean;
+  /** With --push or --pr-body: what became of the hand-off (coordinator/handoff/handOff.ts). */
+  handoff?: {
+    push:
+      | { pushed: true; remote: string; branch: string; commit: string }
+      | { pushed: false; remote: string; branch: string; reason: string }
+      | null;
+    pr_body: string | null;
+  };
 }
 
 export function runJson(

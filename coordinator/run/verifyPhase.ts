@@ -14,6 +14,7 @@ import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { auditTestChanges } from '../../shared/infra/verify/gates/assertions.js';
 import { gateIntegration } from '../../shared/infra/verify/gates/integrationGates.js';
 import { runMayPass } from '../../shared/infra/verify/gates/runPass.js';
+import { prepareIntegrationWorktree } from '../merge/integrationSetup.js';
 import { mergeRefusal } from '../merge/mergeCheck.js';
 import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import type { RunContext } from './runContext.js';
@@ -77,6 +78,8 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
   const { recorder, integration, services } = ctx;
   const head = await integration.head();
   const logDir = services.home.integrationCheckLogs(recorder.runId, round);
+  // Made ready once, before its first checks: the merges are in by then.
+  await prepareIntegrationWorktree(ctx);
   const lease = await new PortLeaser(services.redis, services.keys).lease(2, portLeaseOwner(recorder.runId, 'integration'));
   try {
     const evidence: CheckEvidence[] = [];

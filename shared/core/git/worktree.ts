@@ -13,6 +13,8 @@ export interface WorktreeSpec {
   base: string;
   /** A new branch to create at `base`; omitted for a detached, read-only view. */
   branch?: string;
+  /** Make the worktree without checking any file out (a sparse checkout chooses the files after). */
+  noCheckout?: boolean;
 }
 
 /**
@@ -25,9 +27,10 @@ export async function addWorktree(spec: WorktreeSpec): Promise<string> {
   mkdirSync(path.dirname(spec.dir), { recursive: true });
   await withRepoLock(spec.repo, async () => {
     if (existsSync(spec.dir)) throw new Error(`worktree folder ${spec.dir} already exists; remove it (orca clean) or use another task id.`);
+    const checkout = spec.noCheckout ? ['--no-checkout'] : [];
     const args = spec.branch
-      ? ['worktree', 'add', '--quiet', '-b', spec.branch, spec.dir, base]
-      : ['worktree', 'add', '--quiet', '--detach', spec.dir, base];
+      ? ['worktree', 'add', '--quiet', ...checkout, '-b', spec.branch, spec.dir, base]
+      : ['worktree', 'add', '--quiet', ...checkout, '--detach', spec.dir, base];
     try {
       await gitAt(spec.repo).raw(args);
     } catch (error) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LineRangeSchema } from '../../core/files/lineRanges.js';
 import { InheritedFileStateSchema } from '../../core/files/readFileState.js';
+import { OrcaProjectConfigSchema } from '../../core/git/orcaProjectConfig.js';
 import { isSlug } from '../../core/git/slug.js';
 import { AgentLimitsSchema } from '../../core/loop/limits.js';
 import { EffortSchema, ThinkingOptionSchema } from '../../core/model/thinking.js';
@@ -121,6 +122,11 @@ export const AgentJobSchema = z.object({
    * they cover (docs/claude-code-files.md, "Slash commands").
    */
   tool_limit: z.object({ source: z.string().min(1), rules: z.array(z.string().min(1)) }).optional(),
+  /**
+   * The repository's orca.json as the run's base commit has it (docs/worktrees.md), read once by
+   * the coordinator; unset: the worker reads it at the job's base.
+   */
+  project: OrcaProjectConfigSchema.optional(),
   /** `--mcp`: the MCP servers the run gives its built-in roles (a custom role names its own in its file). */
   mcp: z.array(z.string().min(1)).default([]),
   /**
