@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
@@ -12,6 +12,7 @@ import { EFFICIENCY_TARGET, efficiencyBenchmark } from './efficiency.js';
 import { GREP_RATIO_TARGET, grepRatioBenchmark } from './grepRatio.js';
 import { makeLargeRepo } from './largeRepo.js';
 import { mergeBenchmark } from './mergeBench.js';
+import { sparseBenchmark } from './sparseCheckout.js';
 import { startBenchmark } from './startLatency.js';
 import { round } from './stats.js';
 import { WORKER_RSS_TARGET_MB, workerRssBenchmark } from './workerRss.js';
@@ -33,7 +34,7 @@ interface Figure {
   note: string;
 }
 
-const SECTIONS = ['grep', 'start', 'merge', 'rss', 'efficiency', 'abort', 'agents64', 'context', 'diagnostics'] as const;
+const SECTIONS = ['grep', 'start', 'merge', 'rss', 'sparse', 'efficiency', 'abort', 'agents64', 'context', 'diagnostics'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const program = new Command('bench')
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
     `orca benchmarks (${only.join(', ')}) on ${machine.cpus} CPUs, load ${machine.load_average_at_start.join(' ')}; files under ${machine.temp_root}`,
   );
 
-  const needsLarge = only.some((name) => ['grep', 'start', 'merge', 'rss'].includes(name));
+  const needsLarge = only.some((name) => ['grep', 'start', 'merge', 'rss', 'sparse'].includes(name));
   const largeRoot = needsLarge ? mkdtempSync(path.join(benchTempRoot(), 'orca-bench-large-')) : undefined;
   try {
     const large = largeRoot
@@ -134,6 +135,17 @@ async function main(): Promise<void> {
         target: `≤ ${WORKER_RSS_TARGET_MB}`,
         met: result.worker_rss_mb <= WORKER_RSS_TARGET_MB,
         note: `peak (VmHWM) with ${result.agents} agents on the 20,000-file repository`,
+      });
+    }
+
+    if (only.includes('sparse')) {
+      const result = await timed(say, 'sparse checkout', () => sparseBenchmark(large!, largeRoot!, { repetitions: quick ? 1 : 5 }));
+      details.sparse = result;
+      figures.push({
+        key: 'sparse_workspace_ms',
+        value: result.sparse_ms,
+        reference: { what: 'the same workspace checked out whole, ms', value: result.full_ms },
+        note: `a worker's workspace (prepareWorkspace) with orca.json sparsePaths, its task owning one folder: ${result.sparse_files} of ${result.full_files} files, ${result.ratio} of the whole checkout's time, median of ${result.repetitions}`,
       });
     }
   } finally {
@@ -231,10 +243,29 @@ async function main(): Promise<void> {
     figures: Object.fromEntries(figures.map(({ key, ...rest }) => [key, rest])),
     details,
   };
-  writeFileSync(options.out, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(options.out, `${JSON.stringify(options.only ? mergedWith(options.out, report) : report, null, 2)}\n`);
   process.stdout.write(
     `${table(figures)}\n\nload average ${machine.load_average_at_start.join(' ')} → ${report.machine.load_average_at_end.join(' ')}; ${report.duration_s} s; written to ${options.out}\n`,
   );
+}
+
+/**
+ * A run of some sections (`--only`) updates their figures in an existing results file and keeps
+ * the others (each figure says which run measured it: `measured`), rather than dropping them.
+ */
+function mergedWith<R extends { date: string; figures: Record<string, unknown>; details: Record<string, unknown> }>(
+  file: string,
+  report: R,
+): R {
+  if (!existsSync(file)) return report;
+  const previous = JSON.parse(readFileSync(file, 'utf8')) as Partial<R>;
+  const stamp = (figures: Record<string, unknown>, date: string | undefined) =>
+    Object.fromEntries(Object.entries(figures).map(([key, figure]) => [key, { measured: date, ...(figure as object) }]));
+  return {
+    ...report,
+    figures: { ...stamp(previous.figures ?? {}, previous.date), ...stamp(report.figures, report.date) },
+    details: { ...(previous.details ?? {}), ...report.details },
+  };
 }
 
 function table(figures: Figure[]): string {

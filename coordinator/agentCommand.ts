@@ -6,18 +6,21 @@ import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { followRunEvents } from '../shared/infra/board/runEventFollower.js';
 import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
 import { describeFiled } from '../shared/policy/memory/fileCard.js';
+import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { TerminalAsks } from './asks/terminalAsks.js';
 import { eventLine } from './eventLine.js';
 import { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { handOverWorktrees } from './run/handOver.js';
+import { readRunConfig } from './runConfig.js';
 import { newRunId } from './runId.js';
 import { recordRun, recordRunEnd } from './runLedger.js';
 import { OrcaServices } from './services.js';
@@ -43,6 +46,11 @@ export interface AgentCommandOptions {
   memory: boolean;
   /** Claude Code plugin folders (`--plugin-dir`, repeatable). */
   pluginDirs?: string[];
+  /** `--mcp`: the MCP servers a built-in role gets (docs/mcp.md). */
+  mcp?: string[];
+  /** `--sandbox` (or ORCA_SANDBOX), and where it came from for the line. */
+  sandbox: SandboxMode;
+  sandboxSource?: string;
 }
 
 /**
@@ -52,7 +60,10 @@ export interface AgentCommandOptions {
 export async function agentCommand(options: AgentCommandOptions): Promise<number> {
   const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
   const pluginDirs = (options.pluginDirs ?? []).map((dir) => path.resolve(dir));
-  const { role, warnings } = findRole(root, options.role, pluginDirs);
+  // The role, and every file the agent's settings, hooks and context come from, as of the base commit.
+  const config = await readRunConfig(root, base);
+  for (const problem of config.problems) process.stderr.write(`orca: configuration: ${problem}\n`);
+  const { role, warnings } = findRole(root, options.role, { config, pluginDirs });
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
@@ -60,6 +71,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   const model = script ? undefined : chooseModel(options, role);
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
+  const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource });
+  if (sandbox.refusal) throw new UserError(sandbox.refusal);
 
   const memory = options.memory
     ? new RunMemory({ orcaHome: new OrcaHome(process.env.ORCA_HOME || undefined).root, repo: root, startedAt: Date.now() })
@@ -68,9 +81,10 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   const runId = newRunId();
   const taskId = role.name;
   process.stderr.write(`orca: run ${runId}\n`);
+  process.stderr.write(`orca: ${sandbox.line}\n`);
   if (script && !options.json) process.stderr.write('orca: Scripted model (no LLM is used)\n');
 
-  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0 });
+  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, sandbox: options.sandbox });
   const follower = connectRedis(services.redisService.url);
   const following = new AbortController();
   let interrupted = 0;
@@ -109,6 +123,9 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       plugin_dirs: pluginDirs,
       asks: { timeout_ms: options.askTimeoutMs, yes_to: options.yesTo },
       memory: memory?.forPrompt(options.prompt),
+      mcp: options.mcp ?? [],
+      config,
+      sandbox: options.sandbox,
     });
     const followed = options.json
       ? Promise.resolve('0')
@@ -166,6 +183,7 @@ function printResult(result: AgentJobResult, json: boolean): void {
     }
     out.report = result.report ?? null;
     out.usage = { ...result.usage, cost_usd: result.cost_usd };
+    if (result.sandbox) out.sandbox = result.sandbox;
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return;
   }

@@ -2,12 +2,14 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { isSlug } from '../shared/core/git/slug.js';
 import { EFFORT_LEVELS, type Effort, parseThinking } from '../shared/core/model/thinking.js';
+import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
 import { collectYesTo, parseAskTimeout } from './asks/askOptions.js';
 import { CLEAN_RULES, parseAge } from './cleanOptions.js';
 import { UserError } from './repoCheck.js';
+import { sandboxChoice, sandboxOption } from './sandboxOption.js';
 
 /** `orca`: the command line (docs/cli.md). Exit codes: 0 pass, 1 fail, 2 bad input, 130 aborted. */
 const program = new Command('orca')
@@ -29,6 +31,11 @@ program
   .option('--effort <level>', "low, medium, high, xhigh or max; default: the model's", effortLevel)
   .option('--script <file>', 'run the Scripted model from this file instead of an LLM')
   .option('--check <cmd>', "an integration check (repeatable); default: the repository's own tests", collect, [])
+  .addOption(
+    new Option('--check-network <mode>', 'host: the integration checks reach the network (default); none: they get none')
+      .choices(['host', 'none'])
+      .default('host'),
+  )
   .option('--approve', 'stop after planning and wait for approval', false)
   .option('--json', 'print one JSON object when the run ends', false)
   .option('--allow-dirty', 'run even though the repository has uncommitted changes', false)
@@ -44,6 +51,12 @@ program
     [],
   )
   .option('--no-memory', 'show the agents no memory cards and keep none they remember')
+  .option('--push [remote]', 'push the integration branch to REMOTE (default origin) when the run is PASS')
+  .option('--push-partial', 'with --push: push a PARTIAL run too', false)
+  .option('--branch <name>', 'with --push: the branch name on the remote (default the integration branch)')
+  .option('--pr-body <file>', 'write a pull request description, made from the run’s events, to FILE (gh pr create -F FILE)')
+  .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for the built-in roles', serverList)
+  .addOption(sandboxOption())
   .option('--list-commands', "list the slash commands (the repository's .claude/commands and ~/.claude/commands) and exit", false)
   .option('--plugin-dir <dir>', 'load a Claude Code plugin from this folder for every agent of the run (repeatable)', collect, [])
   .action(async (words: string[], options) => {
@@ -73,6 +86,7 @@ program
       effort: options.effort,
       script: options.script,
       checks: options.check,
+      checkNetwork: options.checkNetwork,
       approve: options.approve,
       json: options.json,
       allowDirty: options.allowDirty,
@@ -84,6 +98,12 @@ program
       yesTo: options.yesTo,
       memory: options.memory,
       pluginDirs: options.pluginDir,
+      push: options.push === true ? 'origin' : options.push,
+      pushPartial: options.pushPartial,
+      branch: options.branch,
+      prBody: options.prBody,
+      mcp: options.mcp,
+      ...sandboxChoice(options.sandbox),
     });
   });
 
@@ -152,6 +172,8 @@ program
   .option('--yes-to <rule>', 'answer yes to permission requests this rule covers (repeatable)', collectYesTo, [])
   .option('--no-memory', 'show the agent no memory cards and keep none it remembers')
   .option('--plugin-dir <dir>', 'load a Claude Code plugin from this folder (repeatable)', collect, [])
+  .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for a built-in role', serverList)
+  .addOption(sandboxOption())
   .action(async (prompt: string, options) => {
     process.exitCode = await (await import('./agentCommand.js')).agentCommand({
       role: options.role,
@@ -170,6 +192,8 @@ program
       yesTo: options.yesTo,
       memory: options.memory,
       pluginDirs: options.pluginDir,
+      mcp: options.mcp,
+      ...sandboxChoice(options.sandbox),
     });
   });
 
@@ -200,14 +224,17 @@ program
   .command('worker')
   .description('a worker process: takes agent jobs from Redis until stopped (SIGINT/SIGTERM)')
   .addOption(new Option('--concurrency <n>', 'agent jobs at once').argParser(positiveInt).default(2))
-  .action(async (options: { concurrency: number }) => {
+  .addOption(sandboxOption())
+  .action(async (options: { concurrency: number; sandbox?: SandboxMode }) => {
+    const { sandbox } = sandboxChoice(options.sandbox);
     await pingRedis(redisUrl());
     // Checked here, before a child is started for the worker, so the one line comes from `orca`.
     new (await import('../shared/core/runtime/orcaHome.js')).OrcaHome().ensureWritable();
     const { hasWorkerNodeFlags, relaunchWorker } = await import('./workerRelaunch.js');
     // A worker wants V8 tuned for size (shared/core/runtime/workerNodeFlags.ts), which only a new process can get.
-    if (!hasWorkerNodeFlags()) process.exitCode = await relaunchWorker(['--concurrency', String(options.concurrency)]);
-    else await (await import('../workers/workerProcess.js')).runWorkerProcess({ concurrency: options.concurrency });
+    if (!hasWorkerNodeFlags())
+      process.exitCode = await relaunchWorker(['--concurrency', String(options.concurrency), '--sandbox', sandbox]);
+    else await (await import('../workers/workerProcess.js')).runWorkerProcess({ concurrency: options.concurrency, sandbox });
   });
 
 program
@@ -350,6 +377,16 @@ memory
   .action(async (options: { keep?: string; take?: string; edit?: string }) => {
     process.exitCode = await (await import('./memory/memoryCommands.js')).memoryReview(options);
   });
+
+/** `--mcp a,b`: server names, as `.mcp.json` names them. */
+function serverList(value: string): string[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (names.length === 0) throw new InvalidArgumentError('expected server names separated by commas, e.g. github,everything');
+  return names;
+}
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

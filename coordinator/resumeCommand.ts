@@ -2,6 +2,7 @@ import { DONE_WELL } from '../shared/core/events/taskStatusGroups.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { parseScript } from '../shared/core/model/scriptFile.js';
 import { DEFAULT_ASK_TIMEOUT_MS } from '../shared/infra/queue/agentJob.js';
+import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { RunMemory } from './memory/runMemory.js';
 import { UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
@@ -30,7 +31,11 @@ export async function resumeCommand(
     const settings = run.settings;
     const script = settings?.script ? parseScript(settings.script as object, `the script of run ${runId}`) : undefined;
     if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
+    // The run's own --sandbox, as it began: required still refuses to go on without bwrap.
+    const sandbox = sandboxStatus(settings?.sandbox ?? 'auto', { source: `--sandbox ${settings?.sandbox ?? 'auto'}` });
+    if (sandbox.refusal) throw new UserError(sandbox.refusal);
     process.stderr.write(`orca: run ${runId}\n`);
+    process.stderr.write(`orca: ${sandbox.line}\n`);
     const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
     say?.(
       `resuming run ${runId} (phase ${run.phase ?? 'start'}; ${[...state.tasks.values()].filter((t) => DONE_WELL.includes(t.status)).length} task(s) already merged)`,
@@ -47,6 +52,7 @@ export async function resumeCommand(
       repo: run.repo ?? '',
       base: run.base ?? '',
       checks: run.checks,
+      checkNetwork: settings?.check_network ?? 'host',
       model: settings?.model_id ? { id: settings.model_id, thinking: settings.thinking, effort: settings.effort } : undefined,
       script,
       approve: settings?.approve ?? false,
@@ -61,6 +67,8 @@ export async function resumeCommand(
       asks: { timeoutMs: settings?.ask_timeout_ms ?? DEFAULT_ASK_TIMEOUT_MS, yesTo: settings?.yes_to ?? [] },
       memory,
       pluginDirs: settings?.plugin_dirs ?? [],
+      mcp: settings?.mcp,
+      sandbox: settings?.sandbox ?? 'auto',
       toolLimit: command?.allowed_tools
         ? { source: `${command.invoked.split(/\s/, 1)[0]} (${command.file})`, rules: command.allowed_tools }
         : undefined,

@@ -1,11 +1,15 @@
 import path from 'node:path';
 import { integrationBranch } from '../shared/core/git/orcaBranch.js';
+import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
+import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { isSlashInvocation, resolveSlashTask, type SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
+import { checkHandOffOptions, handOff } from './handoff/handOff.js';
 import { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
@@ -27,6 +31,8 @@ export interface RunCommandOptions {
   effort?: Effort;
   script?: string;
   checks: string[];
+  /** `--check-network`: host (default) or none. */
+  checkNetwork: 'host' | 'none';
   approve: boolean;
   json: boolean;
   allowDirty: boolean;
@@ -42,6 +48,19 @@ export interface RunCommandOptions {
   pluginDirs?: string[];
   /** False with --no-memory: no cards are shown to the agents and none are kept. */
   memory: boolean;
+  /** `--push [REMOTE]`: the remote the integration branch goes to when the run passes. */
+  push?: string;
+  /** `--push-partial`: push a PARTIAL run too. */
+  pushPartial?: boolean;
+  /** `--branch NAME`: the branch name on the remote (default the integration branch's). */
+  branch?: string;
+  /** `--pr-body FILE`: where the run's pull request description is written. */
+  prBody?: string;
+  /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
+  mcp?: string[];
+  /** `--sandbox` (or ORCA_SANDBOX), and where it came from for the line. */
+  sandbox: SandboxMode;
+  sandboxSource?: string;
 }
 
 /** Exit codes per verdict (docs/cli.md). */
@@ -55,12 +74,19 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     ? await resolveSlashTask({ repo: root, base, task: options.task, pluginDirs })
     : undefined;
   const task = slash?.task ?? options.task;
+  await checkHandOffOptions(root, options);
+  // Before the run is announced: an orca.json the workers cannot use is said now, not per task.
+  await readOrcaProjectConfig(root, base).catch((error: Error) => {
+    throw new UserError(error.message);
+  });
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
   // The command's `model` is the run's unless --model says otherwise.
   const choice = script ? undefined : chooseModel({ ...options, model: options.model ?? slash?.command.model });
   // Before the run is announced: a run id printed for a run that cannot start would mislead.
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
+  const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource });
+  if (sandbox.refusal) throw new UserError(sandbox.refusal);
   const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
   for (const warning of slash?.warnings ?? []) process.stderr.write(`orca: ${warning}\n`);
   const startedAt = Date.now();
@@ -81,6 +107,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
 
   const runId = newRunId();
   process.stderr.write(`orca: run ${runId}\n`);
+  // Said even with --json (on stderr): what the agents' commands run in is never left unsaid.
+  process.stderr.write(`orca: ${sandbox.line}\n`);
   if (script) say?.('Scripted model: no LLM is used in this run.');
   if (slash) {
     const attached = slash.files.length > 0 ? `, with ${slash.files.join(', ')}` : '';
@@ -93,7 +121,11 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   }
   const model = choice?.id ?? 'scripted';
 
-  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, concurrency: options.concurrency });
+  const services = await OrcaServices.open({
+    workers: options.localWorkers ? options.workers : 0,
+    concurrency: options.concurrency,
+    sandbox: options.sandbox,
+  });
   try {
     const recorder = new RunRecorder(services.redis, services.keys, runId);
     const budgets = {
@@ -126,6 +158,9 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         yes_to: options.yesTo,
         plugin_dirs: pluginDirs,
         memory: options.memory,
+        mcp: options.mcp,
+        check_network: options.checkNetwork,
+        sandbox: options.sandbox,
         command: slash
           ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
           : undefined,
@@ -136,6 +171,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       repo: root,
       base,
       checks,
+      checkNetwork: options.checkNetwork,
       model: choice,
       script,
       approve: options.approve,
@@ -146,8 +182,12 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       memory,
       toolLimit: slash?.toolLimit,
       pluginDirs,
+      mcp: options.mcp,
+      sandbox: options.sandbox,
     });
-    return printRunResult(result, recorder.state, options.json);
+    const handoff = await handOff(services, root, result, options, say);
+    const code = printRunResult({ ...result, ...(handoff.json ? { handoff: handoff.json } : {}) }, recorder.state, options.json);
+    return code === 0 && handoff.failed ? 1 : code;
   } finally {
     await services.close();
   }

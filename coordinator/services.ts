@@ -1,6 +1,7 @@
 import type { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { AgentQueue } from '../shared/infra/queue/agentQueue.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
@@ -14,6 +15,8 @@ export interface ServicesOptions {
   concurrency?: number;
   lockDurationMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** The command's `--sandbox`, handed to the local workers as their ORCA_SANDBOX. */
+  sandbox?: SandboxMode;
 }
 
 /**
@@ -60,7 +63,13 @@ export class OrcaServices {
         await workers.start(options.workers, {
           concurrency: options.concurrency ?? 2,
           lockDurationMs: options.lockDurationMs,
-          env: { ...env, REDIS_URL: redisService.url, ORCA_HOME: home.root, ORCA_PREFIX: keys.prefix },
+          env: {
+            ...env,
+            REDIS_URL: redisService.url,
+            ORCA_HOME: home.root,
+            ORCA_PREFIX: keys.prefix,
+            ...(options.sandbox ? { ORCA_SANDBOX: options.sandbox } : {}),
+          },
         });
       } catch (error) {
         await services.close();

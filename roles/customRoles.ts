@@ -31,6 +31,18 @@ const AgentFileSchema = z.object({
   isolation: z.literal('worktree', 'the only isolation is "worktree"').optional(),
   /** A display colour for Claude Code's interface; orca has no use for it. */
   color: z.string().optional(),
+  /**
+   * Claude Code's `mcpServers`: a list of configured servers' names and inline definitions
+   * (`- github` or `- name: { command: … }`), or one map of names to definitions.
+   */
+  mcpServers: z
+    .union([
+      z.array(z.union([z.string().min(1), z.record(z.string(), z.unknown())])),
+      z
+        .record(z.string(), z.record(z.string(), z.unknown()))
+        .transform((map) => Object.entries(map).map(([name, config]) => ({ [name]: config }))),
+    ])
+    .optional(),
 });
 
 /**
@@ -40,7 +52,6 @@ const AgentFileSchema = z.object({
 const NOT_SUPPORTED: Record<string, string> = {
   hooks: 'agent-scoped hooks are not supported; put them in .claude/settings.json',
   skills: 'preloading skills is not supported; the agent can load them with the Skill tool',
-  mcpServers: 'MCP servers are not supported yet',
   memory: "Claude Code's agent memory folders are not supported; orca's memory is docs/memory.md",
   background: 'every orca agent runs as a job already; "background" has no effect',
   initialPrompt: 'an initial prompt is not supported; the task prompt is the first message',
@@ -94,15 +105,32 @@ function inheritedMode(tools: readonly string[]): PermissionMode {
 }
 
 /**
- * Loads `.claude/agents/*.md` from a repository. A malformed file is skipped with a warning
+ * Loads `.claude/agents/` (subfolders too) from a repository. A malformed file is skipped with a warning
  * naming it and what is wrong; a file naming a built-in role is skipped too (built-ins win).
  */
 export function loadCustomRoles(repoDir: string, knownTools: readonly string[]): CustomRoleLoad {
   return loadAgentFolder(path.join(repoDir, '.claude', 'agents'), knownTools);
 }
 
-/** The agent files of one folder (a project's `.claude/agents`, a plugin's `agents`). */
+/** The agent files of one folder (a project's `.claude/agents`, a plugin's `agents`), in subfolders too. */
 export function loadAgentFolder(dir: string, knownTools: readonly string[], taken: readonly string[] = []): CustomRoleLoad {
+  return customRolesFrom(
+    agentFiles(dir).map((source) => ({ source, text: readFileSync(source, 'utf8') })),
+    knownTools,
+    taken,
+  );
+}
+
+/**
+ * The same from the files' text (the trusted configuration sends `.claude/agents/**\/*.md` as read
+ * at the base commit), each named by `source` in roles and warnings; in the order given. A role
+ * named in `taken` (one loaded before) is skipped.
+ */
+export function customRolesFrom(
+  files: ReadonlyArray<{ source: string; text: string }>,
+  knownTools: readonly string[],
+  taken: readonly string[] = [],
+): CustomRoleLoad {
   const roles: RoleDefinition[] = [];
   const warnings: string[] = [];
   const skipped = new Map<string, string>();
@@ -110,11 +138,11 @@ export function loadAgentFolder(dir: string, knownTools: readonly string[], take
     warnings.push(`${source}: skipped, ${why}`);
     if (!skipped.has(name)) skipped.set(name, `${source} was skipped: ${why}`);
   };
-  for (const source of agentFiles(dir)) {
+  for (const { source, text } of files) {
     const stem = path.basename(source, '.md');
     let parsed: { data: Record<string, unknown>; body: string };
     try {
-      parsed = readAgentFrontMatter(readFileSync(source, 'utf8'));
+      parsed = readAgentFrontMatter(text);
     } catch (error) {
       skip(source, stem, (error as Error).message);
       continue;
@@ -163,6 +191,7 @@ export function loadAgentFolder(dir: string, knownTools: readonly string[], take
       output: writes ? 'worker' : 'explore',
       workspace: writes ? 'branch' : 'view',
       sandbox: true,
+      mcpServers: agent.mcpServers ?? [],
       source,
       ...(agent.permissionMode ? { claudeMode: agent.permissionMode as ClaudeCodePermissionMode } : {}),
     });

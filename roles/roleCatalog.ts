@@ -1,23 +1,50 @@
+import path from 'node:path';
+import picomatch from 'picomatch';
 import type { RoleSpec } from '../shared/infra/queue/agentJob.js';
+import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
+import { settingsFromConfig } from '../shared/policy/config/trustedSettings.js';
 import { loadPlugins } from '../shared/policy/plugins/pluginSet.js';
 import { loadSettings, SettingsError, type SettingsSource } from '../shared/policy/settings/loadSettings.js';
 import { catalogToolNames } from '../shared/policy/tools/catalog.js';
 import { BUILTIN_ROLES } from './builtinRoles.js';
-import { loadAgentFolder, loadCustomRoles } from './customRoles.js';
+import { customRolesFrom, loadAgentFolder, loadCustomRoles } from './customRoles.js';
 import type { RoleDefinition } from './role.js';
 
-/** The roles a repository offers: the built-in five, then its `.claude/agents/*.md`. */
+/** Agent files, in subfolders too (as Claude Code scans `.claude/agents/`). */
+const AGENT_FILE = picomatch('.claude/agents/**/*.md', { dot: true });
+
+/** Where a repository's roles come from: the run's trusted configuration, and the plugins given by folder. */
+export interface RoleSources {
+  /** The run's trusted configuration (the base commit); without it, the repository's folder is read. */
+  config?: TrustedConfig;
+  /** `--plugin-dir` folders: the user's own, read from disk. */
+  pluginDirs?: readonly string[];
+}
+
+/**
+ * The roles a repository offers: the built-in five, then its `.claude/agents/**` files (from the
+ * trusted configuration when given, else from the folder), then its plugins' agents.
+ */
 export function availableRoles(
   repoDir: string,
-  pluginDirs: readonly string[] = [],
+  sources: RoleSources = {},
 ): { roles: RoleDefinition[]; warnings: string[]; skipped: Map<string, string> } {
   const tools = [...catalogToolNames(), 'TaskCreate', 'TaskUpdate', 'TaskList'];
-  const custom = loadCustomRoles(repoDir, tools);
+  const { config, pluginDirs = [] } = sources;
+  const custom = config
+    ? customRolesFrom(
+        config.project
+          .filter((file) => AGENT_FILE(file.path))
+          .sort((a, b) => (a.path < b.path ? -1 : 1))
+          .map((file) => ({ source: path.join(repoDir, file.path), text: file.text })),
+        tools,
+      )
+    : loadCustomRoles(repoDir, tools);
   const roles = [...BUILTIN_ROLES, ...custom.roles];
   const warnings = [...custom.warnings];
   const skipped = new Map(custom.skipped);
   // A plugin's agents come after the project's: a project agent of the same name wins.
-  const plugins = loadPlugins({ dirs: pluginDirs, settings: settingsOf(repoDir), projectRoot: repoDir });
+  const plugins = loadPlugins({ dirs: pluginDirs, settings: settingsOf(repoDir, config), projectRoot: repoDir });
   warnings.push(...plugins.notices);
   for (const plugin of plugins.plugins) {
     for (const dir of plugin.agentDirs) {
@@ -34,8 +61,8 @@ export function availableRoles(
   return { roles, warnings, skipped };
 }
 
-export function findRole(repoDir: string, name: string, pluginDirs: readonly string[] = []): { role: RoleDefinition; warnings: string[] } {
-  const { roles, warnings, skipped } = availableRoles(repoDir, pluginDirs);
+export function findRole(repoDir: string, name: string, sources: RoleSources = {}): { role: RoleDefinition; warnings: string[] } {
+  const { roles, warnings, skipped } = availableRoles(repoDir, sources);
   const role = roles.find((candidate) => candidate.name === name);
   if (!role) {
     const why = skipped.get(name);
@@ -48,16 +75,16 @@ export function findRole(repoDir: string, name: string, pluginDirs: readonly str
 /** The role as it travels in a job payload. */
 export function roleSpec(role: RoleDefinition): RoleSpec {
   const { description: _description, ...spec } = role;
-  return spec;
+  return { ...spec, mcpServers: role.mcpServers ?? [] };
 }
 
 /**
- * The repository's settings, for the plugins they enable. A broken settings file is not this
+ * The repository's settings (the trusted configuration's when given), for the plugins they enable. A broken settings file is not this
  * lookup's to report: the agent's session reads the same file and fails naming it.
  */
-function settingsOf(repoDir: string): SettingsSource[] {
+function settingsOf(repoDir: string, config: TrustedConfig | undefined): SettingsSource[] {
   try {
-    return loadSettings({ projectRoot: repoDir }).sources;
+    return (config ? settingsFromConfig(repoDir, config) : loadSettings({ projectRoot: repoDir })).sources;
   } catch (error) {
     if (error instanceof SettingsError) return [];
     throw error;

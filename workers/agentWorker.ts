@@ -3,6 +3,7 @@ import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { killAllProcessGroups } from '../shared/core/runtime/processGroup.js';
+import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { PortLeaser } from '../shared/infra/ports/portLease.js';
 import type { AgentJob, AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { subscribeAborts } from '../shared/infra/queue/runAbort.js';
@@ -18,6 +19,8 @@ export interface AgentWorkerOptions {
   /** How long a job's lock lives without renewal: a dead worker's job is taken over after about this. */
   lockDurationMs?: number;
   userClaudeDir?: string;
+  /** The worker's own `--sandbox` mode (ORCA_SANDBOX by default): `required` refuses every job it cannot sandbox. */
+  sandbox?: SandboxMode;
   log?: (line: string) => void;
 }
 
@@ -66,6 +69,7 @@ export class AgentWorker {
             home: this.options.home,
             leaser,
             userClaudeDir: this.options.userClaudeDir,
+            sandbox: this.options.sandbox,
             handingBack: () => this.stopping,
             slot,
           });

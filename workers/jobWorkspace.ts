@@ -3,9 +3,11 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../shared/core/files/workspace.js';
 import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/core/git/git.js';
-import { linkDependencies } from '../shared/core/git/linkDependencies.js';
 import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
+import { type OrcaProjectConfig, readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import { ensureClone, pushBranch, remoteKey } from '../shared/core/git/remoteClone.js';
+import { checkOutSparse, sparseSelection } from '../shared/core/git/sparseCheckout.js';
+import { placeStartFiles } from '../shared/core/git/startFiles.js';
 import { saveWorkInProgress } from '../shared/core/git/workInProgress.js';
 import {
   addWorktree,
@@ -35,6 +37,10 @@ export interface JobWorkspace {
   start: string;
   /** Paths orca linked into the worktree, kept out of the agent's commit. */
   linked: string[];
+  /** The repository's orca.json at the base commit (its defaults when it has none). */
+  config: OrcaProjectConfig;
+  /** The paths a sparse checkout holds; unset for a whole checkout. */
+  sparse?: string[];
   /** Set when the job came through a remote: the branch is pushed back there. */
   remote?: string;
   /**
@@ -42,36 +48,64 @@ export interface JobWorkspace {
    * orca. `createdBranch`: orca made the task branch in it (the hook left HEAD detached).
    */
   madeByHook?: { createdBranch: boolean };
+  /** A view that was found changed and rebuilt: why, for a notice in the run's events. */
+  rebuilt?: string;
 }
 
 /**
  * Prepares the workspace for a job. A writing role gets `git worktree add -b orca/<run>/<task>`
  * at the base the coordinator named; if a dead attempt left the branch behind, the new attempt
  * starts from that branch's last commit (complete work), never from the dead one's half-written
- * tree, which is discarded. A read-only role gets a shared detached view of the base commit.
+ * tree, which is discarded. A read-only role gets its run's detached view of the base commit.
  */
 export async function prepareWorkspace(
   job: AgentJob,
   home: OrcaHome,
   hooks: { config: HooksConfig; context: (dir: string) => HookContext },
+  /**
+   * `readOnlyOnDisk`: no sandbox will keep the agent from writing a view, so its files are made
+   * read-only. `ports`: the job's leased ports, written to the worktree's `.env.orca`.
+   */
+  options: { readOnlyOnDisk?: boolean; ports?: number[] } = {},
 ): Promise<JobWorkspace> {
   const remote = job.repo.remote;
   const repo = remote ? await ensureClone(remote, home.clone(remoteKey(remote)), job.base) : realpathSync(job.repo.path!);
   const taskBranch = job.role.workspace === 'branch' ? (job.branch ?? orcaBranch(job.run_id, job.task_id)) : undefined;
-  // Both only read the repository, so they are asked at once: they are on every job's way to its agent.
-  const [, branchThere] = await Promise.all([resolveCommit(repo, job.base), taskBranch ? branchExists(repo, taskBranch) : false]);
+  // All only read the repository, so they are asked at once: they are on every job's way to its agent.
+  const [, branchThere, config] = await Promise.all([
+    resolveCommit(repo, job.base),
+    taskBranch ? branchExists(repo, taskBranch) : false,
+    job.project ?? readOrcaProjectConfig(repo, job.base),
+  ]);
+  // The user's checkout, where `.worktreeinclude`'s files and the linked folders are (a remote's clone has none).
+  const startFiles = (dir: string) =>
+    placeStartFiles({
+      repo,
+      checkout: remote ? undefined : repo,
+      dir,
+      symlinkDirectories: config.symlinkDirectories,
+      env: { runId: job.run_id, taskId: job.task_id, ports: options.ports ?? [] },
+    });
+  const linkedOf = (entries: Awaited<ReturnType<typeof startFiles>>) => entries.filter((e) => e.kind === 'linked').map((e) => e.path);
 
   if (job.role.workspace === 'view') {
-    const dir = home.view(repoKeyOf(repo), job.base);
-    const start = await ensureView(repo, dir, job.base);
-    return { repo, dir, kind: 'view', base: job.base, start, linked: [], remote };
+    // A view is every read-only agent's of the run: nothing of one worktree's (copied files, .env.orca) goes there.
+    // The run's own view of the commit (removed when the run ends), checked clean before each reuse.
+    const dir = home.view(job.run_id, repoKeyOf(repo), job.base);
+    const view = await ensureView(repo, dir, job.base, options);
+    return { repo, dir, kind: 'view', base: job.base, start: view.commit, linked: [], config, remote, rebuilt: view.rebuilt };
   }
+  const sparse = config.sparsePaths
+    ? await sparseSelection(repo, job.base, { sparsePaths: config.sparsePaths, owned: job.owned_paths ?? [], checks: job.checks })
+    : undefined;
   if (job.role.workspace === 'scratch') {
     // Verification builds and probes here; nothing it does is committed, and it is removed after.
     const dir = home.worktree(job.run_id, job.task_id);
     if (existsSync(dir)) await removeWorktree(repo, dir);
-    const start = await addWorktree({ repo, dir, base: job.base });
-    return { repo, dir, kind: 'scratch', base: job.base, start, linked: linkDependencies(repo, dir), remote };
+    const start = await addWorktree({ repo, dir, base: job.base, noCheckout: sparse !== undefined });
+    if (sparse) await checkOutSparse(dir, sparse);
+    const linked = linkedOf(await startFiles(dir));
+    return { repo, dir, kind: 'scratch', base: job.base, start, linked, config, sparse, remote };
   }
 
   const branch = taskBranch!;
@@ -95,16 +129,20 @@ export async function prepareWorkspace(
     const adopted = await adoptHookWorktree(hook.worktreePath, repo, job.base, branch, () =>
       previousAttempt(repo, branch, job.base, Boolean(remote)),
     );
-    return { repo, ...adopted, kind: 'branch', base: job.base, linked: [], remote };
+    // The hook made the folder its own way: orca adds only its own files to it.
+    const linked = linkedOf(await startFiles(adopted.dir));
+    return { repo, ...adopted, kind: 'branch', base: job.base, linked, config, remote };
   }
   const previous = await previousAttempt(repo, branch, job.base, Boolean(remote), branchThere);
   if (previous) {
+    // A dead attempt's commits may reach past the sparse paths: its branch is checked out whole.
     start = await addWorktreeForBranch(repo, dir, branch);
   } else {
-    start = await addWorktree({ repo, dir, base: job.base, branch });
+    start = await addWorktree({ repo, dir, base: job.base, branch, noCheckout: sparse !== undefined });
+    if (sparse) await checkOutSparse(dir, sparse);
   }
-  const linked = linkDependencies(repo, dir);
-  return { repo, dir, kind: 'branch', branch, base: job.base, start, linked, remote };
+  const linked = linkedOf(await startFiles(dir));
+  return { repo, dir, kind: 'branch', branch, base: job.base, start, linked, config, sparse: previous ? undefined : sparse, remote };
 }
 
 /**

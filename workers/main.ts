@@ -1,13 +1,25 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { parseSandboxMode, type SandboxMode, sandboxModeFromEnv } from '../shared/core/runtime/sandboxMode.js';
 import { runWorkerProcess } from './workerProcess.js';
 
 /** Entry point of a worker process forked by `orca run` / `orca agent` (or started by hand). */
 const program = new Command('orca-worker')
   .option('--concurrency <n>', 'agent jobs at once', positiveInt, 2)
   .option('--lock-duration <ms>', 'job lock duration in ms', positiveInt)
-  .action(async (options: { concurrency: number; lockDuration?: number }) => {
-    await runWorkerProcess({ concurrency: options.concurrency, lockDurationMs: options.lockDuration });
+  .option('--sandbox <mode>', 'auto, required or off (default ORCA_SANDBOX, else auto)', sandboxMode)
+  .action(async (options: { concurrency: number; lockDuration?: number; sandbox?: SandboxMode }) => {
+    await runWorkerProcess({
+      concurrency: options.concurrency,
+      lockDurationMs: options.lockDuration,
+      sandbox: options.sandbox ?? sandboxModeFromEnv(),
+    });
   });
+
+function sandboxMode(value: string): SandboxMode {
+  const parsed = parseSandboxMode(value);
+  if (!parsed.ok) throw new InvalidArgumentError(parsed.problem);
+  return parsed.mode;
+}
 
 function positiveInt(value: string): number {
   const n = Number(value);

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { gitAt } from '../shared/core/git/git.js';
+import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { AgentResult } from '../shared/core/loop/query.js';
 import { AnthropicModel } from '../shared/core/model/anthropic.js';
 import type { Model } from '../shared/core/model/model.js';
@@ -14,21 +15,29 @@ import { parseScript } from '../shared/core/model/scriptFile.js';
 import { optionalThinking } from '../shared/core/model/thinking.js';
 import { emptyUsage } from '../shared/core/model/usage.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import { type SandboxKind, type SandboxMode, strictestSandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import type { Harness } from '../shared/harness/harness.js';
 import { type PortLeaser, portLeaseOwner } from '../shared/infra/ports/portLease.js';
 import { type AgentJob, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
 import { isAborted } from '../shared/infra/queue/runAbort.js';
+import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import type { Keys } from '../shared/infra/redis/keys.js';
 import { commandsFromLedger } from '../shared/infra/verify/gates/claims.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
+import { readTrustedConfig } from '../shared/policy/config/readTrustedConfig.js';
+import { settingsFromConfig } from '../shared/policy/config/trustedSettings.js';
 import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { type HookContext, transcriptPathFor } from '../shared/policy/hooks/hookContext.js';
-import { loadHooks } from '../shared/policy/hooks/hookSettings.js';
+import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
 import { branchRefusals, commitOwned, refusalsText } from '../shared/policy/permissions/ownedCommit.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
+import { SandboxRequiredError, sandboxAvailability } from '../shared/policy/permissions/sandbox.js';
+import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
+import { guardedStartFileChanges } from './startFileGuard.js';
+import { setUpWorktree } from './worktreeSetup.js';
 
 export interface JobDeps {
   redis: Redis;
@@ -42,6 +51,8 @@ export interface JobDeps {
    * worktree is released like an unchanged one (the next attempt discards it anyway).
    */
   handingBack?: () => boolean;
+  /** The worker's own `--sandbox` mode; the stricter of it and the job's applies. */
+  sandbox?: SandboxMode;
   /** Which of the worker's concurrent slots runs the job (the board's timeline draws a lane per slot). */
   slot?: number;
 }
@@ -67,27 +78,60 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
 
   if (await isAborted(deps.redis, deps.keys, job.run_id))
     return resultOf({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
+  // Refused before anything is made for it: no ports, no worktree, no hook run.
+  const sandbox = jobSandbox(job, deps.sandbox);
+  if (sandbox.refusal) return resultOf({ end_reason: 'sandbox', detail: `worker ${os.hostname()}:${process.pid}: ${sandbox.refusal}` });
 
   const progress = new ProgressReporter(bullJob, deps.redis, deps.keys, job);
   const hookContext = workspaceHookContext(job, sessionDir, progress);
   let lease: Awaited<ReturnType<PortLeaser['lease']>> | undefined;
-  let repoHooks: ReturnType<typeof loadHooks> | undefined;
+  let repoHooks: ReturnType<typeof hooksFromSettings> | undefined;
   let workspace: JobWorkspace | undefined;
+  let harness: Harness | undefined;
   let outcome = { committed: false, keep: false, completed: false, job };
   // Everything that takes something (the lease, the workspace) is inside the try: every way out releases it.
   try {
-    // A remote's project settings are not on this host before its worktree exists: only the user's
-    // hooks apply then (ORCA_HOME stands in as a project root with no .claude of its own; never a
-    // shared folder such as /tmp, where anyone could plant a settings file with hooks).
-    repoHooks = loadHooks(job.repo.path ?? deps.home.root, { userClaudeDir: deps.userClaudeDir });
+    // Hooks and settings come only from the trusted configuration (the run's base commit and the
+    // user's folders), never from a tree an agent wrote. Read before the ports are leased.
+    const config = job.config ?? (await configOfJob(job, deps));
+    repoHooks = hooksFromSettings(settingsFromConfig(job.repo.path ?? deps.home.root, config).sources);
     lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
     const hooks = repoHooks;
-    workspace = await prepareWorkspace(job, deps.home, { config: hooks, context: (dir) => hookContext(dir, signal) });
+    workspace = await prepareWorkspace(
+      job,
+      deps.home,
+      { config: hooks, context: (dir) => hookContext(dir, signal) },
+      { readOnlyOnDisk: sandbox.kind === 'none', ports: lease.ports },
+    );
+    if (workspace.rebuilt) {
+      await progress.agentEvent({
+        type: 'notice',
+        level: 'warn',
+        message: `the read-only view ${workspace.dir} was rebuilt before this agent read it: ${workspace.rebuilt}`,
+        at: Date.now(),
+      });
+    }
     // Asked now, read when the harness is built: it overlaps the steps in between. A job that
     // ends before that (a model it cannot make) has no use for it, nor for its failure.
     const gitAtStart = freshSnapshot(workspace, job.base);
     gitAtStart.catch(() => undefined);
-    await announceWorkspace(progress, workspace, lease.ports, deps.slot);
+    await announceWorkspace(progress, workspace, lease.ports, deps.slot, sandbox.kind);
+    // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
+    const setup = await setUpWorktree({
+      job,
+      workspace,
+      ports: lease.ports,
+      sessionDir,
+      signal,
+      progress,
+      sandboxMode: sandbox.mode,
+      config,
+    });
+    if (!setup.ok) {
+      // The worktree stays, as a failed agent's does: the setup's log and what it left are there to look at.
+      outcome = { ...outcome, keep: true };
+      return resultOf({ end_reason: 'setup_failed', detail: setup.detail ?? 'the setup failed', worktree: workspace.dir });
+    }
 
     const model = buildModel(job);
     if (model instanceof ModelError) return resultOf({ detail: model.message, worktree: workspace.dir });
@@ -102,11 +146,15 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       attempt,
       signal,
       userClaudeDir: deps.userClaudeDir,
+      config,
       gitAtStart,
       progress,
+      sandboxMode: sandbox.mode,
     });
+    harness = session.harness;
     const result = await session.harness.run(job.prompt, (event) => progress.agentEvent(event));
-    const status = statusOf(result, signal);
+    const tampered = guardedStartFileChanges(workspace);
+    const status = tampered ? 'failed' : statusOf(result, signal);
     // A failed agent whose last Report was refused hands back that report's gates: they say why.
     const gates =
       status === 'completed' ? await judgeReport(session, result.report) : status === 'failed' ? lastRefusedReport(session) : undefined;
@@ -119,8 +167,11 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     }
     const commit = committed.commit;
     outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps), completed: status === 'completed', job };
-    return resultOf(await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit }));
+    const ran = await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit });
+    return resultOf(tampered ? { ...ran, end_reason: 'guarded_change', detail: tampered } : ran);
   } finally {
+    // Its MCP servers are given back whatever happened (the harness does on its own when `run` ends).
+    await harness?.close();
     await progress.flush();
     await lease?.release();
     if (workspace && repoHooks) {
@@ -128,6 +179,31 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       await releaseWorkspace(workspace, outcome, { config: repoHooks, context: (dir) => hookContext(dir, new AbortController().signal) });
     }
   }
+}
+
+/**
+ * The configuration of a job queued without one (by hand, or by a test): read here the way the
+ * coordinator reads it, from the repository's git objects at the job's base and from this host's
+ * user folders. A remote repository's files are not on this host: only the user's apply then.
+ */
+function configOfJob(job: AgentJob, deps: JobDeps): Promise<TrustedConfig> {
+  return readTrustedConfig({
+    project: job.repo.path ? { repo: job.repo.path, commit: job.base } : undefined,
+    userClaudeDir: deps.userClaudeDir ?? userClaudeDir(),
+    homeDir: os.homedir(),
+  });
+}
+
+/**
+ * The job's sandbox on this worker: the stricter of the job's mode and the worker's, what its
+ * commands will run in, and, under `required` without a working bwrap, why the job is refused.
+ */
+function jobSandbox(job: AgentJob, workerMode: SandboxMode = 'auto'): { mode: SandboxMode; kind: SandboxKind; refusal?: string } {
+  const mode = strictestSandboxMode(job.sandbox, workerMode);
+  if (mode === 'off' || (mode === 'auto' && !job.role.sandbox)) return { mode, kind: 'none' };
+  const found = sandboxAvailability();
+  if (found.bwrap !== undefined) return { mode, kind: 'bwrap' };
+  return { mode, kind: 'none', ...(mode === 'required' ? { refusal: new SandboxRequiredError(found.problem).message } : {}) };
 }
 
 /** A result with every field the job has not reached yet at its empty value: a failed job by default. */
@@ -174,7 +250,13 @@ function workspaceHookContext(
   });
 }
 
-async function announceWorkspace(progress: ProgressReporter, workspace: JobWorkspace, ports: number[], slot?: number): Promise<void> {
+async function announceWorkspace(
+  progress: ProgressReporter,
+  workspace: JobWorkspace,
+  ports: number[],
+  slot: number | undefined,
+  sandbox: SandboxKind,
+): Promise<void> {
   await progress.runEvent({
     type: 'workspace',
     kind: workspace.kind,
@@ -185,6 +267,7 @@ async function announceWorkspace(progress: ProgressReporter, workspace: JobWorks
     host: os.hostname(),
     pid: process.pid,
     ...(slot !== undefined ? { slot } : {}),
+    sandbox,
   });
 }
 
@@ -220,7 +303,8 @@ async function commitWork(workspace: JobWorkspace, job: AgentJob, result: AgentR
   const made = await commitOwned(workspace.dir, commitMessage(job, result), {
     start: workspace.start,
     owned,
-    linked: workspace.linked,
+    // Nothing orca put in the worktree is the task's change (worktreeStartState.ts).
+    linked: orcaOwnedPaths(workspace.dir),
     branch: workspace.branch,
   });
   // An attempt that resumed a dead one's commits and added nothing still hands those back.
@@ -279,6 +363,7 @@ async function ranResult(
     // The task's whole change, a dead attempt's commits included: what a merge of the branch brings.
     files_changed: commit ? await changedFiles(workspace.dir, job.base, commit) : [],
     scripted: model.scripted,
+    sandbox: harness.sandboxed ? 'bwrap' : 'none',
     remembered: harness.session.toolContext.services.memory?.remembered ?? [],
     ...(gates
       ? {

@@ -1,11 +1,15 @@
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { Keys } from '../shared/infra/redis/keys.js';
+import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { AgentWorker } from './agentWorker.js';
 
 export interface WorkerProcessOptions {
   concurrency: number;
   prefix?: string;
   lockDurationMs?: number;
+  /** The worker's own `--sandbox` mode: `required` refuses every job it cannot sandbox. */
+  sandbox?: SandboxMode;
 }
 
 /**
@@ -18,6 +22,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
     home: new OrcaHome(),
     concurrency: options.concurrency,
     lockDurationMs: options.lockDurationMs,
+    sandbox: options.sandbox,
   });
   // A second signal while stopping changes nothing: the first stop is already under way.
   let stopping = false;
@@ -32,6 +37,9 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
   process.on('SIGTERM', () => stop('SIGTERM'));
   // A worker forked by a coordinator dies with it: an orphan would keep taking jobs for nobody.
   if (process.send) process.on('disconnect', () => stop('coordinator gone'));
+  // Said before it takes jobs. Under required without a sandbox it still runs, and refuses each job saying why.
+  const sandbox = sandboxStatus(options.sandbox ?? 'auto');
+  process.stderr.write(`orca worker ${process.pid}: ${sandbox.refusal ? `${sandbox.refusal}; it refuses every job` : sandbox.line}\n`);
   await worker.start();
   if (process.send) process.send({ type: 'ready', pid: process.pid });
   process.stderr.write(`orca worker ${process.pid}: taking jobs (concurrency ${options.concurrency})\n`);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { gitAt } from '../../shared/core/git/git.js';
 import { runBranches, runWipRefs } from '../../shared/core/git/orcaBranch.js';
 import { commitsOnlyIn } from '../../shared/core/git/reachability.js';
+import { removeView, removeViewsUnder } from '../../shared/core/git/viewTree.js';
 import { saveWorkInProgress } from '../../shared/core/git/workInProgress.js';
 import { listWorktrees, pruneWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
@@ -10,7 +11,6 @@ import type { PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { forgetRun } from '../runLedger.js';
 import type { OrcaRef } from './cleanInventory.js';
 import type { CleanPlan, RunCleanup, WorktreeRemoval } from './cleanPlan.js';
-import { commonDirOf } from './commonDirOf.js';
 import { listDir } from './listDir.js';
 
 export interface CleanActing {
@@ -101,6 +101,10 @@ async function cleanUpRun(cleanup: RunCleanup, leaving: Map<string, string[]>, h
     if (!dryRun) rmSync(cleanup.sessions, { recursive: true, force: true });
     print(`  ${act} sessions ${cleanup.sessions}`);
   }
+  if (cleanup.views) {
+    if (!dryRun) await removeViewsUnder(cleanup.views);
+    print(`  ${act} views ${cleanup.views}`);
+  }
   for (const lease of cleanup.leases) {
     if (!dryRun) await leaser.drop(lease);
     print(`  ${act} port lease ${lease.key} (${lease.owner})`);
@@ -173,13 +177,6 @@ async function anythingLeft(runId: string, repos: string[]): Promise<boolean> {
     if (refs.trim()) return true;
   }
   return false;
-}
-
-/** Removes a view through its repository; one whose repository is gone is a plain folder now. */
-async function removeView(dir: string): Promise<void> {
-  const repo = await commonDirOf(dir);
-  if (repo) await removeWorktree(repo, dir);
-  else rmSync(dir, { recursive: true, force: true });
 }
 
 function verb(dryRun: boolean): string {

@@ -21,7 +21,6 @@ const PENDING_STATES = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-
 /** What clean reads of a job's payload (a boundary: a job written by another version may lack fields). */
 const JobFactsSchema = z.looseObject({
   run_id: z.string(),
-  base: z.string().optional(),
   repo: z.looseObject({ path: z.string().optional() }).optional(),
 });
 
@@ -75,8 +74,6 @@ export interface CleanInventory {
   /** Every repository orca knows of: its records, its jobs, its worktrees and clones, and those named. */
   knownRepos: string[];
   all: boolean;
-  /** Commits a waiting or running job starts from: their views are in use. */
-  pendingBases: Set<string>;
   /** Each run's folder of worktrees and the worktrees in it, by run (one with no folder is absent). */
   worktrees: Map<string, { folder: string; dirs: FoundWorktree[] }>;
   /** Each run's folder of sessions, by run (one with no folder is absent). */
@@ -86,8 +83,10 @@ export interface CleanInventory {
   /** Work in progress saved under `refs/orca/wip/<run>/<task>` in the repositories in scope. */
   wip: OrcaRef[];
   leases: HeldLease[];
-  /** Read-only views, one entry per repository's folder of them (`repo`: undefined when it is gone). */
-  views: Array<{ folder: string; repo?: string; commits: Array<{ commit: string; dir: string }> }>;
+  /** Each run's folder of read-only views (`views/<run>`), by run. */
+  views: Map<string, string>;
+  /** Views in the layout before views belonged to runs (`views/<repoKey>/<commit>`): no run owns them. */
+  legacyViews: Array<{ folder: string; dirs: string[] }>;
   /** Records in $ORCA_HOME/runs that cannot be read: said, never counted. */
   unreadableRecords: Array<{ file: string; why: string }>;
 }
@@ -126,7 +125,7 @@ export async function gatherInventory(sources: InventorySources): Promise<CleanI
     if (repo) facts.repos.add(repo);
     if (repo && entry.prefix === keys.prefix) known.add(repo);
   }
-  const pendingBases = await readQueue(sources.queue, runs, known);
+  await readQueue(sources.queue, runs, known);
   const { worktrees, sessions } = await readOrcaFolders(home, runs, known);
   const leases = (await sources.leaser.held()).map((lease) => ({ ...lease, run: parsePortLeaseOwner(lease.owner).runId }));
   for (const lease of leases) runs.get(lease.run).inRedis = true;
@@ -143,11 +142,18 @@ export async function gatherInventory(sources: InventorySources): Promise<CleanI
     }
   }
 
-  const views = [];
-  for (const repoKey of listDir(home.viewsRoot())) {
-    const commits = listDir(home.repoViews(repoKey)).map((commit) => ({ commit, dir: home.view(repoKey, commit) }));
-    const repo = commits[0] ? await commonDirOf(commits[0].dir) : undefined;
-    views.push({ folder: home.repoViews(repoKey), repo, commits });
+  const views = new Map<string, string>();
+  const legacyViews: CleanInventory['legacyViews'] = [];
+  for (const name of listDir(home.viewsRoot())) {
+    const folder = path.join(home.viewsRoot(), name);
+    const inside = listDir(folder);
+    // `<repoKey>/<commit>` of old: folders named by full commit shas. A run's folder holds repository keys.
+    if (inside.length > 0 && inside.every((entry) => /^[0-9a-f]{40}$/.test(entry)))
+      legacyViews.push({ folder, dirs: inside.map((commit) => path.join(folder, commit)) });
+    else {
+      views.set(name, folder);
+      runs.touch(name, newestMtime(folder));
+    }
   }
   return {
     installation: { home, prefix: keys.prefix },
@@ -155,23 +161,21 @@ export async function gatherInventory(sources: InventorySources): Promise<CleanI
     repos,
     knownRepos: [...known],
     all: sources.all,
-    pendingBases,
     worktrees,
     sessions,
     branches,
     wip,
     leases,
     views,
+    legacyViews,
     unreadableRecords: ledger.unreadable,
   };
 }
 
 /**
  * The queue: what is waiting or running is untouchable; finished jobs name their repositories.
- * Returns the commits waiting or running jobs start from.
  */
-async function readQueue(queue: AgentQueue, runs: KnownRuns, known: Set<string>): Promise<Set<string>> {
-  const pendingBases = new Set<string>();
+async function readQueue(queue: AgentQueue, runs: KnownRuns, known: Set<string>): Promise<void> {
   for (const [jobs, pending] of [
     [await queue.queue.getJobs([...PENDING_STATES]), true],
     [await queue.queue.getJobs(['completed', 'failed']), false],
@@ -183,10 +187,8 @@ async function readQueue(queue: AgentQueue, runs: KnownRuns, known: Set<string>)
       if (!id) continue;
       const run = runs.get(id);
       run.inRedis = true;
-      if (pending) {
-        run.pending += 1;
-        if (facts.success && facts.data.base) pendingBases.add(facts.data.base);
-      } else run.finished += 1;
+      if (pending) run.pending += 1;
+      else run.finished += 1;
       runs.touch(id, Math.max(job.timestamp ?? 0, job.processedOn ?? 0, job.finishedOn ?? 0));
       const repoPath = facts.success ? facts.data.repo?.path : undefined;
       const dir = repoPath && existsSync(repoPath) ? await commonDirOf(repoPath) : undefined;
@@ -196,7 +198,6 @@ async function readQueue(queue: AgentQueue, runs: KnownRuns, known: Set<string>)
       }
     }
   }
-  return pendingBases;
 }
 
 /** orca's own folders of each run, and the repositories they and the clones it keeps belong to. */

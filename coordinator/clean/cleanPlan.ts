@@ -24,6 +24,8 @@ export interface RunCleanup {
   /** Refs kept, each said with how to use it and what would remove it. */
   kept: Array<{ ref: OrcaRef; why: string }>;
   sessions?: string;
+  /** The run's folder of read-only views (`views/<run>`): they belong to the run and go with it. */
+  views?: string;
   leases: HeldLease[];
   /** This installation's record of the run: it goes once nothing of the run is left in its repositories. */
   record?: { runId: string; repos: string[] };
@@ -44,7 +46,7 @@ export interface CleanPlan {
   runs: RunVerdict[];
   /** Runs only of repositories out of scope: not looked at. */
   outOfScope: number;
-  /** Each repository's folder of views with those no waiting or running job starts from; it goes once empty. */
+  /** Views of the layout before views belonged to runs (`views/<repoKey>/<commit>`): every one goes, then its folder. */
   views: Array<{ folder: string; remove: string[] }>;
   /** Repositories whose worktree records are pruned afterwards. */
   prune: string[];
@@ -72,8 +74,8 @@ export interface PlanRules {
  * ORCA_HOME's run whose jobs this one's workers ran, or leftovers Redis no longer knows) loses only
  * those; any other run is never touched. A run's result is kept until
  * it is merged into another branch (or pushed), or `--results`; saved work in progress is kept
- * until `--wip`. A read-only view is shared by commit: one goes when no waiting or running job
- * starts from it.
+ * until `--wip`. A run's read-only views go with the run (its coordinator removes them when it
+ * ends; these are a dead run's).
  */
 export function planClean(found: CleanInventory, rules: PlanRules): CleanPlan {
   const scope = new Set(found.repos);
@@ -101,12 +103,7 @@ export function planClean(found: CleanInventory, rules: PlanRules): CleanPlan {
     repos: found.repos,
     runs,
     outOfScope,
-    views: found.views
-      .filter((views) => found.all || views.repo === undefined || scope.has(views.repo))
-      .map(({ folder, commits }) => ({
-        folder,
-        remove: commits.filter((view) => !found.pendingBases.has(view.commit)).map((view) => view.dir),
-      })),
+    views: found.legacyViews.map(({ folder, dirs }) => ({ folder, remove: dirs })),
     prune: found.repos,
     leaving,
     notes: found.unreadableRecords.map(({ file, why }) => `note: ${file} is not a run record orca can read (${why}); it is left alone`),
@@ -124,7 +121,8 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
       why: `made with ORCA_PREFIX=${facts.ledger.prefix} (this is ${installation.prefix}): not this installation's`,
     };
   }
-  const here = found.worktrees.has(run) || found.sessions.has(run) || found.leases.some((lease) => lease.run === run);
+  const here =
+    found.worktrees.has(run) || found.sessions.has(run) || found.views.has(run) || found.leases.some((lease) => lease.run === run);
   if (!mine && !here) {
     return {
       run,
@@ -153,6 +151,7 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
     wip: [],
     kept: [],
     sessions: found.sessions.get(run),
+    views: found.views.get(run),
     leases: found.leases.filter((lease) => lease.run === run),
   };
   if (!mine) {
@@ -191,6 +190,7 @@ function leftSomething(run: string, found: CleanInventory): boolean {
   return (
     found.worktrees.has(run) ||
     found.sessions.has(run) ||
+    found.views.has(run) ||
     found.leases.some((lease) => lease.run === run) ||
     found.branches.some((ref) => ref.run === run) ||
     found.wip.some((ref) => ref.run === run)

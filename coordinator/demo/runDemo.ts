@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_ASK_TIMEOUT_MS } from '../../shared/infra/queue/agentJob.js';
 import { runCommand } from '../runCommand.js';
+import { sandboxChoice } from '../sandboxOption.js';
 import { createSampleRepo } from './sampleRepo.js';
 
 const TASK =
@@ -36,6 +37,7 @@ async function main(): Promise<number> {
     localWorkers: true,
     script: fileURLToPath(new URL('./demo-script.json', import.meta.url)),
     checks: [],
+    checkNetwork: 'host',
     approve: false,
     json: false,
     allowDirty: false,
@@ -43,6 +45,8 @@ async function main(): Promise<number> {
     yesTo: [],
     // The demo leaves the user's memory alone: it neither reads nor keeps cards.
     memory: false,
+    // ORCA_SANDBOX decides, as for orca run; the sandbox line says what the demo's commands run in.
+    ...sandboxChoice(undefined),
   });
   process.stderr.write(`\nThe merged work is on the integration branch in ${repo.dir} (git log --graph --all).\n`);
   return code;

@@ -4,6 +4,7 @@ import { isInside } from '../../shared/core/files/workspace.js';
 import { hasChanges } from '../../shared/core/git/commit.js';
 import { gitAt } from '../../shared/core/git/git.js';
 import { INTEGRATION_TASK, parseOrcaBranch } from '../../shared/core/git/orcaBranch.js';
+import { removeViewsUnder } from '../../shared/core/git/viewTree.js';
 import { listWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import { listDir } from '../clean/listDir.js';
@@ -25,7 +26,7 @@ export interface HandedOver {
  * commit is removed; one with uncommitted changes (a failed or aborted agent's, kept for
  * inspection), or one a WorktreeCreate hook or another ORCA_HOME made, is detached: its files
  * stay where they are. A task still at work is left alone. The integration worktree is the
- * integration branch's to close (merge/integration.ts).
+ * integration branch's to close (merge/integration.ts). The run's read-only views are removed.
  */
 export async function handOverWorktrees(
   repo: string,
@@ -52,5 +53,7 @@ export async function handOverWorktrees(
   }
   // The run's folder of worktrees, once empty, goes with them (a failed agent's kept one keeps it).
   if (listDir(home.runWorktrees(runId)).length === 0) rmSync(home.runWorktrees(runId), { recursive: true, force: true });
+  // The run's read-only views are the run's alone: they go with it (no later run reads what it left).
+  await removeViewsUnder(home.runViews(runId));
   return handed;
 }

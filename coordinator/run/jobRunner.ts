@@ -6,6 +6,7 @@ import { orcaBranch } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import type { AgentJob, AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import type { TrustedConfig } from '../../shared/infra/queue/trustedConfig.js';
 import { describeFiled } from '../../shared/policy/memory/fileCard.js';
 import type { RunMemory } from '../memory/runMemory.js';
 import type { ModelChoice } from '../modelChoice.js';
@@ -53,6 +54,14 @@ export class JobRunner {
       toolLimit?: { source: string; rules: string[] };
       /** Claude Code plugin folders every job loads. */
       pluginDirs?: string[];
+      /** The repository's orca.json at the run's base commit: every job's worktree is made ready by it. */
+      project?: AgentJob['project'];
+      /** `--mcp`: the MCP servers the run gives its built-in roles. */
+      mcp?: string[];
+      /** The run's trusted configuration, read once at its base commit: every job carries it. */
+      config: TrustedConfig;
+      /** `--sandbox` of the run. */
+      sandbox: AgentJob['sandbox'];
     },
   ) {}
 
@@ -113,6 +122,10 @@ export class JobRunner {
         asks: this.options.asks,
         memory: this.options.memory?.forPrompt(spec.prompt),
         tool_limit: this.options.toolLimit,
+        project: this.options.project,
+        mcp: this.options.mcp ?? [],
+        config: this.options.config,
+        sandbox: this.options.sandbox,
       },
       attempt,
     );
@@ -170,6 +183,7 @@ export class JobRunner {
       turns: result.turns,
       usage: result.usage,
       cost_usd: result.cost_usd,
+      sandbox: result.sandbox,
     });
     await this.fileMemory(taskId, result);
     return result;

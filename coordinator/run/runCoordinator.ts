@@ -3,13 +3,16 @@ import { availableRoles } from '../../roles/roleCatalog.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import { ENDED } from '../../shared/core/events/taskStatusGroups.js';
 import { integrationBranch, wipRef } from '../../shared/core/git/orcaBranch.js';
+import { readOrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
+import type { SandboxMode } from '../../shared/core/runtime/sandboxMode.js';
 import { publishAbort, subscribeAborts } from '../../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
 import { TerminalAsks } from '../asks/terminalAsks.js';
 import type { RunMemory } from '../memory/runMemory.js';
 import { IntegrationBranch } from '../merge/integration.js';
 import type { ModelChoice } from '../modelChoice.js';
+import { readRunConfig } from '../runConfig.js';
 import { recordRun, recordRunEnd } from '../runLedger.js';
 import type { OrcaServices } from '../services.js';
 import { waitForApproval } from './approval.js';
@@ -30,6 +33,8 @@ export interface RunSettings {
   repo: string;
   base: string;
   checks: string[];
+  /** Whether the integration checks reach the host network (`--check-network`). */
+  checkNetwork: 'host' | 'none';
   /** The model every job carries; unset with the Scripted model, or for a run recorded before the id was. */
   model?: ModelChoice;
   script?: Script;
@@ -46,6 +51,10 @@ export interface RunSettings {
   toolLimit?: { source: string; rules: string[] };
   /** Claude Code plugin folders (`--plugin-dir`): every agent of the run loads them. */
   pluginDirs?: string[];
+  /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
+  mcp?: string[];
+  /** `--sandbox`: every job carries it to its worker. */
+  sandbox: SandboxMode;
 }
 
 /**
@@ -106,7 +115,12 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     result_branch: integrationBranch(runId),
   };
   recordRun(services.home, ledgerEntry);
-  const roles = new Map(availableRoles(settings.repo, settings.pluginDirs).roles.map((role) => [role.name, role]));
+  // Every agent's settings, hooks, rules, skills and instructions: read once, at the run's base
+  // commit (and from the user's folders), never from a tree an agent wrote (a task branch, the
+  // merged tree the Verification agent works on).
+  const config = await readRunConfig(settings.repo, settings.base);
+  for (const problem of config.problems) say(`configuration: ${problem}`);
+  const roles = new Map(availableRoles(settings.repo, { config, pluginDirs: settings.pluginDirs }).roles.map((role) => [role.name, role]));
   const integration = new IntegrationBranch(settings.repo, runId, services.home.integrationWorktree(runId));
   const ctx: RunContext = {
     services,
@@ -121,12 +135,18 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       memory: settings.memory,
       toolLimit: settings.toolLimit,
       pluginDirs: settings.pluginDirs ?? [],
+      // Read once, at the run's base: a task that changes orca.json changes no later task's setup.
+      project: await readOrcaProjectConfig(settings.repo, settings.base),
+      mcp: settings.mcp,
+      config,
+      sandbox: settings.sandbox,
     }),
     integration,
     repo: settings.repo,
     task: settings.task,
     base: settings.base,
     checks: settings.checks,
+    checkNetwork: settings.checkNetwork,
     role: (name) => roles.get(name) as RoleDefinition,
     signal: abort.signal,
     say,

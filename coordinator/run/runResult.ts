@@ -1,4 +1,5 @@
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
+import type { SandboxKind } from '../../shared/core/runtime/sandboxMode.js';
 import type { TaskRecord } from '../../shared/infra/board/runChange.js';
 import type { RunFold } from '../../shared/infra/board/runFold.js';
 import { GATE_NAMES } from '../../shared/infra/verify/evidence/evidence.js';
@@ -34,6 +35,8 @@ export interface RunJson {
     branch?: string;
     commit?: string;
     attempts: number;
+    /** What its agent's commands ran in on the worker: `bwrap`, or `none` (unsandboxed); absent before it started. */
+    sandbox?: SandboxKind;
   }>;
   /** The Explore findings, each checked at the base commit. */
   findings: Array<{ fact: string; evidence: string; verified: boolean; reason?: string }>;
@@ -42,6 +45,14 @@ export interface RunJson {
   usage: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number; cost_usd: number };
   detail: string;
   scripted: boolean;
+  /** With --push or --pr-body: what became of the hand-off (coordinator/handoff/handOff.ts). */
+  handoff?: {
+    push:
+      | { pushed: true; remote: string; branch: string; commit: string }
+      | { pushed: false; remote: string; branch: string; reason: string }
+      | null;
+    pr_body: string | null;
+  };
 }
 
 export function runJson(
@@ -61,6 +72,7 @@ export function runJson(
         ...(task.branch ? { branch: task.branch } : {}),
         ...(task.commit ? { commit: task.commit } : {}),
         attempts: task.attempt,
+        ...(task.sandbox ? { sandbox: task.sandbox } : {}),
       };
     });
   return {

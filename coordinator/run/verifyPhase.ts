@@ -1,8 +1,11 @@
+import path from 'node:path';
 import { type VerificationOutput, VerificationOutputSchema } from '../../roles/outputs.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
+import { commonGitDir } from '../../shared/core/git/repoLock.js';
 import { PortLeaser, portLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
+import { checkLauncher } from '../../shared/infra/verify/checks/checkSandbox.js';
 import { loadCommitView, repoPath } from '../../shared/infra/verify/evidence/commitView.js';
 import { type AssertionFlag, type CheckEvidence, CheckSpecSchema } from '../../shared/infra/verify/evidence/evidence.js';
 import { checkRunEvent, gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
@@ -11,6 +14,7 @@ import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { auditTestChanges } from '../../shared/infra/verify/gates/assertions.js';
 import { gateIntegration } from '../../shared/infra/verify/gates/integrationGates.js';
 import { runMayPass } from '../../shared/infra/verify/gates/runPass.js';
+import { prepareIntegrationWorktree } from '../merge/integrationSetup.js';
 import { mergeRefusal } from '../merge/mergeCheck.js';
 import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import type { RunContext } from './runContext.js';
@@ -74,9 +78,27 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
   const { recorder, integration, services } = ctx;
   const head = await integration.head();
   const logDir = services.home.integrationCheckLogs(recorder.runId, round);
+  // Made ready once, before its first checks: the merges are in by then.
+  await prepareIntegrationWorktree(ctx);
   const lease = await new PortLeaser(services.redis, services.keys).lease(2, portLeaseOwner(recorder.runId, 'integration'));
   try {
     const evidence: CheckEvidence[] = [];
+    // The merged code, tests included, is agent-written: it runs in the sandbox an agent's Bash gets.
+    const launcher =
+      ctx.checks.length > 0
+        ? checkLauncher({
+            worktree: integration.dir,
+            tempDir: path.join(logDir, 'tmp'),
+            network: ctx.checkNetwork === 'host',
+            readable: [ctx.repo, await commonGitDir(ctx.repo)],
+          })
+        : undefined;
+    if (launcher && round === 1)
+      ctx.say(
+        launcher.sandbox === 'bwrap'
+          ? `integration checks run in the bwrap sandbox (network: ${ctx.checkNetwork}), without orca's credentials`
+          : `integration checks run unsandboxed (${launcher.problem}), without orca's credentials: install bubblewrap (apt-get install bubblewrap) to sandbox them`,
+      );
     for (const command of ctx.checks) {
       if (ctx.signal.aborted) break;
       const one = await runCheck(CheckSpecSchema.parse(command), {
@@ -84,9 +106,10 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
         logDir,
         env: { PORT: String(lease.ports[0]), ORCA_PORTS: lease.ports.join(',') },
         signal: ctx.signal,
+        launcher,
       });
       evidence.push(one);
-      await recorder.record(checkRunEvent(one));
+      await recorder.record(checkRunEvent(one, undefined, launcher?.sandbox ?? 'none'));
       ctx.say(
         `integration check \`${one.command}\`: exit ${one.exit_code ?? one.outcome}, ${one.counts.known ? `${one.counts.executed} test(s) executed` : 'tests not counted'}`,
       );

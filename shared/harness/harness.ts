@@ -8,14 +8,19 @@ import { type AgentResult, runSession } from '../core/loop/query.js';
 import { AgentSession, type StopCheck } from '../core/loop/session.js';
 import { Transcript } from '../core/loop/transcript.js';
 import type { Model } from '../core/model/model.js';
+import type { SandboxMode } from '../core/runtime/sandboxMode.js';
 import { EDITING_TOOLS } from '../core/tool/editingTools.js';
 import type { PermissionMode } from '../core/tool/permissionMode.js';
 import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
 import type { AnyTool, SessionServices } from '../core/tool/tool.js';
 import type { InjectedCard } from '../infra/queue/memoryPayload.js';
+import type { TrustedConfig } from '../infra/queue/trustedConfig.js';
 import { chainStopChecks } from '../infra/tasks/stopCheckChain.js';
+import { writeConfigFolders } from '../policy/config/configFolders.js';
+import { settingsFromConfig } from '../policy/config/trustedSettings.js';
 import { createContextAssembler } from '../policy/context/assembler.js';
 import type { CompactionConfigInput } from '../policy/context/compactionConfig.js';
+import { parseCompactionConfig } from '../policy/context/compactionConfig.js';
 import type { GitSnapshot } from '../policy/context/gitSnapshot.js';
 import { skillGrantsIn } from '../policy/context/skillGrants.js';
 import { staticSystemPrompt } from '../policy/context/staticPrompt.js';
@@ -32,6 +37,8 @@ import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
 import { EditDiagnostics } from '../policy/lsp/editDiagnostics.js';
 import { LANGUAGE_SERVERS, serverReadablePaths } from '../policy/lsp/languageServers.js';
 import { LspService, type LspServiceOptions } from '../policy/lsp/lspService.js';
+import { McpServers } from '../policy/mcp/mcpServers.js';
+import { toolDeferral, toolSearchSetting } from '../policy/mcp/toolDeferral.js';
 import { memorySection } from '../policy/memory/memoryPrompt.js';
 import { SessionMemory } from '../policy/memory/memoryService.js';
 import { createPermissionDecider } from '../policy/permissions/permissionSlot.js';
@@ -41,6 +48,7 @@ import { networkAllowance, shellSandbox } from '../policy/permissions/sandbox.js
 import { ToolLimit } from '../policy/permissions/toolLimit.js';
 import { loadPlugins } from '../policy/plugins/pluginSet.js';
 import { loadSettings } from '../policy/settings/loadSettings.js';
+import { toolSearchTool } from '../policy/tools/toolSearch.js';
 
 export interface HarnessOptions {
   role: {
@@ -61,6 +69,8 @@ export interface HarnessOptions {
   workspaceWritable: boolean;
   /** Folders the sandboxed shell must be able to read (the repository's git folder, linked dependencies). */
   sandboxReadable?: string[];
+  /** The job's `--sandbox` mode (auto by default): `required` throws SandboxRequiredError without a working bwrap. */
+  sandboxMode?: SandboxMode;
   sessionDir: string;
   /** Environment for the agent's commands and hooks: PORT, ORCA_PORTS, ORCA_RUN_ID, ORCA_TASK_ID, … */
   shellEnv: Record<string, string>;
@@ -102,6 +112,20 @@ export interface HarnessOptions {
   pluginDirs?: string[];
   /** The language servers (which, their deadlines; on unless ORCA_LSP=off), overridable for tests. */
   lsp?: LspServiceOptions;
+  /**
+   * The agent's MCP servers, started already (startAgentMcp): their tools join the role's, their
+   * instructions the dynamic prompt; the harness gives them back when the agent ends (`close`).
+   */
+  mcp?: McpServers;
+  /** `ORCA_TOOL_SEARCH`, overridable for tests (default: the environment's). */
+  toolSearch?: string;
+  /**
+   * The run's trusted configuration (settings, hooks, rules, skills, instructions: read at the
+   * run's base commit and from the user's folders), and a folder of the session's own to write its
+   * files out in. Jobs always have one; unset (tests of the harness alone), the workspace's
+   * `.claude/` and the user's folders are read as they are.
+   */
+  config?: { files: TrustedConfig; folder: string };
 }
 
 /**
@@ -118,17 +142,25 @@ export class Harness {
   private recording?: (event: AgentEvent) => void;
   /** The session's language servers, stopped when `run` ends. */
   readonly lsp: LspService;
+  /** The agent's MCP servers, given back when `run` ends. */
+  readonly mcp: McpServers;
 
   constructor(private readonly options: HarnessOptions) {
-    const settings = loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
+    const trusted = options.config;
+    const settings = trusted
+      ? settingsFromConfig(options.workspaceRoot, trusted.files)
+      : loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
+    // Plugin folders are the user's own (--plugin-dir, enabledPlugins' directory marketplaces): read from disk.
     const plugins = loadPlugins({ dirs: options.pluginDirs ?? [], settings: settings.sources, projectRoot: options.workspaceRoot });
     const hooksOff = settings.sources.some((source) => source.raw.disableAllHooks === true);
     this.hooks = mergeHooksConfigs([hooksFromSettings(settings.sources), ...(hooksOff ? [] : plugins.plugins.map((p) => p.hooks))]);
-    const notices: string[] = [...plugins.notices];
+    const folders = trusted ? writeConfigFolders(trusted.files, trusted.folder) : undefined;
+    const notices: string[] = [...(trusted?.files.problems ?? []).map((problem) => `configuration: ${problem}`), ...plugins.notices];
     const notFired = notFiredNotice(this.hooks);
     if (notFired !== undefined) notices.push(notFired);
     const sandbox = shellSandbox({
       enabled: options.role.sandbox,
+      mode: options.sandboxMode,
       // A read-only view is not writable even to its own shell: the private temp folder stands in.
       worktree: options.workspaceWritable ? options.workspaceRoot : path.join(options.sessionDir, 'tmp'),
       tempDir: path.join(options.sessionDir, 'tmp'),
@@ -142,6 +174,11 @@ export class Harness {
       notify: (message) => notices.push(message),
     });
     this.sandboxed = sandbox.active;
+    // Said per session, not once per process: an unsandboxed full-access agent is the case to know about.
+    if (!sandbox.active && options.role.mode === 'full-access' && options.tools.some((tool) => tool.name === 'Bash'))
+      notices.push(
+        `${options.role.name} runs in full-access mode without the sandbox: its Bash commands run on this host as you, held only by the permission checks (a write a command names must be inside the worktree)`,
+      );
     const limit = options.toolLimit ? ToolLimit.from(options.toolLimit.rules, options.toolLimit.source) : undefined;
     const policy = PermissionPolicy.fromSettings(settings, { ...sandbox.policy, home: options.homeDir }).withAllowRules(
       limit?.texts ?? [],
@@ -177,11 +214,23 @@ export class Harness {
     const diagnostics = new EditDiagnostics(this.lsp);
     // Reads open files in their server ahead of an edit only for agents that can edit.
     const warmOnRead = options.tools.some((tool) => EDITING_TOOLS.has(tool.name));
+    this.mcp = options.mcp ?? McpServers.none();
+    const ownTools = limit ? options.tools.filter((tool) => limit.allowsTool(tool.name)) : options.tools;
+    const mcpTools = limit ? this.mcp.tools().filter((tool) => limit.allowsTool(tool.name)) : this.mcp.tools();
+    const deferral = toolDeferral({
+      mcpTools,
+      contextWindow: parseCompactionConfig(options.compaction ?? {}, 'the compaction options').contextWindow,
+      setting: toolSearchSetting(options.toolSearch === undefined ? process.env : { ORCA_TOOL_SEARCH: options.toolSearch }),
+      native: options.model.nativeToolSearch === true,
+    });
+    // ToolSearch is one of the static tools, before the deferred ones, so the cached prefix holds it from the start.
+    const searchTools = deferral.deferred && !deferral.deferred.native ? [toolSearchTool] : [];
     this.session = new AgentSession({
       role: options.role.name,
       model: options.model,
       systemPrompt: staticSystemPrompt(options.role.prompt),
-      tools: limit ? options.tools.filter((tool) => limit.allowsTool(tool.name)) : options.tools,
+      tools: [...ownTools, ...searchTools, ...mcpTools],
+      deferredTools: deferral.deferred,
       outputSchema: options.outputSchema,
       workspaceRoot: options.workspaceRoot,
       sessionDir: options.sessionDir,
@@ -190,16 +239,19 @@ export class Harness {
       shell: {
         env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) },
         wrap: sandbox.wrap,
+        ...(options.sandboxMode === 'required' ? { hookWrap: sandbox.wrap } : {}),
       },
       slots: (options.wrapSlots ?? ((slots) => slots))(
         diagnostics.wrap(createHarnessSlots({ hooks, permission: decider }), { warmOnRead }),
       ),
       context: createContextAssembler({
         homeDir: options.homeDir,
+        config: folders && trusted ? { ...folders, shownHome: trusted.files.home.dir } : undefined,
         requiredChecks: options.requiredChecks,
         compaction: options.compaction,
         gitAtStart: options.gitAtStart,
         memorySection: memory ? memorySection(memory.cards) : undefined,
+        mcpSection: this.mcp.promptSection(),
         // A hook may change files at any event, where the session's own tool log cannot see it.
         othersMayWrite: Object.values(hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
         onInstructionsLoaded: async (session, loaded) => {
@@ -262,6 +314,12 @@ export class Harness {
       signal: options.signal,
     });
     for (const message of notices) this.session.pending.push({ type: 'notice', level: 'warn', message });
+    for (const message of this.mcp.problems) this.session.pending.push({ type: 'notice', level: 'warn', message });
+    if (mcpTools.length > 0) {
+      const running = this.mcp.running.map((server) => `${server.name} (${server.tools.length} tools)`).join(', ');
+      this.session.pending.push({ type: 'notice', level: 'info', message: `MCP servers: ${running}; ${deferral.why}` });
+    }
+    if (deferral.deferred && !deferral.deferred.native) this.session.toolContext.services.toolSearch = this.session.registry;
     if (memory) {
       this.session.pending.push({
         type: 'memory',
@@ -270,6 +328,17 @@ export class Harness {
       });
     }
     this.transcript = new Transcript(transcriptPathFor(this.session.toolContext.session.dir), options.transcriptContext);
+  }
+
+  /** Gives the agent's MCP servers back (the last agent using one stops it); safe to call again. */
+  async close(): Promise<void> {
+    await this.mcp.close().catch((error: unknown) => {
+      this.session.pending.push({
+        type: 'notice',
+        level: 'error',
+        message: `MCP servers: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    });
   }
 
   /**
@@ -348,6 +417,7 @@ export class Harness {
       return result;
     } finally {
       this.recording = undefined;
+      await this.close();
       await this.lsp.close().catch((error: unknown) => {
         session.pending.push({
           type: 'notice',

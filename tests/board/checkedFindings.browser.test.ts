@@ -43,6 +43,8 @@ describe('the web board shows what the host checked', () => {
       await expect(facts.textContent()).resolves.toContain(
         'why: its last Report was refused by the gates (required: worker lazy: required check `npm test` never ran',
       );
+      // What its commands ran in on the worker (bwrap is installed where the tests run).
+      await expect(facts.textContent()).resolves.toContain('sandbox bwrap');
       expect(errors).toEqual([]);
     },
     WHOLE_RUN_MS,

@@ -159,4 +159,31 @@ describe('one reducer for a run’s events', () => {
     expect(board.run.usage.thinking_tokens).toBe(30);
     expect((await foldOf(run)).tasks.get('solo')).toMatchObject({ status: 'failed', end_reason: 'refusal' });
   });
+
+  it('shows a worktree setup command as the task’s evidence, and a failed one as its error', async () => {
+    const { redis, keys } = testRedis();
+    const run = new RunEvents(redis, keys, 'r-setup');
+    await run.starts('t1');
+    const common = { log: '/home/orca/sessions/r-setup/t1.1/setup.log', tree: 'a'.repeat(40) };
+    await run.agent('t1', { type: 'setup', command: 'node scripts/gen.mjs', outcome: 'ok', exit_code: 0, duration_ms: 120, ...common });
+    await run.agent('t1', {
+      type: 'setup',
+      command: 'make db',
+      outcome: 'failed',
+      exit_code: 2,
+      duration_ms: 40,
+      tail: 'make: *** no rule for db',
+      ...common,
+    });
+    const board = (await readRunBoard(redis, keys, 'r-setup'))!;
+    const task = board.tasks.find((candidate) => candidate.task_id === 't1')!;
+    expect(
+      task.evidence.map((evidence) => (evidence.kind === 'check' ? [evidence.command, evidence.exit_code, evidence.log] : [])),
+    ).toEqual([
+      ['setup: node scripts/gen.mjs', 0, common.log],
+      ['setup: make db', 2, common.log],
+    ]);
+    expect(task.error).toBe('setup `make db` failed: make: *** no rule for db');
+    expect((await foldOf(run)).tasks.get('t1')?.evidence).toEqual(task.evidence);
+  });
 });

@@ -3,7 +3,15 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BashResultData } from '../../shared/core/tool/bashResultData.js';
-import { findOnPath, networkAllowance, type Sandbox, shellSandbox } from '../../shared/policy/permissions/sandbox.js';
+import {
+  findOnPath,
+  networkAllowance,
+  type Sandbox,
+  SandboxRequiredError,
+  sandboxAvailability,
+  shellSandbox,
+} from '../../shared/policy/permissions/sandbox.js';
+import { sandboxStatus } from '../../shared/policy/permissions/sandboxLine.js';
 import type { LoadedSettings } from '../../shared/policy/settings/loadSettings.js';
 import { makeBashTool } from '../../shared/policy/tools/bash.js';
 import { processesMatching, waitForNoProcess } from '../support/processTable.js';
@@ -25,6 +33,9 @@ function sandboxed(options: { network?: boolean; readable?: string[] } = {}) {
     extraReadable: options.readable,
     notify: (message) => notices.push(message),
   });
+  // The probes below try to write /etc, /usr and the host's /tmp: they must never run unsandboxed.
+  if (!sandbox.active)
+    throw new Error(`no working bwrap here (${sandboxAvailability().problem}): the sandbox probes refuse to run without it`);
   const ctx = makeToolContext({ root: worktree });
   ctx.shell.wrap = sandbox.wrap;
   const bash = makeBashTool();
@@ -207,6 +218,35 @@ describe('without bwrap', () => {
     expect(notices).toEqual([
       'bwrap cannot create a sandbox here (bwrap: setting up uid map: Permission denied): Bash runs unsandboxed, relying on the permission checks',
     ]);
+  });
+
+  it('under --sandbox required, refuses with one line saying how to get bwrap', () => {
+    const notices: string[] = [];
+    const options = { worktree: tempDir(), tempDir: tempDir(), network: false, notify: (m: string) => notices.push(m), env: { PATH: '' } };
+    expect(() => shellSandbox({ ...options, enabled: true, mode: 'required' })).toThrow(new SandboxRequiredError('bwrap not found'));
+    // Whatever the role says: required is required.
+    expect(() => shellSandbox({ ...options, enabled: false, mode: 'required' })).toThrow(
+      /--sandbox required, but bwrap not found: install bubblewrap \(apt-get install bubblewrap\)/,
+    );
+    expect(notices).toEqual([]);
+  });
+
+  it('under --sandbox off, runs unsandboxed even where bwrap works, and says so', () => {
+    const notices: string[] = [];
+    const off = shellSandbox({
+      enabled: true,
+      mode: 'off',
+      worktree: tempDir(),
+      tempDir: tempDir(),
+      network: false,
+      notify: (m) => notices.push(m),
+    });
+    expect(off).toEqual({ active: false, policy: { writableOutside: [], bashSandboxed: false } });
+    expect(notices.length).toBeLessThanOrEqual(1);
+    const status = sandboxStatus('off', { source: '--sandbox off' });
+    expect(status.kind).toBe('none');
+    expect(status.refusal).toBeUndefined();
+    expect(status.line).toMatch(/^sandbox: none \(--sandbox off\): Bash, hooks and integration checks run unsandboxed on this host/);
   });
 
   it('stays off when disabled, without a notice', () => {

@@ -31,6 +31,8 @@ const AgentJsonSchema = z.strictObject({
     thinking_tokens: z.number().int().nonnegative(),
     cost_usd: z.number().nonnegative(),
   }),
+  // bwrap is installed where orca's tests run.
+  sandbox: z.literal('bwrap'),
 });
 
 describe('orca agent through the CLI', { timeout: SLOW_TEST_MS }, () => {

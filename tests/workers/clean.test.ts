@@ -114,7 +114,13 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
     const worktree = (runId: string) => path.join(orca.home, 'worktrees', runId, 'w');
     const sessions = (runId: string) => path.join(orca.home, 'sessions', runId);
     const branch = (runId: string) => git(repo, 'branch', '--list', `orca/${runId}/w`);
-    const views = () => readdirSync(path.join(orca.home, 'views')).flatMap((key) => readdirSync(path.join(orca.home, 'views', key)));
+    // A view belongs to its run: `views/<run>/<repoKey>/<commit>`, listed as `<run>/<commit>`.
+    const views = () =>
+      readdirSync(path.join(orca.home, 'views')).flatMap((runId) =>
+        readdirSync(path.join(orca.home, 'views', runId)).flatMap((key) =>
+          readdirSync(path.join(orca.home, 'views', runId, key)).map((commit) => `${runId}/${commit}`),
+        ),
+      );
     const leaser = new PortLeaser(orca.redis, orca.keys);
     const owners = async () => (await leaser.held()).map((lease) => parsePortLeaseOwner(lease.owner).runId);
     for (const runId of Object.values(run)) {
@@ -122,7 +128,7 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
       expect(existsSync(sessions(runId)), runId).toBe(true);
       expect(branch(runId), runId).not.toBe('');
     }
-    expect(views()).toEqual([oldBase]);
+    expect(views()).toEqual([`${run.agent}/${oldBase}`]);
     expect(new Set(await owners())).toEqual(new Set([run.active, run.agent]));
 
     // A dry run says what would go and removes nothing.
@@ -130,7 +136,7 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain(`would remove worktree ${worktree(run.agent)}`);
     for (const runId of Object.values(run)) expect(existsSync(worktree(runId))).toBe(true);
-    expect(views()).toEqual([oldBase]);
+    expect(views()).toEqual([`${run.agent}/${oldBase}`]);
 
     const first = await orca.cli(['clean'], { cwd: repo });
     expect(first.code, first.stderr).toBe(0);
@@ -158,7 +164,7 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
     expect(branch(run.served)).not.toBe('');
     expect(first.stdout).toContain(`left run ${foreign} alone: not this installation's`);
     expect(first.stdout).toContain(`removed port lease ${leakedLease} (${run.agent}|w|1)`);
-    expect(first.stdout).toContain(`removed view ${path.join(orca.home, 'views')}`);
+    expect(first.stdout).toContain(`removed views ${path.join(orca.home, 'views', run.agent)}`);
     expect(views()).toEqual([]);
     // Running, or not known to have ended and recent: kept whole.
     expect(first.stdout).toContain(`kept run ${run.active}: 1 job(s) waiting or running`);

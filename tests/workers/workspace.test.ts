@@ -88,15 +88,17 @@ describe('a worker job', { timeout: SLOW_TEST_MS }, () => {
     const bash = (list: string[]) => list.map((command) => toolTurn('Bash', { command }));
     // The worker role as shipped runs its shell in the bwrap sandbox, where the host is read-only
     // but for the worktree (a command naming a path under /tmp reaches the sandbox's private one).
-    await orca.queue.add(
-      scriptedJob({
+    // Required: without a working bwrap the job is refused, so these commands never run unsandboxed.
+    await orca.queue.add({
+      ...scriptedJob({
         runId,
         taskId: 'sandboxed',
         repo: { path: repo },
         base,
         turns: [...fileTools, ...bash(redirects), ...bash(commands), reportTurn()],
       }),
-    );
+      sandbox: 'required',
+    });
     // Without the sandbox the permission checks alone refuse the file tools and the redirections.
     await orca.queue.add(
       scriptedJob({

@@ -98,6 +98,21 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
     exit_code: z.number().int().nullable(),
     detail: z.string().optional(),
   }),
+  /** One of orca.json's `setup` commands ran in the task's new worktree, before its agent (docs/worktrees.md). */
+  z.object({
+    type: z.literal('setup'),
+    ...at,
+    command: z.string(),
+    outcome: z.enum(['ok', 'failed', 'timeout', 'aborted']),
+    exit_code: z.number().int().nullable(),
+    duration_ms: z.number().int().nonnegative(),
+    /** The task's setup log (every setup command's output) on the worker's host. */
+    log: z.string(),
+    /** The commit the worktree was checked out at. */
+    tree: z.string(),
+    /** The end of the log, when the command failed. */
+    tail: z.string().optional(),
+  }),
   z.object({
     type: z.literal('usage'),
     ...at,

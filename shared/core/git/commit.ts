@@ -1,5 +1,5 @@
 import { gitAt, runGit } from './git.js';
-import { linkedDependencies } from './linkDependencies.js';
+import { orcaOwnedPaths } from './worktreeStartState.js';
 
 /**
  * Commits everything in a worktree (tracked changes, new files; ignored files stay out) on its
@@ -7,9 +7,10 @@ import { linkedDependencies } from './linkDependencies.js';
  */
 export async function commitAll(dir: string, message: string, options: { exclude?: string[] } = {}): Promise<string | undefined> {
   const git = gitAt(dir);
-  // `exclude`: paths orca itself put in the worktree (a linked node_modules): a symlink is not a
-  // directory to git, so a `node_modules/` ignore rule would not keep it out.
-  const excluded = (options.exclude ?? []).map((p) => `:(exclude)${p}`);
+  // `exclude`, and what orca recorded as the worktree's start state: paths orca itself put in the
+  // worktree (a linked node_modules, `.env.orca`): a symlink is not a directory to git, so a
+  // `node_modules/` ignore rule would not keep it out, and `.env.orca` may be ignored by no rule.
+  const excluded = await excludeSpecs(dir, [...(options.exclude ?? []), ...orcaOwnedPaths(dir)]);
   await git.raw(['add', '--all', '--', '.', ...excluded]);
   const commit = await runGit(dir, ['commit', '--quiet', '--no-verify', '-m', message]);
   if (commit.code !== 0) {
@@ -23,9 +24,21 @@ export async function commitAll(dir: string, message: string, options: { exclude
 
 /**
  * Whether the worktree has any change git would commit (untracked files included), but for the
- * dependency folders orca linked in, which no commit of orca's takes.
+ * paths orca put there itself (linked folders, copied and generated files), which no commit of orca's takes.
  */
 export async function hasChanges(dir: string): Promise<boolean> {
-  const excluded = linkedDependencies(dir).map((name) => `:(exclude)${name}`);
+  const excluded = await excludeSpecs(dir, orcaOwnedPaths(dir));
   return (await gitAt(dir).raw(['status', '--porcelain', '--', '.', ...excluded])).trim().length > 0;
+}
+
+/**
+ * `:(exclude)` pathspecs for the paths that git would otherwise take: an ignored one is left out,
+ * for `git add` fails when a pathspec (even an excluding one) names an ignored file.
+ */
+export async function excludeSpecs(dir: string, paths: readonly string[]): Promise<string[]> {
+  const unique = [...new Set(paths)];
+  if (unique.length === 0) return [];
+  // Exit 1 (none ignored) prints nothing on stderr: `raw` resolves with the empty output then.
+  const ignored = new Set((await gitAt(dir).raw(['check-ignore', '--', ...unique])).split('\n').filter(Boolean));
+  return unique.filter((p) => !ignored.has(p)).map((p) => `:(exclude)${p}`);
 }

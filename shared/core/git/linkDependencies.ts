@@ -1,8 +1,8 @@
-import { existsSync, lstatSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { entryExists } from '../files/entryExists.js';
 
-/** Installed-dependency folders a worktree borrows from its repository rather than reinstalling. */
+/** Installed-dependency folders a worktree borrows from its repository rather than reinstalling (orca.json's `symlinkDirectories` may name others). */
 const DEPENDENCY_FOLDERS = ['node_modules'];
 
 /**
@@ -10,12 +10,14 @@ const DEPENDENCY_FOLDERS = ['node_modules'];
  * the agent (or an integration check) can build and test; returns what it linked, which commits
  * must leave out (a symlink is no directory to git, so `node_modules/` rules would not).
  */
-export function linkDependencies(repo: string, dir: string): string[] {
+export function linkDependencies(repo: string, dir: string, names: readonly string[] = DEPENDENCY_FOLDERS): string[] {
   const linked: string[] = [];
-  for (const name of DEPENDENCY_FOLDERS) {
+  for (const name of names) {
     const source = path.join(repo, name);
     const target = path.join(dir, name);
     if (existsSync(source) && !entryExists(target)) {
+      // `symlinkDirectories` may name a nested folder (packages/app/node_modules).
+      mkdirSync(path.dirname(target), { recursive: true });
       symlinkSync(source, target, 'dir');
       linked.push(name);
     }

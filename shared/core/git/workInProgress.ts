@@ -1,8 +1,9 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { excludeSpecs } from './commit.js';
 import { gitAt } from './git.js';
-import { linkedDependencies } from './linkDependencies.js';
+import { orcaOwnedPaths } from './worktreeStartState.js';
 
 export interface SavedWork {
   ref: string;
@@ -29,7 +30,7 @@ export async function saveWorkInProgress(dir: string, ref: string, message: stri
     if (realpathSync(top) !== realpathSync(dir)) throw new Error(`${dir} is not a git worktree (git answers for ${top})`);
     const head = (await git.raw(['rev-parse', 'HEAD'])).trim();
     await git.raw(['read-tree', head]);
-    const excluded = linkedDependencies(dir).map((name) => `:(exclude)${name}`);
+    const excluded = await excludeSpecs(dir, orcaOwnedPaths(dir));
     await git.raw(['add', '--all', '--', '.', ...excluded]);
     const tree = (await git.raw(['write-tree'])).trim();
     if (tree === (await git.raw(['rev-parse', `${head}^{tree}`])).trim()) return undefined;

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
 import { branchExists, deleteBranch, gitAt, resolveCommit } from './git.js';
 import { withRepoLock } from './repoLock.js';
+import { setViewWritable, viewProblem } from './viewTree.js';
 
 export interface WorktreeSpec {
   /** The repository (any folder inside it). */
@@ -12,6 +13,8 @@ export interface WorktreeSpec {
   base: string;
   /** A new branch to create at `base`; omitted for a detached, read-only view. */
   branch?: string;
+  /** Make the worktree without checking any file out (a sparse checkout chooses the files after). */
+  noCheckout?: boolean;
 }
 
 /**
@@ -24,9 +27,10 @@ export async function addWorktree(spec: WorktreeSpec): Promise<string> {
   mkdirSync(path.dirname(spec.dir), { recursive: true });
   await withRepoLock(spec.repo, async () => {
     if (existsSync(spec.dir)) throw new Error(`worktree folder ${spec.dir} already exists; remove it (orca clean) or use another task id.`);
+    const checkout = spec.noCheckout ? ['--no-checkout'] : [];
     const args = spec.branch
-      ? ['worktree', 'add', '--quiet', '-b', spec.branch, spec.dir, base]
-      : ['worktree', 'add', '--quiet', '--detach', spec.dir, base];
+      ? ['worktree', 'add', '--quiet', ...checkout, '-b', spec.branch, spec.dir, base]
+      : ['worktree', 'add', '--quiet', ...checkout, '--detach', spec.dir, base];
     try {
       await gitAt(spec.repo).raw(args);
     } catch (error) {
@@ -65,21 +69,39 @@ function diskNote(dir: string, message: string): string {
 }
 
 /**
- * A detached checkout of `base` shared by every read-only agent that needs that commit: made
- * once, then reused. Read-only agents need no worktree of their own.
+ * A detached checkout of `base` for the read-only agents of one run that need that commit: made
+ * once, then reused, each time checked clean against its commit first. A view that moved or whose
+ * files changed (an unsandboxed agent, a person) is rebuilt: `rebuilt` says why. With
+ * `readOnlyOnDisk` (no sandbox keeps agents from writing it) its files are made read-only.
  */
-export async function ensureView(repo: string, dir: string, base: string): Promise<string> {
+export async function ensureView(
+  repo: string,
+  dir: string,
+  base: string,
+  options: { readOnlyOnDisk?: boolean } = {},
+): Promise<{ commit: string; rebuilt?: string }> {
   const commit = await resolveCommit(repo, base);
   mkdirSync(path.dirname(dir), { recursive: true });
+  let rebuilt: string | undefined;
   await withRepoLock(repo, async () => {
     if (existsSync(dir)) {
-      const head = (await gitAt(dir).raw(['rev-parse', 'HEAD'])).trim();
-      if (head !== commit) throw new Error(`the view ${dir} is at ${head}, not at ${commit}; remove it with orca clean.`);
-      return;
+      rebuilt = await viewProblem(dir, commit).catch((error: unknown) => `it is no working view (${String(error).trim()})`);
+      if (rebuilt === undefined) {
+        if (options.readOnlyOnDisk) setViewWritable(dir, false);
+        return;
+      }
+      setViewWritable(dir, true);
+      try {
+        await gitAt(repo).raw(['worktree', 'remove', '--force', '--force', dir]);
+      } catch {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      await gitAt(repo).raw(['worktree', 'prune']);
     }
     await gitAt(repo).raw(['worktree', 'add', '--quiet', '--detach', dir, commit]);
+    if (options.readOnlyOnDisk) setViewWritable(dir, false);
   });
-  return commit;
+  return { commit, ...(rebuilt !== undefined ? { rebuilt } : {}) };
 }
 
 /** Checks out an existing branch in a new worktree (a retry continuing a dead attempt's commits). */

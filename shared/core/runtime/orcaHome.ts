@@ -44,18 +44,18 @@ export class OrcaHome {
     return path.join(this.worktreesRoot(), runId);
   }
 
-  /** Read-only views, one folder per repository (`<repoKey>/<commit>`). */
+  /** Read-only views, one folder per run (`<run>/<repoKey>/<commit>`): a view belongs to the run that made it. */
   viewsRoot(): string {
     return path.join(this.root, 'views');
   }
 
-  repoViews(repoKey: string): string {
-    return path.join(this.viewsRoot(), repoKey);
+  runViews(runId: string): string {
+    return path.join(this.viewsRoot(), runId);
   }
 
-  /** A detached, read-only checkout of one commit, shared by the read-only agents that need it. */
-  view(repoKey: string, commit: string): string {
-    return path.join(this.repoViews(repoKey), commit);
+  /** A detached, read-only checkout of one commit, shared by the run's read-only agents that need it. */
+  view(runId: string, repoKey: string, commit: string): string {
+    return path.join(this.runViews(runId), repoKey, commit);
   }
 
   /** This host's clones of remotes, one folder per remote. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PermissionAnswerEventSchema, PermissionRequestEventSchema } from '../../core/events/permissionAsk.js';
 import { RunStatusSchema, TaskStatusSchema } from '../../core/events/runEvent.js';
 import type { Usage } from '../../core/model/usage.js';
+import { SandboxKindSchema } from '../../core/runtime/sandboxMode.js';
 
 /**
  * The board's state as Redis holds it: a hash per run and per task, every field a string, written
@@ -74,6 +75,8 @@ export const TaskStateSchema = z
     slot: z.coerce.number().int().nonnegative().optional(),
     worktree: text,
     workspace_kind: z.enum(['branch', 'scratch', 'view']).optional(),
+    /** What its commands ran in on the worker: `bwrap`, or `none` (unsandboxed). */
+    sandbox: SandboxKindSchema.optional(),
     branch: text,
     /** The commit the agent started from. */
     start_commit: text,

@@ -130,6 +130,7 @@ function runEvent(changes: Changes, event: RunEvent): void {
         host: event.host,
         pid: event.pid,
         turns: event.turns,
+        sandbox: event.sandbox,
       });
       changes.task(event.task_id, { op: 'setOnce', fields: { ended_at: event.at } });
       if (event.status === 'failed') changes.setTask(event.task_id, { error: event.detail });
@@ -247,6 +248,19 @@ function agentEvent(changes: Changes, taskId: string, event: AgentEvent): void {
     case 'notice':
       if (event.level === 'error') changes.setTask(taskId, { error: event.message });
       return;
+    case 'setup':
+      // Shown as the task's evidence, with its log's tail, like a check.
+      changes.evidence(taskId, {
+        kind: 'check',
+        at: event.at,
+        command: `setup: ${event.command}`,
+        exit_code: event.exit_code,
+        tests_executed: null,
+        tree: event.tree,
+        log: event.log,
+      });
+      if (event.outcome !== 'ok') changes.setTask(taskId, { error: `setup \`${event.command}\` ${event.outcome}: ${event.tail ?? ''}` });
+      return;
     case 'permission_request': {
       const { type: _type, ...request } = event;
       changes.ask({ ...request, task_id: taskId });
@@ -282,6 +296,7 @@ function workspace(changes: Changes, taskId: string, event: WorkspaceEvent): voi
     host: event.host,
     pid: event.pid,
     slot: event.slot,
+    sandbox: event.sandbox,
   });
   changes.task(taskId, { op: 'setOnce', fields: { started_at: event.at } });
 }

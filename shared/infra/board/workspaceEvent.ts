@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SandboxKindSchema } from '../../core/runtime/sandboxMode.js';
 
 /**
  * The one worker-side event that is not an agent event: the worker has prepared the task's
@@ -17,5 +18,7 @@ export const WorkspaceEventSchema = z.object({
   pid: z.number().int().optional(),
   /** Which of the worker's concurrent agent slots runs it (0-based): the board's timeline draws a lane per slot. */
   slot: z.number().int().nonnegative().optional(),
+  /** What the task's commands run in on that worker (`bwrap`, or `none`: unsandboxed). */
+  sandbox: SandboxKindSchema.optional(),
 });
 export type WorkspaceEvent = z.infer<typeof WorkspaceEventSchema>;

@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { LineRangeSchema } from '../../core/files/lineRanges.js';
 import { InheritedFileStateSchema } from '../../core/files/readFileState.js';
+import { OrcaProjectConfigSchema } from '../../core/git/orcaProjectConfig.js';
 import { isSlug } from '../../core/git/slug.js';
 import { AgentLimitsSchema } from '../../core/loop/limits.js';
 import { EffortSchema, ThinkingOptionSchema } from '../../core/model/thinking.js';
 import { UsageSchema } from '../../core/model/usage.js';
+import { SandboxKindSchema, SandboxModeSchema } from '../../core/runtime/sandboxMode.js';
 import { PermissionModeSchema } from '../../core/tool/permissionMode.js';
 import { AssertionFlagSchema, CheckRecordSchema, GateResultSchema } from '../verify/evidence/evidence.js';
 import { JobMemorySchema, RememberedCardSchema } from './memoryPayload.js';
+import { TrustedConfigSchema } from './trustedConfig.js';
 
 /**
  * The payload of an agent job and the result a worker returns: the contract between the
@@ -43,6 +46,11 @@ export const RoleSpecSchema = z.object({
    */
   workspace: z.enum(['view', 'scratch', 'branch']),
   sandbox: z.boolean(),
+  /**
+   * The MCP servers the role uses (docs/mcp.md, "Per role"): names of configured servers, or
+   * inline definitions (`{ "<name>": { "command": … } }`). A built-in role has none of its own.
+   */
+  mcpServers: z.array(z.union([z.string().min(1), z.record(z.string(), z.unknown())])).default([]),
   source: z.string(),
   /** The agent file's `permissionMode`, by Claude Code's name: what hooks read as `permission_mode`. */
   claudeMode: z.enum(['default', 'plan', 'acceptEdits', 'bypassPermissions', 'dontAsk']).optional(),
@@ -84,6 +92,11 @@ export const AgentJobSchema = z.object({
   }),
   /** Extra environment for the agent's shell. */
   env: z.record(z.string(), z.string()).default({}),
+  /**
+   * The run's `--sandbox` mode: `required` makes the worker refuse the job when it cannot run its
+   * commands (and hooks) in bwrap, `off` runs them unsandboxed. The worker's own `required` wins.
+   */
+  sandbox: SandboxModeSchema.default('auto'),
   /** Which hook event ends the agent: `Stop` on its own (`orca agent`), `SubagentStop` within a run. */
   stop_event: z.enum(['Stop', 'SubagentStop']).default('SubagentStop'),
   /** Claude Code plugin folders given with `--plugin-dir` (absolute, on the worker's host): their hooks and skills apply. */
@@ -113,6 +126,20 @@ export const AgentJobSchema = z.object({
    * they cover (docs/claude-code-files.md, "Slash commands").
    */
   tool_limit: z.object({ source: z.string().min(1), rules: z.array(z.string().min(1)) }).optional(),
+  /**
+   * The repository's orca.json as the run's base commit has it (docs/worktrees.md), read once by
+   * the coordinator; unset: the worker reads it at the job's base.
+   */
+  project: OrcaProjectConfigSchema.optional(),
+  /** `--mcp`: the MCP servers the run gives its built-in roles (a custom role names its own in its file). */
+  mcp: z.array(z.string().min(1)).default([]),
+  /**
+   * The run's trusted configuration (trustedConfig.ts): the agent's settings, hooks, rules, skills
+   * and instructions come from it, never from its workspace. The coordinator always sends it; a
+   * job queued without it gets the same files read by the worker from the repository's git
+   * objects at `base` and from the worker's own user folders.
+   */
+  config: TrustedConfigSchema.optional(),
 });
 export type AgentJob = z.infer<typeof AgentJobSchema>;
 export type AgentJobInput = z.input<typeof AgentJobSchema>;
@@ -144,6 +171,8 @@ export const AgentJobResultSchema = z.object({
   /** Files it changed, relative to the repository. */
   files_changed: z.array(z.string()),
   scripted: z.boolean(),
+  /** What the agent's Bash ran in on the worker (absent when the job ended before its agent started). */
+  sandbox: SandboxKindSchema.optional(),
   /** Cards the agent's Remember calls admitted, for the coordinator to file in its memory store. */
   remembered: z.array(RememberedCardSchema).default([]),
   /** The gates on the agent's Report (workers and verification): what its claims are worth; for a failed agent, on its last refused Report. */

@@ -1,3 +1,4 @@
+import { quote } from 'shell-quote';
 import { type ProcessGroup, spawnGroup } from '../../core/runtime/processGroup.js';
 import { expandVariables } from './expandVariables.js';
 import type { HookRawResult, HookRunOptions } from './hookOutput.js';
@@ -13,9 +14,12 @@ const MAX_OUTPUT_CHARS = 1_000_000;
  * nothing the hook started outlives it.
  */
 export async function runCommandHook(hook: CommandHook, inputJson: string, options: HookRunOptions): Promise<HookRawResult> {
-  const [file, args] = hook.args
+  const [plainFile, plainArgs] = hook.args
     ? [hook.command, hook.args.map((arg) => expandVariables(arg, options.env))]
     : ['bash', ['-c', hook.command]];
+  // In the sandbox the hook is a shell command like Bash's: a hook with `args` is quoted into one.
+  const wrapped = options.wrap?.(hook.args ? quote([plainFile, ...plainArgs]) : hook.command, options.cwd);
+  const [file, args] = wrapped ? [wrapped.file, wrapped.args] : [plainFile, plainArgs];
   let group: ProcessGroup;
   try {
     group = await spawnGroup(file, args, { cwd: options.cwd, env: options.env, stdin: inputJson });

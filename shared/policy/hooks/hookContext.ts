@@ -36,6 +36,8 @@ export interface HookContext {
   /** Aborting it kills the running hooks' process groups and cancels http hooks. */
   signal: AbortSignal;
   emit(event: AgentEventInput): void;
+  /** Under `--sandbox required`: command hooks run in the session's bwrap sandbox. */
+  wrap?: (command: string, cwd: string) => { file: string; args: string[] };
 }
 
 /** Where a session's JSONL transcript lives, as `transcript_path` tells hooks. */
@@ -59,6 +61,7 @@ export function hookContextFor(ctx: ToolContext): HookContext {
     env: ctx.shell.env,
     signal: ctx.signal,
     emit: (event) => ctx.emit(event),
+    ...(ctx.shell.hookWrap ? { wrap: ctx.shell.hookWrap } : {}),
   };
 }
 

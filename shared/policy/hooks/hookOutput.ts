@@ -14,6 +14,8 @@ export interface HookRunOptions {
   env: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
+  /** The sandbox a command hook runs in (`--sandbox required`); unset, it runs plainly. */
+  wrap?: (command: string, cwd: string) => { file: string; args: string[] };
 }
 
 /**

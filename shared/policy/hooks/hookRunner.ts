@@ -47,7 +47,13 @@ export async function runHooks<E extends HookEventName>(
   const results = await Promise.all(
     handlers.map(async (hook): Promise<HookRunResult> => {
       const label = hookLabel(hook);
-      const options = { cwd: context.projectDir, env, timeoutMs: (hook.timeout ?? DEFAULT_HOOK_TIMEOUT_S) * 1000, signal: context.signal };
+      const options = {
+        cwd: context.projectDir,
+        env,
+        timeoutMs: (hook.timeout ?? DEFAULT_HOOK_TIMEOUT_S) * 1000,
+        signal: context.signal,
+        wrap: context.wrap,
+      };
       const raw: HookRawResult =
         hook.type === 'command' ? await runCommandHook(hook, inputJson, options) : await runHttpHook(hook, inputJson, options);
       const result = interpretHookRun(event, label, raw, { onFailure: hook.onFailure });

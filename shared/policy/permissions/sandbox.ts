@@ -1,9 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { accessSync, constants, type Dirent, existsSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { bwrapWrap, findOnPath, probeBwrap } from '../../core/runtime/bwrap.js';
+import type { SandboxMode } from '../../core/runtime/sandboxMode.js';
 import type { ShellSettings } from '../../core/tool/tool.js';
 import type { LoadedSettings } from '../settings/loadSettings.js';
 import type { PolicyOptions } from './policy.js';
+
+// bwrap itself lives in core/runtime: the integration checks (infra) run in the same sandbox.
+export { bwrapWrap, findOnPath };
 
 export type ShellWrap = NonNullable<ShellSettings['wrap']>;
 
@@ -31,121 +33,55 @@ export interface Sandbox {
   policy: Pick<PolicyOptions, 'writableOutside' | 'bashSandboxed'>;
 }
 
-/**
- * Runs Bash under bubblewrap: the whole filesystem read-only, the worktree and a private /tmp
- * writable, fresh /dev and /proc, its own process namespace (killing bwrap kills everything
- * inside), no capabilities (even for root), and no network unless it is allowed.
- */
-export function bwrapWrap(bwrap: string, options: SandboxOptions): ShellWrap {
-  mkdirSync(options.tempDir, { recursive: true });
-  const tempDir = realpathSync(options.tempDir);
-  // Binds apply in order: /tmp first, so a worktree that lives under /tmp stays visible on top of it.
-  const writable = [realpathSync(options.worktree), ...(options.extraWritable ?? []).map((dir) => realpathSync(dir))];
-  const readable = withHiddenLinkTargets((options.extraReadable ?? []).filter((dir) => existsSync(dir)).map((dir) => realpathSync(dir)));
-  const fixed = [
-    '--die-with-parent',
-    '--new-session',
-    '--unshare-pid',
-    '--cap-drop',
-    'ALL',
-    ...(options.network ? [] : ['--unshare-net']),
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-    '--bind',
-    tempDir,
-    '/tmp',
-    ...readable.flatMap((dir) => ['--ro-bind', dir, dir]),
-    ...writable.flatMap((dir) => ['--bind', dir, dir]),
-    '--setenv',
-    'TMPDIR',
-    '/tmp',
-  ];
-  return (command, cwd) => ({ file: bwrap, args: [...fixed, '--chdir', cwd, '--', 'bash', '-c', command] });
-}
-
-/**
- * The readable folders and, one level down (two for npm's `@scope/` folders and `.bin`), what their
- * symlinks point to under the host's /tmp, which the private /tmp hides: a dependency folder
- * linked in from a checkout under /tmp (`npm link`, a package borrowed from another install)
- * would otherwise hold links that lead nowhere inside the sandbox.
- */
-function withHiddenLinkTargets(dirs: string[]): string[] {
-  const found = new Set(dirs);
-  const hidden = (target: string) => target === '/tmp' || target.startsWith('/tmp/');
-  const follow = (dir: string, depth: number) => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return; // Unreadable here is unreadable in the sandbox too: nothing to add.
-    }
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      if (entry.isSymbolicLink()) {
-        let target: string;
-        try {
-          target = realpathSync(full);
-        } catch {
-          continue; // A dangling link leads nowhere on the host either.
-        }
-        if (hidden(target) && !dirs.some((root) => target === root || target.startsWith(root + path.sep))) {
-          found.add(statSync(target).isDirectory() ? target : path.dirname(target));
-        }
-      } else if (depth > 0 && entry.isDirectory() && (entry.name.startsWith('@') || entry.name === '.bin')) {
-        follow(full, depth - 1);
-      }
-    }
-  };
-  for (const dir of dirs) if (hidden(dir)) follow(dir, 1);
-  return [...found];
-}
-
 const noticesGiven = new Set<string>();
-const probes = new Map<string, string | undefined>();
+
+/** A bwrap that builds a sandbox here, or why there is none (`bwrap not found`, what the probe said). */
+export type SandboxAvailability = { bwrap: string; problem?: undefined } | { bwrap?: undefined; problem: string };
+
+/** Whether bwrap on PATH (`env.PATH`, the process's by default) can build a sandbox here: probed once per process. */
+export function sandboxAvailability(env?: NodeJS.ProcessEnv): SandboxAvailability {
+  const bwrap = findOnPath('bwrap', env);
+  if (bwrap === undefined) return { problem: 'bwrap not found' };
+  const problem = probeBwrap(bwrap);
+  return problem === undefined ? { bwrap } : { problem };
+}
+
+/** What `--sandbox required` says when there is no working sandbox: one line, with how to get one. */
+export class SandboxRequiredError extends Error {
+  constructor(problem: string) {
+    super(`--sandbox required, but ${problem}: install bubblewrap (apt-get install bubblewrap), or run with --sandbox auto`);
+    this.name = 'SandboxRequiredError';
+  }
+}
 
 /**
- * The sandbox for one session. With `enabled` and a working bwrap on PATH (`env.PATH`, the
- * process's by default), commands are wrapped. Without one, `notify` is told once per process
- * and commands run plainly, checked only by the permission policy.
+ * The sandbox for one session. In mode `auto` (the default) with `enabled` (the role wants it)
+ * and a working bwrap, commands are wrapped; without one, `notify` is told once per process and
+ * commands run plainly, checked only by the permission policy. `required` wraps them whatever the
+ * role says and throws SandboxRequiredError when it cannot; `off` never wraps.
  */
 export function shellSandbox(
-  options: SandboxOptions & { enabled: boolean; notify: (message: string) => void; env?: NodeJS.ProcessEnv },
+  options: SandboxOptions & { enabled: boolean; mode?: SandboxMode; notify: (message: string) => void; env?: NodeJS.ProcessEnv },
 ): Sandbox {
   const unsandboxed: Sandbox = { active: false, policy: { writableOutside: [], bashSandboxed: false } };
-  if (!options.enabled) return unsandboxed;
-  const bwrap = findOnPath('bwrap', options.env);
-  const problem = bwrap === undefined ? 'bwrap not found' : probeBwrap(bwrap);
-  if (bwrap === undefined || problem !== undefined) {
-    const message = `${problem}: Bash runs unsandboxed, relying on the permission checks`;
-    if (!noticesGiven.has(message)) {
-      noticesGiven.add(message);
-      options.notify(message);
-    }
+  const mode = options.mode ?? 'auto';
+  const notifyOnce = (message: string) => {
+    if (noticesGiven.has(message)) return;
+    noticesGiven.add(message);
+    options.notify(message);
+  };
+  if (mode === 'off') {
+    notifyOnce('--sandbox off: Bash runs unsandboxed, relying on the permission checks');
     return unsandboxed;
   }
-  return { wrap: bwrapWrap(bwrap, options), active: true, policy: { writableOutside: ['/tmp'], bashSandboxed: true } };
-}
-
-/**
- * Whether bwrap can build a sandbox here (it cannot where user namespaces are turned off), tried
- * once per process: undefined when it can, otherwise what went wrong.
- */
-function probeBwrap(bwrap: string): string | undefined {
-  if (!probes.has(bwrap)) {
-    const probe = spawnSync(bwrap, ['--ro-bind', '/', '/', '--unshare-net', '--unshare-pid', '--cap-drop', 'ALL', '--', 'true'], {
-      encoding: 'utf8',
-    });
-    let failed: string | undefined;
-    if (probe.error) failed = probe.error.message;
-    else if (probe.status !== 0) failed = probe.stderr.trim() || `exit code ${probe.status}`;
-    probes.set(bwrap, failed === undefined ? undefined : `bwrap cannot create a sandbox here (${failed})`);
+  if (mode === 'auto' && !options.enabled) return unsandboxed;
+  const found = sandboxAvailability(options.env);
+  if (found.bwrap === undefined) {
+    if (mode === 'required') throw new SandboxRequiredError(found.problem);
+    notifyOnce(`${found.problem}: Bash runs unsandboxed, relying on the permission checks`);
+    return unsandboxed;
   }
-  return probes.get(bwrap);
+  return { wrap: bwrapWrap(found.bwrap, options), active: true, policy: { writableOutside: ['/tmp'], bashSandboxed: true } };
 }
 
 /**
@@ -161,18 +97,4 @@ export function networkAllowance(settings: LoadedSettings): { allowed: boolean; 
     if (rule) return { allowed: true, by: `allow:${rule} in ${source.label}` };
   }
   return { allowed: false };
-}
-
-export function findOnPath(program: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, program);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not in this folder: try the next one.
-    }
-  }
-  return undefined;
 }

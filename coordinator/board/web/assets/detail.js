@@ -79,6 +79,7 @@ function renderDetail() {
       task.branch ? `branch ${task.branch}` : undefined,
       task.worktree ? `worktree ${task.worktree}` : undefined,
       task.ports.length > 0 ? `ports ${task.ports.join(', ')}` : undefined,
+      task.sandbox ? `sandbox ${task.sandbox === 'none' ? 'none (its commands ran unsandboxed)' : task.sandbox}` : undefined,
       task.verdict ? `verdict ${task.verdict}` : undefined,
       task.status_detail ? `why: ${task.status_detail}` : undefined,
       task.error && task.error !== task.status_detail ? `error: ${task.error}` : undefined,

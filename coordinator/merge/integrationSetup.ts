@@ -1,0 +1,50 @@
+import path from 'node:path';
+import { worktreeEnvVars } from '../../shared/core/git/envOrcaFile.js';
+import { readOrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
+import { commonGitDir } from '../../shared/core/git/repoLock.js';
+import { placeStartFiles } from '../../shared/core/git/startFiles.js';
+import { readStartState } from '../../shared/core/git/worktreeStartState.js';
+import { runWorktreeSetup } from '../../shared/harness/worktreeSetup.js';
+import { type RunContext, RunFailure } from '../run/runContext.js';
+
+/** The task id the integration worktree's `.env.orca` and setup events carry. */
+export const INTEGRATION_TASK = '_integration';
+
+/**
+ * The integration worktree is where the run's checks build and test the merged tree: it is made
+ * ready as a task's worktree is (docs/worktrees.md), once per run (a resumed run finds it ready).
+ * Its setup is recorded as `check` events (`setup: CMD`), and a failing one fails the run.
+ */
+export async function prepareIntegrationWorktree(ctx: RunContext): Promise<void> {
+  const { dir, repo } = ctx.integration;
+  if (readStartState(dir).length > 0) return;
+  const config = await readOrcaProjectConfig(repo, ctx.base);
+  const env = { runId: ctx.recorder.runId, taskId: INTEGRATION_TASK, ports: [] };
+  const entries = await placeStartFiles({ repo, checkout: repo, dir, symlinkDirectories: config.symlinkDirectories, env });
+  if (config.setup.length === 0) return;
+  const logDir = ctx.services.home.integrationCheckLogs(ctx.recorder.runId, 0);
+  const outcome = await runWorktreeSetup({
+    dir,
+    commands: config.setup,
+    timeoutMs: config.setupTimeoutSeconds * 1000,
+    logFile: path.join(logDir, 'setup.log'),
+    tempDir: path.join(logDir, 'tmp'),
+    sandbox: ctx.role('worker').sandbox,
+    network: true,
+    extraReadable: [await commonGitDir(repo), ...entries.filter((e) => e.kind === 'linked').map((e) => path.join(repo, e.path))],
+    env: worktreeEnvVars(env),
+    signal: ctx.signal,
+    onCommand: async (result) => {
+      await ctx.recorder.record({
+        type: 'check',
+        command: `setup: ${result.command}`,
+        exit_code: result.exit_code,
+        tests_executed: null,
+        tree: ctx.base,
+        log: result.log,
+        task_id: INTEGRATION_TASK,
+      });
+    },
+  });
+  if (!outcome.ok) throw new RunFailure(`the integration worktree's ${outcome.detail}`);
+}

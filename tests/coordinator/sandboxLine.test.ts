@@ -1,0 +1,181 @@
+import { existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
+import { findOnPath } from '../../shared/policy/permissions/sandbox.js';
+import { commitFiles, git } from '../support/gitRepo.js';
+import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
+import { reportTurn, scriptedJob, testRunId, toolTurn } from '../support/scriptedJobs.js';
+
+const ONE_NOTE = path.join(packageRoot(), 'tests', 'fixtures', 'scripts', 'one-note.json');
+
+/**
+ * A PATH like this machine's with bwrap left out: one folder of links to every program on PATH
+ * (node, git, npm, …) but bwrap. It stands in for a fresh machine that never installed bubblewrap.
+ */
+function pathWithoutBwrap(dir: string): string {
+  for (const folder of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!folder || !existsSync(folder)) continue;
+    for (const name of readdirSync(folder)) {
+      if (name === 'bwrap' || existsSync(path.join(dir, name))) continue;
+      symlinkSync(path.join(folder, name), path.join(dir, name));
+    }
+  }
+  return dir;
+}
+
+function tinyRepo(dir: string): { dir: string; base: string } {
+  git(dir, 'init', '-q', '-b', 'main');
+  const base = commitFiles(
+    dir,
+    {
+      'package.json': `${JSON.stringify({ name: 'tiny', private: true, type: 'module', scripts: { test: 'node --test test/' } }, null, 2)}\n`,
+      'test/one.test.js':
+        "import assert from 'node:assert/strict';\nimport test from 'node:test';\ntest('one', () => assert.equal(1, 1));\n",
+    },
+    'initial',
+  );
+  return { dir, base };
+}
+
+let env: OrcaTestEnv;
+let noBwrap: string;
+beforeAll(async () => {
+  env = await OrcaTestEnv.open({ shared: true });
+  noBwrap = pathWithoutBwrap(env.dir('path-without-bwrap'));
+});
+afterAll(async () => {
+  await env.close();
+});
+
+describe('the sandbox line and --sandbox', () => {
+  it('is what this machine has: bwrap is installed where the tests run, and the stand-in PATH hides it', () => {
+    expect(findOnPath('bwrap')).toBeDefined();
+    expect(findOnPath('bwrap', { PATH: noBwrap })).toBeUndefined();
+    expect(findOnPath('node', { PATH: noBwrap })).toBeDefined();
+  });
+
+  it(
+    'orca run without bwrap says so in one line, how to get it, runs, and shows sandbox "none" per task',
+    async () => {
+      const repo = tinyRepo(env.dir('repo-none'));
+      const run = await env.cli(['run', 'add a note', '--repo', repo.dir, '--script', ONE_NOTE, '--json', '--workers', '1'], {
+        env: { PATH: noBwrap },
+        deadlineMs: 280_000,
+      });
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+      const lines = run.stderr.split('\n').filter((line) => line.startsWith('orca: sandbox:'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^orca: sandbox: none \(bwrap not found\): Bash, hooks and integration checks run unsandboxed/);
+      expect(lines[0]).toContain('apt-get install bubblewrap');
+      expect(lines[0]).toContain('Worker and Verification agents run Bash in full-access mode');
+      const json = JSON.parse(run.stdout) as { status: string; tasks: Array<{ id: string; sandbox?: string }> };
+      expect(json.status).toBe('PASS');
+      expect(json.tasks.map((task) => [task.id, task.sandbox])).toEqual([['note', 'none']]);
+      // The board shows it per task too.
+      const status = JSON.parse((await env.cli(['status', (json as unknown as { run_id: string }).run_id, '--json'])).stdout) as {
+        tasks: Array<{ task_id: string; sandbox?: string }>;
+      };
+      expect(status.tasks.find((task) => task.task_id === 'note')?.sandbox).toBe('none');
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
+    'orca run with bwrap says Bash runs in it, and shows sandbox "bwrap" per task',
+    async () => {
+      const repo = tinyRepo(env.dir('repo-bwrap'));
+      const run = await env.cli(['run', 'add a note', '--repo', repo.dir, '--script', ONE_NOTE, '--json', '--workers', '1'], {
+        deadlineMs: 280_000,
+      });
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(run.stderr).toMatch(/^orca: sandbox: bwrap \(\/\S+\/bwrap\): Bash runs in it/m);
+      expect(run.stderr).toContain('hooks run unsandboxed, as Claude Code runs them');
+      const json = JSON.parse(run.stdout) as { tasks: Array<{ id: string; sandbox?: string }> };
+      expect(json.tasks.map((task) => [task.id, task.sandbox])).toEqual([['note', 'bwrap']]);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it('--sandbox required without bwrap exits 2 with one line, before any run starts', async () => {
+    const repo = tinyRepo(env.dir('repo-required'));
+    for (const [args, extra] of [
+      [['--sandbox', 'required'], {}],
+      [[], { ORCA_SANDBOX: 'required' }],
+    ] as const) {
+      const run = await env.cli(['run', 'add a note', '--repo', repo.dir, '--script', ONE_NOTE, ...args], {
+        env: { PATH: noBwrap, ...extra },
+      });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trim().split('\n')).toEqual([
+        'orca: --sandbox required, but bwrap not found: install bubblewrap (apt-get install bubblewrap), or run with --sandbox auto',
+      ]);
+    }
+    const agent = await env.cli(
+      ['agent', '--role', 'worker', 'write it', '--repo', repo.dir, '--script', ONE_NOTE, '--sandbox', 'required'],
+      {
+        env: { PATH: noBwrap },
+      },
+    );
+    expect(agent.code, agent.stderr).toBe(2);
+    expect(agent.stderr.trim().split('\n')).toHaveLength(1);
+    // Nothing was made for it: no run in the repository.
+    expect(git(repo.dir, 'branch', '--list', 'orca/*')).toBe('');
+  });
+
+  it('a bad --sandbox or ORCA_SANDBOX value is one line naming the choices', async () => {
+    const repo = tinyRepo(env.dir('repo-bad'));
+    const flag = await env.cli(['run', 'x', '--repo', repo.dir, '--script', ONE_NOTE, '--sandbox', 'maybe']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('"maybe" is not a sandbox mode: expected one of auto, required, off');
+    const variable = await env.cli(['run', 'x', '--repo', repo.dir, '--script', ONE_NOTE], { env: { ORCA_SANDBOX: 'maybe' } });
+    expect(variable.code).toBe(2);
+    expect(variable.stderr.trim()).toBe('orca: ORCA_SANDBOX: "maybe" is not a sandbox mode: expected one of auto, required, off');
+  });
+
+  it(
+    '--sandbox off is said as off, and the task runs unsandboxed even where bwrap works',
+    async () => {
+      const repo = tinyRepo(env.dir('repo-off'));
+      const run = await env.cli(
+        ['run', 'add a note', '--repo', repo.dir, '--script', ONE_NOTE, '--json', '--workers', '1', '--sandbox', 'off'],
+        { deadlineMs: 280_000 },
+      );
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(run.stderr).toMatch(/^orca: sandbox: none \(--sandbox off\): /m);
+      const json = JSON.parse(run.stdout) as { tasks: Array<{ sandbox?: string }> };
+      expect(json.tasks.map((task) => task.sandbox)).toEqual(['none']);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
+    'a worker started with ORCA_SANDBOX=required and no bwrap says so at start and refuses the job, saying why',
+    async () => {
+      const repo = tinyRepo(env.dir('repo-worker'));
+      const worker = await env.startWorker({ env: { PATH: noBwrap, ORCA_SANDBOX: 'required' } });
+      expect(worker.stderr).toContain('--sandbox required, but bwrap not found');
+      const runId = testRunId('sbx');
+      const marker = path.join(repo.dir, 'WROTE.md');
+      await env.queue.add(
+        scriptedJob({
+          runId,
+          taskId: 't1',
+          repo: repo.dir,
+          base: repo.base,
+          turns: [toolTurn('Write', { file_path: marker, content: 'x\n' }), reportTurn()],
+        }),
+      );
+      const result = await env.result(`${runId}|t1|1`);
+      expect(result.status).toBe('failed');
+      expect(result.end_reason).toBe('sandbox');
+      expect(result.detail).toMatch(/^worker \S+:\d+: --sandbox required, but bwrap not found: install bubblewrap/);
+      expect(result.sandbox).toBeUndefined();
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(path.join(env.home, 'worktrees', runId))).toBe(false);
+      expect(readFileSync(path.join(repo.dir, 'package.json'), 'utf8')).toContain('tiny');
+    },
+    SLOW_TEST_MS,
+  );
+});
