@@ -86,7 +86,9 @@ describe("agent files as Claude Code's are published", () => {
     expect(roles.map((role) => role.name)).toEqual(['helper']);
     expect(roles[0]).toMatchObject({ effort: 'high', workspace: 'branch' });
     const named = warnings.map((warning) => /helper\.md: (\w+): not supported by orca/.exec(warning)?.[1]);
-    expect(named.sort()).toEqual(['background', 'hooks', 'initialPrompt', 'mcpServers', 'memory', 'skills']);
+    expect(named.sort()).toEqual(['background', 'hooks', 'initialPrompt', 'memory', 'skills']);
+    // mcpServers is orca's too (docs/mcp.md): kept on the role.
+    expect(roles[0]!.mcpServers).toEqual(['github']);
   });
 
   it('a file that still cannot be read is named with the reason, and asking for its role says why it was skipped', () => {

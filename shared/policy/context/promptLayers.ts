@@ -67,10 +67,11 @@ export async function loadPromptLayers(
   };
   const { services } = session.toolContext;
   if (config && !services.skills) {
-    // Read where the trusted configuration put them; named as in the workspace and the home.
-    const found = discoverSkills({ projectDirs: folders, homeDir });
+    // Read where the trusted configuration put them; named as in the workspace and the home. A
+    // plugin's skills are read in the plugin's own folder (the user's, from disk).
+    const found = discoverSkills({ projectDirs: folders, homeDir, pluginDirs: services.pluginSkills ?? [] });
     services.skills = new SkillLibrary(
-      found.skills.map((skill) => ({ ...skill, file: shown(skill.file), readFrom: skill.file })),
+      found.skills.map((skill) => (skill.source === 'plugin' ? skill : { ...skill, file: shown(skill.file), readFrom: skill.file })),
       found.problems,
     );
   }
