@@ -42,8 +42,9 @@ export interface AgentFrontMatter {
 export function readAgentFrontMatter(text: string): AgentFrontMatter {
   const clean = text.replace(/^\uFEFF/, '');
   try {
-    // A fresh copy of the input: gray-matter caches results by content and hands out shared objects.
-    const strict = matter(String(clean));
+    // Options given, so gray-matter's content cache is not used: it stores a result before parsing,
+    // and a second read of a text YAML refused would come back as empty front matter, not an error.
+    const strict = matter(clean, {});
     return { data: { ...(strict.data as Record<string, unknown>) }, body: strict.content, lenient: false };
   } catch (yamlError) {
     const block = BLOCK.exec(clean);

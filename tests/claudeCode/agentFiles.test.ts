@@ -2,8 +2,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinRole } from '../../roles/builtinRoles.js';
 import { loadCustomRoles } from '../../roles/customRoles.js';
-import { findRole } from '../../roles/roleCatalog.js';
-import { writeFiles } from '../support/gitRepo.js';
+import { availableRoles, findRole } from '../../roles/roleCatalog.js';
+import { readTrustedConfig } from '../../shared/policy/config/readTrustedConfig.js';
+import { git, makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { dumped, dumpHook, runClaudeCodeProject, WORKER_REPORT } from './harnessKit.js';
 
@@ -114,6 +115,27 @@ describe("agent files as Claude Code's are published", () => {
     expect(byName.a!.claudeMode).toBeUndefined();
     expect(byName.b).toMatchObject({ mode: 'read-only' });
     expect(byName.c).toMatchObject({ mode: 'workspace-write', claudeMode: 'acceptEdits' });
+  });
+});
+
+describe('agent files from the trusted configuration', () => {
+  it('reads subfolders at the base commit through the same reader: lenient front matter, skipped-file reasons; the checkout is not read', async () => {
+    const repo = makeRepo({
+      '.claude/agents/writers/test-writer.md': EXAMPLES_AGENT,
+      '.claude/agents/broken.md': '---\nname: broken\ndescription: x\nmaxTurns: many\n---\nDo it.',
+    });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    // Written after the base commit: an agent's tree, not the run's configuration.
+    writeFiles(repo, { '.claude/agents/later.md': '---\nname: later\ndescription: x\n---\nDo it.' });
+    const home = tempDir();
+    const config = await readTrustedConfig({ project: { repo, commit: base }, userClaudeDir: path.join(home, '.claude'), homeDir: home });
+    const { roles, warnings } = availableRoles(repo, { config });
+    const writer = roles.find((role) => role.name === 'test-writer');
+    expect(writer).toMatchObject({ source: path.join(repo, '.claude/agents/writers/test-writer.md'), tools: ['Read', 'Write', 'Grep'] });
+    expect(roles.some((role) => role.name === 'later')).toBe(false);
+    expect(warnings).toContainEqual(expect.stringMatching(/broken\.md: skipped, its front matter is invalid: maxTurns/));
+    expect(() => findRole(repo, 'broken', { config })).toThrow(/role "broken" is not available: .*broken\.md was skipped/);
+    expect(findRole(repo, 'later').role.name).toBe('later');
   });
 });
 

@@ -18,8 +18,9 @@ export function parseFrontMatter(text: string, file: string): FrontMatter {
   const block = BLOCK.exec(text);
   if (!block) return { data: {}, body: text.replace(/^\uFEFF/, '') };
   try {
-    // A fresh copy of the input: gray-matter caches results by content and hands out shared objects.
-    const parsed = matter(String(text.replace(/^\uFEFF/, '')));
+    // Options given, so gray-matter's content cache is not used: it stores a result before parsing,
+    // and a second read of a text YAML refused would come back as empty front matter, not an error.
+    const parsed = matter(text.replace(/^\uFEFF/, ''), {});
     return { data: { ...(parsed.data as Record<string, unknown>) }, body: parsed.content };
   } catch (yamlError) {
     const lenient = readSimpleBlock(block[1]!);
