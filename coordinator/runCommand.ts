@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { integrationBranch } from '../shared/core/git/orcaBranch.js';
+import { checkShared, shareUrl } from '../shared/core/git/sharedRemote.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
@@ -40,9 +41,13 @@ export interface RunCommandOptions {
   yesTo: string[];
   /** False with --no-memory: no cards are shown to the agents and none are kept. */
   memory: boolean;
+  /** `--share` (or ORCA_SHARE): the git remote workers on other hosts get the repository from. */
+  share?: string;
 }
 
-/** Exit codes per verdict (docs/cli.md). */
+function toUserError(error: unknown): never {
+  throw new UserError(error instanceof Error ? error.message : String(error));
+}
 
 /** `orca run`: one whole run, from a task to a verified integration branch. */
 export async function runCommand(options: RunCommandOptions): Promise<number> {
@@ -52,6 +57,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     ? await resolveSlashTask({ repo: root, base, task: options.task })
     : undefined;
   const task = slash?.task ?? options.task;
+  const share = options.share ? shareUrl(options.share) : undefined;
+  if (share) await checkShared(share, root).catch(toUserError);
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
   // The command's `model` is the run's unless --model says otherwise.
@@ -79,6 +86,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const runId = newRunId();
   process.stderr.write(`orca: run ${runId}\n`);
   if (script) say?.('Scripted model: no LLM is used in this run.');
+  if (share) say?.(`shared over ${share}: workers on any host that can reach it take the jobs`);
   if (slash) {
     const attached = slash.files.length > 0 ? `, with ${slash.files.join(', ')}` : '';
     const limited = slash.toolLimit ? `; its agents may use only ${slash.toolLimit.rules.join(', ')}` : '';
@@ -122,6 +130,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         ask_timeout_ms: options.askTimeoutMs,
         yes_to: options.yesTo,
         memory: options.memory,
+        share,
         command: slash
           ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
           : undefined,
@@ -141,6 +150,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
       memory,
       toolLimit: slash?.toolLimit,
+      share,
     });
     return printRunResult(result, recorder.state, options.json);
   } finally {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Job, UnrecoverableError } from 'bullmq';
@@ -67,6 +68,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   if (await isAborted(deps.redis, deps.keys, job.run_id))
     return resultOf({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
 
+  if (job.repo.path && !existsSync(job.repo.path)) throw new UnrecoverableError(unseenRepo(job.repo.path));
   // A remote's project settings are not on this host before its worktree exists: only the user's
   // hooks apply then (ORCA_HOME stands in as a project root with no .claude of its own; never a
   // shared folder such as /tmp, where anyone could plant a settings file with hooks). Read before
@@ -117,6 +119,14 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       await releaseWorkspace(workspace, outcome, { config: repoHooks, context: (dir) => hookContext(dir, new AbortController().signal) });
     }
   }
+}
+
+/**
+ * A job that names a repository by a path this host does not have (a worker on another machine,
+ * or in a container): it can do nothing, so it fails at once, saying how runs reach such workers.
+ */
+function unseenRepo(repo: string): string {
+  return `the job names the repository ${repo}, which this host (${os.hostname()}) cannot see: run with --share <git-url> (or ORCA_SHARE) so workers on other hosts get it over git`;
 }
 
 /** A result with every field the job has not reached yet at its empty value: a failed job by default. */

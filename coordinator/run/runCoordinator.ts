@@ -23,6 +23,7 @@ import type { RunRecorder } from './runRecorder.js';
 import { type RunJson, runJson } from './runResult.js';
 import { planTasksOf, runStatus } from './runStatus.js';
 import { type RunBudgets, RunWatch } from './runWatch.js';
+import { SharedRun } from './sharedRun.js';
 import { type VerifyOutcome, verifyPhase } from './verifyPhase.js';
 
 export interface RunSettings {
@@ -44,6 +45,8 @@ export interface RunSettings {
   memory?: RunMemory;
   /** The `allowed-tools` of the slash command the task came from: every agent of the run is limited to them. */
   toolLimit?: { source: string; rules: string[] };
+  /** The git remote the run is shared over (`--share`): workers on any host get the repository from it. */
+  share?: string;
 }
 
 /**
@@ -102,6 +105,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     repo: settings.repo,
     base: settings.base,
     result_branch: integrationBranch(runId),
+    ...(settings.share ? { share: settings.share } : {}),
   };
   recordRun(services.home, ledgerEntry);
   const roles = new Map(availableRoles(settings.repo).roles.map((role) => [role.name, role]));
@@ -118,6 +122,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       asks: { timeout_ms: settings.asks.timeoutMs, yes_to: settings.asks.yesTo },
       memory: settings.memory,
       toolLimit: settings.toolLimit,
+      shared: settings.share ? new SharedRun(settings.share, settings.repo, runId) : undefined,
     }),
     integration,
     repo: settings.repo,

@@ -34,6 +34,8 @@ export interface RunJson {
     branch?: string;
     commit?: string;
     attempts: number;
+    /** The host its (last) agent ran on, as that worker named it. */
+    host?: string;
   }>;
   /** The Explore findings, each checked at the base commit. */
   findings: Array<{ fact: string; evidence: string; verified: boolean; reason?: string }>;
@@ -61,6 +63,7 @@ export function runJson(
         ...(task.branch ? { branch: task.branch } : {}),
         ...(task.commit ? { commit: task.commit } : {}),
         attempts: task.attempt,
+        ...(task.host ? { host: task.host } : {}),
       };
     });
   return {

@@ -62,6 +62,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         yes_to: z.array(z.string()).optional(),
         /** False when the run was started with --no-memory (docs/memory.md). */
         memory: z.boolean().optional(),
+        /** The git remote the run is shared over (`--share`, `ORCA_SHARE`): its jobs name it, not the repository's path. */
+        share: z.string().optional(),
         /** The slash command the task came from, and its `allowed-tools` (the run's tool limit). */
         command: z
           .object({ invoked: z.string(), file: z.string(), allowed_tools: z.array(z.string()).optional(), model: z.string().optional() })

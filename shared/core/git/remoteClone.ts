@@ -3,6 +3,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { gitAt, resolveCommit } from './git.js';
+import { sharedRunRefs } from './orcaBranch.js';
+import { withRepoLock } from './repoLock.js';
 
 /** A stable folder name for a remote: readable tail plus a hash of the whole URL. */
 export function remoteKey(remote: string): string {
@@ -17,10 +19,15 @@ export function remoteKey(remote: string): string {
 }
 
 /**
- * A worker's own clone of a remote (bare: it only hosts worktrees), kept under ORCA_HOME and
- * fetched until it has `base`. One process at a time creates or fetches it.
+ * A worker's own clone of a remote (bare: it only hosts worktrees), kept under ORCA_HOME per
+ * remote and fetched incrementally: when it lacks `base`, and always for a job that writes a
+ * branch (`refresh`: a dead attempt on another host may have pushed the task's branch). The run's
+ * refs on the remote (`refs/orca/<run>/*`) are mirrored as they are; the remote's branches land
+ * in remote-tracking refs (a task branch may be checked out in one of this clone's worktrees).
+ * The clone is made under a lock file beside it; fetches take the clone's worktree lock, so they
+ * never meet another job's `git worktree add` in the same clone.
  */
-export async function ensureClone(remote: string, dir: string, base: string): Promise<string> {
+export async function ensureClone(remote: string, dir: string, job: { base: string; runId: string; refresh: boolean }): Promise<string> {
   mkdirSync(path.dirname(dir), { recursive: true });
   const release = await lockfile.lock(path.dirname(dir), {
     lockfilePath: `${dir}.lock`,
@@ -30,16 +37,17 @@ export async function ensureClone(remote: string, dir: string, base: string): Pr
   });
   try {
     if (!existsSync(dir)) await gitAt(path.dirname(dir)).raw(['clone', '--quiet', '--bare', remote, dir]);
-    if (!(await hasCommit(dir, base))) {
-      // Into remote-tracking refs: a task branch may be checked out in one of this clone's worktrees.
-      await gitAt(dir).raw(['fetch', '--quiet', 'origin', '+refs/heads/*:refs/remotes/origin/*']);
-      if (!(await hasCommit(dir, base))) await gitAt(dir).raw(['fetch', '--quiet', 'origin', base]);
-    }
-    await resolveCommit(dir, base);
-    return dir;
   } finally {
     await release();
   }
+  await withRepoLock(dir, async () => {
+    if (!job.refresh && (await hasCommit(dir, job.base))) return;
+    const runRefs = sharedRunRefs(job.runId);
+    await gitAt(dir).raw(['fetch', '--quiet', 'origin', '+refs/heads/*:refs/remotes/origin/*', `+${runRefs}:${runRefs}`]);
+    if (!(await hasCommit(dir, job.base))) await gitAt(dir).raw(['fetch', '--quiet', 'origin', job.base]);
+  });
+  await resolveCommit(dir, job.base);
+  return dir;
 }
 
 async function hasCommit(repo: string, sha: string): Promise<boolean> {
@@ -53,7 +61,10 @@ async function hasCommit(repo: string, sha: string): Promise<boolean> {
   return out.trim() === 'commit';
 }
 
-/** Pushes a task branch back to the remote the job came from (a forced update of that branch only). */
-export async function pushBranch(repo: string, branch: string): Promise<void> {
-  await gitAt(repo).raw(['push', '--quiet', '--force', 'origin', `refs/heads/${branch}:refs/heads/${branch}`]);
+/**
+ * Pushes a task branch back to the remote the job came from, as the run's ref for the task
+ * (`refs/orca/<run>/<task>`: outside the remote's branches). Forced: the ref is the task's alone.
+ */
+export async function pushBranch(repo: string, branch: string, ref: string): Promise<void> {
+  await gitAt(repo).raw(['push', '--quiet', '--force', 'origin', `refs/heads/${branch}:${ref}`]);
 }
