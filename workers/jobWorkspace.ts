@@ -60,7 +60,7 @@ export async function prepareWorkspace(
     ? await ensureClone(remote, home.clone(remoteKey(remote)), {
         base: job.base,
         runId: job.run_id,
-        refresh: job.role.workspace === 'branch',
+        taskRef: job.role.workspace === 'branch' ? sharedRef(job.run_id, job.task_id) : undefined,
       })
     : realpathSync(job.repo.path!);
   const taskBranch = job.role.workspace === 'branch' ? (job.branch ?? orcaBranch(job.run_id, job.task_id)) : undefined;

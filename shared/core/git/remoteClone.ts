@@ -20,14 +20,16 @@ export function remoteKey(remote: string): string {
 
 /**
  * A worker's own clone of a remote (bare: it only hosts worktrees), kept under ORCA_HOME per
- * remote and fetched incrementally: when it lacks `base`, and always for a job that writes a
- * branch (`refresh`: a dead attempt on another host may have pushed the task's branch). The run's
- * refs on the remote (`refs/orca/<run>/*`) are mirrored as they are; the remote's branches land
- * in remote-tracking refs (a task branch may be checked out in one of this clone's worktrees).
- * The clone is made under a lock file beside it; fetches take the clone's worktree lock, so they
- * never meet another job's `git worktree add` in the same clone.
+ * remote and fetched incrementally, only when it lacks `base`: the remote's branches into
+ * remote-tracking refs (a task branch may be checked out in one of this clone's worktrees), the
+ * run's refs (`refs/orca/<run>/*`) as they are. A job that writes a branch names `taskRef`, the
+ * task's ref on the remote: a dead attempt on another host may have pushed it, so the remote is
+ * asked (`ls-remote`, which writes nothing) and the ref fetched only when it is there and new.
+ * The clone is made under a lock file beside it; fetches take the clone's worktree lock, so
+ * they never meet another job's `git worktree add` in the same clone, and many jobs of a run on
+ * one host share one clone.
  */
-export async function ensureClone(remote: string, dir: string, job: { base: string; runId: string; refresh: boolean }): Promise<string> {
+export async function ensureClone(remote: string, dir: string, job: { base: string; runId: string; taskRef?: string }): Promise<string> {
   mkdirSync(path.dirname(dir), { recursive: true });
   const release = await lockfile.lock(path.dirname(dir), {
     lockfilePath: `${dir}.lock`,
@@ -40,14 +42,31 @@ export async function ensureClone(remote: string, dir: string, job: { base: stri
   } finally {
     await release();
   }
-  await withRepoLock(dir, async () => {
-    if (!job.refresh && (await hasCommit(dir, job.base))) return;
-    const runRefs = sharedRunRefs(job.runId);
-    await gitAt(dir).raw(['fetch', '--quiet', 'origin', '+refs/heads/*:refs/remotes/origin/*', `+${runRefs}:${runRefs}`]);
-    if (!(await hasCommit(dir, job.base))) await gitAt(dir).raw(['fetch', '--quiet', 'origin', job.base]);
-  });
+  if (!(await hasCommit(dir, job.base))) {
+    await withRepoLock(dir, async () => {
+      if (await hasCommit(dir, job.base)) return; // another job fetched it meanwhile
+      const runRefs = sharedRunRefs(job.runId);
+      await fetch(dir, ['+refs/heads/*:refs/remotes/origin/*', `+${runRefs}:${runRefs}`]);
+      if (!(await hasCommit(dir, job.base))) await fetch(dir, [job.base]);
+    });
+  }
+  if (job.taskRef) await refreshTaskRef(dir, job.taskRef);
   await resolveCommit(dir, job.base);
   return dir;
+}
+
+/** The task's ref as the remote has it now, fetched when it differs from the clone's. */
+async function refreshTaskRef(dir: string, ref: string): Promise<void> {
+  const there = (await gitAt(dir).raw(['ls-remote', 'origin', ref])).split('\t')[0]!.trim();
+  if (!there) return;
+  const here = (await gitAt(dir).raw(['for-each-ref', '--format=%(objectname)', ref])).trim();
+  if (here === there) return;
+  await withRepoLock(dir, () => fetch(dir, [`+${ref}:${ref}`]));
+}
+
+function fetch(dir: string, refspecs: string[]): Promise<string> {
+  // No automatic gc or maintenance: other jobs are working in this clone's worktrees.
+  return gitAt(dir).raw(['fetch', '--quiet', '--no-auto-gc', 'origin', ...refspecs]);
 }
 
 async function hasCommit(repo: string, sha: string): Promise<boolean> {
