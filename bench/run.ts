@@ -202,6 +202,12 @@ async function main(): Promise<void> {
       note: `${result.agents} scripted agents over ${result.workers} worker processes, git:// on loopback; not completed ${result.not_completed}`,
     });
     figures.push({
+      key: 'shared_solo_job_ms',
+      value: result.solo_shared_job_ms,
+      reference: { what: 'one job alone on the local path, ms', value: result.solo_local_job_ms },
+      note: 'one job at a time (median of 5): the difference is a job’s ls-remote, fetch and push over git:// without contention',
+    });
+    figures.push({
       key: 'shared_round_trip_ms_per_job',
       value: result.round_trip_ms_per_job,
       reference: { what: 'a job on the local path, ms', value: result.local_job_ms },

@@ -25,8 +25,11 @@ export interface SharedRemoteResult {
   shared_jobs_per_minute: number;
   local_job_ms: number;
   shared_job_ms: number;
-  /** shared_job_ms − local_job_ms (medians): a job's fetch and push on the worker. */
+  /** shared_job_ms − local_job_ms (medians) with all agents at once: the git work of a shared job, contention included. */
   round_trip_ms_per_job: number;
+  /** One job alone (median of 5, one after another), each way: the fetch/push round trip without contention. */
+  solo_local_job_ms: number;
+  solo_shared_job_ms: number;
   /** The coordinator's fetch of one finished branch from the shared remote. */
   coordinator_fetch_ms: number;
   /** Pushing the base to the remote once per run. */
@@ -46,13 +49,23 @@ export async function sharedRemoteBenchmark(options: { agents?: number; workers?
     try {
       for (let i = 0; i < workers; i += 1)
         await env.startWorker({ concurrency: Math.ceil(agents / workers), env: { ORCA_HOME: env.dir(`host-${i}`) } });
-      const local = await batch(env, { agents, base, repo: { path: repo }, runId: `local-${env.prefix.slice(-8)}` });
-
       const runId = `shared-${env.prefix.slice(-8)}`;
       const shared = new SharedRun(`${daemon.url}/bench.git`, repo, runId);
       const publishStart = performance.now();
       await shared.publish(base);
       const publishMs = performance.now() - publishStart;
+      // Alone first (each worker's clone made by its first shared job, not counted): the round trip itself.
+      await batch(env, { agents: workers, base, repo: { remote: shared.url }, runId, tasks: 'warm' });
+      const soloLocal: number[] = [];
+      const soloShared: number[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        soloLocal.push(
+          ...(await batch(env, { agents: 1, base, repo: { path: repo }, runId: `solo-local-${env.prefix.slice(-8)}`, tasks: `solo${i}-` }))
+            .jobMs,
+        );
+        soloShared.push(...(await batch(env, { agents: 1, base, repo: { remote: shared.url }, runId, tasks: `solo${i}-` })).jobMs);
+      }
+      const local = await batch(env, { agents, base, repo: { path: repo }, runId: `local-${env.prefix.slice(-8)}` });
       const remote = await batch(env, { agents, base, repo: { remote: shared.url }, runId });
       const fetchMs: number[] = [];
       for (const result of remote.results) {
@@ -68,6 +81,8 @@ export async function sharedRemoteBenchmark(options: { agents?: number; workers?
         local_job_ms: round(median(local.jobMs), 1),
         shared_job_ms: round(median(remote.jobMs), 1),
         round_trip_ms_per_job: round(median(remote.jobMs) - median(local.jobMs), 1),
+        solo_local_job_ms: round(median(soloLocal), 1),
+        solo_shared_job_ms: round(median(soloShared), 1),
         coordinator_fetch_ms: round(median(fetchMs), 1),
         publish_ms: round(publishMs, 1),
         not_completed: [...local.results, ...remote.results].filter((result) => result.status !== 'completed' || !result.commit).length,
@@ -78,8 +93,11 @@ export async function sharedRemoteBenchmark(options: { agents?: number; workers?
   });
 }
 
-async function batch(env: BenchEnv, options: { agents: number; base: string; repo: { path: string } | { remote: string }; runId: string }) {
-  const ids = Array.from({ length: options.agents }, (_, i) => `a${String(i).padStart(2, '0')}`);
+async function batch(
+  env: BenchEnv,
+  options: { agents: number; base: string; repo: { path: string } | { remote: string }; runId: string; tasks?: string },
+) {
+  const ids = Array.from({ length: options.agents }, (_, i) => `${options.tasks ?? 'a'}${String(i).padStart(2, '0')}`);
   const started = performance.now();
   await Promise.all(
     ids.map((taskId) =>
