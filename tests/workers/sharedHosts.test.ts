@@ -127,14 +127,15 @@ describe('a run shared over git with workers on two hosts', { timeout: SLOW_TEST
       .map((e) => ({ host: e.event.host, start: e.event.start }));
     expect(gammaStarts.map((e) => e.host)).toEqual([hosts.hosts[victim]!.name, survivor]);
     expect(gammaStarts.map((e) => e.start)).toEqual([base, base]);
-    // One conflict (alpha and beta both reword add's comment), resolved by a redo on the integration head.
+    // One conflict (alpha and beta both write notes/ab.md, each through a glob it owns), resolved by a redo on the integration head.
     const merges = events.filter((e) => e.event.type === 'merge').map((e) => e.event.outcome);
     expect(merges.sort()).toEqual(['conflict', 'merged', 'merged', 'resolved'].sort());
     expect(json.verification?.verdict).toBe('PASS');
 
     // The result is in the user's repository; the half-written file of the dead attempt is not in it.
     expect(git(repo, 'rev-parse', json.integration_branch)).toBe(json.head);
-    expect(git(repo, 'show', `${json.integration_branch}:src/a.js`)).toContain('// Adds two numbers (alpha, beta).');
+    expect(git(repo, 'show', `${json.integration_branch}:notes/ab.md`)).toBe('alpha\nbeta');
+    expect(git(repo, 'show', `${json.integration_branch}:src/a.js`)).toContain('// Adds two numbers (alpha).');
     expect(git(repo, 'show', `${json.integration_branch}:src/b.js`)).toContain('// Subtracts (beta).');
     expect(git(repo, 'show', `${json.integration_branch}:src/c.js`)).toContain('// Multiplies (gamma).');
     expect(git(repo, 'ls-tree', '-r', '--name-only', json.integration_branch)).not.toContain('half.txt');
