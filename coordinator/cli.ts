@@ -26,6 +26,7 @@ program
   .option('--workers <n>', 'local worker processes to start', positiveInt, 2)
   .option('--concurrency <n>', 'agents each local worker runs at once', positiveInt, 2)
   .option('--no-local-workers', 'start no workers here: workers elsewhere take the jobs')
+  .addOption(shareOption())
   .option('--model <id>', 'model id or alias (sonnet, opus, haiku, fable, mythos); default ORCA_MODEL, else claude-sonnet-5-5')
   .option('--thinking <mode>', "adaptive, enabled:<budget tokens> or off; default: the model's (adaptive where it has it)", thinkingMode)
   .option('--effort <level>', "low, medium, high, xhigh or max; default: the model's", effortLevel)
@@ -101,6 +102,7 @@ program
       prBody: options.prBody,
       mcp: options.mcp,
       ...sandboxChoice(options.sandbox),
+      share: options.share,
     });
   });
 
@@ -163,6 +165,7 @@ program
   .option('--script <file>', 'run the Scripted model from this file instead of an LLM')
   .option('--workers <n>', 'local worker processes to start', positiveInt, 1)
   .option('--no-local-workers', 'start no workers here: workers elsewhere take the job')
+  .addOption(shareOption())
   .option('--allow-dirty', 'run even though the repository has uncommitted changes', false)
   .option('--json', 'print one JSON object when the agent ends', false)
   .addOption(askTimeoutOption())
@@ -189,6 +192,7 @@ program
       memory: options.memory,
       mcp: options.mcp,
       ...sandboxChoice(options.sandbox),
+      share: options.share,
     });
   });
 
@@ -314,6 +318,13 @@ program
       });
     },
   );
+
+/** `--share <git-url>`, defaulting to ORCA_SHARE: the remote a run is shared over (docs/scaling.md). */
+function shareOption(): Option {
+  return new Option('--share <git-url>', 'share the run over this git remote, for workers on other hosts (default ORCA_SHARE)').env(
+    'ORCA_SHARE',
+  );
+}
 
 function askTimeoutOption(): Option {
   return new Option('--ask-timeout <duration>', 'how long an agent waits for an answer to a permission request (2s, 10m; 0 denies at once)')
