@@ -12,6 +12,7 @@ import type { PermissionMode } from '../core/tool/permissionMode.js';
 import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
 import type { AnyTool, SessionServices } from '../core/tool/tool.js';
 import type { InjectedCard } from '../infra/queue/memoryPayload.js';
+import { createReportReminder } from '../infra/tasks/reportReminder.js';
 import { chainStopChecks } from '../infra/tasks/stopCheckChain.js';
 import { createContextAssembler } from '../policy/context/assembler.js';
 import type { CompactionConfigInput } from '../policy/context/compactionConfig.js';
@@ -71,7 +72,7 @@ export interface HarnessOptions {
   services?: SessionServices;
   /** Wraps the pipeline's slots (the check recorder sees every Bash check this way). */
   wrapSlots?: (slots: ToolPipelineSlots) => ToolPipelineSlots;
-  /** Stop checks run after the Stop hooks (the report gate, the verification nudge). */
+  /** Stop checks run after the Stop hooks (the report gate, the verification nudge), before the Report reminder. */
   stopChecks?: StopCheck[];
   /** The workspace's git state at the start, when the caller knows it (it just checked it out). */
   gitAtStart?: GitSnapshot;
@@ -184,7 +185,12 @@ export class Harness {
           return undefined;
         },
       }),
-      stopCheck: chainStopChecks(createStopCheck(hooks, { event: options.stopEvent }), ...(options.stopChecks ?? [])),
+      // The Report reminder comes last: whatever the others ask for, the agent is also told to Report.
+      stopCheck: chainStopChecks(
+        createStopCheck(hooks, { event: options.stopEvent }),
+        ...(options.stopChecks ?? []),
+        createReportReminder(),
+      ),
       services: {
         ...options.services,
         hooks,
