@@ -33,7 +33,8 @@ export const PlanSubtaskSchema = z.object({
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/, 'ids are 1-48 of A-Z a-z 0-9 . _ -, starting with a letter or digit')
     .refine((id) => !id.includes('..'), 'ids may not contain ".."')
     // Its branch would be the run's integration branch, orca/<run>/integration.
-    .refine((id) => id !== INTEGRATION_TASK, `"${INTEGRATION_TASK}" is the run's own branch: pick another id`),
+    .refine((id) => id !== INTEGRATION_TASK, `"${INTEGRATION_TASK}" is the run's own branch: pick another id`)
+    .describe('A short id: letters, digits, `.`, `_`, `-`, starting with a letter or digit.'),
   title: nonEmpty.describe('A short title.'),
   instructions: nonEmpty.describe(
     'What the worker must do, on its own: the files, symbols and lines to change, the call sites that go with them, and how to tell it is done.',

@@ -82,7 +82,7 @@ interface TurnAnswer {
 }
 
 /** What the model is told once, when a budget or the turn limit is reached, before the session ends. */
-const LIMIT_REACHED = loadDescription(import.meta.url, './limitReached.md');
+export const LIMIT_REACHED = loadDescription(import.meta.url, './limitReached.md');
 
 /** Tool inputs in a row that are not valid JSON before the session gives up on the model. */
 export const MAX_BROKEN_TOOL_INPUTS = 3;

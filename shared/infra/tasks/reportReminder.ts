@@ -1,7 +1,7 @@
 import type { StopCheck } from '../../core/loop/session.js';
 import { loadDescription } from '../../core/tool/tool.js';
 
-const REMINDER = loadDescription(import.meta.url, './reportReminder.md');
+export const REPORT_REMINDER = loadDescription(import.meta.url, './reportReminder.md');
 
 /**
  * An agent that ends a turn with text and no tool call has not reported: models used to Claude
@@ -15,7 +15,7 @@ export function createReportReminder(): StopCheck {
     async beforeStop(_session, info) {
       if (info.reason !== 'no_tool_use' || reminded) return undefined;
       reminded = true;
-      return REMINDER;
+      return REPORT_REMINDER;
     },
   };
 }

@@ -28,7 +28,7 @@ export interface VerificationNudgeOptions {
   maxReminders?: number;
 }
 
-const NUDGE = loadDescription(import.meta.url, './nudge.md');
+export const NUDGE = loadDescription(import.meta.url, './nudge.md');
 
 export function createVerificationNudge(options: VerificationNudgeOptions = {}): StopCheck {
   const minCompleted = options.minCompleted ?? 3;

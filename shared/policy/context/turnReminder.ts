@@ -6,7 +6,7 @@ import { describeStatus, type GitSnapshot, readGitSnapshot, sameStatus } from '.
 /** Near the end: the last turns, or the last tenth of the tokens, the money or the time. */
 const NEAR_END_TURNS = 5;
 const NEAR_END_SHARE = 0.1;
-const NEAR_END = loadDescription(import.meta.url, './nearEnd.md');
+export const NEAR_END = loadDescription(import.meta.url, './nearEnd.md');
 
 /**
  * The short note appended to the newest user message before each model call (from the second
