@@ -1,3 +1,4 @@
+import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { type AgentEvent, type AgentEventInput, stamp } from '../core/events/agentEvent.js';
@@ -107,11 +108,15 @@ export class Harness {
     const settings = loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
     this.hooks = hooksFromSettings(settings.sources);
     const notices: string[] = [];
+    // The session's scratch folder: TMPDIR, at the same path in the sandbox and out, writable by Bash.
+    const scratch = path.join(options.sessionDir, 'tmp');
+    mkdirSync(scratch, { recursive: true });
+    const scratchDir = realpathSync(scratch);
     const sandbox = shellSandbox({
       enabled: options.role.sandbox,
       // A read-only view is not writable even to its own shell: the private temp folder stands in.
-      worktree: options.workspaceWritable ? options.workspaceRoot : path.join(options.sessionDir, 'tmp'),
-      tempDir: path.join(options.sessionDir, 'tmp'),
+      worktree: options.workspaceWritable ? options.workspaceRoot : scratchDir,
+      tempDir: scratchDir,
       network: networkAllowance(settings).allowed,
       // The workspace itself (a read-only view is not bound writable) and what the language servers run from.
       extraReadable: [
@@ -123,10 +128,11 @@ export class Harness {
     });
     this.sandboxed = sandbox.active;
     const limit = options.toolLimit ? ToolLimit.from(options.toolLimit.rules, options.toolLimit.source) : undefined;
-    const policy = PermissionPolicy.fromSettings(settings, { ...sandbox.policy, home: options.homeDir }).withAllowRules(
-      limit?.texts ?? [],
-      limit?.source ?? '',
-    );
+    const policy = PermissionPolicy.fromSettings(settings, {
+      ...sandbox.policy,
+      writableOutside: [...(sandbox.policy.writableOutside ?? []), scratchDir],
+      home: options.homeDir,
+    }).withAllowRules(limit?.texts ?? [], limit?.source ?? '');
     const decider = createPermissionDecider({
       policy,
       limit,
@@ -156,7 +162,7 @@ export class Harness {
       mode: options.role.mode,
       limits: options.role.limits,
       shell: {
-        env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) },
+        env: { ...options.shellEnv, TMPDIR: scratchDir },
         wrap: sandbox.wrap,
       },
       slots: (options.wrapSlots ?? ((slots) => slots))(

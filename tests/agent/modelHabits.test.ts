@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinRole } from '../../roles/builtinRoles.js';
@@ -21,18 +22,23 @@ import { tempDir } from '../support/tempDir.js';
  * A worker in the whole harness, its Scripted model playing a model with Claude Code's habits:
  * it ends with a text summary, it forgets its budgets. Each request it is sent is recorded.
  */
-async function worker(turns: ScriptTurn[], limits: Partial<AgentLimits> = {}) {
-  const role = builtinRole('worker')!;
-  const script = parseScript({ agents: [{ when: { role: 'worker' }, turns }] }, 'test script');
-  const model = new RecordingModel(new ScriptedModel(script, { role: 'worker', prompt: 'Add a note.' }));
+async function worker(
+  turns: ScriptTurn[],
+  limits: Partial<AgentLimits> = {},
+  options: { role?: string; sandbox?: boolean; sessionDir?: string } = {},
+) {
+  const name = options.role ?? 'worker';
+  const role = builtinRole(name)!;
+  const script = parseScript({ agents: [{ when: { role: name }, turns }] }, 'test script');
+  const model = new RecordingModel(new ScriptedModel(script, { role: name, prompt: 'Add a note.' }));
   const harness = new Harness({
-    role: { ...role, limits: { ...role.limits, ...limits }, sandbox: false },
+    role: { ...role, limits: { ...role.limits, ...limits }, sandbox: options.sandbox ?? false },
     tools: toolsNamed(role.tools),
     outputSchema: outputSchema(role.output),
     model,
     workspaceRoot: makeRepo({ 'README.md': 'shop\n' }),
     workspaceWritable: true,
-    sessionDir: path.join(tempDir('orca-session-'), 'session'),
+    sessionDir: options.sessionDir ?? path.join(tempDir('orca-session-'), 'session'),
     shellEnv: {},
     stopEvent: 'SubagentStop',
     userClaudeDir: tempDir('orca-claude-'),
@@ -122,5 +128,38 @@ describe('budgets the model can see', () => {
     expect(lastUserTexts(turns.requests[2]!.messages)).toContain(
       'You have reached the limit of 2 turns. This is your last turn: call Report now.',
     );
+  });
+});
+
+describe('scratch files', () => {
+  it('written by a Bash heredoc under $TMPDIR in the sandbox, are read back with Read', async () => {
+    const sessionDir = path.join(tempDir('orca-session-'), 'session');
+    const probe = path.join(realpathSync(path.dirname(sessionDir)), 'session', 'tmp', 'probe.mjs');
+    const { result, events, requests } = await worker(
+      [
+        {
+          tools: [
+            // The path as the environment block names the scratch folder: a write the checks can see.
+            { name: 'Bash', input: { command: `cat > ${probe} <<'EOF'\nconsole.log(6 * 7);\nEOF\nnode "$TMPDIR/probe.mjs"` } },
+          ],
+        },
+        { tools: [{ name: 'Read', input: { file_path: probe } }] },
+        {
+          tools: [
+            {
+              name: 'Report',
+              input: { verdict: 'PASS', checks: [{ command: 'node "$TMPDIR/probe.mjs"', exit_code: 0, result: '42' }], problems: [] },
+            },
+          ],
+        },
+      ],
+      {},
+      { role: 'verification', sandbox: true, sessionDir },
+    );
+    expect(result.reason).toBe('report');
+    expect(requests[0]!.system[1]!.text).toContain(`- Scratch folder (\`$TMPDIR\`): ${path.dirname(probe)}.`);
+    const results = events.filter((event) => event.type === 'tool_result');
+    expect(results[0]).toMatchObject({ name: 'Bash', is_error: false, preview: '42\nExit code: 0' });
+    expect(results[1]).toMatchObject({ name: 'Read', is_error: false, preview: expect.stringContaining('console.log(6 * 7);') });
   });
 });
