@@ -30,6 +30,8 @@ describe('here-documents for the shell analysis', () => {
     expect(withoutHereDocuments("cat <<'EOF'\ntext")).toBeUndefined();
     // Command substitution outside a body: the scan does not follow its quoting.
     expect(withoutHereDocuments(`echo "$(echo "<<'X'")"\nrm -rf /\nX`)).toBeUndefined();
+    // ANSI-C quoting: `\'` does not end the string, so the `<<X` is inside it and the next line runs.
+    expect(withoutHereDocuments(`echo $'\\' <<X'\nrm -rf /\nX`)).toBeUndefined();
     expect(analyzeBash('cat <<EOF\n$(rm -rf /)\nEOF').ok).toBe(false);
   });
 

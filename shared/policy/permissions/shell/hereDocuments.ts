@@ -6,7 +6,7 @@
  * runs: a quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`), or an unquoted one whose body has no
  * `$` or backquote. A command the scan cannot follow for certain (command or process
  * substitution outside a body, a body without its delimiter line, a body that may expand) comes
- * back undefined, and the caller refuses it as before: a misread here would hide the lines after
+ * back undefined (and so does ANSI-C quoting), and the caller refuses it as before: a misread here would hide the lines after
  * an operator from the checks.
  */
 export function withoutHereDocuments(command: string): string | undefined {
@@ -30,7 +30,12 @@ export function withoutHereDocuments(command: string): string | undefined {
       atWordStart = false;
       continue;
     }
-    if (char === '`' || (char === '$' && command[i + 1] === '(') || ((char === '<' || char === '>') && command[i + 1] === '(')) {
+    // Substitutions and ANSI-C quoting (`$'…\'…'`) quote by rules this scan does not follow.
+    if (
+      char === '`' ||
+      (char === '$' && (command[i + 1] === '(' || command[i + 1] === "'")) ||
+      ((char === '<' || char === '>') && command[i + 1] === '(')
+    ) {
       return undefined;
     }
     if (quote === '"') {
