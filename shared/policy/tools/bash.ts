@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ToolError } from '../../core/boundary/toolError.js';
 import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS, OutputCapture } from '../../core/runtime/outputCapture.js';
@@ -13,6 +14,9 @@ import { bashLevel, isReadOnlyBash } from '../permissions/shell/bashLevel.js';
 import { pipelineStages } from '../permissions/shell/pipelineStages.js';
 
 export const BASH_TOOL = 'Bash';
+
+/** How long the status pipe is read after the shell exited, at most. */
+const STATUS_WAIT_MS = 2_000;
 
 export const BashInputSchema = z.strictObject({
   command: z
@@ -111,7 +115,8 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
     throw new ToolError(`Command was aborted (the session is stopping); it was stopped, with every process it started.${soFar}`);
   }
 
-  const pipeStatus = parsePipeStatus(await statusText, exit);
+  // Only the shell holds the pipe, and it has exited: the wait is bounded all the same.
+  const pipeStatus = parsePipeStatus(await Promise.race([statusText, sleep(STATUS_WAIT_MS).then(() => '')]), exit);
   const stages = pipeStatus ? pipelineStages(input.command) : undefined;
   const pipeline =
     stages && pipeStatus && stages.length === pipeStatus.length
