@@ -116,7 +116,7 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
   }
 
   // Only the shell holds the pipe, and it has exited: the wait is bounded all the same.
-  const pipeStatus = parsePipeStatus(await Promise.race([statusText, sleep(STATUS_WAIT_MS).then(() => '')]), exit);
+  const pipeStatus = parsePipeStatus(await Promise.race([statusText, sleep(STATUS_WAIT_MS, '', { ref: false })]), exit);
   const stages = pipeStatus ? pipelineStages(input.command) : undefined;
   const pipeline =
     stages && pipeStatus && stages.length === pipeStatus.length
