@@ -15,6 +15,9 @@ import { createReportGate, gateSession, type ReportGateOptions } from '../shared
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
 import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { createDiagnosticsReminder } from '../shared/policy/lsp/diagnosticsReminder.js';
+import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
+import { type OwnedPathsGuard, ownedPathsGuard } from '../shared/policy/permissions/ownedPathsSlots.js';
+import { WorktreeWatch } from '../shared/policy/permissions/worktreeWatch.js';
 import { toolsNamed } from '../shared/policy/tools/catalog.js';
 import type { JobWorkspace } from './jobWorkspace.js';
 import type { ProgressReporter } from './progressReporter.js';
@@ -62,10 +65,12 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
   const reportGate = gateOptions
     ? { options: gateOptions, gate: createReportGate({ ...gateOptions, admitsFailure: failureAdmission(job.role.output) }) }
     : undefined;
+  const owned = await ownedGuard(job, workspace);
   const harness = new Harness({
     services,
-    wrapSlots: (slots) => checkRecorder.wrap(slots),
+    wrapSlots: (slots) => (owned ? owned.wrap(checkRecorder.wrap(slots)) : checkRecorder.wrap(slots)),
     stopChecks: [
+      ...(owned ? [owned.stopCheck] : []),
       ...(reportGate ? [reportGate.gate] : []),
       ...(job.role.output === 'worker'
         ? [createVerificationNudge(), createDiagnosticsReminder({ claimsSuccess: workerClaimsSuccess })]
@@ -108,6 +113,24 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     });
   }
   return { harness, reportGate };
+}
+
+/**
+ * The host's watch on what a writing agent changes (owned and guarded paths, the git folders, the
+ * user's checkout): for a task worktree and a scratch one (which owns every path but the guarded
+ * ones), not for a read-only view.
+ */
+async function ownedGuard(job: AgentJob, workspace: JobWorkspace): Promise<OwnedPathsGuard | undefined> {
+  if (workspace.kind === 'view') return undefined;
+  const owned = new OwnedPaths(workspace.kind === 'branch' ? job.owned_paths : undefined);
+  const watch = await WorktreeWatch.open({
+    root: workspace.dir,
+    start: workspace.start,
+    owned,
+    linked: workspace.linked,
+    checkout: workspace.remote ? undefined : workspace.repo,
+  });
+  return ownedPathsGuard(owned, watch, workspace.start);
 }
 
 /** The gates on the agent's last Report, when one was judged and refused and the agent then ended without another. */

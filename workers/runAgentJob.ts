@@ -4,7 +4,6 @@ import { type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
-import { commitAll } from '../shared/core/git/commit.js';
 import { gitAt } from '../shared/core/git/git.js';
 import type { AgentResult } from '../shared/core/loop/query.js';
 import { AnthropicModel } from '../shared/core/model/anthropic.js';
@@ -25,6 +24,8 @@ import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
 import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { type HookContext, transcriptPathFor } from '../shared/policy/hooks/hookContext.js';
 import { loadHooks } from '../shared/policy/hooks/hookSettings.js';
+import { branchRefusals, commitOwned, refusalsText } from '../shared/policy/permissions/ownedCommit.js';
+import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
 import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
@@ -67,18 +68,21 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   if (await isAborted(deps.redis, deps.keys, job.run_id))
     return resultOf({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
 
-  // A remote's project settings are not on this host before its worktree exists: only the user's
-  // hooks apply then (ORCA_HOME stands in as a project root with no .claude of its own; never a
-  // shared folder such as /tmp, where anyone could plant a settings file with hooks). Read before
-  // the ports are leased: a settings file that cannot be read fails the job holding none.
-  const repoHooks = loadHooks(job.repo.path ?? deps.home.root, { userClaudeDir: deps.userClaudeDir });
-  const lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
   const progress = new ProgressReporter(bullJob, deps.redis, deps.keys, job);
   const hookContext = workspaceHookContext(job, sessionDir, progress);
+  let lease: Awaited<ReturnType<PortLeaser['lease']>> | undefined;
+  let repoHooks: ReturnType<typeof loadHooks> | undefined;
   let workspace: JobWorkspace | undefined;
   let outcome = { committed: false, keep: false, completed: false, job };
+  // Everything that takes something (the lease, the workspace) is inside the try: every way out releases it.
   try {
-    workspace = await prepareWorkspace(job, deps.home, { config: repoHooks, context: (dir) => hookContext(dir, signal) });
+    // A remote's project settings are not on this host before its worktree exists: only the user's
+    // hooks apply then (ORCA_HOME stands in as a project root with no .claude of its own; never a
+    // shared folder such as /tmp, where anyone could plant a settings file with hooks).
+    repoHooks = loadHooks(job.repo.path ?? deps.home.root, { userClaudeDir: deps.userClaudeDir });
+    lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
+    const hooks = repoHooks;
+    workspace = await prepareWorkspace(job, deps.home, { config: hooks, context: (dir) => hookContext(dir, signal) });
     // Asked now, read when the harness is built: it overlaps the steps in between. A job that
     // ends before that (a model it cannot make) has no use for it, nor for its failure.
     const gitAtStart = freshSnapshot(workspace, job.base);
@@ -106,13 +110,20 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     // A failed agent whose last Report was refused hands back that report's gates: they say why.
     const gates =
       status === 'completed' ? await judgeReport(session, result.report) : status === 'failed' ? lastRefusedReport(session) : undefined;
-    const commit = status === 'completed' ? await commitWork(workspace, job, result) : undefined;
+    const committed = status === 'completed' ? await commitWork(workspace, job, result) : {};
+    if (committed.refused) {
+      // The commit's own check refused the branch: nothing of it is handed back to merge.
+      outcome = { committed: false, keep: true, completed: false, job };
+      const ran = await ranResult(job, { workspace, model, harness: session.harness, result, status: 'failed', gates });
+      return resultOf({ ...ran, end_reason: 'refused_changes', detail: committed.refused });
+    }
+    const commit = committed.commit;
     outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps), completed: status === 'completed', job };
     return resultOf(await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit }));
   } finally {
     await progress.flush();
-    await lease.release();
-    if (workspace) {
+    await lease?.release();
+    if (workspace && repoHooks) {
       // Its hooks run even after an abort: they get a signal of their own, never aborted.
       await releaseWorkspace(workspace, outcome, { config: repoHooks, context: (dir) => hookContext(dir, new AbortController().signal) });
     }
@@ -197,14 +208,27 @@ function buildModel(job: AgentJob): Model | ModelError {
   }
 }
 
-/** A completed agent's work, committed on the task branch: the commit it hands back, if any. */
-async function commitWork(workspace: JobWorkspace, job: AgentJob, result: AgentResult): Promise<string | undefined> {
-  if (workspace.kind !== 'branch') return undefined;
+/**
+ * A completed agent's work, committed on the task branch: exactly its owned changes (anything
+ * else stays in the worktree, out of the commit). The task's whole change is then checked once
+ * more (defence in depth): a branch that touches a guarded path or one the task does not own is
+ * refused, never handed back to merge.
+ */
+async function commitWork(workspace: JobWorkspace, job: AgentJob, result: AgentResult): Promise<{ commit?: string; refused?: string }> {
+  if (workspace.kind !== 'branch' || !workspace.branch) return {};
+  const owned = new OwnedPaths(job.owned_paths);
+  const made = await commitOwned(workspace.dir, commitMessage(job, result), {
+    start: workspace.start,
+    owned,
+    linked: workspace.linked,
+    branch: workspace.branch,
+  });
   // An attempt that resumed a dead one's commits and added nothing still hands those back.
-  return (
-    (await commitAll(workspace.dir, commitMessage(job, result), { exclude: workspace.linked })) ??
-    (workspace.start !== job.base ? workspace.start : undefined)
-  );
+  const commit = made.commit ?? (workspace.start !== job.base ? workspace.start : undefined);
+  if (!commit) return {};
+  const refusals = await branchRefusals(workspace.dir, job.base, commit, owned);
+  if (refusals.length > 0) return { refused: `the task's commit ${commit.slice(0, 12)} was refused: it touches ${refusalsText(refusals)}` };
+  return { commit };
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
 import { failedGatesText, type GateResult } from '../../shared/infra/verify/evidence/gateResult.js';
 import type { MergeOutcome } from '../merge/integration.js';
+import { mergeRefusal } from '../merge/mergeCheck.js';
 import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import type { RunContext } from './runContext.js';
 
@@ -111,6 +112,7 @@ async function runTask(ctx: RunContext, task: TaskRecord): Promise<void> {
       base,
       subtask: task.task_id,
       checks,
+      ownedPaths: subtask.paths,
       fileState: inheritedFor(ctx, subtask.paths),
     });
   } catch (error) {
@@ -189,6 +191,8 @@ async function mergeTask(ctx: RunContext, task: TaskRecord, result: AgentJobResu
     });
     return;
   }
+  const owned = recorder.state.run.plan!.subtasks.find((s) => s.id === task.task_id)!.paths;
+  if (await refuseMerge(ctx, task, result, owned, attempt())) return;
   let outcome: MergeOutcome = await ctx.integration.merge(
     result.branch,
     `Merge ${task.task_id}: ${task.title}\n\norca run ${recorder.runId}`,
@@ -200,6 +204,7 @@ async function mergeTask(ctx: RunContext, task: TaskRecord, result: AgentJobResu
     ctx.say(`${task.task_id} conflicts in ${files.join(', ')}: a worker redoes it on the integration head (attempt ${round})`);
     const resolved = await resolveConflict(ctx, task, files, round);
     if (!resolved) break;
+    if (await refuseMerge(ctx, task, resolved, owned, attempt())) return;
     resolvedBy = resolved.branch!;
     outcome = await ctx.integration.merge(
       resolvedBy,
@@ -242,6 +247,25 @@ async function mergeTask(ctx: RunContext, task: TaskRecord, result: AgentJobResu
   ctx.say(`${task.task_id} merged${resolvedBy ? ' (after resolving a conflict)' : ''}`);
 }
 
+/**
+ * The coordinator's check of a branch before it merges it: one that touches a guarded path or a
+ * path its task does not own is not merged, and the task fails saying why (run JSON, board).
+ */
+async function refuseMerge(ctx: RunContext, task: TaskRecord, result: AgentJobResult, owned: string[], attempt: number): Promise<boolean> {
+  const refused = await mergeRefusal(ctx.integration.repo, result.base, result.commit!, owned);
+  if (!refused) return false;
+  await ctx.recorder.record({ type: 'merge', task_id: task.task_id, outcome: 'refused', files: [], detail: refused });
+  await ctx.recorder.record({
+    type: 'task_state',
+    task_id: task.task_id,
+    status: 'failed',
+    attempt,
+    detail: `its branch ${result.branch} was ${refused}`,
+  });
+  ctx.say(`${task.task_id} failed: its branch was ${refused}`);
+  return true;
+}
+
 async function resolveConflict(ctx: RunContext, task: TaskRecord, files: string[], round: number): Promise<AgentJobResult | undefined> {
   const subtask = ctx.recorder.state.run.plan!.subtasks.find((s) => s.id === task.task_id)!;
   const checks = requiredChecks(ctx, subtask.checks);
@@ -261,6 +285,8 @@ async function resolveConflict(ctx: RunContext, task: TaskRecord, files: string[
       base: await ctx.integration.head(),
       subtask: task.task_id,
       checks,
+      // The worker that redoes a task owns what the task owned.
+      ownedPaths: subtask.paths,
     })
     .catch(() => undefined);
   return result && result.status === 'completed' && result.branch ? result : undefined;

@@ -20,6 +20,8 @@ export interface JobSpec {
   /** The plan subtask id (Scripted scripts match on it). */
   subtask?: string;
   checks?: string[];
+  /** The path globs the job's agent may change (the subtask's, or those of what it redoes); unset: every path but the guarded ones. */
+  ownedPaths?: string[];
   fileState?: InheritedFileState[];
   /** How the board names the job (orca's own jobs; plan subtasks have their plan title). */
   title?: string;
@@ -84,7 +86,7 @@ export class JobRunner {
         role: spec.role.name,
         title: spec.title ?? spec.prompt.split('\n', 1)[0]!.slice(0, 120),
         depends_on: [],
-        paths: [],
+        paths: spec.ownedPaths ?? [],
         checks: spec.checks ?? [],
       });
     }
@@ -103,6 +105,7 @@ export class JobRunner {
         file_state: spec.fileState ?? [],
         model: { ...this.options.model, script: this.options.script ? script : undefined },
         checks: spec.checks ?? [],
+        owned_paths: spec.ownedPaths,
         stop_event: 'SubagentStop',
         asks: this.options.asks,
         memory: this.options.memory?.forPrompt(spec.prompt),

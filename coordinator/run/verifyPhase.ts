@@ -11,6 +11,7 @@ import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { auditTestChanges } from '../../shared/infra/verify/gates/assertions.js';
 import { gateIntegration } from '../../shared/infra/verify/gates/integrationGates.js';
 import { runMayPass } from '../../shared/infra/verify/gates/runPass.js';
+import { mergeRefusal } from '../merge/mergeCheck.js';
 import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import type { RunContext } from './runContext.js';
 import type { CheckRecordOut, GateRecord } from './runResult.js';
@@ -204,6 +205,12 @@ function verificationPrompt(ctx: RunContext, head: string, diff: string, flags: 
   });
 }
 
+/** The paths a fix round owns: every path the plan's subtasks owned (unset when there was no plan). */
+function fixPaths(ctx: RunContext): string[] | undefined {
+  const subtasks = ctx.recorder.state.run.plan?.subtasks;
+  return subtasks ? [...new Set(subtasks.flatMap((subtask) => subtask.paths))] : undefined;
+}
+
 async function fixRound(ctx: RunContext, round: number, problems: string[]): Promise<boolean> {
   const result = await ctx.jobs.run({
     taskId: `_fix-${round}`,
@@ -213,11 +220,20 @@ async function fixRound(ctx: RunContext, round: number, problems: string[]): Pro
       task: ctx.task,
       problems: bulletList(problems),
       checks: ctx.checks.length > 0 ? ctx.checks.join(', ') : '(the relevant tests)',
+      paths: fixPaths(ctx) ? bulletList(fixPaths(ctx)!) : '- every path (but guarded ones: .git, .claude, .env*, shell start-up files)',
     }),
     base: await ctx.integration.head(),
     checks: ctx.checks,
+    // A fix round redoes the run's work: it owns what the plan's subtasks owned.
+    ownedPaths: fixPaths(ctx),
   });
   if (result.status !== 'completed' || !result.branch) return false;
+  const refused = await mergeRefusal(ctx.integration.repo, result.base, result.commit ?? result.branch, fixPaths(ctx));
+  if (refused) {
+    await ctx.recorder.record({ type: 'merge', task_id: `_fix-${round}`, outcome: 'refused', files: [], detail: refused });
+    ctx.say(`fix round ${round}: its branch was ${refused}`);
+    return false;
+  }
   const merged = await ctx.integration.merge(result.branch, `Merge fix round ${round}\n\norca run ${ctx.recorder.runId}`);
   if (merged.kind === 'conflict') return false;
   await ctx.recorder.record({

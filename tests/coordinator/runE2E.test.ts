@@ -101,7 +101,9 @@ describe('orca run, end to end with real workers, Redis and git', () => {
     expect(json.tasks.map((t) => t.status)).toEqual(['merged', 'merged']);
     const merges = (await runEvents(env, json.run_id)).filter((e) => e.event.type === 'merge').map((e) => e.event.outcome);
     expect(merges).toEqual(['merged', 'conflict', 'resolved']);
-    expect(git(repo, 'show', `${json.integration_branch}:src/cart.ts`)).toContain('// Formats cents for display (cart, invoice).');
+    // Each task may change only its own paths: the conflict is the note both added (globs the plan could not tell apart).
+    expect(git(repo, 'show', `${json.integration_branch}:notes/ab.md`)).toBe('cart\ninvoice');
+    expect(git(repo, 'show', `${json.integration_branch}:src/cart.ts`)).toContain('// Formats cents for display (cart).');
     expect(git(repo, 'show', `${json.integration_branch}:src/invoice.ts`)).toContain('// Formats cents for display (invoice).');
     // No work is lost: both original task branches are still there.
     for (const task of json.tasks) expect(git(repo, 'branch', '--list', `orca/${json.run_id}/${task.id}`)).not.toBe('');

@@ -117,8 +117,14 @@ describe('a worker job', { timeout: SLOW_TEST_MS }, () => {
           (turn) => turn.tools![0]!.name,
         ),
       );
+      // The link into the main checkout never stays: refused by its words without the sandbox, removed by the
+      // host's look after the call with it. A Write through its name then makes a plain folder in the worktree.
       const refused = outcomes.filter(
-        (o) => (o.name !== 'Bash' || taskId === 'unsandboxed') && o.name !== 'Report' && !String(o.input.command ?? '').startsWith('ln -s'),
+        (o) =>
+          (o.name !== 'Bash' || taskId === 'unsandboxed') &&
+          o.name !== 'Report' &&
+          !String(o.input.command ?? '').startsWith('ln -s') &&
+          o.input.file_path !== 'into-main/evil-link.txt',
       );
       for (const attempt of refused) {
         expect(attempt.isError, `${taskId}: ${attempt.name} ${JSON.stringify(attempt.input)} was not refused: ${attempt.preview}`).toBe(

@@ -151,7 +151,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('merge'),
     ...at,
     task_id: z.string(),
-    outcome: z.enum(['merged', 'nothing', 'conflict', 'resolved', 'failed']),
+    /** `refused`: the coordinator's check refused the branch (a guarded path, or one the task does not own): not merged. */
+    outcome: z.enum(['merged', 'nothing', 'conflict', 'resolved', 'failed', 'refused']),
     commit: z.string().optional(),
     files: z.array(z.string()).default([]),
     detail: z.string().optional(),

@@ -151,7 +151,8 @@ function runEvent(changes: Changes, event: RunEvent): void {
         changes.setTask(event.task_id, { status: 'merged', merged_at: event.at });
         if (event.commit) changes.setRun({ last_merge_at: event.at });
       }
-      if (event.outcome === 'failed') changes.setTask(event.task_id, { status: 'failed', error: event.detail ?? 'the merge failed' });
+      if (event.outcome === 'failed' || event.outcome === 'refused')
+        changes.setTask(event.task_id, { status: 'failed', error: event.detail ?? 'the merge failed' });
       return;
     case 'dag_note':
       changes.note({ at: event.at, message: event.message, task_id: event.task_id });

@@ -86,6 +86,12 @@ export const AgentJobSchema = z.object({
   stop_event: z.enum(['Stop', 'SubagentStop']).default('SubagentStop'),
   /** The checks the task names (a plan subtask's `checks`). */
   checks: z.array(z.string()).default([]),
+  /**
+   * The path globs the task owns (a plan subtask's `paths`; a conflict or fix worker gets those of
+   * what it redoes): the agent may change nothing else, and nothing else is committed. Unset: every
+   * path but the guarded ones (docs/owned-paths.md).
+   */
+  owned_paths: z.array(z.string().min(1)).optional(),
   /** How the agent's permission requests are answered when nothing else answers them. */
   asks: z
     .object({

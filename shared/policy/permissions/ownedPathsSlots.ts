@@ -1,0 +1,104 @@
+import type { AgentSession, StopCheck } from '../../core/loop/session.js';
+import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
+import type { CheckedCall, PostToolUseOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
+import { loadDescription, type ToolContext } from '../../core/tool/tool.js';
+import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
+import type { WatchFindings, WorktreeWatch } from './worktreeWatch.js';
+
+const CHANGE_REFUSALS = loadDescription(import.meta.url, './changeRefusals.md');
+const REPORT_REFUSED = loadDescription(import.meta.url, './reportRefusedChanges.md');
+
+export interface OwnedPathsGuard {
+  wrap(slots: ToolPipelineSlots): ToolPipelineSlots;
+  /** Refuses a Report while changes the agent must undo remain (and tells it what the host put back). */
+  stopCheck: StopCheck;
+}
+
+/**
+ * Owned and guarded paths held by the host, on what changes rather than on a command's words: a
+ * file tool aimed outside the owned paths is refused before it runs, and after every Bash call
+ * (and every other call that may write) the worktree is compared with its start (worktreeWatch.ts).
+ */
+export function ownedPathsGuard(owned: OwnedPaths, watch: WorktreeWatch, start: string): OwnedPathsGuard {
+  const fill = (template: string, items: ChangeRefusal[]) =>
+    template
+      .replace('{items}', items.map((item) => `- ${item.path}: ${item.reason}`).join('\n'))
+      .replaceAll('{start}', start.slice(0, 12))
+      .replace('{owned}', owned.describe());
+  const look = async (call: CheckedCall, ctx: ToolContext): Promise<string | undefined> => {
+    if (call.tool.name !== 'Bash' && call.readOnly) return undefined;
+    const found = await watch.check();
+    const items = [...found.reverted, ...found.toUndo, ...found.outside];
+    if (items.length === 0) return undefined;
+    announce(ctx, `after ${call.tool.name}`, found);
+    return fill(CHANGE_REFUSALS, items);
+  };
+  const noted = (outcome: PostToolUseOutcome, note: string | undefined): PostToolUseOutcome =>
+    note ? { ...outcome, notes: [...(outcome.notes ?? []), note] } : outcome;
+
+  return {
+    wrap: (slots) => ({
+      ...slots,
+      async permission(call, pre, ctx) {
+        const target = editTarget(call, ctx);
+        if (target !== undefined) {
+          const refusal = owned.refusal(target, true);
+          if (refusal) {
+            const reason =
+              refusal.kind === 'not_owned'
+                ? `${target} is outside the paths this task owns (${owned.describe()}); change only files inside them, and name anything else the task needs in your Report's unresolved`
+                : `${refusal.reason}, and this task's paths (${owned.describe()}) do not name it`;
+            ctx.emit({ type: 'permission', tool: call.tool.name, decision: 'deny', by: 'owned-paths', reason });
+            return { allowed: false, reason };
+          }
+        }
+        return slots.permission(call, pre, ctx);
+      },
+      async postToolUse(call, output, ctx) {
+        const outcome = await slots.postToolUse(call, output, ctx);
+        const target = editTarget(call, ctx);
+        // A guarded file a file tool was allowed to write (an allow rule named it, the task names it) stays as it left it.
+        if (target !== undefined) watch.admit(target);
+        return noted(outcome, await look(call, ctx));
+      },
+      async postToolUseFailure(call, error, ctx) {
+        const outcome = await slots.postToolUseFailure(call, error, ctx);
+        return noted(outcome, await look(call, ctx));
+      },
+    }),
+    stopCheck: {
+      async beforeStop(session: AgentSession, info) {
+        if (info.reason !== 'report') return undefined;
+        const found = await watch.check();
+        const items = [...found.reverted, ...found.toUndo];
+        if (items.length > 0 || found.outside.length > 0) announce(session.toolContext, 'before the Report', found);
+        if (items.length === 0) return undefined;
+        return fill(REPORT_REFUSED, items);
+      },
+    },
+  };
+}
+
+/** The workspace-relative file an editing tool's call writes; undefined for other tools, or a path outside (the tool refuses it). */
+function editTarget(call: CheckedCall, ctx: ToolContext): string | undefined {
+  if (!EDITING_TOOLS.has(call.tool.name)) return undefined;
+  const input = call.input as { file_path?: unknown; notebook_path?: unknown };
+  const given = typeof input.file_path === 'string' ? input.file_path : input.notebook_path;
+  if (typeof given !== 'string') return undefined;
+  try {
+    const real = ctx.workspace.resolve(given, 'write');
+    return ctx.workspace.contains(real) ? ctx.workspace.relative(real) : undefined;
+  } catch {
+    return undefined; // Outside the workspace: the tool and the policy refuse it with their own reason.
+  }
+}
+
+/** The refusals on the run's event stream too, where people watching see them: one line each. */
+function announce(ctx: ToolContext, when: string, found: WatchFindings): void {
+  const lines = [
+    ...found.reverted.map((item) => `put back ${item.path}: ${item.reason}`),
+    ...found.toUndo.map((item) => `left for the agent to undo ${item.path}: ${item.reason}`),
+    ...found.outside.map((item) => `outside the worktree ${item.path}: ${item.reason}`),
+  ];
+  ctx.emit({ type: 'notice', level: 'warn', message: `changes refused ${when}:\n${lines.join('\n')}` });
+}

@@ -1,0 +1,222 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import { type EntryState, readEntry, restoreEntry, sameEntry } from './fileSnapshot.js';
+import { GitDirGuard } from './gitDirGuard.js';
+import { guardedReason } from './guardedPaths.js';
+import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
+import { changedSince, guardedIgnored, linkOutside, safeGit } from './worktreeChanges.js';
+
+export interface WorktreeWatchOptions {
+  /** The agent's worktree. */
+  root: string;
+  /** The commit the agent started from: every change is judged against it. */
+  start: string;
+  owned: OwnedPaths;
+  /** What orca linked into the worktree (node_modules): never the agent's change. */
+  linked: readonly string[];
+  /** The user's checkout of the repository: changes there while a call ran are named too. */
+  checkout?: string;
+}
+
+/** What one look at the worktree found, after putting back what the host puts back. */
+export interface WatchFindings {
+  /** Changes put back by the host: guarded paths, the git folders, links leading out. */
+  reverted: ChangeRefusal[];
+  /** Changes the agent must undo: outside its owned paths. */
+  toUndo: ChangeRefusal[];
+  /** Changes in the user's checkout while the call ran: named, never touched by the host (it cannot tell them from the user's own). */
+  outside: ChangeRefusal[];
+}
+
+/**
+ * The host's own look at what an agent changed, after each writing call and before its Report is
+ * accepted: the worktree compared with its start commit (untracked, ignored guarded files, links
+ * and the git folders included), whatever made the change — a file tool, a script, a redirection.
+ *
+ * - Guarded paths, the git folders (`.git`, the shared config and hooks) and links leading out of
+ *   the worktree are put back at once: they act before anyone reviews them (a hook runs on the
+ *   host's next git command, a setting on the next agent's start, a link is a way out).
+ * - Changes outside the owned paths are left for the agent to undo (it may have meant them, and
+ *   should say so in its Report); they never reach the commit, and the Report waits until they
+ *   are gone.
+ * - Changes in the user's checkout (a `git -C`, a link written through) made while a call ran
+ *   are named to the agent and on the run's events; the host never touches them, since it cannot
+ *   tell them from the user's own, and the agent (sandboxed, or held to its worktree by the
+ *   policy) could not undo them either. None of it is in the worktree, so none reaches the branch.
+ */
+export class WorktreeWatch {
+  private readonly root: string;
+  /** Guarded entries as they were at the start (ignored ones, and tracked ones that changed since). */
+  private readonly guardedStart = new Map<string, EntryState>();
+  /** Guarded files an allowed Edit or Write wrote, as it left them. */
+  private readonly admitted = new Map<string, EntryState>();
+  /** The user's checkout as the last look saw it. */
+  private checkoutBaseline?: Map<string, string>;
+
+  private constructor(
+    private readonly options: WorktreeWatchOptions,
+    private readonly gitDir: GitDirGuard,
+  ) {
+    this.root = realpathSync(options.root);
+  }
+
+  static async open(options: WorktreeWatchOptions): Promise<WorktreeWatch> {
+    const watch = new WorktreeWatch(options, GitDirGuard.open(options.root));
+    await watch.recordStart();
+    return watch;
+  }
+
+  private async recordStart(): Promise<void> {
+    for (const [file, state] of await guardedIgnored(this.root)) this.guardedStart.set(file, state);
+    // A worktree a hook made, or one that was not clean, may hold guarded changes already: as found.
+    for (const file of await changedSince(this.root, this.options.start, this.options.linked)) {
+      if (guardedReason(file)) this.guardedStart.set(file, readEntry(path.join(this.root, file)));
+    }
+    if (this.options.checkout) this.checkoutBaseline = await checkoutState(this.options.checkout);
+  }
+
+  /** The paths a change to which the host puts back, for messages: the git folders it watches. */
+  watchedGitPaths(): string[] {
+    return this.gitDir.paths();
+  }
+
+  /** A guarded file an allowed Edit or Write just wrote: it stays as long as it is as that call left it. */
+  admit(relative: string): void {
+    this.admitted.set(relative, readEntry(path.join(this.root, relative)));
+  }
+
+  /** After a call that may have written: puts back what the host puts back, and names what the agent must undo. */
+  async check(): Promise<WatchFindings> {
+    const reverted: ChangeRefusal[] = [];
+    // The git folders first: nothing of git's runs on a config the agent wrote.
+    for (const { path: file, restored } of this.gitDir.restore()) {
+      reverted.push({
+        path: file,
+        kind: 'guarded',
+        reason: restored
+          ? `${file} is git's own configuration, hooks or worktree pointer: changed, and put back as it was`
+          : `${file} is git's own configuration, hooks or worktree pointer: changed, and could not be put back`,
+      });
+    }
+    // Asked at once: each is a git process or two, after every writing call.
+    const { checkout } = this.options;
+    const [changed, ignored, checkoutNow] = await Promise.all([
+      changedSince(this.root, this.options.start, this.options.linked),
+      guardedIgnored(this.root),
+      this.checkoutBaseline && checkout ? checkoutState(checkout) : undefined,
+    ]);
+    const guardedNow = new Set([...this.guardedStart.keys(), ...ignored.keys(), ...changed.filter((file) => guardedReason(file))]);
+    const putBack = new Set<string>();
+    for (const file of guardedNow) {
+      const abs = path.join(this.root, file);
+      const now = readEntry(abs);
+      const start = this.guardedStart.get(file) ?? (await this.startState(file));
+      if (sameEntry(now, start)) continue;
+      const admitted = this.admitted.get(file);
+      if (admitted && sameEntry(admitted, now) && this.options.owned.refusal(file, true) === undefined) continue;
+      const restored = restoreEntry(abs, start);
+      putBack.add(file);
+      reverted.push({
+        path: file,
+        kind: 'guarded',
+        reason: `${guardedReason(file)}: ${restored ? 'put back as it was at the start' : 'could not be put back'}`,
+      });
+    }
+    for (const file of changed) {
+      if (putBack.has(file) || guardedReason(file)) continue;
+      const out = linkOutside(this.root, file);
+      if (!out) continue;
+      restoreEntry(path.join(this.root, file), await this.startState(file));
+      putBack.add(file);
+      reverted.push({
+        path: file,
+        kind: 'symlink',
+        reason: `${file} is a symbolic link leading out of the worktree (to ${out}): removed; what was written through it is beyond the worktree`,
+      });
+    }
+    const outside: ChangeRefusal[] = [];
+    if (this.checkoutBaseline && checkoutNow) {
+      const now = checkoutNow;
+      for (const key of new Set([...now.keys(), ...this.checkoutBaseline.keys()])) {
+        if ((now.get(key) ?? CLEAN) === (this.checkoutBaseline.get(key) ?? CLEAN)) continue;
+        outside.push({
+          path: key,
+          kind: 'outside',
+          reason: `${key} in the repository's own checkout ${this.options.checkout} changed while the call ran: outside your worktree, where you may not write`,
+        });
+      }
+      this.checkoutBaseline = now;
+    }
+    // What was put back is no longer changed (a link put back as it was at the start included).
+    return { reverted, toUndo: this.undoable(changed.filter((file) => !putBack.has(file))), outside };
+  }
+
+  /** What the agent must still undo (its Report is refused while anything is here). */
+  async remaining(): Promise<ChangeRefusal[]> {
+    return this.undoable(await changedSince(this.root, this.options.start, this.options.linked));
+  }
+
+  private undoable(changed: readonly string[]): ChangeRefusal[] {
+    const left: ChangeRefusal[] = [];
+    for (const file of changed) {
+      const refusal = this.options.owned.refusal(file, this.admitted.has(file));
+      if (refusal && refusal.kind === 'not_owned') left.push(refusal);
+      else if (refusal) left.push({ ...refusal, reason: `${refusal.reason} (it is still changed)` });
+    }
+    return left;
+  }
+
+  /** A path's state in the start commit: missing, or as git would check it out (for a link: its target). */
+  private async startState(file: string): Promise<EntryState> {
+    const listed = await safeGit(this.root, ['ls-tree', '-z', this.options.start, '--', file]);
+    const [, mode, type, sha] = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(listed) ?? [];
+    if (type !== 'blob' || !sha) return { kind: 'missing' };
+    const bytes = await blobBytes(this.root, sha);
+    if (mode === '120000') return { kind: 'link', target: bytes.toString('utf8') };
+    return { kind: 'file', bytes, mode: mode === '100755' ? 0o755 : 0o644 };
+  }
+}
+
+const CLEAN = 'clean';
+
+/**
+ * The user's checkout as keys and fingerprints: each path git status lists (with its bytes'
+ * fingerprint), its HEAD, and its branches and tags (orca's own `orca/` branches and refs move
+ * during a run and are left out).
+ */
+async function checkoutState(checkout: string): Promise<Map<string, string>> {
+  const state = new Map<string, string>();
+  const [status, refs, head] = await Promise.all([
+    safeGit(checkout, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']),
+    safeGit(checkout, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']),
+    safeGit(checkout, ['rev-parse', '--symbolic-full-name', 'HEAD']).catch(() => 'unborn'),
+  ]);
+  for (const entry of status.split('\0').filter(Boolean)) {
+    const file = entry.slice(3);
+    const now = readEntry(path.join(checkout, file));
+    state.set(file, `${entry.slice(0, 2)} ${fingerprint(now)}`);
+  }
+  for (const line of refs.split('\n').filter(Boolean)) {
+    const [name, sha] = line.split(' ');
+    if (name!.startsWith('refs/heads/orca/')) continue;
+    state.set(`ref ${name}`, sha!);
+  }
+  state.set('HEAD', head.trim());
+  return state;
+}
+
+function fingerprint(state: EntryState): string {
+  if (state.kind === 'file') return `file ${state.mode} ${createHash('sha256').update(state.bytes).digest('hex')}`;
+  if (state.kind === 'link') return `link ${state.target}`;
+  return state.kind;
+}
+
+function blobBytes(cwd: string, sha: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    execFile('git', ['cat-file', 'blob', sha], { cwd, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    );
+  });
+}

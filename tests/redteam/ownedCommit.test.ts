@@ -1,0 +1,139 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mergeRefusal } from '../../coordinator/merge/mergeCheck.js';
+import { branchRefusals, commitOwned } from '../../shared/policy/permissions/ownedCommit.js';
+import { OwnedPaths } from '../../shared/policy/permissions/ownedPaths.js';
+import { WorktreeWatch } from '../../shared/policy/permissions/worktreeWatch.js';
+import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
+import { tempDir } from '../support/tempDir.js';
+
+/** A repository and a task worktree of it on its own branch, as a worker prepares one. */
+function taskWorktree(files: Record<string, string> = { 'src/a.ts': 'a\n', 'README.md': '# r\n' }) {
+  const repo = makeRepo(files);
+  const base = git(repo, 'rev-parse', 'HEAD');
+  const dir = path.join(tempDir('orca-wt-'), 'task');
+  git(repo, 'worktree', 'add', '-q', '-b', 'orca/r/t', dir, base);
+  return { repo, base, dir };
+}
+
+describe('what orca commits: exactly the owned changes', () => {
+  it('leaves out changes outside the owned paths and guarded ones, even those the agent staged or committed itself', async () => {
+    const { base, dir } = taskWorktree();
+    writeFileSync(path.join(dir, 'src/a.ts'), 'owned change\n');
+    writeFileSync(path.join(dir, 'README.md'), 'not owned\n');
+    mkdirSync(path.join(dir, 'src/.claude'));
+    writeFileSync(path.join(dir, 'src/.claude/settings.json'), '{}');
+    writeFileSync(path.join(dir, 'src/.env'), 'KEY=1\n');
+    // The agent committed a file it does not own and staged another.
+    writeFileSync(path.join(dir, 'OTHER.md'), 'committed by the agent\n');
+    git(dir, 'add', 'OTHER.md');
+    git(dir, 'commit', '-q', '-m', 'agent commit');
+    writeFileSync(path.join(dir, 'STAGED.md'), 'staged\n');
+    git(dir, 'add', 'STAGED.md');
+
+    const owned = new OwnedPaths(['src/**']);
+    const made = await commitOwned(dir, 'task', { start: base, owned, linked: [], branch: 'orca/r/t' });
+
+    expect(made.commit).toBeDefined();
+    expect(git(dir, 'diff', '--name-only', base, made.commit!).split('\n')).toEqual(['src/a.ts']);
+    expect(git(dir, 'rev-parse', 'orca/r/t')).toBe(made.commit);
+    expect(git(dir, 'rev-parse', `${made.commit}^`)).toBe(base);
+    expect(made.left.map((left) => [left.path, left.kind])).toEqual([
+      ['OTHER.md', 'not_owned'],
+      ['README.md', 'not_owned'],
+      ['STAGED.md', 'not_owned'],
+      ['src/.claude/settings.json', 'guarded'],
+      ['src/.env', 'guarded'],
+    ]);
+    // The files themselves stay on disk, for the person inspecting the worktree.
+    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toBe('not owned\n');
+    expect(await branchRefusals(dir, base, made.commit!, owned)).toEqual([]);
+  });
+
+  it('commits only on the task branch, never on the branch HEAD was pointed at', async () => {
+    const { repo, base, dir } = taskWorktree();
+    writeFileSync(path.join(dir, 'src/a.ts'), 'owned change\n');
+    git(dir, 'symbolic-ref', 'HEAD', 'refs/heads/main');
+    await expect(
+      commitOwned(dir, 'task', { start: base, owned: new OwnedPaths(['src/**']), linked: [], branch: 'orca/r/t' }),
+    ).rejects.toThrow(/is on refs\/heads\/main, not on the task's branch refs\/heads\/orca\/r\/t/);
+    expect(git(repo, 'rev-parse', 'main')).toBe(base);
+  });
+
+  it('moves the branch back to its start when no owned change is left', async () => {
+    const { base, dir } = taskWorktree();
+    writeFileSync(path.join(dir, 'README.md'), 'not owned\n');
+    git(dir, 'commit', '-qam', 'agent commit');
+    const made = await commitOwned(dir, 'task', { start: base, owned: new OwnedPaths(['src/**']), linked: [], branch: 'orca/r/t' });
+    expect(made.commit).toBeUndefined();
+    expect(git(dir, 'rev-parse', 'orca/r/t')).toBe(base);
+  });
+
+  it('commits a guarded path only when the task names it literally (an allow rule let a file tool write it)', async () => {
+    const { base, dir } = taskWorktree();
+    mkdirSync(path.join(dir, '.claude/commands'), { recursive: true });
+    writeFileSync(path.join(dir, '.claude/commands/review.md'), 'Review the diff.\n');
+    const wildcard = await commitOwned(dir, 'task', { start: base, owned: new OwnedPaths(['**']), linked: [], branch: 'orca/r/t' });
+    expect(wildcard.commit).toBeUndefined();
+    const named = await commitOwned(dir, 'task', {
+      start: base,
+      owned: new OwnedPaths(['.claude/commands/*.md']),
+      linked: [],
+      branch: 'orca/r/t',
+    });
+    expect(git(dir, 'diff', '--name-only', base, named.commit!)).toBe('.claude/commands/review.md');
+  });
+});
+
+describe("the coordinator's merge check", () => {
+  it('refuses a branch that touches a guarded path or one its task does not own, saying which', async () => {
+    const repo = makeRepo({ 'src/a.ts': 'a\n' });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'switch', '-q', '-c', 'orca/r/t');
+    const tip = commitFiles(repo, { 'src/a.ts': 'b\n', '.claude/settings.json': '{"hooks":{}}', 'README.md': 'x\n' }, 'task');
+    expect(await mergeRefusal(repo, base, tip, ['src/**'])).toBe(
+      'not merged: the branch touches .claude/settings.json (guarded), README.md (outside the owned paths); the task owns src/**',
+    );
+    expect(await mergeRefusal(repo, base, tip, undefined)).toBe(
+      'not merged: the branch touches .claude/settings.json (guarded); the task owns every path (but guarded ones)',
+    );
+    git(repo, 'switch', '-q', '-c', 'orca/r/clean', base);
+    const clean = commitFiles(repo, { 'src/a.ts': 'c\n' }, 'only src');
+    expect(await mergeRefusal(repo, base, clean, ['src/**'])).toBeUndefined();
+  });
+});
+
+describe('the worktree watch on its own', () => {
+  it('puts back a guarded file that was ignored and existed at the start, byte for byte', async () => {
+    const { base, dir } = taskWorktree({ '.gitignore': '.env\n', 'src/a.ts': 'a\n' });
+    writeFileSync(path.join(dir, '.env'), 'KEY=original\n');
+    const watch = await WorktreeWatch.open({ root: dir, start: base, owned: new OwnedPaths(['src/**']), linked: [] });
+    writeFileSync(path.join(dir, '.env'), 'KEY=changed\n');
+    const found = await watch.check();
+    expect(found.reverted.map((item) => item.path)).toEqual(['.env']);
+    expect(readFileSync(path.join(dir, '.env'), 'utf8')).toBe('KEY=original\n');
+  });
+
+  it('puts back the shared git config and hooks, and a link leading out, and names unowned files until they are undone', async () => {
+    const { repo, base, dir } = taskWorktree();
+    const config = readFileSync(path.join(repo, '.git/config'), 'utf8');
+    const watch = await WorktreeWatch.open({ root: dir, start: base, owned: new OwnedPaths(['src/**']), linked: [] });
+    git(dir, 'config', 'core.hooksPath', '/nonexistent');
+    // HEAD pointed at the user's branch: the host's commit would land there.
+    git(dir, 'symbolic-ref', 'HEAD', 'refs/heads/main');
+    writeFileSync(path.join(repo, '.git/hooks/post-checkout'), '#!/bin/sh\n', { mode: 0o755 });
+    symlinkSync(repo, path.join(dir, 'src/out'));
+    writeFileSync(path.join(dir, 'README.md'), 'changed\n');
+    const found = await watch.check();
+    expect(found.reverted.map((item) => path.basename(item.path)).sort()).toEqual(['HEAD', 'config', 'out', 'post-checkout']);
+    expect(git(dir, 'symbolic-ref', 'HEAD')).toBe('refs/heads/orca/r/t');
+    expect(found.toUndo.map((item) => item.path)).toEqual(['README.md']);
+    expect(readFileSync(path.join(repo, '.git/config'), 'utf8')).toBe(config);
+    expect(existsSync(path.join(repo, '.git/hooks/post-checkout'))).toBe(false);
+    expect(existsSync(path.join(dir, 'src/out'))).toBe(false);
+    rmSync(path.join(dir, 'README.md'));
+    git(dir, 'checkout', '--', 'README.md');
+    expect(await watch.remaining()).toEqual([]);
+  });
+});
