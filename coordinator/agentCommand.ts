@@ -18,6 +18,7 @@ import { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { handOverWorktrees } from './run/handOver.js';
+import { readRunConfig } from './runConfig.js';
 import { newRunId } from './runId.js';
 import { recordRun, recordRunEnd } from './runLedger.js';
 import { OrcaServices } from './services.js';
@@ -41,6 +42,8 @@ export interface AgentCommandOptions {
   yesTo: string[];
   /** False with --no-memory. */
   memory: boolean;
+  /** `--mcp`: the MCP servers a built-in role gets (docs/mcp.md). */
+  mcp?: string[];
 }
 
 /**
@@ -49,7 +52,10 @@ export interface AgentCommandOptions {
  */
 export async function agentCommand(options: AgentCommandOptions): Promise<number> {
   const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
-  const { role, warnings } = findRole(root, options.role);
+  // The role, and every file the agent's settings, hooks and context come from, as of the base commit.
+  const config = await readRunConfig(root, base);
+  for (const problem of config.problems) process.stderr.write(`orca: configuration: ${problem}\n`);
+  const { role, warnings } = findRole(root, options.role, config);
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
@@ -105,6 +111,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
       stop_event: 'Stop',
       asks: { timeout_ms: options.askTimeoutMs, yes_to: options.yesTo },
       memory: memory?.forPrompt(options.prompt),
+      mcp: options.mcp ?? [],
+      config,
     });
     const followed = options.json
       ? Promise.resolve('0')

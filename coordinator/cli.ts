@@ -29,6 +29,11 @@ program
   .option('--effort <level>', "low, medium, high, xhigh or max; default: the model's", effortLevel)
   .option('--script <file>', 'run the Scripted model from this file instead of an LLM')
   .option('--check <cmd>', "an integration check (repeatable); default: the repository's own tests", collect, [])
+  .addOption(
+    new Option('--check-network <mode>', 'host: the integration checks reach the network (default); none: they get none')
+      .choices(['host', 'none'])
+      .default('host'),
+  )
   .option('--approve', 'stop after planning and wait for approval', false)
   .option('--json', 'print one JSON object when the run ends', false)
   .option('--allow-dirty', 'run even though the repository has uncommitted changes', false)
@@ -44,6 +49,7 @@ program
     [],
   )
   .option('--no-memory', 'show the agents no memory cards and keep none they remember')
+  .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for the built-in roles', serverList)
   .option('--list-commands', "list the slash commands (the repository's .claude/commands and ~/.claude/commands) and exit", false)
   .action(async (words: string[], options) => {
     if (options.listCommands) {
@@ -71,6 +77,7 @@ program
       effort: options.effort,
       script: options.script,
       checks: options.check,
+      checkNetwork: options.checkNetwork,
       approve: options.approve,
       json: options.json,
       allowDirty: options.allowDirty,
@@ -81,6 +88,7 @@ program
       askTimeoutMs: options.askTimeout,
       yesTo: options.yesTo,
       memory: options.memory,
+      mcp: options.mcp,
     });
   });
 
@@ -148,6 +156,7 @@ program
   .addOption(askTimeoutOption())
   .option('--yes-to <rule>', 'answer yes to permission requests this rule covers (repeatable)', collectYesTo, [])
   .option('--no-memory', 'show the agent no memory cards and keep none it remembers')
+  .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for a built-in role', serverList)
   .action(async (prompt: string, options) => {
     process.exitCode = await (await import('./agentCommand.js')).agentCommand({
       role: options.role,
@@ -165,6 +174,7 @@ program
       askTimeoutMs: options.askTimeout,
       yesTo: options.yesTo,
       memory: options.memory,
+      mcp: options.mcp,
     });
   });
 
@@ -359,6 +369,16 @@ memory
   .action(async (options: { keep?: string; take?: string; edit?: string }) => {
     process.exitCode = await (await import('./memory/memoryCommands.js')).memoryReview(options);
   });
+
+/** `--mcp a,b`: server names, as `.mcp.json` names them. */
+function serverList(value: string): string[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (names.length === 0) throw new InvalidArgumentError('expected server names separated by commas, e.g. github,everything');
+  return names;
+}
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

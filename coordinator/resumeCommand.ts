@@ -47,6 +47,7 @@ export async function resumeCommand(
       repo: run.repo ?? '',
       base: run.base ?? '',
       checks: run.checks,
+      checkNetwork: settings?.check_network ?? 'host',
       model: settings?.model_id ? { id: settings.model_id, thinking: settings.thinking, effort: settings.effort } : undefined,
       script,
       approve: settings?.approve ?? false,
@@ -60,6 +61,7 @@ export async function resumeCommand(
       tty: Boolean(process.stderr.isTTY) && !options.json,
       asks: { timeoutMs: settings?.ask_timeout_ms ?? DEFAULT_ASK_TIMEOUT_MS, yesTo: settings?.yes_to ?? [] },
       memory,
+      mcp: settings?.mcp,
       toolLimit: command?.allowed_tools
         ? { source: `${command.invoked.split(/\s/, 1)[0]} (${command.file})`, rules: command.allowed_tools }
         : undefined,

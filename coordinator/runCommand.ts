@@ -27,6 +27,8 @@ export interface RunCommandOptions {
   effort?: Effort;
   script?: string;
   checks: string[];
+  /** `--check-network`: host (default) or none. */
+  checkNetwork: 'host' | 'none';
   approve: boolean;
   json: boolean;
   allowDirty: boolean;
@@ -40,6 +42,8 @@ export interface RunCommandOptions {
   yesTo: string[];
   /** False with --no-memory: no cards are shown to the agents and none are kept. */
   memory: boolean;
+  /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
+  mcp?: string[];
 }
 
 /** Exit codes per verdict (docs/cli.md). */
@@ -122,6 +126,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         ask_timeout_ms: options.askTimeoutMs,
         yes_to: options.yesTo,
         memory: options.memory,
+        mcp: options.mcp,
+        check_network: options.checkNetwork,
         command: slash
           ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
           : undefined,
@@ -132,6 +138,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       repo: root,
       base,
       checks,
+      checkNetwork: options.checkNetwork,
       model: choice,
       script,
       approve: options.approve,
@@ -141,6 +148,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
       memory,
       toolLimit: slash?.toolLimit,
+      mcp: options.mcp,
     });
     return printRunResult(result, recorder.state, options.json);
   } finally {

@@ -26,6 +26,18 @@ const AgentFileSchema = z.object({
   effort: EffortSchema.optional(),
   permissionMode: z.enum(['default', 'acceptEdits', 'dontAsk', 'bypassPermissions', 'plan']).optional(),
   maxTurns: z.number().int().positive().optional(),
+  /**
+   * Claude Code's `mcpServers`: a list of configured servers' names and inline definitions
+   * (`- github` or `- name: { command: … }`), or one map of names to definitions.
+   */
+  mcpServers: z
+    .union([
+      z.array(z.union([z.string().min(1), z.record(z.string(), z.unknown())])),
+      z
+        .record(z.string(), z.record(z.string(), z.unknown()))
+        .transform((map) => Object.entries(map).map(([name, config]) => ({ [name]: config }))),
+    ])
+    .optional(),
 });
 
 /**
@@ -68,13 +80,23 @@ export function loadCustomRoles(repoDir: string, knownTools: readonly string[]):
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { roles: [], warnings: [] };
     throw error;
   }
+  return customRolesFrom(
+    files.map((file) => ({ source: path.join(dir, file), text: readFileSync(path.join(dir, file), 'utf8') })),
+    knownTools,
+  );
+}
+
+/**
+ * The same from the files' text (the trusted configuration sends `.claude/agents/*.md` as read at
+ * the base commit), each named by `source` in roles and warnings; in the order given.
+ */
+export function customRolesFrom(files: ReadonlyArray<{ source: string; text: string }>, knownTools: readonly string[]): CustomRoleLoad {
   const roles: RoleDefinition[] = [];
   const warnings: string[] = [];
-  for (const file of files) {
-    const source = path.join(dir, file);
+  for (const { source, text } of files) {
     let parsed: matter.GrayMatterFile<string>;
     try {
-      parsed = matter(readFileSync(source, 'utf8'));
+      parsed = matter(text);
     } catch (error) {
       warnings.push(`${source}: skipped, its front matter is not valid YAML (${(error as Error).message.split('\n')[0]})`);
       continue;
@@ -113,6 +135,7 @@ export function loadCustomRoles(repoDir: string, knownTools: readonly string[]):
       output: writes ? 'worker' : 'explore',
       workspace: writes ? 'branch' : 'view',
       sandbox: true,
+      mcpServers: agent.mcpServers ?? [],
       source,
     });
   }

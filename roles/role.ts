@@ -29,6 +29,8 @@ export interface RoleDefinition {
   workspace: 'view' | 'scratch' | 'branch';
   /** Run Bash inside the bwrap sandbox when it is available. */
   sandbox: boolean;
+  /** The MCP servers the role uses: names from the MCP config, or inline definitions (docs/mcp.md). Built-in roles: none. */
+  mcpServers?: Array<string | Record<string, unknown>>;
   /** Where the role came from: `builtin` or the path of its `.claude/agents/*.md` file. */
   source: string;
 }

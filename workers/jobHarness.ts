@@ -7,14 +7,17 @@ import type { Model } from '../shared/core/model/model.js';
 import type { SessionServices } from '../shared/core/tool/tool.js';
 import { Harness } from '../shared/harness/harness.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
+import { projectConfigFile, type TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import type { Keys } from '../shared/infra/redis/keys.js';
 import { RedisTaskStore } from '../shared/infra/tasks/redisTaskStore.js';
 import { createVerificationNudge } from '../shared/infra/tasks/verificationNudge.js';
 import { CheckRecorder } from '../shared/infra/verify/checks/checkRecorder.js';
 import { createReportGate, gateSession, type ReportGateOptions } from '../shared/infra/verify/checks/reportGate.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
+import { settingsFromConfig } from '../shared/policy/config/trustedSettings.js';
 import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { createDiagnosticsReminder } from '../shared/policy/lsp/diagnosticsReminder.js';
+import { startAgentMcp } from '../shared/policy/mcp/agentMcp.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
 import { type OwnedPathsGuard, ownedPathsGuard } from '../shared/policy/permissions/ownedPathsSlots.js';
 import { WorktreeWatch } from '../shared/policy/permissions/worktreeWatch.js';
@@ -41,6 +44,8 @@ export interface JobHarnessInput {
   attempt: string;
   signal: AbortSignal;
   userClaudeDir?: string;
+  /** The run's trusted configuration: the agent's settings, hooks, rules, skills and instructions. */
+  config: TrustedConfig;
   /** The repository's state for the agent's context, asked for earlier. */
   gitAtStart: Promise<GitSnapshot | undefined>;
   /** The job's event writer: its permission requests go out on the run's stream through it. */
@@ -66,45 +71,65 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     ? { options: gateOptions, gate: createReportGate({ ...gateOptions, admitsFailure: failureAdmission(job.role.output) }) }
     : undefined;
   const owned = await ownedGuard(job, workspace);
-  const harness = new Harness({
-    services,
-    wrapSlots: (slots) => (owned ? owned.wrap(checkRecorder.wrap(slots)) : checkRecorder.wrap(slots)),
-    stopChecks: [
-      ...(owned ? [owned.stopCheck] : []),
-      ...(reportGate ? [reportGate.gate] : []),
-      ...(job.role.output === 'worker'
-        ? [createVerificationNudge(), createDiagnosticsReminder({ claimsSuccess: workerClaimsSuccess })]
-        : []),
-    ],
-    role: job.role,
-    tools: toolsNamed(job.role.tools),
-    outputSchema: outputSchema(job.role.output),
-    model: input.model,
-    workspaceRoot: workspace.dir,
-    workspaceWritable: workspace.kind !== 'view',
-    sandboxReadable: [await commonGitDir(workspace.repo), ...workspace.linked.map((name) => path.join(workspace.repo, name))],
-    sessionDir: input.sessionDir,
-    shellEnv: {
-      PORT: String(ports[0] ?? ''),
-      ORCA_PORTS: ports.join(','),
-      ORCA_RUN_ID: job.run_id,
-      ORCA_TASK_ID: job.task_id,
-      ORCA_ROLE: job.role.name,
-      ...job.env,
-    },
-    fileState: state,
-    signal: input.signal,
-    prompter: new RunAskPrompter({ redis: input.redis, keys: input.keys, job, progress: input.progress }),
-    stopEvent: job.stop_event,
-    requiredChecks: job.checks,
+  // A built-in role gets the servers the run names (--mcp); a custom role those of its file.
+  const mcp = await startAgentMcp({
+    wanted: job.role.source === 'builtin' ? job.mcp : job.role.mcpServers,
+    roleSource: job.role.source,
+    projectRoot: workspace.dir,
     userClaudeDir: input.userClaudeDir,
-    sessionId: `${job.run_id}.${job.task_id}.${input.attempt}`,
-    agentId: `${job.run_id}/${job.task_id}`,
-    transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
-    gitAtStart: await input.gitAtStart,
-    memory: job.memory ? { ...job.memory, source: `run ${job.run_id} task ${job.task_id}` } : undefined,
-    toolLimit: job.tool_limit,
+    // From the run's base commit, never from the tree the agent works in.
+    trusted: { mcpJson: projectConfigFile(input.config, '.mcp.json'), settings: settingsFromConfig(workspace.dir, input.config) },
   });
+  let harness: Harness;
+  try {
+    const sandboxReadable = [await commonGitDir(workspace.repo), ...workspace.linked.map((name) => path.join(workspace.repo, name))];
+    const gitAtStart = await input.gitAtStart;
+    harness = new Harness({
+      mcp,
+      services,
+      wrapSlots: (slots) => (owned ? owned.wrap(checkRecorder.wrap(slots)) : checkRecorder.wrap(slots)),
+      stopChecks: [
+        ...(owned ? [owned.stopCheck] : []),
+        ...(reportGate ? [reportGate.gate] : []),
+        ...(job.role.output === 'worker'
+          ? [createVerificationNudge(), createDiagnosticsReminder({ claimsSuccess: workerClaimsSuccess })]
+          : []),
+      ],
+      role: job.role,
+      tools: toolsNamed(job.role.tools),
+      outputSchema: outputSchema(job.role.output),
+      model: input.model,
+      workspaceRoot: workspace.dir,
+      workspaceWritable: workspace.kind !== 'view',
+      sandboxReadable,
+      sessionDir: input.sessionDir,
+      shellEnv: {
+        PORT: String(ports[0] ?? ''),
+        ORCA_PORTS: ports.join(','),
+        ORCA_RUN_ID: job.run_id,
+        ORCA_TASK_ID: job.task_id,
+        ORCA_ROLE: job.role.name,
+        ...job.env,
+      },
+      fileState: state,
+      signal: input.signal,
+      prompter: new RunAskPrompter({ redis: input.redis, keys: input.keys, job, progress: input.progress }),
+      stopEvent: job.stop_event,
+      requiredChecks: job.checks,
+      userClaudeDir: input.userClaudeDir,
+      sessionId: `${job.run_id}.${job.task_id}.${input.attempt}`,
+      agentId: `${job.run_id}/${job.task_id}`,
+      transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
+      gitAtStart,
+      memory: job.memory ? { ...job.memory, source: `run ${job.run_id} task ${job.task_id}` } : undefined,
+      toolLimit: job.tool_limit,
+      config: { files: input.config, folder: path.join(input.sessionDir, 'config') },
+    });
+  } catch (error) {
+    // Nothing of the agent's may outlive it, not even when its harness could not be built.
+    await mcp.close();
+    throw error;
+  }
   if (dropped.length > 0) {
     harness.session.pending.push({
       type: 'notice',

@@ -18,14 +18,18 @@ import type { Harness } from '../shared/harness/harness.js';
 import { type PortLeaser, portLeaseOwner } from '../shared/infra/ports/portLease.js';
 import { type AgentJob, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
 import { isAborted } from '../shared/infra/queue/runAbort.js';
+import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import type { Keys } from '../shared/infra/redis/keys.js';
 import { commandsFromLedger } from '../shared/infra/verify/gates/claims.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
+import { readTrustedConfig } from '../shared/policy/config/readTrustedConfig.js';
+import { settingsFromConfig } from '../shared/policy/config/trustedSettings.js';
 import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { type HookContext, transcriptPathFor } from '../shared/policy/hooks/hookContext.js';
-import { loadHooks } from '../shared/policy/hooks/hookSettings.js';
+import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
 import { branchRefusals, commitOwned, refusalsText } from '../shared/policy/permissions/ownedCommit.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
+import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
@@ -71,15 +75,16 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   const progress = new ProgressReporter(bullJob, deps.redis, deps.keys, job);
   const hookContext = workspaceHookContext(job, sessionDir, progress);
   let lease: Awaited<ReturnType<PortLeaser['lease']>> | undefined;
-  let repoHooks: ReturnType<typeof loadHooks> | undefined;
+  let repoHooks: ReturnType<typeof hooksFromSettings> | undefined;
   let workspace: JobWorkspace | undefined;
+  let harness: Harness | undefined;
   let outcome = { committed: false, keep: false, completed: false, job };
   // Everything that takes something (the lease, the workspace) is inside the try: every way out releases it.
   try {
-    // A remote's project settings are not on this host before its worktree exists: only the user's
-    // hooks apply then (ORCA_HOME stands in as a project root with no .claude of its own; never a
-    // shared folder such as /tmp, where anyone could plant a settings file with hooks).
-    repoHooks = loadHooks(job.repo.path ?? deps.home.root, { userClaudeDir: deps.userClaudeDir });
+    // Hooks and settings come only from the trusted configuration (the run's base commit and the
+    // user's folders), never from a tree an agent wrote. Read before the ports are leased.
+    const config = job.config ?? (await configOfJob(job, deps));
+    repoHooks = hooksFromSettings(settingsFromConfig(job.repo.path ?? deps.home.root, config).sources);
     lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
     const hooks = repoHooks;
     workspace = await prepareWorkspace(job, deps.home, { config: hooks, context: (dir) => hookContext(dir, signal) });
@@ -102,9 +107,11 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       attempt,
       signal,
       userClaudeDir: deps.userClaudeDir,
+      config,
       gitAtStart,
       progress,
     });
+    harness = session.harness;
     const result = await session.harness.run(job.prompt, (event) => progress.agentEvent(event));
     const status = statusOf(result, signal);
     // A failed agent whose last Report was refused hands back that report's gates: they say why.
@@ -121,6 +128,8 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps), completed: status === 'completed', job };
     return resultOf(await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit }));
   } finally {
+    // Its MCP servers are given back whatever happened (the harness does on its own when `run` ends).
+    await harness?.close();
     await progress.flush();
     await lease?.release();
     if (workspace && repoHooks) {
@@ -128,6 +137,19 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       await releaseWorkspace(workspace, outcome, { config: repoHooks, context: (dir) => hookContext(dir, new AbortController().signal) });
     }
   }
+}
+
+/**
+ * The configuration of a job queued without one (by hand, or by a test): read here the way the
+ * coordinator reads it, from the repository's git objects at the job's base and from this host's
+ * user folders. A remote repository's files are not on this host: only the user's apply then.
+ */
+function configOfJob(job: AgentJob, deps: JobDeps): Promise<TrustedConfig> {
+  return readTrustedConfig({
+    project: job.repo.path ? { repo: job.repo.path, commit: job.base } : undefined,
+    userClaudeDir: deps.userClaudeDir ?? userClaudeDir(),
+    homeDir: os.homedir(),
+  });
 }
 
 /** A result with every field the job has not reached yet at its empty value: a failed job by default. */

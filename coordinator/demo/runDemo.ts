@@ -36,6 +36,7 @@ async function main(): Promise<number> {
     localWorkers: true,
     script: fileURLToPath(new URL('./demo-script.json', import.meta.url)),
     checks: [],
+    checkNetwork: 'host',
     approve: false,
     json: false,
     allowDirty: false,

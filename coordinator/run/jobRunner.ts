@@ -6,6 +6,7 @@ import { orcaBranch } from '../../shared/core/git/orcaBranch.js';
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import type { AgentJob, AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
+import type { TrustedConfig } from '../../shared/infra/queue/trustedConfig.js';
 import { describeFiled } from '../../shared/policy/memory/fileCard.js';
 import type { RunMemory } from '../memory/runMemory.js';
 import type { ModelChoice } from '../modelChoice.js';
@@ -51,6 +52,10 @@ export class JobRunner {
       memory?: RunMemory;
       /** The `allowed-tools` of the slash command the run was started with. */
       toolLimit?: { source: string; rules: string[] };
+      /** `--mcp`: the MCP servers the run gives its built-in roles. */
+      mcp?: string[];
+      /** The run's trusted configuration, read once at its base commit: every job carries it. */
+      config: TrustedConfig;
     },
   ) {}
 
@@ -110,6 +115,8 @@ export class JobRunner {
         asks: this.options.asks,
         memory: this.options.memory?.forPrompt(spec.prompt),
         tool_limit: this.options.toolLimit,
+        mcp: this.options.mcp ?? [],
+        config: this.options.config,
       },
       attempt,
     );

@@ -15,6 +15,8 @@ export interface RunContext {
   task: string;
   base: string;
   checks: string[];
+  /** Whether the integration checks reach the host network (`--check-network`). */
+  checkNetwork: 'host' | 'none';
   role(name: 'coordinator' | 'explore' | 'plan' | 'worker' | 'verification'): RoleDefinition;
   /** Aborted when the run is: by the user, `orca abort`, or a run budget. */
   signal: AbortSignal;

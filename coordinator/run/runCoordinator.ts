@@ -10,6 +10,7 @@ import { TerminalAsks } from '../asks/terminalAsks.js';
 import type { RunMemory } from '../memory/runMemory.js';
 import { IntegrationBranch } from '../merge/integration.js';
 import type { ModelChoice } from '../modelChoice.js';
+import { readRunConfig } from '../runConfig.js';
 import { recordRun, recordRunEnd } from '../runLedger.js';
 import type { OrcaServices } from '../services.js';
 import { waitForApproval } from './approval.js';
@@ -30,6 +31,8 @@ export interface RunSettings {
   repo: string;
   base: string;
   checks: string[];
+  /** Whether the integration checks reach the host network (`--check-network`). */
+  checkNetwork: 'host' | 'none';
   /** The model every job carries; unset with the Scripted model, or for a run recorded before the id was. */
   model?: ModelChoice;
   script?: Script;
@@ -44,6 +47,8 @@ export interface RunSettings {
   memory?: RunMemory;
   /** The `allowed-tools` of the slash command the task came from: every agent of the run is limited to them. */
   toolLimit?: { source: string; rules: string[] };
+  /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
+  mcp?: string[];
 }
 
 /**
@@ -104,7 +109,12 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     result_branch: integrationBranch(runId),
   };
   recordRun(services.home, ledgerEntry);
-  const roles = new Map(availableRoles(settings.repo).roles.map((role) => [role.name, role]));
+  // Every agent's settings, hooks, rules, skills and instructions: read once, at the run's base
+  // commit (and from the user's folders), never from a tree an agent wrote (a task branch, the
+  // merged tree the Verification agent works on).
+  const config = await readRunConfig(settings.repo, settings.base);
+  for (const problem of config.problems) say(`configuration: ${problem}`);
+  const roles = new Map(availableRoles(settings.repo, config).roles.map((role) => [role.name, role]));
   const integration = new IntegrationBranch(settings.repo, runId, services.home.integrationWorktree(runId));
   const ctx: RunContext = {
     services,
@@ -118,12 +128,15 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       asks: { timeout_ms: settings.asks.timeoutMs, yes_to: settings.asks.yesTo },
       memory: settings.memory,
       toolLimit: settings.toolLimit,
+      mcp: settings.mcp,
+      config,
     }),
     integration,
     repo: settings.repo,
     task: settings.task,
     base: settings.base,
     checks: settings.checks,
+    checkNetwork: settings.checkNetwork,
     role: (name) => roles.get(name) as RoleDefinition,
     signal: abort.signal,
     say,

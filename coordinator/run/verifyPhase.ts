@@ -1,8 +1,11 @@
+import path from 'node:path';
 import { type VerificationOutput, VerificationOutputSchema } from '../../roles/outputs.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
+import { commonGitDir } from '../../shared/core/git/repoLock.js';
 import { PortLeaser, portLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
+import { checkLauncher } from '../../shared/infra/verify/checks/checkSandbox.js';
 import { loadCommitView, repoPath } from '../../shared/infra/verify/evidence/commitView.js';
 import { type AssertionFlag, type CheckEvidence, CheckSpecSchema } from '../../shared/infra/verify/evidence/evidence.js';
 import { checkRunEvent, gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
@@ -77,6 +80,22 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
   const lease = await new PortLeaser(services.redis, services.keys).lease(2, portLeaseOwner(recorder.runId, 'integration'));
   try {
     const evidence: CheckEvidence[] = [];
+    // The merged code, tests included, is agent-written: it runs in the sandbox an agent's Bash gets.
+    const launcher =
+      ctx.checks.length > 0
+        ? checkLauncher({
+            worktree: integration.dir,
+            tempDir: path.join(logDir, 'tmp'),
+            network: ctx.checkNetwork === 'host',
+            readable: [ctx.repo, await commonGitDir(ctx.repo)],
+          })
+        : undefined;
+    if (launcher && round === 1)
+      ctx.say(
+        launcher.sandbox === 'bwrap'
+          ? `integration checks run in the bwrap sandbox (network: ${ctx.checkNetwork}), without orca's credentials`
+          : `integration checks run unsandboxed (${launcher.problem}), without orca's credentials: install bubblewrap (apt-get install bubblewrap) to sandbox them`,
+      );
     for (const command of ctx.checks) {
       if (ctx.signal.aborted) break;
       const one = await runCheck(CheckSpecSchema.parse(command), {
@@ -84,9 +103,10 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
         logDir,
         env: { PORT: String(lease.ports[0]), ORCA_PORTS: lease.ports.join(',') },
         signal: ctx.signal,
+        launcher,
       });
       evidence.push(one);
-      await recorder.record(checkRunEvent(one));
+      await recorder.record(checkRunEvent(one, undefined, launcher?.sandbox ?? 'none'));
       ctx.say(
         `integration check \`${one.command}\`: exit ${one.exit_code ?? one.outcome}, ${one.counts.known ? `${one.counts.executed} test(s) executed` : 'tests not counted'}`,
       );

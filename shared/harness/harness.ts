@@ -8,15 +8,20 @@ import { type AgentResult, runSession } from '../core/loop/query.js';
 import { AgentSession, type StopCheck } from '../core/loop/session.js';
 import { Transcript } from '../core/loop/transcript.js';
 import type { Model } from '../core/model/model.js';
+import { contextWindowOf } from '../core/model/modelCapabilities.js';
 import { EDITING_TOOLS } from '../core/tool/editingTools.js';
 import type { PermissionMode } from '../core/tool/permissionMode.js';
 import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
 import type { AnyTool, SessionServices } from '../core/tool/tool.js';
 import type { InjectedCard } from '../infra/queue/memoryPayload.js';
+import type { TrustedConfig } from '../infra/queue/trustedConfig.js';
 import { createReportReminder } from '../infra/tasks/reportReminder.js';
 import { chainStopChecks } from '../infra/tasks/stopCheckChain.js';
+import { writeConfigFolders } from '../policy/config/configFolders.js';
+import { settingsFromConfig } from '../policy/config/trustedSettings.js';
 import { createContextAssembler } from '../policy/context/assembler.js';
 import type { CompactionConfigInput } from '../policy/context/compactionConfig.js';
+import { parseCompactionConfig } from '../policy/context/compactionConfig.js';
 import type { GitSnapshot } from '../policy/context/gitSnapshot.js';
 import { skillGrantsIn } from '../policy/context/skillGrants.js';
 import { staticSystemPrompt } from '../policy/context/staticPrompt.js';
@@ -30,6 +35,8 @@ import { createHarnessSlots } from '../policy/hooks/toolSlots.js';
 import { EditDiagnostics } from '../policy/lsp/editDiagnostics.js';
 import { LANGUAGE_SERVERS, serverReadablePaths } from '../policy/lsp/languageServers.js';
 import { LspService, type LspServiceOptions } from '../policy/lsp/lspService.js';
+import { McpServers } from '../policy/mcp/mcpServers.js';
+import { toolDeferral, toolSearchSetting } from '../policy/mcp/toolDeferral.js';
 import { memorySection } from '../policy/memory/memoryPrompt.js';
 import { SessionMemory } from '../policy/memory/memoryService.js';
 import { createPermissionDecider } from '../policy/permissions/permissionSlot.js';
@@ -38,6 +45,7 @@ import { DenyPrompter, type Prompter } from '../policy/permissions/prompter.js';
 import { networkAllowance, shellSandbox } from '../policy/permissions/sandbox.js';
 import { ToolLimit } from '../policy/permissions/toolLimit.js';
 import { loadSettings } from '../policy/settings/loadSettings.js';
+import { toolSearchTool } from '../policy/tools/toolSearch.js';
 
 export interface HarnessOptions {
   role: { name: string; prompt: string; mode: PermissionMode; limits: Partial<AgentLimits>; sandbox: boolean };
@@ -87,6 +95,20 @@ export interface HarnessOptions {
   toolLimit?: { source: string; rules: string[] };
   /** The language servers (which, their deadlines; on unless ORCA_LSP=off), overridable for tests. */
   lsp?: LspServiceOptions;
+  /**
+   * The agent's MCP servers, started already (startAgentMcp): their tools join the role's, their
+   * instructions the dynamic prompt; the harness gives them back when the agent ends (`close`).
+   */
+  mcp?: McpServers;
+  /** `ORCA_TOOL_SEARCH`, overridable for tests (default: the environment's). */
+  toolSearch?: string;
+  /**
+   * The run's trusted configuration (settings, hooks, rules, skills, instructions: read at the
+   * run's base commit and from the user's folders), and a folder of the session's own to write its
+   * files out in. Jobs always have one; unset (tests of the harness alone), the workspace's
+   * `.claude/` and the user's folders are read as they are.
+   */
+  config?: { files: TrustedConfig; folder: string };
 }
 
 /**
@@ -103,11 +125,17 @@ export class Harness {
   private recording?: (event: AgentEvent) => void;
   /** The session's language servers, stopped when `run` ends. */
   readonly lsp: LspService;
+  /** The agent's MCP servers, given back when `run` ends. */
+  readonly mcp: McpServers;
 
   constructor(private readonly options: HarnessOptions) {
-    const settings = loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
+    const trusted = options.config;
+    const settings = trusted
+      ? settingsFromConfig(options.workspaceRoot, trusted.files)
+      : loadSettings({ projectRoot: options.workspaceRoot, userClaudeDir: options.userClaudeDir });
     this.hooks = hooksFromSettings(settings.sources);
-    const notices: string[] = [];
+    const folders = trusted ? writeConfigFolders(trusted.files, trusted.folder) : undefined;
+    const notices: string[] = (trusted?.files.problems ?? []).map((problem) => `configuration: ${problem}`);
     // The session's scratch folder: TMPDIR, at the same path in the sandbox and out, writable by Bash.
     const scratch = path.join(options.sessionDir, 'tmp');
     mkdirSync(scratch, { recursive: true });
@@ -151,11 +179,24 @@ export class Harness {
     const diagnostics = new EditDiagnostics(this.lsp);
     // Reads open files in their server ahead of an edit only for agents that can edit.
     const warmOnRead = options.tools.some((tool) => EDITING_TOOLS.has(tool.name));
+    this.mcp = options.mcp ?? McpServers.none();
+    const ownTools = limit ? options.tools.filter((tool) => limit.allowsTool(tool.name)) : options.tools;
+    const mcpTools = limit ? this.mcp.tools().filter((tool) => limit.allowsTool(tool.name)) : this.mcp.tools();
+    const deferral = toolDeferral({
+      mcpTools,
+      contextWindow:
+        parseCompactionConfig(options.compaction ?? {}, 'the compaction options').contextWindow ?? contextWindowOf(options.model.id),
+      setting: toolSearchSetting(options.toolSearch === undefined ? process.env : { ORCA_TOOL_SEARCH: options.toolSearch }),
+      native: options.model.nativeToolSearch === true,
+    });
+    // ToolSearch is one of the static tools, before the deferred ones, so the cached prefix holds it from the start.
+    const searchTools = deferral.deferred && !deferral.deferred.native ? [toolSearchTool] : [];
     this.session = new AgentSession({
       role: options.role.name,
       model: options.model,
       systemPrompt: staticSystemPrompt(options.role.prompt),
-      tools: limit ? options.tools.filter((tool) => limit.allowsTool(tool.name)) : options.tools,
+      tools: [...ownTools, ...searchTools, ...mcpTools],
+      deferredTools: deferral.deferred,
       outputSchema: options.outputSchema,
       workspaceRoot: options.workspaceRoot,
       sessionDir: options.sessionDir,
@@ -170,10 +211,12 @@ export class Harness {
       ),
       context: createContextAssembler({
         homeDir: options.homeDir,
+        config: folders && trusted ? { ...folders, shownHome: trusted.files.home.dir } : undefined,
         requiredChecks: options.requiredChecks,
         compaction: options.compaction,
         gitAtStart: options.gitAtStart,
         memorySection: memory ? memorySection(memory.cards) : undefined,
+        mcpSection: this.mcp.promptSection(),
         // A hook may change files at any event, where the session's own tool log cannot see it.
         othersMayWrite: Object.values(hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
         onCompact: async (phase, info) => {
@@ -211,6 +254,12 @@ export class Harness {
       signal: options.signal,
     });
     for (const message of notices) this.session.pending.push({ type: 'notice', level: 'warn', message });
+    for (const message of this.mcp.problems) this.session.pending.push({ type: 'notice', level: 'warn', message });
+    if (mcpTools.length > 0) {
+      const running = this.mcp.running.map((server) => `${server.name} (${server.tools.length} tools)`).join(', ');
+      this.session.pending.push({ type: 'notice', level: 'info', message: `MCP servers: ${running}; ${deferral.why}` });
+    }
+    if (deferral.deferred && !deferral.deferred.native) this.session.toolContext.services.toolSearch = this.session.registry;
     if (memory) {
       this.session.pending.push({
         type: 'memory',
@@ -219,6 +268,17 @@ export class Harness {
       });
     }
     this.transcript = new Transcript(transcriptPathFor(this.session.toolContext.session.dir), options.transcriptContext);
+  }
+
+  /** Gives the agent's MCP servers back (the last agent using one stops it); safe to call again. */
+  async close(): Promise<void> {
+    await this.mcp.close().catch((error: unknown) => {
+      this.session.pending.push({
+        type: 'notice',
+        level: 'error',
+        message: `MCP servers: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    });
   }
 
   /**
@@ -283,6 +343,7 @@ export class Harness {
       return result;
     } finally {
       this.recording = undefined;
+      await this.close();
       await this.lsp.close().catch((error: unknown) => {
         session.pending.push({
           type: 'notice',

@@ -50,6 +50,44 @@ describe('custom roles from .claude/agents/*.md', () => {
     expect(fixer).toMatchObject({ tools: ['Read', 'Edit'], mode: 'workspace-write', workspace: 'branch', output: 'worker' });
   });
 
+  it("reads a role's MCP servers: configured names and inline definitions, as a list or a map", () => {
+    const repo = tempDir();
+    writeFiles(repo, {
+      '.claude/agents/triager.md': [
+        '---',
+        'name: triager',
+        'description: Files issues.',
+        'tools: Read',
+        'mcpServers:',
+        '  - github',
+        '  - tracker:',
+        '      type: http',
+        '      url: https://tracker.example.com/mcp',
+        '---',
+        'File the issues you are given.',
+      ].join('\n'),
+      '.claude/agents/mapped.md': [
+        '---',
+        'name: mapped',
+        'description: Uses a map.',
+        'mcpServers:',
+        '  db:',
+        '    command: db-server',
+        '---',
+        'Query.',
+      ].join('\n'),
+      '.claude/agents/plain.md': '---\nname: plain\ndescription: none\n---\nNo servers.',
+    });
+    const { roles, warnings } = loadCustomRoles(repo, TOOLS);
+    expect(warnings).toEqual([]);
+    expect(roles.find((r) => r.name === 'triager')!.mcpServers).toEqual([
+      'github',
+      { tracker: { type: 'http', url: 'https://tracker.example.com/mcp' } },
+    ]);
+    expect(roles.find((r) => r.name === 'mapped')!.mcpServers).toEqual([{ db: { command: 'db-server' } }]);
+    expect(roles.find((r) => r.name === 'plain')!.mcpServers).toEqual([]);
+  });
+
   it('skips a malformed file with a warning naming it, and keeps the others', () => {
     const repo = tempDir();
     writeFiles(repo, {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeRepo, writeFiles } from '../support/gitRepo.js';
+import { commitFiles, makeRepo } from '../support/gitRepo.js';
 import { MessagesServer, reply } from '../support/messagesServer.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 
@@ -157,10 +157,15 @@ describe('orca agent with a model that thinks', { timeout: SLOW_TEST_MS }, () =>
     expect(run.code, run.stderr).toBe(0);
     expect(server.requests[0]!.body).toMatchObject({ model: 'claude-opus-5-5', output_config: { effort: 'low' } });
 
-    writeFiles(dir, {
-      '.claude/agents/auditor.md':
-        '---\nname: auditor\ndescription: Audits.\ntools: Read, Grep\nmodel: claude-haiku-4-5\nthinking: enabled:4000\neffort: high\npermissionMode: plan\n---\nAudit the code.\n',
-    });
+    // Roles come from the base commit (docs/claude-code-files.md): the file is committed.
+    commitFiles(
+      dir,
+      {
+        '.claude/agents/auditor.md':
+          '---\nname: auditor\ndescription: Audits.\ntools: Read, Grep\nmodel: claude-haiku-4-5\nthinking: enabled:4000\neffort: high\npermissionMode: plan\n---\nAudit the code.\n',
+      },
+      'an auditor role',
+    );
     server.enqueue(reply.thinkingToolUse('Audit done.', 'Report', REPORT));
     const custom = await env.cli(['agent', '--role', 'auditor', 'Audit.', '--repo', dir, '--allow-dirty', '--effort', 'max', '--json'], {
       env: apiEnv(),
@@ -170,10 +175,14 @@ describe('orca agent with a model that thinks', { timeout: SLOW_TEST_MS }, () =>
     expect(custom.stderr.trim()).toBe("orca: claude-haiku-4-5 does not take an effort level: leave --effort (or the role's effort) unset");
     expect(server.requests).toHaveLength(1);
 
-    writeFiles(dir, {
-      '.claude/agents/auditor.md':
-        '---\nname: auditor\ndescription: Audits.\ntools: Read, Grep\nmodel: claude-sonnet-4-6\nthinking: enabled:4000\neffort: high\npermissionMode: plan\n---\nAudit the code.\n',
-    });
+    commitFiles(
+      dir,
+      {
+        '.claude/agents/auditor.md':
+          '---\nname: auditor\ndescription: Audits.\ntools: Read, Grep\nmodel: claude-sonnet-4-6\nthinking: enabled:4000\neffort: high\npermissionMode: plan\n---\nAudit the code.\n',
+      },
+      'the auditor on sonnet',
+    );
     const again = await env.cli(['agent', '--role', 'auditor', 'Audit.', '--repo', dir, '--allow-dirty', '--effort', 'max', '--json'], {
       env: apiEnv(),
     });

@@ -62,6 +62,10 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         yes_to: z.array(z.string()).optional(),
         /** False when the run was started with --no-memory (docs/memory.md). */
         memory: z.boolean().optional(),
+        /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
+        mcp: z.array(z.string()).optional(),
+        /** `--check-network`: whether the integration checks reach the host network. */
+        check_network: z.enum(['host', 'none']).optional(),
         /** The slash command the task came from, and its `allowed-tools` (the run's tool limit). */
         command: z
           .object({ invoked: z.string(), file: z.string(), allowed_tools: z.array(z.string()).optional(), model: z.string().optional() })
@@ -178,6 +182,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     tree: z.string(),
     log: z.string(),
     task_id: z.string().optional(),
+    /** An integration check's sandbox: `bwrap`, or `none` when it ran unsandboxed (infra/verify/checks/checkSandbox.ts). */
+    sandbox: z.enum(['bwrap', 'none']).optional(),
   }),
   z.object({ type: z.literal('gate'), ...at, name: z.string(), ok: z.boolean(), reason: z.string(), task_id: z.string().optional() }),
   /** An answer to an agent's permission request, from whoever answered first (./permissionAsk.ts). */

@@ -179,6 +179,7 @@ class AgentLoop {
           messages: request.messages,
           tools: session.registry.specs(),
           cacheTools: request.cacheTools,
+          staticTools: session.registry.staticCount(),
           maxTokens: session.limits.maxOutputTokens,
         },
         session.signal,

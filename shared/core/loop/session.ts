@@ -10,7 +10,7 @@ import type { Model, SystemBlock } from '../model/model.js';
 import { emptyUsage, type Usage } from '../model/usage.js';
 import type { PermissionMode } from '../tool/permissionMode.js';
 import { modeOnlySlots, type ToolPipelineSlots } from '../tool/pipeline.js';
-import { ToolRegistry } from '../tool/registry.js';
+import { type DeferredTools, ToolRegistry } from '../tool/registry.js';
 import { reportTool } from '../tool/report.js';
 import type { AnyTool, SessionServices, ShellSettings, ToolContext } from '../tool/tool.js';
 import { type AgentLimits, DEFAULT_LIMITS } from './limits.js';
@@ -60,6 +60,8 @@ export interface AgentSessionOptions {
   /** The static prompt for this role: identity, conduct, tool guidance, the role's text. */
   systemPrompt: string;
   tools: AnyTool[];
+  /** Tools of `tools` whose schemas wait for a tool search (docs/mcp.md, "Deferred loading"). */
+  deferredTools?: DeferredTools;
   outputSchema: z.ZodType;
   workspaceRoot: string;
   /** Where the session keeps spilled results and scratch files. */
@@ -111,7 +113,7 @@ export class AgentSession {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.slots = options.slots ?? modeOnlySlots;
     this.stopCheck = options.stopCheck;
-    this.registry = new ToolRegistry([...options.tools, reportTool(options.outputSchema)]);
+    this.registry = new ToolRegistry([...options.tools, reportTool(options.outputSchema)], options.deferredTools);
     this.context = options.context ?? {
       prepare: async (session) => ({
         system: [{ text: session.systemPrompt, cache: true }],

@@ -10,6 +10,9 @@ import type {
   MessageParam,
   RawMessageStreamEvent,
   TextBlockParam,
+  ToolResultBlockParam,
+  ToolSearchToolBm25_20251119,
+  ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages';
 import {
   apiModelError,
@@ -24,7 +27,7 @@ import {
 import type { AssistantBlock, ContentBlock, Message } from './message.js';
 import type { Model, ModelEvent, ModelRequest, StopReason } from './model.js';
 import { resolveModelId } from './modelAliases.js';
-import { type ThinkingRequest, thinkingRequest } from './modelCapabilities.js';
+import { supportsToolSearch, type ThinkingRequest, thinkingRequest } from './modelCapabilities.js';
 import { ModelError, type ModelErrorKind } from './modelError.js';
 import { costOf, hasOwnPrice } from './pricing.js';
 import type { Effort, ThinkingSetting } from './thinking.js';
@@ -49,6 +52,11 @@ export interface AnthropicModelOptions {
   idleTimeoutMs?: number;
   /** How long to wait for the response headers of one HTTP attempt. */
   requestTimeoutMs?: number;
+  /**
+   * Use the API's own tool search for deferred tools. Default: when the model supports it and the
+   * calls go to Anthropic's API itself (a proxy or stand-in may not have it).
+   */
+  nativeToolSearch?: boolean;
 }
 
 export const MISSING_API_KEY = 'ANTHROPIC_API_KEY is not set: export it, or pass --script FILE to run without an LLM';
@@ -57,6 +65,8 @@ const DEFAULT_MAX_RETRIES = 4;
 const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;
 const EPHEMERAL = { type: 'ephemeral' } as const;
+/** The API's own tool search, sent when some tools are deferred (natural-language queries, as ToolSearch takes). */
+const NATIVE_TOOL_SEARCH: ToolSearchToolBm25_20251119 = { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' };
 /** How much of a broken tool input the model is shown back. */
 const RAW_INPUT_SHOWN = 200;
 
@@ -81,6 +91,7 @@ class StreamBreak extends Error {
 export class AnthropicModel implements Model {
   readonly id: string;
   readonly scripted = false;
+  readonly nativeToolSearch: boolean;
   /** The thinking and effort fields every call carries. */
   readonly thinking: ThinkingRequest;
   private readonly client: Anthropic;
@@ -94,6 +105,7 @@ export class AnthropicModel implements Model {
     const baseURL = options.baseURL || process.env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com';
     this.id = resolveModelId(options.model);
     this.thinking = thinkingRequest(this.id, options.thinking, options.effort);
+    this.nativeToolSearch = options.nativeToolSearch ?? (supportsToolSearch(this.id) && new URL(baseURL).hostname === 'api.anthropic.com');
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -402,22 +414,37 @@ function toParams(request: ModelRequest, model: string, thinking: ThinkingReques
     );
   }
   if (request.tools.length > 0) {
-    const last = request.tools.length - 1;
-    params.tools = request.tools.map((tool, index): ApiTool => {
+    // The breakpoint ends the tools that never change: on the last of the static ones that the
+    // model is shown (a deferred tool is not in the prompt until the search finds it).
+    const fixed = request.tools.slice(0, request.staticTools ?? request.tools.length);
+    const last = fixed.findLastIndex((tool) => !tool.deferLoading);
+    const tools: ToolUnion[] = request.tools.map((tool, index): ApiTool => {
       const spec: ApiTool = { name: tool.name, description: tool.description, input_schema: tool.input_schema as ApiTool.InputSchema };
+      if (tool.deferLoading) spec.defer_loading = true;
       if (request.cacheTools && index === last) spec.cache_control = EPHEMERAL;
       return spec;
     });
+    if (request.tools.some((tool) => tool.deferLoading)) tools.push(NATIVE_TOOL_SEARCH);
+    params.tools = tools;
     if (request.toolChoice === 'none') params.tool_choice = { type: 'none' };
   }
   return params;
 }
 
-/** The harness keeps messages in the API's own shapes (cache_control included); only a block kept as received is unwrapped. */
+/**
+ * The harness keeps messages in the API's own shapes (cache_control included); only a block kept
+ * as received is unwrapped, and a tool result with images gets its content as `[text, ...images]`.
+ */
 function toMessageParam(message: Message): MessageParam {
-  const content = message.content.map((block: ContentBlock) =>
-    block.type === 'api_block' ? (block.block as unknown as ContentBlockParam) : (block as ContentBlockParam),
-  );
+  const content = message.content.map((block: ContentBlock): ContentBlockParam => {
+    if (block.type === 'api_block') return block.block as unknown as ContentBlockParam;
+    if (block.type === 'tool_result' && block.images && block.images.length > 0) {
+      const { images, content: text, ...rest } = block;
+      const param: ToolResultBlockParam = { ...rest, content: [...(text ? [{ type: 'text' as const, text }] : []), ...images] };
+      return param;
+    }
+    return block as ContentBlockParam;
+  });
   return { role: message.role, content };
 }
 

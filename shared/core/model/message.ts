@@ -19,10 +19,19 @@ export interface ToolUseBlock {
   input: unknown;
 }
 
+/** An image in a tool result, in the API's shape. */
+export interface ToolResultImage {
+  type: 'image';
+  source: { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string };
+}
+
 export interface ToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
+  /** The result's text: what compaction, hooks and the transcript read. */
   content: string;
+  /** Images after the text; the API is sent `content` as `[text, ...images]` then. */
+  images?: ToolResultImage[];
   is_error?: boolean;
   cache_control?: CacheControl;
 }

@@ -6,6 +6,11 @@ export interface ToolSpec {
   name: string;
   description: string;
   input_schema: Record<string, unknown>;
+  /**
+   * Left out of the model's context until its tool search finds it (the API's `defer_loading`,
+   * with its tool-search tool): sent only to a model that has native tool search.
+   */
+  deferLoading?: boolean;
 }
 
 /**
@@ -23,6 +28,11 @@ export interface ModelRequest {
   tools: ToolSpec[];
   /** Put a cache breakpoint on the tool list (the first cacheable prefix). */
   cacheTools?: boolean;
+  /**
+   * How many leading tools make the cached prefix (default all): tools a ToolSearch activated
+   * come after them, so the breakpoint stays where it was.
+   */
+  staticTools?: number;
   /**
    * `none`: the tools are sent (the API wants them defined while the conversation holds tool
    * calls, and a thinking block's conversation includes them) but the model may not call one.
@@ -75,6 +85,11 @@ export interface Model {
   readonly id: string;
   /** True when no LLM is behind this model; runs that use it must say so. */
   readonly scripted: boolean;
+  /**
+   * The API's own tool search is there for this model (tools sent with `defer_loading`, found by
+   * its tool-search tool); otherwise deferred tools are found with the client-side ToolSearch.
+   */
+  readonly nativeToolSearch?: boolean;
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
   /** US dollars for this usage at this model's prices. */
   cost(usage: Usage): number;

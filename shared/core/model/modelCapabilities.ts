@@ -72,6 +72,18 @@ export function modelFamily(modelId: string): ModelFamily | undefined {
   return MODEL_FAMILIES.find((family) => family.match.test(id));
 }
 
+/**
+ * The models the API's tool-search tool (`tool_search_tool_bm25_20251119`, with `defer_loading`)
+ * is available on, from its page (platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool):
+ * Claude 5 and later, Haiku 4.5, Opus 4.5 to 4.8, Sonnet 4.5 and 4.6, Mythos Preview.
+ */
+const TOOL_SEARCH_MODELS =
+  /(fable|mythos)-5(-[12])?\b|mythos-preview|opus-5(-5)?\b|sonnet-5(-5)?\b|haiku-5-5\b|haiku-4-5\b|opus-4-[5-8]\b|sonnet-4-[56]\b/;
+
+export function supportsToolSearch(modelId: string): boolean {
+  return TOOL_SEARCH_MODELS.test(modelId.toLowerCase());
+}
+
 /** The `thinking` request field, in the API's shape. */
 export type ThinkingParam =
   | { type: 'adaptive'; display?: 'summarized'; block_binding?: { prefix_mismatch_behavior: 'drop_block' } }

@@ -59,6 +59,9 @@ export function estimateMessagesTokens(messages: Message[]): number {
   return messages.reduce((sum, message) => sum + message.content.reduce((inner, block) => inner + estimateBlockTokens(block), 0), 0);
 }
 
+/** What one image in a tool result is counted as. */
+export const IMAGE_TOKENS = 1_600;
+
 export function estimateBlockTokens(block: ContentBlock): number {
   switch (block.type) {
     case 'text':
@@ -66,7 +69,9 @@ export function estimateBlockTokens(block: ContentBlock): number {
     case 'tool_use':
       return estimateTokens(block.name + JSON.stringify(block.input ?? {}));
     case 'tool_result':
-      return estimateTokens(block.content);
+      // An image costs about (width × height) / 750 tokens; its size is not known here, so each is
+      // counted as the API's largest usual one (about 1,600 tokens), on the side of counting high.
+      return estimateTokens(block.content) + (block.images?.length ?? 0) * IMAGE_TOKENS;
     // Sent back with their turn, so they take room; the signature too, on the side of counting high.
     case 'thinking':
       return estimateTokens(block.thinking + block.signature);

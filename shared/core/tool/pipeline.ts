@@ -132,12 +132,19 @@ export async function runToolCall(
       duration_ms: Date.now() - started,
     });
     const block: ToolResultBlock = { type: 'tool_result', tool_use_id: request.id, content: budget.content };
+    if (extra.output?.images && extra.output.images.length > 0) block.images = extra.output.images;
     if (isError) block.is_error = true;
     const mayWrite = extra.checked !== undefined && !extra.checked.readOnly;
     return { block, input: extra.checked?.input, output: extra.output, additionalContext, stop, spilledTo: budget.spilledTo, mayWrite };
   };
 
   const tool = registry.get(request.name);
+  if (tool && !registry.isLoaded(tool.name)) {
+    return finish(
+      `${tool.name} is a deferred tool whose schema is not loaded yet: call ToolSearch with query "select:${tool.name}" first, then call it.`,
+      true,
+    );
+  }
   if (!tool) {
     return finish(`Unknown tool "${request.name}". The tools you can call are: ${registry.names().join(', ')}.`, true);
   }

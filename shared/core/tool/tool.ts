@@ -3,11 +3,14 @@ import type { z } from 'zod';
 import type { AgentEventInput } from '../events/agentEvent.js';
 import type { ReadFileState } from '../files/readFileState.js';
 import type { Workspace } from '../files/workspace.js';
+import type { ToolResultImage } from '../model/message.js';
 import type { PermissionMode } from './permissionMode.js';
 
 /** What a tool returns on success; a refusal is thrown as a ToolError instead. */
 export interface ToolOutput {
   content: string;
+  /** Images the result carries besides its text (an MCP tool's), sent after it in the tool_result. */
+  images?: ToolResultImage[];
   /** Structured data for the host (hooks' tool_response, evidence), never shown to the model. */
   data?: unknown;
 }
@@ -63,6 +66,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   input: S;
+  /**
+   * The JSON Schema the model is sent, when it is not generated from `input` (an MCP tool's, as
+   * its server wrote it; `input` is then built from it).
+   */
+  inputJsonSchema?: Record<string, unknown>;
   level: PermissionMode | ((input: z.infer<S>) => PermissionMode);
   readOnly: boolean | ((input: z.infer<S>) => boolean);
   /** Characters of result kept inline before it is spilled to a file (default 30,000). */

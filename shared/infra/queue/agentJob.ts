@@ -8,6 +8,7 @@ import { UsageSchema } from '../../core/model/usage.js';
 import { PermissionModeSchema } from '../../core/tool/permissionMode.js';
 import { AssertionFlagSchema, CheckRecordSchema, GateResultSchema } from '../verify/evidence/evidence.js';
 import { JobMemorySchema, RememberedCardSchema } from './memoryPayload.js';
+import { TrustedConfigSchema } from './trustedConfig.js';
 
 /**
  * The payload of an agent job and the result a worker returns: the contract between the
@@ -43,6 +44,11 @@ export const RoleSpecSchema = z.object({
    */
   workspace: z.enum(['view', 'scratch', 'branch']),
   sandbox: z.boolean(),
+  /**
+   * The MCP servers the role uses (docs/mcp.md, "Per role"): names of configured servers, or
+   * inline definitions (`{ "<name>": { "command": … } }`). A built-in role has none of its own.
+   */
+  mcpServers: z.array(z.union([z.string().min(1), z.record(z.string(), z.unknown())])).default([]),
   source: z.string(),
 });
 export type RoleSpec = z.infer<typeof RoleSpecSchema>;
@@ -109,6 +115,15 @@ export const AgentJobSchema = z.object({
    * they cover (docs/claude-code-files.md, "Slash commands").
    */
   tool_limit: z.object({ source: z.string().min(1), rules: z.array(z.string().min(1)) }).optional(),
+  /** `--mcp`: the MCP servers the run gives its built-in roles (a custom role names its own in its file). */
+  mcp: z.array(z.string().min(1)).default([]),
+  /**
+   * The run's trusted configuration (trustedConfig.ts): the agent's settings, hooks, rules, skills
+   * and instructions come from it, never from its workspace. The coordinator always sends it; a
+   * job queued without it gets the same files read by the worker from the repository's git
+   * objects at `base` and from the worker's own user folders.
+   */
+  config: TrustedConfigSchema.optional(),
 });
 export type AgentJob = z.infer<typeof AgentJobSchema>;
 export type AgentJobInput = z.input<typeof AgentJobSchema>;

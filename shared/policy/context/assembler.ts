@@ -9,7 +9,7 @@ import { type CompactionConfig, type CompactionConfigInput, parseCompactionConfi
 import { climbCompactionLadder } from './compactionLadder.js';
 import { ConditionalRules } from './conditionalRules.js';
 import type { GitSnapshot } from './gitSnapshot.js';
-import { loadPromptLayers, type PromptLayers } from './promptLayers.js';
+import { type ContextConfigFolders, loadPromptLayers, type PromptLayers } from './promptLayers.js';
 import { buildView, type Extra, emptyDecisions, type ViewDecisions, withCacheBreakpoints } from './requestView.js';
 import { type SkillGrants, skillGrantsIn } from './skillGrants.js';
 import { estimateView, TokenCounter } from './tokenCount.js';
@@ -30,11 +30,15 @@ export interface ContextAssemblerOptions {
   gitAtStart?: GitSnapshot;
   /** The memory cards chosen for this session, as text: they end the dynamic system block (docs/memory.md). */
   memorySection?: string;
+  /** The MCP servers' part of the prompt (their instructions, which are not available): in the dynamic system block, before the memory cards. */
+  mcpSection?: string;
   /**
    * Whether something besides the session's own tool calls may change its files (hooks are
    * configured): then git status is taken before every call, not only after a call that may write.
    */
   othersMayWrite?: boolean;
+  /** Where the trusted configuration's files are (instructions, rules, skills); unset: the workspace and the home. */
+  config?: ContextConfigFolders;
 }
 
 interface SessionState {
@@ -122,6 +126,8 @@ class OrcaContextAssembler implements ContextAssembler {
       homeDir: this.homeDir,
       gitAtStart: this.options.gitAtStart,
       memorySection: this.options.memorySection,
+      mcpSection: this.options.mcpSection,
+      config: this.options.config,
     });
     const decisions = emptyDecisions();
     decisions.contextText = layers.contextText;

@@ -17,10 +17,12 @@ export interface InstructionLocations {
   cwd: string;
   /** The user's home: `~/.claude/CLAUDE.md` and `~/` imports are found there. */
   homeDir: string;
+  /** The project's root and folders when the caller knows them (trusted configuration): else found from `cwd`. */
+  project?: { root: string; folders: string[] };
 }
 
 export function loadProjectInstructions(locations: InstructionLocations): LoadedInstructions {
-  const { root, folders } = projectFolders(locations.cwd);
+  const { root, folders } = locations.project ?? projectFolders(locations.cwd);
   const scope = { homeDir: locations.homeDir, projectRoots: [root], seen: new Set<string>() };
   const out: LoadedInstructions = { files: [], skipped: [] };
   const add = (loaded: LoadedInstructions) => {

@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import type { AgentSession } from '../../core/loop/session.js';
 import type { SystemBlock } from '../../core/model/model.js';
 import { contextMessageText } from './contextMessage.js';
@@ -5,7 +7,7 @@ import { dynamicContextText } from './dynamicContext.js';
 import { type GitSnapshot, readGitSnapshot } from './gitSnapshot.js';
 import { loadProjectInstructions, projectFolders } from './projectInstructions.js';
 import { loadRules, type Rule } from './rules.js';
-import { type SkillLibrary, skillLibraryFor } from './skills.js';
+import { discoverSkills, SkillLibrary, skillLibraryFor } from './skills.js';
 
 /**
  * The layers of the prompt that are set once, when a session starts, and then kept byte for
@@ -23,16 +25,53 @@ export interface PromptLayers {
   gitAtStart: GitSnapshot;
 }
 
+/**
+ * Where the trusted configuration's files were written out (policy/config/configFolders.ts): the
+ * instructions, rules and skills are read there instead of in the agent's workspace, and shown
+ * under the names they have in the repository and the user's home.
+ */
+export interface ContextConfigFolders {
+  projectRoot: string;
+  homeDir: string;
+  /** The user's real home, for the names of their files. */
+  shownHome: string;
+}
+
 /** Loads the layers for a session; files that could not be used are reported as warn notices. */
 export async function loadPromptLayers(
   session: AgentSession,
-  options: { homeDir: string; gitAtStart?: GitSnapshot; memorySection?: string },
+  options: { homeDir: string; gitAtStart?: GitSnapshot; memorySection?: string; mcpSection?: string; config?: ContextConfigFolders },
 ): Promise<PromptLayers> {
   const root = session.workspace.root;
-  const { root: repoRoot, folders } = projectFolders(root);
-  const instructions = loadProjectInstructions({ cwd: root, homeDir: options.homeDir });
-  const rules = loadRules({ projectDirs: folders, homeDir: options.homeDir, repoRoot });
-  const library = skillLibraryFor(session.toolContext.services, () => ({ projectDirs: folders, homeDir: options.homeDir }));
+  const { config } = options;
+  const homeDir = config?.homeDir ?? options.homeDir;
+  const { root: repoRoot, folders } = config ? { root: config.projectRoot, folders: [config.projectRoot] } : projectFolders(root);
+  const shown = config ? shownPath(config, root) : (file: string) => file;
+  const loaded = loadProjectInstructions({ cwd: folders.at(-1)!, homeDir, project: config ? { root: repoRoot, folders } : undefined });
+  const instructions = {
+    files: loaded.files.map((file) => ({
+      ...file,
+      path: shown(file.path),
+      importedFrom: file.importedFrom ? shown(file.importedFrom) : undefined,
+    })),
+    skipped: loaded.skipped.map((skipped) => ({ ...skipped, path: shown(skipped.path) })),
+  };
+  const found = loadRules({ projectDirs: folders, homeDir, repoRoot });
+  // A rule's globs are relative to the workspace the agent reads, not to where its text was written out.
+  const rules = {
+    problems: found.problems,
+    rules: found.rules.map((rule) => ({ ...rule, file: shown(rule.file), baseDir: config ? root : rule.baseDir })),
+  };
+  const { services } = session.toolContext;
+  if (config && !services.skills) {
+    // Read where the trusted configuration put them; named as in the workspace and the home.
+    const found = discoverSkills({ projectDirs: folders, homeDir });
+    services.skills = new SkillLibrary(
+      found.skills.map((skill) => ({ ...skill, file: shown(skill.file), readFrom: skill.file })),
+      found.problems,
+    );
+  }
+  const library = skillLibraryFor(services, () => ({ projectDirs: folders, homeDir }));
   const gitAtStart = options.gitAtStart ?? (await readGitSnapshot(root));
   const dynamic = dynamicContextText({
     cwd: root,
@@ -48,7 +87,7 @@ export async function loadPromptLayers(
   return {
     system: [
       { text: session.systemPrompt, cache: true },
-      { text: options.memorySection ? `${dynamic}\n\n${options.memorySection}` : dynamic },
+      { text: [dynamic, options.mcpSection, options.memorySection].filter(Boolean).join('\n\n') },
     ],
     contextText: contextMessageText({
       instructions: instructions.files,
@@ -58,5 +97,19 @@ export async function loadPromptLayers(
     conditionalRules: rules.rules.filter((rule) => rule.patterns),
     library,
     gitAtStart,
+  };
+}
+
+/** A path under the written-out folders, named as the file is in the workspace or the user's home. */
+function shownPath(config: ContextConfigFolders, workspaceRoot: string): (file: string) => string {
+  const pairs = [
+    [config.projectRoot, workspaceRoot],
+    [config.homeDir, config.shownHome],
+  ].flatMap(([from, to]) => [from!, realpathSync(from!)].map((prefix) => [prefix, to!] as const));
+  return (file) => {
+    for (const [prefix, to] of pairs) {
+      if (file === prefix || file.startsWith(prefix + path.sep)) return to + file.slice(prefix.length);
+    }
+    return file;
   };
 }

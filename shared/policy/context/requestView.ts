@@ -102,7 +102,10 @@ export function buildView(all: readonly Message[], decisions: ViewDecisions): Me
       .map((block) => {
         if (block.type !== 'tool_result') return block;
         const placeholder = decisions.cleared.get(block.tool_use_id);
-        return placeholder === undefined ? block : { ...block, content: placeholder };
+        if (placeholder === undefined) return block;
+        // A cleared result's images go with its text: the placeholder stands for both.
+        const { images: _images, ...rest } = block;
+        return { ...rest, content: placeholder };
       });
     // A turn whose every call was snipped goes whole: its thinking alone would be a turn of nothing.
     const onlyThinking = kept.every((block) => block.type === 'thinking' || block.type === 'redacted_thinking');

@@ -17,8 +17,10 @@ export interface SkillInfo {
   name: string;
   description: string;
   allowedTools: string[];
-  /** Absolute path of SKILL.md. */
+  /** Absolute path of SKILL.md, as the agent is shown it. */
   file: string;
+  /** Where its text really is, when not at `file` (the trusted configuration's copy, read at the base commit). */
+  readFrom?: string;
   source: 'project' | 'user';
 }
 
@@ -124,7 +126,7 @@ export class SkillLibrary {
 
   /** The skill's instructions, read now from disk, without the front matter. */
   body(skill: SkillInfo): string {
-    return parseFrontMatter(readFileSync(skill.file, 'utf8'), skill.file).body.trim();
+    return parseFrontMatter(readFileSync(skill.readFrom ?? skill.file, 'utf8'), skill.file).body.trim();
   }
 
   markUsed(name: string): void {

@@ -26,7 +26,8 @@ export interface BrokenRule {
   problem: string;
 }
 
-const TOOL_NAME = '[A-Za-z][A-Za-z0-9_-]*';
+/** A tool name, or every tool of an MCP server (`mcp__github__*`). */
+const TOOL_NAME = '[A-Za-z][A-Za-z0-9_-]*(?:__\\*)?';
 const RULE = new RegExp(`^(${TOOL_NAME})(?:\\((.*)\\))?$`, 's');
 
 export function parseRule(text: string, behavior: RuleBehavior, source: string): PermissionRule | BrokenRule {

@@ -16,9 +16,19 @@ export type RuleSubject =
   /** A tool whose calls have nothing a specifier could name. */
   | { kind: 'none' };
 
-/** Whether a rule naming `ruleTool` is about `toolName`: by name, or by family for Read and Edit rules. */
+/**
+ * Whether a rule naming `ruleTool` is about `toolName`: by name, by family for Read and Edit
+ * rules, and for MCP tools by server as in Claude Code: `mcp__github` and `mcp__github__*` are
+ * about every tool of the github server.
+ */
 export function ruleAppliesTo(ruleTool: string, toolName: string): boolean {
   if (ruleTool === toolName) return true;
+  if (toolName.startsWith('mcp__')) {
+    if (ruleTool.endsWith('__*')) return toolName.startsWith(ruleTool.slice(0, -1));
+    if (/^mcp__[A-Za-z0-9_-]+$/.test(ruleTool) && !ruleTool.slice('mcp__'.length).includes('__')) {
+      return toolName.startsWith(`${ruleTool}__`);
+    }
+  }
   if (ruleTool === 'Read') return READ_TOOLS.has(toolName);
   if (ruleTool === 'Edit') return EDITING_TOOLS.has(toolName);
   return false;

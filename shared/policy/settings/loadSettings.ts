@@ -76,6 +76,11 @@ function readSource(scope: SettingsScope, file: string, label: string): Settings
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new SettingsError(`${label} cannot be read: ${(error as Error).message}`);
   }
+  return parseSettingsSource(scope, file, label, text);
+}
+
+/** A settings file's text, checked: the same errors as a file read from disk (trusted configuration sends the text). */
+export function parseSettingsSource(scope: SettingsScope, file: string, label: string, text: string): SettingsSource {
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -10,14 +10,16 @@ import { watchTargets } from '../evidence/portOwner.js';
 import { parseTestCounts } from '../evidence/testCounts.js';
 import { saveManifest, treeSnapshot } from '../evidence/treeHash.js';
 import { targetPortsOf } from '../gates/target.js';
+import type { CheckLauncher } from './checkSandbox.js';
 import { colourStripper } from './colourlessLog.js';
 
 /**
  * The host runs one check and keeps what it needs to say "passed" truthfully:
  * - the tree it ran on, hashed BEFORE it starts (treeHash.ts), with a listing beside the log;
  * - the command, run with `bash -c` in the check's folder, in its own process group, stdin closed,
- *   in the environment a developer's own run would have: this process's, without orca's secrets,
- *   plus the leased ports. Nothing that changes a program's behaviour is added (no CI, NO_COLOR,
+ *   in the environment a developer's own run would have: this process's, without orca's secrets
+ *   (secretRedaction.ts), plus the leased ports; inside the launcher's sandbox when it has one
+ *   (checkSandbox.ts: the code it runs is agent-written). Nothing that changes a program's behaviour is added (no CI, NO_COLOR,
  *   FORCE_COLOR or TERM: a test of colour output must pass here as in a plain shell); whatever
  *   ends it (exit, timeout, abort), nothing it started outlives it;
  * - exit code or signal, start, end and duration;
@@ -38,6 +40,8 @@ export interface RunCheckOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   killGraceMs?: number;
+  /** How the command is started (checkSandbox.ts); unset: plainly, with the same environment. */
+  launcher?: CheckLauncher;
 }
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10 * 60_000;
@@ -63,7 +67,11 @@ export async function runCheck(spec: CheckSpec, options: RunCheckOptions): Promi
   const startedAt = Date.now();
   let group;
   try {
-    group = await spawnGroup('bash', ['-c', spec.command], { cwd: options.cwd, env });
+    const { file: program, args } = options.launcher?.wrap?.(spec.command, options.cwd) ?? {
+      file: 'bash',
+      args: ['-c', spec.command],
+    };
+    group = await spawnGroup(program, args, { cwd: options.cwd, env });
   } catch (error) {
     watcher.stop();
     log.end();

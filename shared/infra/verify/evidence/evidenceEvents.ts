@@ -7,7 +7,7 @@ import type { GateResult } from './gateResult.js';
  * (`check`, `gate`): the coordinator records these for every Worker report and for the
  * integration checks.
  */
-export function checkRunEvent(evidence: CheckEvidence, taskId?: string): RunEventInput {
+export function checkRunEvent(evidence: CheckEvidence, taskId?: string, sandbox?: 'bwrap' | 'none'): RunEventInput {
   return {
     type: 'check',
     command: evidence.command,
@@ -16,6 +16,7 @@ export function checkRunEvent(evidence: CheckEvidence, taskId?: string): RunEven
     tree: evidence.tree,
     log: evidence.log,
     ...(taskId !== undefined ? { task_id: taskId } : {}),
+    ...(sandbox !== undefined ? { sandbox } : {}),
   };
 }
 
