@@ -237,6 +237,20 @@ program
   });
 
 program
+  .command('prompt')
+  .description("print what a role's model is told: its static system prompt, its tools' texts, orca's messages to it")
+  .requiredOption('--role <role>', 'coordinator, explore, plan, worker, verification, or a custom role from .claude/agents')
+  .option('--repo <dir>', 'the repository (for its custom roles)', '.')
+  .option(
+    '--json',
+    'print one JSON object: { role, system, tools: [{ name, description, input_schema }], messages: [{ when, text }] }',
+    false,
+  )
+  .action(async (options: { role: string; repo: string; json: boolean }) => {
+    process.exitCode = (await import('./promptCommand.js')).promptCommand(options);
+  });
+
+program
   .command('status')
   .description("a snapshot of a run's task board (the latest run when none is named)")
   .argument('[run]', 'the run id')
