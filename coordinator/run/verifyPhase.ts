@@ -2,6 +2,7 @@ import path from 'node:path';
 import { type VerificationOutput, VerificationOutputSchema } from '../../roles/outputs.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import { commonGitDir } from '../../shared/core/git/repoLock.js';
+import { readStartState } from '../../shared/core/git/worktreeStartState.js';
 import { PortLeaser, portLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
@@ -90,7 +91,14 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
             worktree: integration.dir,
             tempDir: path.join(logDir, 'tmp'),
             network: ctx.checkNetwork === 'host',
-            readable: [ctx.repo, await commonGitDir(ctx.repo)],
+            // The linked folders too: their links may lead under the host's /tmp, which the private /tmp hides.
+            readable: [
+              ctx.repo,
+              await commonGitDir(ctx.repo),
+              ...readStartState(integration.dir)
+                .filter((entry) => entry.kind === 'linked')
+                .map((entry) => path.join(ctx.repo, entry.path)),
+            ],
           })
         : undefined;
     if (launcher && round === 1)
