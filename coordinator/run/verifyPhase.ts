@@ -2,7 +2,6 @@ import path from 'node:path';
 import { type VerificationOutput, VerificationOutputSchema } from '../../roles/outputs.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import { commonGitDir } from '../../shared/core/git/repoLock.js';
-import { readStartState } from '../../shared/core/git/worktreeStartState.js';
 import { PortLeaser, portLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
@@ -80,7 +79,7 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
   const head = await integration.head();
   const logDir = services.home.integrationCheckLogs(recorder.runId, round);
   // Made ready once, before its first checks: the merges are in by then.
-  await prepareIntegrationWorktree(ctx);
+  const linkedDirs = await prepareIntegrationWorktree(ctx);
   const lease = await new PortLeaser(services.redis, services.keys).lease(2, portLeaseOwner(recorder.runId, 'integration'));
   try {
     const evidence: CheckEvidence[] = [];
@@ -92,13 +91,7 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
             tempDir: path.join(logDir, 'tmp'),
             network: ctx.checkNetwork === 'host',
             // The linked folders too: their links may lead under the host's /tmp, which the private /tmp hides.
-            readable: [
-              ctx.repo,
-              await commonGitDir(ctx.repo),
-              ...readStartState(integration.dir)
-                .filter((entry) => entry.kind === 'linked')
-                .map((entry) => path.join(ctx.repo, entry.path)),
-            ],
+            readable: [ctx.repo, await commonGitDir(ctx.repo), ...linkedDirs],
           })
         : undefined;
     if (launcher && round === 1)
