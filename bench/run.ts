@@ -12,6 +12,7 @@ import { EFFICIENCY_TARGET, efficiencyBenchmark } from './efficiency.js';
 import { GREP_RATIO_TARGET, grepRatioBenchmark } from './grepRatio.js';
 import { makeLargeRepo } from './largeRepo.js';
 import { mergeBenchmark } from './mergeBench.js';
+import { sharedRemoteBenchmark } from './sharedRemote.js';
 import { sparseBenchmark } from './sparseCheckout.js';
 import { startBenchmark } from './startLatency.js';
 import { round } from './stats.js';
@@ -34,7 +35,19 @@ interface Figure {
   note: string;
 }
 
-const SECTIONS = ['grep', 'start', 'merge', 'rss', 'sparse', 'efficiency', 'abort', 'agents64', 'context', 'diagnostics'] as const;
+const SECTIONS = [
+  'grep',
+  'start',
+  'merge',
+  'rss',
+  'sparse',
+  'efficiency',
+  'abort',
+  'agents64',
+  'shared',
+  'context',
+  'diagnostics',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const program = new Command('bench')
@@ -200,6 +213,29 @@ async function main(): Promise<void> {
       target: '0',
       met: result.agents_64_stalled === 0 && result.not_completed === 0,
       note: `${result.agents} agents; restarted ${result.restarted}, not completed ${result.not_completed}`,
+    });
+  }
+
+  if (only.includes('shared')) {
+    const result = await timed(say, '64 agents on a shared remote', () => sharedRemoteBenchmark({ agents: quick ? 16 : 64 }));
+    details.shared = result;
+    figures.push({
+      key: 'shared_jobs_per_minute',
+      value: result.shared_jobs_per_minute,
+      reference: { what: 'local path, jobs/minute', value: result.local_jobs_per_minute },
+      note: `${result.agents} scripted agents over ${result.workers} worker processes, git:// on loopback; not completed ${result.not_completed}`,
+    });
+    figures.push({
+      key: 'shared_solo_job_ms',
+      value: result.solo_shared_job_ms,
+      reference: { what: 'one job alone on the local path, ms', value: result.solo_local_job_ms },
+      note: 'one job at a time (median of 5): the difference is a job’s ls-remote, fetch and push over git:// without contention',
+    });
+    figures.push({
+      key: 'shared_round_trip_ms_per_job',
+      value: result.round_trip_ms_per_job,
+      reference: { what: 'a job on the local path, ms', value: result.local_job_ms },
+      note: `a worker's fetch and push (a shared job takes ${result.shared_job_ms} ms); the coordinator's fetch of a branch ${result.coordinator_fetch_ms} ms; the base's push ${result.publish_ms} ms once per run`,
     });
   }
 

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { findRole, roleSpec } from '../roles/roleCatalog.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
+import { checkShared, shareUrl } from '../shared/core/git/sharedRemote.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
@@ -20,6 +21,7 @@ import { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { handOverWorktrees } from './run/handOver.js';
+import { SharedRun } from './run/sharedRun.js';
 import { readRunConfig } from './runConfig.js';
 import { newRunId } from './runId.js';
 import { recordRun, recordRunEnd } from './runLedger.js';
@@ -51,6 +53,8 @@ export interface AgentCommandOptions {
   /** `--sandbox` (or ORCA_SANDBOX), and where it came from for the line. */
   sandbox: SandboxMode;
   sandboxSource?: string;
+  /** `--share` (or ORCA_SHARE): the git remote workers on other hosts get the repository from. */
+  share?: string;
 }
 
 /**
@@ -65,6 +69,11 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   for (const problem of config.problems) process.stderr.write(`orca: configuration: ${problem}\n`);
   const { role, warnings } = findRole(root, options.role, { config, pluginDirs });
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
+  const share = options.share ? shareUrl(options.share) : undefined;
+  if (share)
+    await checkShared(share, root).catch((error: unknown) => {
+      throw new UserError(error instanceof Error ? error.message : String(error));
+    });
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
   // The role's own model, thinking and effort win; the combination the agent will run is checked.
@@ -106,16 +115,26 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
         interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
       });
   const branch = role.workspace === 'branch' ? orcaBranch(runId, taskId) : undefined;
-  const ledgerEntry = { run_id: runId, kind: 'agent' as const, prefix: services.keys.prefix, repo: root, base, result_branch: branch };
+  const ledgerEntry = {
+    run_id: runId,
+    kind: 'agent' as const,
+    prefix: services.keys.prefix,
+    repo: root,
+    base,
+    result_branch: branch,
+    ...(share ? { share } : {}),
+  };
+  const shared = share ? new SharedRun(share, root, runId) : undefined;
   try {
     recordRun(services.home, ledgerEntry);
     const { source: _source, ...scriptContent } = script ?? { source: '' };
+    await shared?.publish(base);
     await services.queue.add({
       run_id: runId,
       task_id: taskId,
       role: roleSpec(role),
       prompt: options.prompt,
-      repo: { path: root },
+      repo: shared ? { remote: shared.url } : { path: root },
       base,
       branch,
       model: { ...model, script: script ? scriptContent : undefined },
@@ -142,6 +161,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
           following.signal,
         );
     const result = await services.waiter.wait(agentJobId(runId, taskId, 1));
+    // Pushed by its worker to the shared remote: the branch ends in the user's repository, as in a local run.
+    if (shared && result.branch && result.commit) await shared.fetchTask(taskId, result.branch, result.commit);
     following.abort();
     await followed;
     if (memory) for (const filed of await memory.file(result.remembered)) process.stderr.write(`orca: memory: ${describeFiled(filed)}\n`);

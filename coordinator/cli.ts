@@ -26,6 +26,7 @@ program
   .option('--workers <n>', 'local worker processes to start', positiveInt, 2)
   .option('--concurrency <n>', 'agents each local worker runs at once', positiveInt, 2)
   .option('--no-local-workers', 'start no workers here: workers elsewhere take the jobs')
+  .addOption(shareOption())
   .option('--model <id>', 'model id or alias (sonnet, opus, haiku, fable, mythos); default ORCA_MODEL, else claude-sonnet-5-5')
   .option('--thinking <mode>', "adaptive, enabled:<budget tokens> or off; default: the model's (adaptive where it has it)", thinkingMode)
   .option('--effort <level>', "low, medium, high, xhigh or max; default: the model's", effortLevel)
@@ -104,6 +105,7 @@ program
       prBody: options.prBody,
       mcp: options.mcp,
       ...sandboxChoice(options.sandbox),
+      share: options.share,
     });
   });
 
@@ -166,6 +168,7 @@ program
   .option('--script <file>', 'run the Scripted model from this file instead of an LLM')
   .option('--workers <n>', 'local worker processes to start', positiveInt, 1)
   .option('--no-local-workers', 'start no workers here: workers elsewhere take the job')
+  .addOption(shareOption())
   .option('--allow-dirty', 'run even though the repository has uncommitted changes', false)
   .option('--json', 'print one JSON object when the agent ends', false)
   .addOption(askTimeoutOption())
@@ -194,6 +197,7 @@ program
       pluginDirs: options.pluginDir,
       mcp: options.mcp,
       ...sandboxChoice(options.sandbox),
+      share: options.share,
     });
   });
 
@@ -235,6 +239,20 @@ program
     if (!hasWorkerNodeFlags())
       process.exitCode = await relaunchWorker(['--concurrency', String(options.concurrency), '--sandbox', sandbox]);
     else await (await import('../workers/workerProcess.js')).runWorkerProcess({ concurrency: options.concurrency, sandbox });
+  });
+
+program
+  .command('prompt')
+  .description("print what a role's model is told: its static system prompt, its tools' texts, orca's messages to it")
+  .requiredOption('--role <role>', 'coordinator, explore, plan, worker, verification, or a custom role from .claude/agents')
+  .option('--repo <dir>', 'the repository (for its custom roles)', '.')
+  .option(
+    '--json',
+    'print one JSON object: { role, system, tools: [{ name, description, input_schema }], messages: [{ when, text }] }',
+    false,
+  )
+  .action(async (options: { role: string; repo: string; json: boolean }) => {
+    process.exitCode = (await import('./promptCommand.js')).promptCommand(options);
   });
 
 program
@@ -319,6 +337,13 @@ program
       });
     },
   );
+
+/** `--share <git-url>`, defaulting to ORCA_SHARE: the remote a run is shared over (docs/scaling.md). */
+function shareOption(): Option {
+  return new Option('--share <git-url>', 'share the run over this git remote, for workers on other hosts (default ORCA_SHARE)').env(
+    'ORCA_SHARE',
+  );
+}
 
 function askTimeoutOption(): Option {
   return new Option('--ask-timeout <duration>', 'how long an agent waits for an answer to a permission request (2s, 10m; 0 denies at once)')

@@ -14,11 +14,17 @@ export interface RedisService {
 }
 
 /**
- * The Redis a command uses: REDIS_URL when set (it must answer); else 127.0.0.1:6379 when
+ * The Redis a command uses: the Redis Cluster REDIS_CLUSTER_NODES names, when set; REDIS_URL when set (it must answer); else 127.0.0.1:6379 when
  * something answers there; else a private `redis-server` from PATH on a free port, stopped when
  * the command ends. With none of these, one clear line saying how to get one.
  */
 export async function ensureRedis(env: NodeJS.ProcessEnv = process.env): Promise<RedisService> {
+  if (env.REDIS_CLUSTER_NODES?.trim()) {
+    // A cluster is the user's: it must answer, and is never replaced by a private server.
+    const cluster = `cluster:${env.REDIS_CLUSTER_NODES.trim()}`;
+    await pingRedis(cluster);
+    return { url: cluster, stop: async () => {} };
+  }
   const configured = env.REDIS_URL;
   if (configured) {
     await pingRedis(configured);

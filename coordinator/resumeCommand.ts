@@ -72,6 +72,7 @@ export async function resumeCommand(
       toolLimit: command?.allowed_tools
         ? { source: `${command.invoked.split(/\s/, 1)[0]} (${command.file})`, rules: command.allowed_tools }
         : undefined,
+      share: settings?.share,
     });
     return printRunResult(result, recorder.state, options.json);
   } finally {

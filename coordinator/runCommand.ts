@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { integrationBranch } from '../shared/core/git/orcaBranch.js';
 import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
+import { checkShared, shareUrl } from '../shared/core/git/sharedRemote.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
@@ -61,9 +62,13 @@ export interface RunCommandOptions {
   /** `--sandbox` (or ORCA_SANDBOX), and where it came from for the line. */
   sandbox: SandboxMode;
   sandboxSource?: string;
+  /** `--share` (or ORCA_SHARE): the git remote workers on other hosts get the repository from. */
+  share?: string;
 }
 
-/** Exit codes per verdict (docs/cli.md). */
+function toUserError(error: unknown): never {
+  throw new UserError(error instanceof Error ? error.message : String(error));
+}
 
 /** `orca run`: one whole run, from a task to a verified integration branch. */
 export async function runCommand(options: RunCommandOptions): Promise<number> {
@@ -79,6 +84,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   await readOrcaProjectConfig(root, base).catch((error: Error) => {
     throw new UserError(error.message);
   });
+  const share = options.share ? shareUrl(options.share) : undefined;
+  if (share) await checkShared(share, root).catch(toUserError);
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
   // The command's `model` is the run's unless --model says otherwise.
@@ -110,6 +117,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   // Said even with --json (on stderr): what the agents' commands run in is never left unsaid.
   process.stderr.write(`orca: ${sandbox.line}\n`);
   if (script) say?.('Scripted model: no LLM is used in this run.');
+  if (share) say?.(`shared over ${share}: workers on any host that can reach it take the jobs`);
   if (slash) {
     const attached = slash.files.length > 0 ? `, with ${slash.files.join(', ')}` : '';
     const limited = slash.toolLimit ? `; its agents may use only ${slash.toolLimit.rules.join(', ')}` : '';
@@ -161,6 +169,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
         mcp: options.mcp,
         check_network: options.checkNetwork,
         sandbox: options.sandbox,
+        share,
         command: slash
           ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
           : undefined,
@@ -184,6 +193,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       pluginDirs,
       mcp: options.mcp,
       sandbox: options.sandbox,
+      share,
     });
     const handoff = await handOff(services, root, result, options, say);
     const code = printRunResult({ ...result, ...(handoff.json ? { handoff: handoff.json } : {}) }, recorder.state, options.json);

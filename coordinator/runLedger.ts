@@ -27,6 +27,8 @@ export const LedgerEntrySchema = z.object({
   base: z.string().optional(),
   /** The branch that holds what the run made: the integration branch, or an `orca agent`'s task branch. */
   result_branch: z.string().optional(),
+  /** The git remote the run was shared over (`--share`): `orca clean` deletes the run's refs there. */
+  share: z.string().optional(),
   created_at: z.number(),
   ended: z.object({ status: z.string(), at: z.number() }).optional(),
 });

@@ -10,7 +10,8 @@ const READ_TOOLS = ['Read', 'Glob', 'Grep', 'LSP', 'Bash', 'Skill'];
 /**
  * The five roles orca ships. Read-only roles may still run read-only Bash commands. Only the
  * coordinator and Worker agents may Remember (docs/memory.md): they meet the user's task and its
- * corrections; Explore, Plan and Verification agents report to them instead.
+ * corrections; Explore, Plan and Verification agents report to them instead. Workers keep a task
+ * list (TaskCreate, TaskUpdate, TaskList), which is what the verification nudge reads.
  */
 export const BUILTIN_ROLES: readonly RoleDefinition[] = [
   {
@@ -53,7 +54,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     name: 'worker',
     description: 'Implements one subtask in its own worktree and proves it with checks it runs.',
     prompt: prompt('worker'),
-    tools: [...READ_TOOLS, 'Edit', 'Write', 'NotebookEdit', 'Remember'],
+    tools: [...READ_TOOLS, 'Edit', 'Write', 'NotebookEdit', 'TaskCreate', 'TaskUpdate', 'TaskList', 'Remember'],
     mode: 'full-access',
     limits: { maxTurns: 80 },
     output: 'worker',

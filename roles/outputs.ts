@@ -14,8 +14,11 @@ export const ExploreOutputSchema = z.object({
   findings: z
     .array(
       z.object({
-        fact: nonEmpty,
-        evidence: z.string().regex(/^[^:\s][^:]*:\d+(-\d+)?$/, 'evidence must be "path:line" (or "path:start-end")'),
+        fact: nonEmpty.describe('One fact you saw in the code, naming the symbols in backticks.'),
+        evidence: z
+          .string()
+          .regex(/^[^:\s][^:]*:\d+(-\d+)?$/, 'evidence must be "path:line" (or "path:start-end")')
+          .describe('Where it shows: "path:line" or "path:start-end", the path relative to the repository root. The host checks it.'),
       }),
     )
     .describe('What you established, each with the path:line that shows it.'),
@@ -30,18 +33,29 @@ export const PlanSubtaskSchema = z.object({
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$/, 'ids are 1-48 of A-Z a-z 0-9 . _ -, starting with a letter or digit')
     .refine((id) => !id.includes('..'), 'ids may not contain ".."')
     // Its branch would be the run's integration branch, orca/<run>/integration.
-    .refine((id) => id !== INTEGRATION_TASK, `"${INTEGRATION_TASK}" is the run's own branch: pick another id`),
-  title: nonEmpty,
-  instructions: nonEmpty,
-  paths: z.array(nonEmpty).min(1, 'name at least one path glob the subtask owns'),
-  depends_on: z.array(z.string()),
-  checks: z.array(nonEmpty),
+    .refine((id) => id !== INTEGRATION_TASK, `"${INTEGRATION_TASK}" is the run's own branch: pick another id`)
+    .describe('A short id: letters, digits, `.`, `_`, `-`, starting with a letter or digit.'),
+  title: nonEmpty.describe('A short title.'),
+  instructions: nonEmpty.describe(
+    'What the worker must do, on its own: the files, symbols and lines to change, the call sites that go with them, and how to tell it is done.',
+  ),
+  paths: z
+    .array(nonEmpty)
+    .min(1, 'name at least one path glob the subtask owns')
+    .describe('Path globs the subtask owns: its worker may edit only these. Include the call sites of what it changes.'),
+  depends_on: z.array(z.string()).describe('Ids of subtasks that must be merged before this one starts.'),
+  checks: z
+    .array(nonEmpty)
+    .describe('Commands that prove the subtask on its own branch (the test command); its worker must pass each, exactly as written.'),
 });
 
 export const PlanOutputSchema = z
   .object({
-    subtasks: z.array(PlanSubtaskSchema).min(1, 'a plan needs at least one subtask'),
-    risks: z.array(nonEmpty),
+    subtasks: z
+      .array(PlanSubtaskSchema)
+      .min(1, 'a plan needs at least one subtask')
+      .describe('The subtasks; each leaves the build and its checks green on its own.'),
+    risks: z.array(nonEmpty).describe('What may go wrong with this plan.'),
   })
   .superRefine((plan, ctx) => {
     // Checked here, in the Report's schema, so the Plan agent is told and can fix its plan.
@@ -65,20 +79,52 @@ export const PlanOutputSchema = z
     if (cycle) ctx.addIssue({ code: 'custom', path: ['subtasks'], message: `the dependencies form a cycle: ${cycle.join(' → ')}` });
   });
 
-export const ClaimedCheckSchema = z.object({ command: nonEmpty, exit_code: z.number().int() });
+export const ClaimedCheckSchema = z.object({
+  command: nonEmpty.describe('The check exactly as you ran it with Bash (a pipe after it, such as `| tail -20`, may be left out).'),
+  exit_code: z.number().int().describe('The exit code it returned (its own, not that of a pipe after it).'),
+});
 
 export const WorkerOutputSchema = z.object({
-  summary: nonEmpty,
-  unresolved: z.array(nonEmpty),
-  claimed_checks: z.array(ClaimedCheckSchema),
+  summary: nonEmpty.describe('What you changed and why, in a few sentences.'),
+  unresolved: z
+    .array(nonEmpty)
+    .describe(
+      'What you could not do, each item one sentence: a check that still fails, a file outside your paths that needs a change. [] when all is done. Anything here fails the subtask honestly.',
+    ),
+  claimed_checks: z
+    .array(ClaimedCheckSchema)
+    .describe('Each check you ran after your last edit, with its exit code. orca checks every one against its own record of your session.'),
 });
 
 export const VerificationOutputSchema = z.object({
-  verdict: z.enum(['PASS', 'FAIL', 'PARTIAL']),
-  checks: z.array(z.object({ command: nonEmpty, exit_code: z.number().int(), result: nonEmpty })),
-  problems: z.array(z.object({ file: nonEmpty, line: z.number().int().positive().optional(), what: nonEmpty })),
+  verdict: z
+    .enum(['PASS', 'FAIL', 'PARTIAL'])
+    .describe(
+      'PASS: all you ran passed and your probes found nothing; FAIL: something is broken; PARTIAL: a limit of this environment kept you from checking something.',
+    ),
+  checks: z
+    .array(
+      z.object({
+        command: nonEmpty.describe('The command exactly as you ran it with Bash.'),
+        exit_code: z.number().int().describe('The exit code it returned.'),
+        result: nonEmpty.describe('What its output showed (how many tests ran, what failed).'),
+      }),
+    )
+    .describe('Each check and probe you ran. orca checks every one against its own record of your session.'),
+  problems: z
+    .array(
+      z.object({
+        file: nonEmpty.describe('The file, relative to the repository root.'),
+        line: z.number().int().positive().optional().describe('The line, when known.'),
+        what: nonEmpty.describe('What is wrong, and how you saw it.'),
+      }),
+    )
+    .describe('Each problem you found; [] with PASS.'),
   /** Changes to tests the host flagged (weakened or removed assertions, skips) that you judged right, each with why. */
-  confirmations: z.array(z.object({ flag: nonEmpty, reason: nonEmpty })).default([]),
+  confirmations: z
+    .array(z.object({ flag: nonEmpty.describe('The flag id, as given.'), reason: nonEmpty.describe('Why the change is right.') }))
+    .default([])
+    .describe('Test changes orca flagged (weakened or removed assertions, skips) that you judged right, each with why.'),
 });
 
 export const CoordinatorOutputSchema = z.object({

@@ -3,7 +3,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../shared/core/files/workspace.js';
 import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/core/git/git.js';
-import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
+import { orcaBranch, sharedRef, wipRef } from '../shared/core/git/orcaBranch.js';
 import { type OrcaProjectConfig, readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import { ensureClone, pushBranch, remoteKey } from '../shared/core/git/remoteClone.js';
 import { checkOutSparse, sparseSelection } from '../shared/core/git/sparseCheckout.js';
@@ -69,7 +69,13 @@ export async function prepareWorkspace(
   options: { readOnlyOnDisk?: boolean; ports?: number[] } = {},
 ): Promise<JobWorkspace> {
   const remote = job.repo.remote;
-  const repo = remote ? await ensureClone(remote, home.clone(remoteKey(remote)), job.base) : realpathSync(job.repo.path!);
+  const repo = remote
+    ? await ensureClone(remote, home.clone(remoteKey(remote)), {
+        base: job.base,
+        runId: job.run_id,
+        taskRef: job.role.workspace === 'branch' ? sharedRef(job.run_id, job.task_id) : undefined,
+      })
+    : realpathSync(job.repo.path!);
   const taskBranch = job.role.workspace === 'branch' ? (job.branch ?? orcaBranch(job.run_id, job.task_id)) : undefined;
   // All only read the repository, so they are asked at once: they are on every job's way to its agent.
   const [, branchThere, config] = await Promise.all([
@@ -127,13 +133,13 @@ export async function prepareWorkspace(
   let start: string;
   if (hook.worktreePath) {
     const adopted = await adoptHookWorktree(hook.worktreePath, repo, job.base, branch, () =>
-      previousAttempt(repo, branch, job.base, Boolean(remote)),
+      previousAttempt(repo, branch, job.base, remote ? sharedRef(job.run_id, job.task_id) : undefined),
     );
     // The hook made the folder its own way: orca adds only its own files to it.
     const linked = linkedOf(await startFiles(adopted.dir));
     return { repo, ...adopted, kind: 'branch', base: job.base, linked, config, remote };
   }
-  const previous = await previousAttempt(repo, branch, job.base, Boolean(remote), branchThere);
+  const previous = await previousAttempt(repo, branch, job.base, remote ? sharedRef(job.run_id, job.task_id) : undefined, branchThere);
   if (previous) {
     // A dead attempt's commits may reach past the sparse paths: its branch is checked out whole.
     start = await addWorktreeForBranch(repo, dir, branch);
@@ -147,12 +153,13 @@ export async function prepareWorkspace(
 
 /**
  * Whether a dead attempt left commits on the task branch. A branch with none is deleted so the
- * new attempt starts cleanly from the base. For a remote, the branch it pushed counts.
+ * new attempt starts cleanly from the base. For a remote, the branch an attempt pushed (on any
+ * host: `pushed` is the task's ref on the remote, fetched into the clone) counts, and wins over
+ * this clone's own branch: what was pushed is complete, a local branch may be older.
  */
-async function previousAttempt(repo: string, branch: string, base: string, remote: boolean, exists?: boolean): Promise<boolean> {
-  if (remote) {
-    const tracking = `refs/remotes/origin/${branch}`;
-    const pushed = (await gitAt(repo).raw(['for-each-ref', '--format=%(objectname)', tracking])).trim();
+async function previousAttempt(repo: string, branch: string, base: string, pushedRef?: string, exists?: boolean): Promise<boolean> {
+  if (pushedRef) {
+    const pushed = (await gitAt(repo).raw(['for-each-ref', '--format=%(objectname)', pushedRef])).trim();
     if (pushed && (await commitsAhead(repo, base, pushed)) > 0) {
       await gitAt(repo).raw(['branch', '--quiet', '--force', branch, pushed]);
       return true;
@@ -253,7 +260,8 @@ export async function releaseWorkspace(
     await removeWorktree(workspace.repo, workspace.dir);
     return;
   }
-  if (workspace.remote && workspace.branch && outcome.committed) await pushBranch(workspace.repo, workspace.branch);
+  if (workspace.remote && workspace.branch && outcome.committed)
+    await pushBranch(workspace.repo, workspace.branch, sharedRef(outcome.job.run_id, outcome.job.task_id));
   if (outcome.committed || outcome.keep) return;
   if (!outcome.completed) await saveWork(workspace.repo, workspace.dir, outcome.job, 'before its worktree was removed');
   await runHooks(hooks.config, 'WorktreeRemove', { worktree_path: workspace.dir }, hooks.context(workspace.repo));

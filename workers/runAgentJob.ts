@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Job, UnrecoverableError } from 'bullmq';
@@ -82,6 +83,8 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   const sandbox = jobSandbox(job, deps.sandbox);
   if (sandbox.refusal) return resultOf({ end_reason: 'sandbox', detail: `worker ${os.hostname()}:${process.pid}: ${sandbox.refusal}` });
 
+  // A job naming a folder this host does not have fails before anything is taken (workers elsewhere need --share).
+  if (job.repo.path && !existsSync(job.repo.path)) throw new UnrecoverableError(unseenRepo(job.repo.path));
   const progress = new ProgressReporter(bullJob, deps.redis, deps.keys, job);
   const hookContext = workspaceHookContext(job, sessionDir, progress);
   let lease: Awaited<ReturnType<PortLeaser['lease']>> | undefined;
@@ -204,6 +207,14 @@ function jobSandbox(job: AgentJob, workerMode: SandboxMode = 'auto'): { mode: Sa
   const found = sandboxAvailability();
   if (found.bwrap !== undefined) return { mode, kind: 'bwrap' };
   return { mode, kind: 'none', ...(mode === 'required' ? { refusal: new SandboxRequiredError(found.problem).message } : {}) };
+}
+
+/**
+ * A job that names a repository by a path this host does not have (a worker on another machine,
+ * or in a container): it can do nothing, so it fails at once, saying how runs reach such workers.
+ */
+function unseenRepo(repo: string): string {
+  return `the job names the repository ${repo}, which this host (${os.hostname()}) cannot see: run with --share <git-url> (or ORCA_SHARE) so workers on other hosts get it over git`;
 }
 
 /** A result with every field the job has not reached yet at its empty value: a failed job by default. */

@@ -5,7 +5,7 @@ import type { TaskView } from '../../shared/infra/board/readBoard.js';
 import type { BoardWithResult, RunResultState } from './runResultState.js';
 
 /**
- * A run's board as lines of text: a header for the run, a row per task (status, role, elapsed,
+ * A run's board as lines of text: a header for the run, a row per task (status, role, host, elapsed,
  * tokens, cost, what it is doing now), and the run's verdict. `orca status` prints it once,
  * `orca board` redraws it in place.
  */
@@ -59,7 +59,7 @@ export function boardText(board: BoardWithResult, options: BoardTextOptions): st
     lines.push(paint('35;1', 'abort requested: waiting for the run to stop'));
   lines.push('');
 
-  const rows = [['STATUS', 'TASK', 'ROLE', 'ELAPSED', 'TOKENS', 'COST', 'NOW'], ...tasks.map((task) => taskRow(task, options.now))];
+  const rows = [['STATUS', 'TASK', 'ROLE', 'HOST', 'ELAPSED', 'TOKENS', 'COST', 'NOW'], ...tasks.map((task) => taskRow(task, options.now))];
   const widths = rows[0]!.slice(0, -1).map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   rows.forEach((row, index) => {
     const cells = row.map((cell, column) => (column < widths.length ? cell.padEnd(widths[column]!) : cell));
@@ -124,6 +124,8 @@ function taskRow(task: TaskView, now: number): string[] {
     `${task.status}${task.attempt > 1 ? ` #${task.attempt}` : ''}`,
     task.task_id,
     task.role,
+    // Where its agent runs (or ran): with workers on many hosts, which one has it.
+    task.host ?? '–',
     elapsed,
     input + task.usage.output_tokens === 0 ? '–' : `${tokens(input)}/${tokens(task.usage.output_tokens)}`,
     task.cost_usd === 0 ? '–' : money(task.cost_usd),

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { gitAt } from '../../shared/core/git/git.js';
 import { runBranches, runWipRefs } from '../../shared/core/git/orcaBranch.js';
 import { commitsOnlyIn } from '../../shared/core/git/reachability.js';
+import { deleteSharedRefs, sharedRunRefsOn } from '../../shared/core/git/sharedRemote.js';
 import { removeView, removeViewsUnder } from '../../shared/core/git/viewTree.js';
 import { saveWorkInProgress } from '../../shared/core/git/workInProgress.js';
 import { listWorktrees, pruneWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
@@ -96,6 +97,7 @@ async function cleanUpRun(cleanup: RunCleanup, leaving: Map<string, string[]>, h
         `  ${act} saved work ${ref.ref} in ${repoName(ref.repo)} (--wip; at ${ref.sha}${lostNote(only, `git update-ref ${ref.ref} ${ref.sha}`)})`,
       );
   }
+  if (cleanup.shared) failures += await cleanShared(cleanup.shared, how);
   for (const { ref, why } of cleanup.kept) print(`  kept ${ref.name} in ${repoName(ref.repo)} at ${ref.sha.slice(0, 12)}: ${why}`);
   if (cleanup.sessions) {
     if (!dryRun) rmSync(cleanup.sessions, { recursive: true, force: true });
@@ -114,6 +116,27 @@ async function cleanUpRun(cleanup: RunCleanup, leaving: Map<string, string[]>, h
     print(`  removed its record ${how.home.runRecord(cleanup.record.runId)} (nothing of the run is left)`);
   }
   return failures;
+}
+
+/**
+ * A shared run's refs on its remote: copies of what its workers pushed and of the integration
+ * head its jobs started from (the result itself is in the user's repository). Listed, then
+ * deleted in one push; a remote that cannot be reached is said, and counts as not done.
+ */
+async function cleanShared(shared: { runId: string; url: string; repo: string }, how: CleanActing): Promise<number> {
+  // A push is made from a repository: the run's own.
+  const cwd = shared.repo;
+  try {
+    const refs = await sharedRunRefsOn(shared.url, shared.runId, cwd);
+    if (!how.dryRun) await deleteSharedRefs(shared.url, refs, cwd);
+    for (const ref of refs) how.print(`  ${verb(how.dryRun)} ${ref} on the shared remote ${shared.url}`);
+    return 0;
+  } catch (error) {
+    how.print(
+      `  could not remove the run's refs on the shared remote ${shared.url}: ${error instanceof Error ? error.message.trim() : String(error)}`,
+    );
+    return 1;
+  }
 }
 
 /** Deletes a branch or ref only if it is still where it was found; says why not otherwise. */

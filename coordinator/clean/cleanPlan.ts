@@ -29,6 +29,8 @@ export interface RunCleanup {
   leases: HeldLease[];
   /** This installation's record of the run: it goes once nothing of the run is left in its repositories. */
   record?: { runId: string; repos: string[] };
+  /** A run shared over git (`--share`): its refs on that remote (`refs/orca/<run>/…`) go too. */
+  shared?: { runId: string; url: string; repo: string };
 }
 
 export type RunVerdict = { run: string; why: string } & (
@@ -160,6 +162,7 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
     return { run, action: 'clean', why: `${alive.why}; ${whose}, so only what it left under this ORCA_HOME goes`, cleanup };
   }
   cleanup.record = { runId: run, repos: [...facts.repos] };
+  if (facts.ledger?.share && !rules.keepBranches) cleanup.shared = { runId: run, url: facts.ledger.share, repo: facts.ledger.repo };
   for (const branch of found.branches.filter((ref) => ref.run === run)) {
     if (rules.keepBranches) continue;
     const result = 'mergedInto' in branch ? (branch as ResultBranch) : undefined;

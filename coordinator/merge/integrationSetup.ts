@@ -14,14 +14,17 @@ export const INTEGRATION_TASK = '_integration';
  * The integration worktree is where the run's checks build and test the merged tree: it is made
  * ready as a task's worktree is (docs/worktrees.md), once per run (a resumed run finds it ready).
  * Its setup is recorded as `check` events (`setup: CMD`), and a failing one fails the run.
+ * Returns the repository's linked folders (`symlinkDirectories`): the checks' sandbox must see
+ * where their links lead, which may be under the host's /tmp that the sandbox's private /tmp hides.
  */
-export async function prepareIntegrationWorktree(ctx: RunContext): Promise<void> {
+export async function prepareIntegrationWorktree(ctx: RunContext): Promise<string[]> {
   const { dir, repo } = ctx.integration;
-  if (readStartState(dir).length > 0) return;
   const config = await readOrcaProjectConfig(repo, ctx.base);
+  const linkedDirs = config.symlinkDirectories.map((name) => path.join(repo, name));
+  if (readStartState(dir).length > 0) return linkedDirs;
   const env = { runId: ctx.recorder.runId, taskId: INTEGRATION_TASK, ports: [] };
   const entries = await placeStartFiles({ repo, checkout: repo, dir, symlinkDirectories: config.symlinkDirectories, env });
-  if (config.setup.length === 0) return;
+  if (config.setup.length === 0) return linkedDirs;
   const logDir = ctx.services.home.integrationCheckLogs(ctx.recorder.runId, 0);
   const outcome = await runWorktreeSetup({
     dir,
@@ -47,4 +50,5 @@ export async function prepareIntegrationWorktree(ctx: RunContext): Promise<void>
     },
   });
   if (!outcome.ok) throw new RunFailure(`the integration worktree's ${outcome.detail}`);
+  return linkedDirs;
 }

@@ -12,6 +12,7 @@ import type { RunMemory } from '../memory/runMemory.js';
 import type { ModelChoice } from '../modelChoice.js';
 import type { OrcaServices } from '../services.js';
 import type { RunRecorder } from './runRecorder.js';
+import type { SharedRun } from './sharedRun.js';
 
 export interface JobSpec {
   taskId: string;
@@ -62,6 +63,8 @@ export class JobRunner {
       config: TrustedConfig;
       /** `--sandbox` of the run. */
       sandbox: AgentJob['sandbox'];
+      /** Set for a run shared over git (`--share`): jobs name its URL, bases are pushed there, branches fetched back. */
+      shared?: SharedRun;
     },
   ) {}
 
@@ -103,6 +106,8 @@ export class JobRunner {
     }
     await recorder.record({ type: 'task_state', task_id: spec.taskId, status: 'queued', attempt, job_id: jobId });
     const { source: _source, ...script } = this.options.script ?? { source: '' };
+    const { shared } = this.options;
+    if (shared) await shared.publish(spec.base);
     await this.services.queue.add(
       {
         run_id: recorder.runId,
@@ -110,7 +115,7 @@ export class JobRunner {
         subtask: spec.subtask,
         role: roleSpec(spec.role),
         prompt: spec.prompt,
-        repo: { path: this.options.repo },
+        repo: shared ? { remote: shared.url } : { path: this.options.repo },
         base: spec.base,
         branch: spec.role.workspace === 'branch' ? orcaBranch(recorder.runId, spec.taskId) : undefined,
         file_state: spec.fileState ?? [],
@@ -155,6 +160,16 @@ export class JobRunner {
       throw error;
     }
     if (recorder.state.tasks.get(taskId)?.result_job_id === jobId) return result;
+    if (this.options.shared && result.branch && result.commit) {
+      // The worker pushed it to the shared remote: the merge needs it here, in the user's repository.
+      try {
+        await this.options.shared.fetchTask(taskId, result.branch, result.commit);
+      } catch (error) {
+        const detail = error instanceof Error ? error.message : String(error);
+        await recorder.record({ type: 'task_state', task_id: taskId, status: 'failed', attempt, job_id: jobId, detail });
+        throw error;
+      }
+    }
     if (taskId.startsWith('_')) {
       // orca's own jobs (coordinator, explore, plan, verify, …) settle here; plan subtasks settle when merged.
       const status = result.status === 'completed' ? 'completed' : result.status === 'aborted' ? 'aborted' : 'failed';

@@ -26,6 +26,7 @@ import type { RunRecorder } from './runRecorder.js';
 import { type RunJson, runJson } from './runResult.js';
 import { planTasksOf, runStatus } from './runStatus.js';
 import { type RunBudgets, RunWatch } from './runWatch.js';
+import { SharedRun } from './sharedRun.js';
 import { type VerifyOutcome, verifyPhase } from './verifyPhase.js';
 
 export interface RunSettings {
@@ -55,6 +56,8 @@ export interface RunSettings {
   mcp?: string[];
   /** `--sandbox`: every job carries it to its worker. */
   sandbox: SandboxMode;
+  /** The git remote the run is shared over (`--share`): workers on any host get the repository from it. */
+  share?: string;
 }
 
 /**
@@ -113,6 +116,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     repo: settings.repo,
     base: settings.base,
     result_branch: integrationBranch(runId),
+    ...(settings.share ? { share: settings.share } : {}),
   };
   recordRun(services.home, ledgerEntry);
   // Every agent's settings, hooks, rules, skills and instructions: read once, at the run's base
@@ -140,6 +144,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       mcp: settings.mcp,
       config,
       sandbox: settings.sandbox,
+      shared: settings.share ? new SharedRun(settings.share, settings.repo, runId) : undefined,
     }),
     integration,
     repo: settings.repo,

@@ -37,6 +37,8 @@ export interface RunJson {
     attempts: number;
     /** What its agent's commands ran in on the worker: `bwrap`, or `none` (unsandboxed); absent before it started. */
     sandbox?: SandboxKind;
+    /** The host its (last) agent ran on, as that worker named it. */
+    host?: string;
   }>;
   /** The Explore findings, each checked at the base commit. */
   findings: Array<{ fact: string; evidence: string; verified: boolean; reason?: string }>;
@@ -73,6 +75,7 @@ export function runJson(
         ...(task.commit ? { commit: task.commit } : {}),
         attempts: task.attempt,
         ...(task.sandbox ? { sandbox: task.sandbox } : {}),
+        ...(task.host ? { host: task.host } : {}),
       };
     });
   return {

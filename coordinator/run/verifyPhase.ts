@@ -79,7 +79,7 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
   const head = await integration.head();
   const logDir = services.home.integrationCheckLogs(recorder.runId, round);
   // Made ready once, before its first checks: the merges are in by then.
-  await prepareIntegrationWorktree(ctx);
+  const linkedDirs = await prepareIntegrationWorktree(ctx);
   const lease = await new PortLeaser(services.redis, services.keys).lease(2, portLeaseOwner(recorder.runId, 'integration'));
   try {
     const evidence: CheckEvidence[] = [];
@@ -90,7 +90,8 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
             worktree: integration.dir,
             tempDir: path.join(logDir, 'tmp'),
             network: ctx.checkNetwork === 'host',
-            readable: [ctx.repo, await commonGitDir(ctx.repo)],
+            // The linked folders too: their links may lead under the host's /tmp, which the private /tmp hides.
+            readable: [ctx.repo, await commonGitDir(ctx.repo), ...linkedDirs],
           })
         : undefined;
     if (launcher && round === 1)

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { type AgentEvent, type AgentEventInput, stamp } from '../core/events/agentEvent.js';
@@ -8,6 +9,7 @@ import { type AgentResult, runSession } from '../core/loop/query.js';
 import { AgentSession, type StopCheck } from '../core/loop/session.js';
 import { Transcript } from '../core/loop/transcript.js';
 import type { Model } from '../core/model/model.js';
+import { contextWindowOf } from '../core/model/modelCapabilities.js';
 import type { SandboxMode } from '../core/runtime/sandboxMode.js';
 import { EDITING_TOOLS } from '../core/tool/editingTools.js';
 import type { PermissionMode } from '../core/tool/permissionMode.js';
@@ -15,6 +17,7 @@ import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
 import type { AnyTool, SessionServices } from '../core/tool/tool.js';
 import type { InjectedCard } from '../infra/queue/memoryPayload.js';
 import type { TrustedConfig } from '../infra/queue/trustedConfig.js';
+import { createReportReminder } from '../infra/tasks/reportReminder.js';
 import { chainStopChecks } from '../infra/tasks/stopCheckChain.js';
 import { writeConfigFolders } from '../policy/config/configFolders.js';
 import { settingsFromConfig } from '../policy/config/trustedSettings.js';
@@ -94,7 +97,7 @@ export interface HarnessOptions {
   services?: SessionServices;
   /** Wraps the pipeline's slots (the check recorder sees every Bash check this way). */
   wrapSlots?: (slots: ToolPipelineSlots) => ToolPipelineSlots;
-  /** Stop checks run after the Stop hooks (the report gate, the verification nudge). */
+  /** Stop checks run after the Stop hooks (the report gate, the verification nudge), before the Report reminder. */
   stopChecks?: StopCheck[];
   /** The workspace's git state at the start, when the caller knows it (it just checked it out). */
   gitAtStart?: GitSnapshot;
@@ -158,12 +161,16 @@ export class Harness {
     const notices: string[] = [...(trusted?.files.problems ?? []).map((problem) => `configuration: ${problem}`), ...plugins.notices];
     const notFired = notFiredNotice(this.hooks);
     if (notFired !== undefined) notices.push(notFired);
+    // The session's scratch folder: TMPDIR, at the same path in the sandbox and out, writable by Bash.
+    const scratch = path.join(options.sessionDir, 'tmp');
+    mkdirSync(scratch, { recursive: true });
+    const scratchDir = realpathSync(scratch);
     const sandbox = shellSandbox({
       enabled: options.role.sandbox,
       mode: options.sandboxMode,
       // A read-only view is not writable even to its own shell: the private temp folder stands in.
-      worktree: options.workspaceWritable ? options.workspaceRoot : path.join(options.sessionDir, 'tmp'),
-      tempDir: path.join(options.sessionDir, 'tmp'),
+      worktree: options.workspaceWritable ? options.workspaceRoot : scratchDir,
+      tempDir: scratchDir,
       network: networkAllowance(settings).allowed,
       // The workspace itself (a read-only view is not bound writable) and what the language servers run from.
       extraReadable: [
@@ -180,10 +187,11 @@ export class Harness {
         `${options.role.name} runs in full-access mode without the sandbox: its Bash commands run on this host as you, held only by the permission checks (a write a command names must be inside the worktree)`,
       );
     const limit = options.toolLimit ? ToolLimit.from(options.toolLimit.rules, options.toolLimit.source) : undefined;
-    const policy = PermissionPolicy.fromSettings(settings, { ...sandbox.policy, home: options.homeDir }).withAllowRules(
-      limit?.texts ?? [],
-      limit?.source ?? '',
-    );
+    const policy = PermissionPolicy.fromSettings(settings, {
+      ...sandbox.policy,
+      writableOutside: [...(sandbox.policy.writableOutside ?? []), scratchDir],
+      home: options.homeDir,
+    }).withAllowRules(limit?.texts ?? [], limit?.source ?? '');
     const decider = createPermissionDecider({
       policy,
       limit,
@@ -219,7 +227,8 @@ export class Harness {
     const mcpTools = limit ? this.mcp.tools().filter((tool) => limit.allowsTool(tool.name)) : this.mcp.tools();
     const deferral = toolDeferral({
       mcpTools,
-      contextWindow: parseCompactionConfig(options.compaction ?? {}, 'the compaction options').contextWindow,
+      contextWindow:
+        parseCompactionConfig(options.compaction ?? {}, 'the compaction options').contextWindow ?? contextWindowOf(options.model.id),
       setting: toolSearchSetting(options.toolSearch === undefined ? process.env : { ORCA_TOOL_SEARCH: options.toolSearch }),
       native: options.model.nativeToolSearch === true,
     });
@@ -237,7 +246,7 @@ export class Harness {
       mode: options.role.mode,
       limits: options.role.limits,
       shell: {
-        env: { ...options.shellEnv, ...(sandbox.active ? {} : { TMPDIR: path.join(options.sessionDir, 'tmp') }) },
+        env: { ...options.shellEnv, TMPDIR: scratchDir },
         wrap: sandbox.wrap,
         ...(options.sandboxMode === 'required' ? { hookWrap: sandbox.wrap } : {}),
       },
@@ -287,7 +296,12 @@ export class Harness {
           return undefined;
         },
       }),
-      stopCheck: chainStopChecks(createStopCheck(hooks, { event: options.stopEvent }), ...(options.stopChecks ?? [])),
+      // The Report reminder comes last: whatever the others ask for, the agent is also told to Report.
+      stopCheck: chainStopChecks(
+        createStopCheck(hooks, { event: options.stopEvent }),
+        ...(options.stopChecks ?? []),
+        createReportReminder(),
+      ),
       services: {
         ...options.services,
         // Full access with Bash in the sandbox is what Claude Code calls accepting edits (its sandbox allows commands).

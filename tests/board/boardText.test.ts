@@ -7,14 +7,14 @@ import { testRedis } from '../support/redis.js';
 import { RunEvents } from './runEvents.js';
 
 describe('the board as text', () => {
-  it('has a row per task with its status, role, elapsed time, tokens, cost and what it does now, and the verdict', async () => {
+  it('has a row per task with its status, role, host, elapsed time, tokens, cost and what it does now, and the verdict', async () => {
     const { redis, keys } = testRedis();
     const run = new RunEvents(redis, keys, 'r-text');
     await run.created('/repos/shop');
     await run.task('t1');
     await run.task('t2', ['t1']);
     await run.state('t1', 'queued');
-    await run.starts('t1');
+    await run.starts('t1', { host: 'build-7' });
     const startedAt = run.now - 4_000;
     const board = (await readRunBoard(redis, keys, 'r-text'))!;
 
@@ -22,9 +22,18 @@ describe('the board as text', () => {
     expect(lines[0]).toBe('run r-text · running · Scripted model (no LLM) · 1m19s');
     expect(lines).toContain('task: add a discount to the cart');
     const header = lines.findIndex((line) => line.startsWith('STATUS'));
-    expect(lines[header]!.split(/\s{2,}/)).toEqual(['STATUS', 'TASK', 'ROLE', 'ELAPSED', 'TOKENS', 'COST', 'NOW']);
-    expect(lines[header + 1]!.split(/\s{2,}/)).toEqual(['running', 't1', 'worker', '1m15s', '135/20', '$0.0100', 'Bash npm test -- cart']);
-    expect(lines[header + 2]!.split(/\s{2,}/)).toEqual(['pending', 't2', 'worker', '–', '–', '–', 'waits for t1']);
+    expect(lines[header]!.split(/\s{2,}/)).toEqual(['STATUS', 'TASK', 'ROLE', 'HOST', 'ELAPSED', 'TOKENS', 'COST', 'NOW']);
+    expect(lines[header + 1]!.split(/\s{2,}/)).toEqual([
+      'running',
+      't1',
+      'worker',
+      'build-7',
+      '1m15s',
+      '135/20',
+      '$0.0100',
+      'Bash npm test -- cart',
+    ]);
+    expect(lines[header + 2]!.split(/\s{2,}/)).toEqual(['pending', 't2', 'worker', '–', '–', '–', '–', 'waits for t1']);
 
     // A pending permission request: what it asks, and how to answer it from here.
     await run.agent('t1', {
@@ -53,7 +62,7 @@ describe('the board as text', () => {
     const after = boardText((await readRunBoard(redis, keys, 'r-text'))!, { now: Date.now(), color: false });
     const row = after.find((line) => line.includes(' t1 '))!;
     // A finished task's elapsed time is fixed at its end, not at the clock (its request took a second of it).
-    expect(row.split(/\s{2,}/).slice(0, 4)).toEqual(['merged', 't1', 'worker', '8s']);
+    expect(row.split(/\s{2,}/).slice(0, 5)).toEqual(['merged', 't1', 'worker', 'host-1', '8s']);
     // Its agent ended: its request waits no more.
     expect(after.join('\n')).not.toContain('feed0001');
     expect(after.at(-1)).toBe('verdict PARTIAL: 1 of 2 tasks merged');

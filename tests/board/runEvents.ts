@@ -69,7 +69,7 @@ export class RunEvents {
   }
 
   /** A worker takes the task's job: workspace, session, one turn that calls a tool, its usage. */
-  async starts(taskId: string, options: { dir?: string; start?: string; usage?: Usage; cost?: number } = {}): Promise<void> {
+  async starts(taskId: string, options: { dir?: string; start?: string; usage?: Usage; cost?: number; host?: string } = {}): Promise<void> {
     await this.agent(taskId, {
       type: 'workspace',
       kind: 'branch',
@@ -77,6 +77,7 @@ export class RunEvents {
       branch: `orca/${this.runId}/${taskId}`,
       start: options.start ?? 'a'.repeat(40),
       ports: [41000, 41001],
+      ...(options.host ? { host: options.host } : {}),
     });
     await this.agent(taskId, {
       type: 'session_start',

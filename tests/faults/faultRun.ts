@@ -25,7 +25,7 @@ export interface RunJson {
   base: string;
   head: string;
   integration_branch: string;
-  tasks: Array<{ id: string; status: string; branch?: string; commit?: string; attempts: number }>;
+  tasks: Array<{ id: string; status: string; branch?: string; commit?: string; attempts: number; host?: string }>;
 }
 
 /** A worker's turns: write `file`, run the check, report it. `before` goes first (e.g. a held shell). */

@@ -299,7 +299,7 @@ describe('destructive commands need an allow rule that names them, even in full-
 });
 
 describe('anything unclear fails closed', () => {
-  it.each(['echo "unterminated', 'cat <(ls)', 'cat <<EOF\nrm -rf /\nEOF', 'echo ${X:-$(rm -rf /)}'])(
+  it.each(['echo "unterminated', 'cat <(ls)', 'cat <<EOF\n$(rm -rf /)\nEOF', "cat <<'EOF'\nno end", 'echo ${X:-$(rm -rf /)}'])(
     'an unparsable command is refused: %s',
     (command) => {
       const { bash } = setup({ allow: ['Bash'] });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -86,6 +86,16 @@ describe('Bash under bwrap, through the Bash tool', () => {
     const result = await run('mkdir -p src && echo inside > src/out.txt && cat src/out.txt');
     expect(result.exitCode).toBe(0);
     expect(readFileSync(path.join(worktree, 'src', 'out.txt'), 'utf8')).toBe('inside\n');
+  });
+
+  it('puts TMPDIR at the private folder’s own path, so a scratch file there is the same file for the host’s tools', async () => {
+    const { run, privateTmp } = sandboxed();
+    const result = await run('printf "%s" "$TMPDIR"; cat > "$TMPDIR/probe.txt" <<\'EOF\'\nscratch\nEOF');
+    expect(result.exitCode).toBe(0);
+    expect(result.content).toBe(`${realpathSync(privateTmp)}\nExit code: 0`);
+    expect(readFileSync(path.join(privateTmp, 'probe.txt'), 'utf8')).toBe('scratch\n');
+    // /tmp is the same private folder.
+    expect(await run('cat /tmp/probe.txt')).toMatchObject({ exitCode: 0, content: 'scratch\nExit code: 0' });
   });
 
   it('cannot write /etc through /tmp/..', async () => {

@@ -210,3 +210,44 @@ describe('Bash output size', () => {
     expect(processesMatching('yes orca-endless-output')).toEqual([]);
   });
 });
+
+describe('Bash pipeline stages (PIPESTATUS)', () => {
+  it('records each stage of a pipeline with its own exit status, and shows them when one failed', async () => {
+    const output = await bash('echo "not ok 1" && false 2>&1 | tail -5', makeToolContext());
+    // `a && b | c` is not one pipeline: only the raw statuses of the last pipeline.
+    expect(dataOf(output).pipeline).toBeUndefined();
+    expect(dataOf(output).pipeStatus).toEqual([1, 0]);
+
+    const piped = await bash('sh -c "echo tests failed; exit 4" 2>&1 | tail -5', makeToolContext());
+    expect(piped.content).toBe(
+      'tests failed\nExit code: 0 (pipeline stages: `sh -c "echo tests failed; exit 4"` exited 4, `tail -5` exited 0)',
+    );
+    expect(dataOf(piped)).toMatchObject({
+      exitCode: 0,
+      pipeStatus: [4, 0],
+      pipeline: [
+        { command: 'sh -c "echo tests failed; exit 4"', exitCode: 4 },
+        { command: 'tail -5', exitCode: 0 },
+      ],
+    });
+  });
+
+  it('keeps the plain exit line when every stage passed, and records a single command as one stage', async () => {
+    const piped = await bash('echo ok 2>&1 | tee /dev/null', makeToolContext());
+    expect(piped.content).toBe('ok\nExit code: 0');
+    expect(dataOf(piped).pipeline).toEqual([
+      { command: 'echo ok', exitCode: 0 },
+      { command: 'tee /dev/null', exitCode: 0 },
+    ]);
+    const single = await bash('ls /nonexistent-orca-dir 2>/dev/null', makeToolContext());
+    expect(dataOf(single)).toMatchObject({ exitCode: 2, pipeline: [{ command: 'ls /nonexistent-orca-dir', exitCode: 2 }] });
+  });
+
+  it('leaves the command as it was: its exit code, its line numbers, nothing it starts holding the status pipe', async () => {
+    const output = await bash('set -o pipefail; false | true', makeToolContext());
+    expect(dataOf(output)).toMatchObject({ exitCode: 1, pipeStatus: [1, 0] });
+    const error = await bash('echo one\nno-such-command-orca', makeToolContext());
+    expect(error.content).toContain('line 2: no-such-command-orca: command not found');
+    expect(dataOf(error).exitCode).toBe(127);
+  });
+});

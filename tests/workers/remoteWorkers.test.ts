@@ -52,8 +52,8 @@ describe('workers on other hosts', { timeout: SLOW_TEST_MS }, () => {
     expect(new Set(results.map((r) => r.pid))).toEqual(new Set(workers.map((w) => w.pid)));
     for (const result of results) {
       const other = result.task_id === 't1' ? 't2' : 't1';
-      const branch = `orca/${runId}/${result.task_id}`;
-      // Pushed back: the bare repository has the branch, on the named base, with this task's work only.
+      const branch = `refs/orca/${runId}/${result.task_id}`;
+      // Pushed back as the run's ref for the task: on the named base, with this task's work only.
       expect(git(bare, 'rev-parse', branch)).toBe(result.commit);
       expect(git(bare, 'rev-parse', `${branch}^`)).toBe(base);
       expect(git(bare, 'show', `${branch}:${result.task_id}.txt`)).toBe(result.task_id);
@@ -64,9 +64,10 @@ describe('workers on other hosts', { timeout: SLOW_TEST_MS }, () => {
       expect(result.worktree!.startsWith(path.join(home, 'worktrees') + path.sep)).toBe(true);
       expect(readdirSync(path.join(home, 'repos')).filter((name) => !name.endsWith('.lock'))).toHaveLength(1);
     }
-    // The origin's own branches are untouched.
-    expect(git(bare, 'for-each-ref', '--format=%(refname)', 'refs/heads').split('\n').sort()).toEqual(
-      ['refs/heads/main', `refs/heads/orca/${runId}/t1`, `refs/heads/orca/${runId}/t2`].sort(),
+    // The remote's branches are untouched: the work is under the run's refs.
+    expect(git(bare, 'for-each-ref', '--format=%(refname)', 'refs/heads')).toBe('refs/heads/main');
+    expect(git(bare, 'for-each-ref', '--format=%(refname)', 'refs/orca').split('\n').sort()).toEqual(
+      [`refs/orca/${runId}/t1`, `refs/orca/${runId}/t2`].sort(),
     );
     expect(existsSync(path.join(origin, '.git', 'refs', 'heads', 'orca'))).toBe(false);
   });

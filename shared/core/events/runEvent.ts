@@ -71,6 +71,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         check_network: z.enum(['host', 'none']).optional(),
         /** `--sandbox` (auto when absent: a run recorded before the flag). */
         sandbox: SandboxModeSchema.optional(),
+        /** The git remote the run is shared over (`--share`, `ORCA_SHARE`): its jobs name it, not the repository's path. */
+        share: z.string().optional(),
         /** The slash command the task came from, and its `allowed-tools` (the run's tool limit). */
         command: z
           .object({ invoked: z.string(), file: z.string(), allowed_tools: z.array(z.string()).optional(), model: z.string().optional() })

@@ -4,7 +4,10 @@ import { isSlug } from './slug.js';
  * The names orca gives things in a repository, made and read back here only: a task's branch
  * `orca/<run>/<task>`, a coordinator run's result `orca/<run>/integration`, and the ref a failed
  * or aborted agent's uncommitted changes are saved under, `refs/orca/wip/<run>/<task>` (a ref
- * outside refs/heads, so it never shows in `git branch`).
+ * outside refs/heads, so it never shows in `git branch`). A run shared over git (`--share`) names
+ * its commits on the shared remote under `refs/orca/<run>/`: each task's pushed branch as
+ * `refs/orca/<run>/<task>`, and the integration head, which every job's base is at some moment
+ * (the run's base first), as `refs/orca/<run>/integration`.
  */
 
 /** Where orca's branches live, under refs/heads. */
@@ -54,4 +57,14 @@ function parseParts(name: string, prefix: string): { runId: string; taskId: stri
   if (parts.length !== 2) return undefined;
   const [runId, taskId] = parts as [string, string];
   return isSlug(runId) && isSlug(taskId) ? { runId, taskId } : undefined;
+}
+
+/** A run's name for one of its commits on a shared remote: `refs/orca/<run>/<name>` (a task id, or `integration`). */
+export function sharedRef(runId: string, name: string): string {
+  return `refs/orca/${runId}/${name}`;
+}
+
+/** Every ref of one run on a shared remote, as a refspec pattern's source (`refs/orca/<run>/*`). */
+export function sharedRunRefs(runId: string): string {
+  return `refs/orca/${runId}/*`;
 }

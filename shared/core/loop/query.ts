@@ -2,9 +2,10 @@ import { type AgentEvent, type AgentEventInput, type EndReason, stamp } from '..
 import type { AssistantBlock, Message, ToolResultBlock, ToolUseBlock } from '../model/message.js';
 import type { StopReason } from '../model/model.js';
 import { ModelError } from '../model/modelError.js';
-import { addUsage, totalInputTokens, type Usage } from '../model/usage.js';
+import { addUsage, type Usage } from '../model/usage.js';
 import { type BatchCall, runToolCall } from '../tool/pipeline.js';
 import { REPORT_TOOL } from '../tool/report.js';
+import { loadDescription } from '../tool/tool.js';
 import { type AgentSession, type PreparedContext, SessionAbort, type StopInfo } from './session.js';
 
 export interface AgentResult {
@@ -42,17 +43,18 @@ export async function* query(session: AgentSession, prompt: string): AsyncGenera
       const { answer } = streamed;
       yield* loop.chargeUsage(answer.usage);
       yield* loop.appendAnswer(answer);
-      const overBudget = loop.budgetSpent();
-      if (overBudget) return yield* loop.end(overBudget);
       if (answer.stopReason === 'refusal') return yield* loop.end(refusalEnding(answer.detail));
       if (answer.toolUses.length === 0) {
         const stop = yield* loop.handleStop(answer.stopReason);
         if (stop) return yield* loop.end(stop);
-        continue;
+      } else {
+        const round = yield* loop.runToolCalls(answer);
+        const after = yield* loop.checkAfterTools(round);
+        if (after) return yield* loop.end(after);
       }
-      const round = yield* loop.runToolCalls(answer);
-      const after = yield* loop.checkAfterTools(round);
-      if (after) return yield* loop.end(after);
+      // A spent budget ends the session only after one last turn in which the model is asked to Report.
+      const overBudget = loop.budgetSpent();
+      if (overBudget) return yield* loop.end(overBudget);
     }
   } finally {
     loop.stopWallClock();
@@ -79,6 +81,9 @@ interface TurnAnswer {
   detail?: string;
 }
 
+/** What the model is told once, when a budget or the turn limit is reached, before the session ends. */
+export const LIMIT_REACHED = loadDescription(import.meta.url, './limitReached.md');
+
 /** Tool inputs in a row that are not valid JSON before the session gives up on the model. */
 export const MAX_BROKEN_TOOL_INPUTS = 3;
 
@@ -104,6 +109,8 @@ class AgentLoop {
   private readonly wallClock: NodeJS.Timeout;
   private reportAttempts = 0;
   private stopContinuation = false;
+  /** Whether the model was already given its last turn to Report in, at a budget or the turn limit. */
+  private lastTurnGiven = false;
   private turn = 0;
   /** Tool inputs that did not parse, in a row. */
   private brokenInputs = 0;
@@ -128,11 +135,13 @@ class AgentLoop {
     session.messages.push(userText(prompt));
   }
 
-  /** An abort, or the turn limit reached, before another turn starts. */
+  /** An abort, or the turn limit reached (after the one last turn to Report in), before another turn starts. */
   limitBeforeTurn(): Ending | undefined {
     if (this.session.signal.aborted) return this.abortEnding();
     const { maxTurns } = this.session.limits;
-    if (this.session.turns >= maxTurns) return { reason: 'max_turns', detail: `reached the limit of ${maxTurns} turns` };
+    if (this.session.turns >= maxTurns) {
+      return this.lastTurnOr({ reason: 'max_turns', detail: `reached the limit of ${maxTurns} turns` }, `the limit of ${maxTurns} turns`);
+    }
     return undefined;
   }
 
@@ -253,15 +262,35 @@ class AgentLoop {
     if (text) yield stamp({ type: 'assistant_text', turn: this.turn, text });
   }
 
-  /** The token or cost budget, once the session has spent it. */
+  /** The token or cost budget, once the session has spent it and had its last turn to Report in. */
   budgetSpent(): Ending | undefined {
     const { session } = this;
     const { limits } = session;
-    const spent = totalInputTokens(session.usage) + session.usage.output_tokens;
-    if (spent >= limits.maxTokens) return { reason: 'token_budget', detail: `used ${spent} tokens of a budget of ${limits.maxTokens}` };
-    if (session.costUsd >= limits.maxCostUsd) {
-      return { reason: 'cost_budget', detail: `spent $${session.costUsd.toFixed(4)} of a budget of $${limits.maxCostUsd}` };
+    const spent = session.tokensSpent();
+    if (spent >= limits.maxTokens) {
+      return this.lastTurnOr(
+        { reason: 'token_budget', detail: `used ${spent} tokens of a budget of ${limits.maxTokens}` },
+        `your token budget (${spent.toLocaleString('en-US')} of ${limits.maxTokens.toLocaleString('en-US')} tokens used)`,
+      );
     }
+    if (session.costUsd >= limits.maxCostUsd) {
+      return this.lastTurnOr(
+        { reason: 'cost_budget', detail: `spent $${session.costUsd.toFixed(4)} of a budget of $${limits.maxCostUsd}` },
+        `your cost budget ($${session.costUsd.toFixed(2)} of $${limits.maxCostUsd.toFixed(2)} spent)`,
+      );
+    }
+    return undefined;
+  }
+
+  /**
+   * A limit is reached: the first time, the model is told so and gets one more turn, in which a
+   * Report still ends the session well (limitReached.md); after that turn, the session ends.
+   */
+  private lastTurnOr(ending: Ending, what: string): Ending | undefined {
+    if (this.lastTurnGiven) return ending;
+    this.lastTurnGiven = true;
+    this.session.messages.push(userText(LIMIT_REACHED.replace('{limit}', what)));
+    this.session.pending.push({ type: 'notice', level: 'warn', message: `${ending.detail}: the agent has one last turn to Report in` });
     return undefined;
   }
 

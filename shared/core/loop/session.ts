@@ -14,6 +14,7 @@ import { type DeferredTools, ToolRegistry } from '../tool/registry.js';
 import { reportTool } from '../tool/report.js';
 import type { AnyTool, SessionServices, ShellSettings, ToolContext } from '../tool/tool.js';
 import { type AgentLimits, DEFAULT_LIMITS } from './limits.js';
+import { budgetTokens, cacheReadWeightOf } from './tokenBudget.js';
 import { ToolLedger } from './toolLedger.js';
 
 /** What the model is sent on one call, before the model client adds its own framing. */
@@ -145,6 +146,11 @@ export class AgentSession {
       emit: (event) => this.pending.push(event),
       services: options.services ?? {},
     };
+  }
+
+  /** The tokens spent so far as the token budget counts them (tokenBudget.ts). */
+  tokensSpent(): number {
+    return budgetTokens(this.usage, cacheReadWeightOf(this.model.id));
   }
 
   get fileState(): ReadFileState {

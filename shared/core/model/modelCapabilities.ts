@@ -52,6 +52,21 @@ export const MODEL_FAMILIES: readonly ModelFamily[] = [
   { match: /claude-/, adaptive: false, budget: true, off: 'disabled', omitsThinkingText: false, boundThinking: false, effort: false },
 ];
 
+/**
+ * The context window orca plans compaction for, in tokens: 200,000 for every family in the table.
+ * Claude 4.x models open 1,000,000 only with the `context-1m` beta header, which orca does not
+ * send; a family with a larger window by default gets its own entry here. An id the table does
+ * not know gets the same 200,000: compacting early is safe, compacting late is an API error
+ * (handled, but lossy: reactive compaction).
+ */
+const CONTEXT_WINDOWS: ReadonlyArray<{ match: RegExp; tokens: number }> = [{ match: /claude-|fable|mythos/, tokens: 200_000 }];
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+
+export function contextWindowOf(modelId: string): number {
+  const id = modelId.toLowerCase();
+  return CONTEXT_WINDOWS.find((entry) => entry.match.test(id))?.tokens ?? DEFAULT_CONTEXT_WINDOW;
+}
+
 export function modelFamily(modelId: string): ModelFamily | undefined {
   const id = modelId.toLowerCase();
   return MODEL_FAMILIES.find((family) => family.match.test(id));

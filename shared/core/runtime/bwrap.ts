@@ -30,7 +30,7 @@ const probes = new Map<string, string | undefined>();
 
 /**
  * Runs Bash under bubblewrap: the whole filesystem read-only, the worktree and a private /tmp
- * writable, fresh /dev and /proc, its own process namespace (killing bwrap kills everything
+ * (TMPDIR, at the private folder's own path too) writable, fresh /dev and /proc, its own process namespace (killing bwrap kills everything
  * inside), no capabilities (even for root), and no network unless it is allowed.
  */
 export function bwrapWrap(bwrap: string, options: BwrapOptions): WrappedCommand {
@@ -56,11 +56,16 @@ export function bwrapWrap(bwrap: string, options: BwrapOptions): WrappedCommand 
     '--bind',
     tempDir,
     '/tmp',
+    // Also at its own path, which TMPDIR names: a scratch file written there is at the same path
+    // for the host's tools, so Read and Grep reach it (the session folder is readable to them).
+    '--bind',
+    tempDir,
+    tempDir,
     ...readable.flatMap((dir) => ['--ro-bind', dir, dir]),
     ...writable.flatMap((dir) => ['--bind', dir, dir]),
     '--setenv',
     'TMPDIR',
-    '/tmp',
+    tempDir,
   ];
   return (command, cwd) => ({ file: bwrap, args: [...fixed, '--chdir', cwd, '--', 'bash', '-c', command] });
 }

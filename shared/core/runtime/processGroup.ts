@@ -25,6 +25,8 @@ export interface SpawnGroupOptions {
   stdin?: string;
   /** Leave stdin an open pipe for the caller to write to (a language server's protocol); `stdin` is ignored then. */
   keepStdinOpen?: boolean;
+  /** A fourth pipe, the command's fd 3, for it to write to the caller apart from its output (Bash's PIPESTATUS). */
+  statusPipe?: boolean;
 }
 
 /** Every group this module started and has not yet seen gone, so they can all be killed at once. */
@@ -124,7 +126,12 @@ export async function spawnGroup(file: string, args: string[], options: SpawnGro
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdio: [options.stdin === undefined && !options.keepStdinOpen ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    stdio: [
+      options.stdin === undefined && !options.keepStdinOpen ? 'ignore' : 'pipe',
+      'pipe',
+      'pipe',
+      ...(options.statusPipe ? ['pipe' as const] : []),
+    ],
   });
   if (child.pid === undefined) {
     const [error] = (await once(child, 'error')) as [Error];

@@ -16,6 +16,19 @@ export interface BashResultData {
   outputFile?: string;
   /** The whole stderr, when it outgrew memory. */
   stderrFile?: string;
+  /** The exit status of each stage of the command's last pipeline (the shell's PIPESTATUS), when the shell reached its end. */
+  pipeStatus?: number[];
+  /**
+   * When the command is one pipeline (one simple command included): each stage as written, without
+   * redirections of its own output (`2>&1`, `> log`), with its exit status. `npm test 2>&1 | tail`
+   * is `[{npm test, 1}, {tail, 0}]`.
+   */
+  pipeline?: PipelineStage[];
+}
+
+export interface PipelineStage {
+  command: string;
+  exitCode: number;
 }
 
 /** The fields of a Bash result the host reads, each only when it is there and well-formed. */
@@ -24,6 +37,7 @@ export interface BashResultFields {
   signal?: string;
   outputFile?: string;
   stderrFile?: string;
+  pipeline?: PipelineStage[];
 }
 
 /**
@@ -37,5 +51,14 @@ export function bashResultFields(data: unknown): BashResultFields {
   if ('signal' in data && typeof data.signal === 'string') fields.signal = data.signal;
   if ('outputFile' in data && typeof data.outputFile === 'string') fields.outputFile = data.outputFile;
   if ('stderrFile' in data && typeof data.stderrFile === 'string') fields.stderrFile = data.stderrFile;
+  if ('pipeline' in data && Array.isArray(data.pipeline) && data.pipeline.length > 0 && data.pipeline.every(isStage)) {
+    fields.pipeline = data.pipeline;
+  }
   return fields;
+}
+
+function isStage(value: unknown): value is PipelineStage {
+  if (typeof value !== 'object' || value === null) return false;
+  const stage = value as Record<string, unknown>;
+  return typeof stage.command === 'string' && typeof stage.exitCode === 'number';
 }

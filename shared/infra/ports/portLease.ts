@@ -2,6 +2,7 @@ import os from 'node:os';
 import getPort from 'get-port';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../redis/keys.js';
+import { scanTargets } from '../redis/redisConnection.js';
 
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
@@ -96,15 +97,18 @@ export class PortLeaser {
   /** Lease keys still held (for `orca clean` and the tests' leak checks). */
   async held(): Promise<Array<{ key: string; owner: string }>> {
     const found: Array<{ key: string; owner: string }> = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', this.keys.portLeases(), 'COUNT', 500);
-      cursor = next;
-      for (const key of keys) {
-        const owner = await this.redis.get(key);
-        if (owner !== null) found.push({ key, owner });
-      }
-    } while (cursor !== '0');
+    // On a cluster a SCAN sees one node's keys: every master is asked.
+    for (const node of scanTargets(this.redis)) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', this.keys.portLeases(), 'COUNT', 500);
+        cursor = next;
+        for (const key of keys) {
+          const owner = await this.redis.get(key);
+          if (owner !== null) found.push({ key, owner });
+        }
+      } while (cursor !== '0');
+    }
     return found;
   }
 }

@@ -1,15 +1,30 @@
 /**
  * Every Redis key orca writes, in one place. All keys share a prefix (`ORCA_PREFIX`, default
- * `orca`) so tests, and separate installations, can share one Redis without meeting.
+ * `orca`; a hash tag on a cluster) so tests, and separate installations, can share one Redis
+ * without meeting.
  */
 export const AGENT_QUEUE = 'agents';
 
+/**
+ * The prefix of every key. On a Redis Cluster (REDIS_CLUSTER_NODES) it is a hash tag, `{orca}`
+ * or `{<ORCA_PREFIX>}`: every key then lives in one slot, so BullMQ's multi-key scripts and orca's
+ * own transactions never cross slots (BullMQ's documented pattern for clusters: a prefix in braces).
+ */
 export function orcaPrefix(): string {
-  return process.env.ORCA_PREFIX || 'orca';
+  return withHashTag(process.env.ORCA_PREFIX || 'orca');
+}
+
+/** The prefix as a hash tag on a cluster (unless it already holds one); as it is otherwise. */
+function withHashTag(prefix: string): string {
+  return process.env.REDIS_CLUSTER_NODES?.trim() && !/\{[^}]+\}/.test(prefix) ? `{${prefix}}` : prefix;
 }
 
 export class Keys {
-  constructor(readonly prefix: string = orcaPrefix()) {}
+  readonly prefix: string;
+
+  constructor(prefix: string = orcaPrefix()) {
+    this.prefix = withHashTag(prefix);
+  }
 
   /** The BullMQ prefix: BullMQ builds `<prefix>:<queue>:…` under it. */
   get bull(): string {

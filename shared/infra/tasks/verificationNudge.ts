@@ -4,6 +4,7 @@ import { bashResultFields } from '../../core/tool/bashResultData.js';
 import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import { loadDescription } from '../../core/tool/tool.js';
 import { isCheckCommand } from '../verify/evidence/checkCommand.js';
+import { judgedExitCode } from '../verify/evidence/pipelineCheck.js';
 import { treeSnapshot } from '../verify/evidence/treeHash.js';
 import { staleProblem } from '../verify/gates/stale.js';
 import { zeroTestsProblem } from '../verify/gates/zeroTests.js';
@@ -27,7 +28,7 @@ export interface VerificationNudgeOptions {
   maxReminders?: number;
 }
 
-const NUDGE = loadDescription(import.meta.url, './nudge.md');
+export const NUDGE = loadDescription(import.meta.url, './nudge.md');
 
 export function createVerificationNudge(options: VerificationNudgeOptions = {}): StopCheck {
   const minCompleted = options.minCompleted ?? 3;
@@ -87,7 +88,7 @@ function fromLedger(ledger: readonly ToolLedgerEntry[]): { ok: true } | { ok: fa
   const lastPass = ledger.findLastIndex((entry) => {
     if (entry.name !== 'Bash' || entry.isError) return false;
     const command = (entry.input as { command?: unknown } | undefined)?.command;
-    return typeof command === 'string' && isCheckCommand(command) && bashResultFields(entry.data).exitCode === 0;
+    return typeof command === 'string' && isCheckCommand(command) && judgedExitCode(command, bashResultFields(entry.data)) === 0;
   });
   if (lastPass < 0) return { ok: false, why: 'no check (tests, type check, build) has passed in this session' };
   if (lastPass < lastEdit) return { ok: false, why: 'files were edited after the last passing check' };

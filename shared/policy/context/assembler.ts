@@ -104,7 +104,7 @@ class OrcaContextAssembler implements ContextAssembler {
     if (state.autocompaction.off) return { ok: false, reason: 'autocompaction is off for this session after failing in a row' };
     const { system } = state.layers;
     const tools = session.registry.specs();
-    const thresholds = thresholdsFor(this.config, session.limits.maxOutputTokens);
+    const thresholds = thresholdsFor(this.config, session.limits.maxOutputTokens, session.model.id);
     const measure = (view: Message[]) => state.counter.count(estimateView(system, view, tools), session.usage);
     const view = buildView(session.messages, state.decisions);
     const after = await state.autocompaction.attempt({
@@ -157,7 +157,7 @@ class OrcaContextAssembler implements ContextAssembler {
   /** The view after the cheap levels whose thresholds it reached, then autocompact if it is still over its own. */
   private async compactedView(session: AgentSession, state: SessionState, tools: ToolSpec[]): Promise<Message[]> {
     const { system } = state.layers;
-    const thresholds = thresholdsFor(this.config, session.limits.maxOutputTokens);
+    const thresholds = thresholdsFor(this.config, session.limits.maxOutputTokens, session.model.id);
     const measure = (view: Message[]) => state.counter.count(estimateView(system, view, tools), session.usage);
     const { view, tokens } = climbCompactionLadder({
       session,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describeZodError } from '../../core/boundary/zodIssues.js';
+import { contextWindowOf } from '../../core/model/modelCapabilities.js';
 
 /**
  * When each compaction level runs. The four cheap levels fire at a fraction of the USABLE window
@@ -10,7 +11,7 @@ import { describeZodError } from '../../core/boundary/zodIssues.js';
  * worth one. When a level does rewrite, the cheaper levels whose thresholds were reached in the
  * same call take their smaller savings too: the cache is being rewritten anyway.
  *
- * Defaults (200,000-token window, 16,000 reserved for output → 184,000 usable):
+ * Defaults (the model's window: 200,000 tokens for today's models; 16,000 reserved for output → 184,000 usable):
  * - snip at 0.50 (92,000): drop superseded exchanges; nearly lossless.
  * - microcompact at 0.60 (110,400): old tool results become one-line placeholders.
  * - collapse at 0.75 (138,000): finished task spans fold to one line in the view.
@@ -18,7 +19,8 @@ import { describeZodError } from '../../core/boundary/zodIssues.js';
  * A fraction of 1 or more turns a level off (it would fire only once the window is already full).
  */
 export const CompactionConfigSchema = z.strictObject({
-  contextWindow: z.number().int().positive().default(200_000),
+  /** The model's context window in tokens; default: the model's own (contextWindowOf in modelCapabilities.ts). */
+  contextWindow: z.number().int().positive().optional(),
   /** Room kept for the model's answer; default: the session's maxOutputTokens, at most 20,000. */
   reservedOutputTokens: z.number().int().nonnegative().optional(),
   snipAt: z.number().positive().default(0.5),
@@ -64,9 +66,10 @@ export interface CompactionThresholds {
   minSavings: number;
 }
 
-export function thresholdsFor(config: CompactionConfig, maxOutputTokens: number): CompactionThresholds {
+/** `modelId`: the session's model, whose context window applies unless the config names one. */
+export function thresholdsFor(config: CompactionConfig, maxOutputTokens: number, modelId: string): CompactionThresholds {
   const reserved = config.reservedOutputTokens ?? Math.min(maxOutputTokens, 20_000);
-  const usable = Math.max(0, config.contextWindow - reserved);
+  const usable = Math.max(0, (config.contextWindow ?? contextWindowOf(modelId)) - reserved);
   return {
     usable,
     snip: at(config.snipAt, usable),

@@ -12,7 +12,7 @@ export interface SessionEnvironment {
   cwd: string;
   date: Date;
   git: GitSnapshot;
-  /** The job's ports, from the shell environment the session gives its commands. */
+  /** The job's ports and the scratch folder (TMPDIR), from the shell environment the session gives its commands. */
   shellEnv: Record<string, string>;
   limits: AgentLimits;
 }
@@ -32,6 +32,11 @@ export function dynamicContextText(env: SessionEnvironment): string {
   }
   const ports = ['PORT', 'ORCA_PORTS'].filter((name) => env.shellEnv[name]).map((name) => `${name}=${env.shellEnv[name]}`);
   if (ports.length > 0) lines.push(`- Ports leased to this job (use only these): ${ports.join(', ')}`);
+  if (env.shellEnv.TMPDIR) {
+    lines.push(
+      `- Scratch folder (\`$TMPDIR\`): ${env.shellEnv.TMPDIR}. Write scratch files, logs and probes there, never in the repository; Read reads them there.`,
+    );
+  }
   const { limits } = env;
   lines.push(
     `- Budgets: ${limits.maxTurns} turns, ${limits.maxTokens.toLocaleString('en-US')} tokens, $${limits.maxCostUsd.toFixed(2)}, ` +

@@ -1,18 +1,25 @@
 import type { AgentLimits } from '../../core/loop/limits.js';
 import type { AgentSession } from '../../core/loop/session.js';
-import { totalInputTokens, type Usage } from '../../core/model/usage.js';
+import { loadDescription } from '../../core/tool/tool.js';
 import { describeStatus, type GitSnapshot, readGitSnapshot, sameStatus } from './gitSnapshot.js';
+
+/** Near the end: the last turns, or the last tenth of the tokens, the money or the time. */
+const NEAR_END_TURNS = 5;
+const NEAR_END_SHARE = 0.1;
+export const NEAR_END = loadDescription(import.meta.url, './nearEnd.md');
 
 /**
  * The short note appended to the newest user message before each model call (from the second
- * turn): what is left of the budgets now, and the git status when it differs from the one in the
- * system prompt. It rides at the end of the request, after the cached prefix, and stays with its
+ * turn): what is left of the budgets now (turns, tokens as the budget counts them, money, time),
+ * near the end of any of them the word to run the checks and Report now (nearEnd.md), and the git
+ * status when it differs from the one in the system prompt. It rides at the end of the request, after the cached prefix, and stays with its
  * message afterwards, so it never invalidates what was cached.
  */
 export interface TurnFacts {
   turn: number;
   limits: AgentLimits;
-  usage: Usage;
+  /** The tokens spent as the token budget counts them (AgentSession.tokensSpent). */
+  tokensSpent: number;
   costUsd: number;
   elapsedMs: number;
   start: GitSnapshot;
@@ -21,12 +28,20 @@ export interface TurnFacts {
 
 export function turnReminderText(facts: TurnFacts): string {
   const { limits } = facts;
-  const tokensLeft = Math.max(0, limits.maxTokens - totalInputTokens(facts.usage) - facts.usage.output_tokens);
+  const turnsLeft = Math.max(0, limits.maxTurns - facts.turn);
+  const tokensLeft = Math.max(0, limits.maxTokens - facts.tokensSpent);
   const costLeft = Math.max(0, limits.maxCostUsd - facts.costUsd);
-  const minutesLeft = Math.max(0, Math.floor((limits.wallClockMs - facts.elapsedMs) / 60_000));
+  const msLeft = Math.max(0, limits.wallClockMs - facts.elapsedMs);
+  const minutesLeft = Math.floor(msLeft / 60_000);
   const lines = [
-    `Turn ${facts.turn} of ${limits.maxTurns}. Left: ${tokensLeft.toLocaleString('en-US')} tokens, $${costLeft.toFixed(2)}, ${minutesLeft} min.`,
+    `Turn ${facts.turn} of ${limits.maxTurns}. Left: ${turnsLeft} turns, ${tokensLeft.toLocaleString('en-US')} tokens, $${costLeft.toFixed(2)}, ${minutesLeft} min.`,
   ];
+  const nearEnd =
+    turnsLeft <= NEAR_END_TURNS ||
+    tokensLeft <= limits.maxTokens * NEAR_END_SHARE ||
+    costLeft <= limits.maxCostUsd * NEAR_END_SHARE ||
+    msLeft <= limits.wallClockMs * NEAR_END_SHARE;
+  if (nearEnd) lines.push(NEAR_END);
   if (!sameStatus(facts.start, facts.now) && facts.now.kind === 'repo') {
     lines.push(
       `Git status now (changed since the session started), branch ${facts.now.branch} at ${facts.now.head}:\n${describeStatus(facts.now.status)}`,
@@ -61,7 +76,7 @@ export class TurnReminders {
     return turnReminderText({
       turn: session.turns,
       limits: session.limits,
-      usage: session.usage,
+      tokensSpent: session.tokensSpent(),
       costUsd: session.costUsd,
       elapsedMs: Date.now() - session.startedAt,
       start: this.start,

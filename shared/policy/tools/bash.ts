@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { ToolError } from '../../core/boundary/toolError.js';
 import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS, OutputCapture } from '../../core/runtime/outputCapture.js';
@@ -9,8 +11,12 @@ import type { BashResultData } from '../../core/tool/bashResultData.js';
 import { DEFAULT_RESULT_LIMIT } from '../../core/tool/resultBudget.js';
 import { defineTool, loadDescription, type ToolContext, type ToolOutput } from '../../core/tool/tool.js';
 import { bashLevel, isReadOnlyBash } from '../permissions/shell/bashLevel.js';
+import { pipelineStages } from '../permissions/shell/pipelineStages.js';
 
 export const BASH_TOOL = 'Bash';
+
+/** How long the status pipe is read after the shell exited, at most. */
+const STATUS_WAIT_MS = 2_000;
 
 export const BashInputSchema = z.strictObject({
   command: z
@@ -38,6 +44,9 @@ export interface BashToolOptions {
  * - A non-zero exit code or a death by signal is a result, not an error: the model must read it.
  * - Output past the capture's memory limit streams to a file in the session folder, named in the
  *   result; the pipeline's result budget then trims what the model is sent.
+ * - The exit status of each stage of the command's last pipeline (the shell's PIPESTATUS) goes to
+ *   the result's data, and with the stages' text when the command is one pipeline: the check in
+ *   `npm test 2>&1 | tail` is judged on `npm test`'s status, not tail's (withPipeStatus).
  */
 export function makeBashTool(options: BashToolOptions = {}) {
   const capture = options.capture ?? DEFAULT_CAPTURE_LIMITS;
@@ -70,10 +79,12 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
   if (ctx.signal.aborted) throw new ToolError('Bash was not run: the session was aborted.');
   const timeoutMs = input.timeout ?? ctx.shell.defaultTimeoutMs;
   const cwd = ctx.workspace.root;
-  const { file, args } = ctx.shell.wrap?.(input.command, cwd) ?? { file: 'bash', args: ['-c', input.command] };
+  const script = withPipeStatus(input.command);
+  const { file, args } = ctx.shell.wrap?.(script, cwd) ?? { file: 'bash', args: ['-c', script] };
 
   // The model's commands never see orca's own credentials (ANTHROPIC_API_KEY and the like).
-  const group = await spawnGroup(file, args, { cwd, env: { ...agentShellEnv(), ...ctx.shell.env } });
+  const group = await spawnGroup(file, args, { cwd, env: { ...agentShellEnv(), ...ctx.shell.env }, statusPipe: true });
+  const statusText = readStatusPipe(group.child.stdio[3] as Readable | null | undefined);
   const stem = path.join(ctx.session.dir, 'bash-output', `${Date.now()}-${randomBytes(4).toString('hex')}`);
   const stdout = new OutputCapture(group.child.stdout, `${stem}.stdout.txt`, limits);
   const stderr = new OutputCapture(group.child.stderr, `${stem}.stderr.txt`, limits);
@@ -104,7 +115,14 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
     throw new ToolError(`Command was aborted (the session is stopping); it was stopped, with every process it started.${soFar}`);
   }
 
-  const status = exitStatus(exit);
+  // Only the shell holds the pipe, and it has exited: the wait is bounded all the same.
+  const pipeStatus = parsePipeStatus(await Promise.race([statusText, sleep(STATUS_WAIT_MS, '', { ref: false })]), exit);
+  const stages = pipeStatus ? pipelineStages(input.command) : undefined;
+  const pipeline =
+    stages && pipeStatus && stages.length === pipeStatus.length
+      ? stages.map((command, index) => ({ command, exitCode: pipeStatus[index]! }))
+      : undefined;
+  const status = exitStatus(exit, pipeline);
   const body = `${output === '' ? '(no output)' : output}\n${status}`;
   const data: BashResultData = {
     exitCode: exit.code,
@@ -113,6 +131,8 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
     stderrBytes: stderr.bytes,
     stdout: stdout.text().replace(/[\r\n]+$/, ''),
     stderr: stderr.text().replace(/[\r\n]+$/, ''),
+    ...(pipeStatus ? { pipeStatus } : {}),
+    ...(pipeline ? { pipeline } : {}),
   };
   if (stdout.overflowFile) data.outputFile = stdout.overflowFile;
   if (stderr.overflowFile) data.stderrFile = stderr.overflowFile;
@@ -151,9 +171,44 @@ function sizeSummary(stdout: OutputCapture, stderr: OutputCapture): string {
   return `Long output: ${one(stdout, 'stdout')}, ${one(stderr, 'stderr')}.`;
 }
 
-function exitStatus(exit: LeaderExit): string {
+/** The exit code, and each stage's when a pipeline's stages did not all exit 0 (the shell reports only the last). */
+function exitStatus(exit: LeaderExit, pipeline: BashResultData['pipeline']): string {
   if (exit.signal) return `Killed by signal ${exit.signal}`;
-  return `Exit code: ${exit.code ?? 'unknown'}`;
+  const code = `Exit code: ${exit.code ?? 'unknown'}`;
+  if (!pipeline || pipeline.length < 2 || pipeline.every((stage) => stage.exitCode === 0)) return code;
+  return `${code} (pipeline stages: ${pipeline.map((stage) => `\`${stage.command}\` exited ${stage.exitCode}`).join(', ')})`;
+}
+
+/**
+ * The command as bash runs it: in a group of its own with fd 3 closed (so nothing it starts holds
+ * the status pipe open), then `$?` and PIPESTATUS written to fd 3 and the command's own exit code
+ * kept. The command starts on the first line, so the shell's line numbers in errors stay its own;
+ * a command that exits by itself (`exit 3`) leaves no status, and its exit code is what it is.
+ */
+function withPipeStatus(command: string): string {
+  return `{ ${command}\n} 3>&-\n__orca_status=("$?" "\${PIPESTATUS[@]}"); printf '%s' "\${__orca_status[*]}" >&3 2>/dev/null; exit "\${__orca_status[0]}"`;
+}
+
+/** Everything written to the status pipe, once the shell closed it (at most a moment after it exits). */
+function readStatusPipe(pipe: Readable | null | undefined): Promise<string> {
+  if (!pipe) return Promise.resolve('');
+  return new Promise((resolve) => {
+    let text = '';
+    pipe.setEncoding('utf8');
+    pipe.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    pipe.on('error', () => resolve(text));
+    pipe.on('close', () => resolve(text));
+  });
+}
+
+/** PIPESTATUS from the status pipe, when it is there and agrees with the exit code: `$?` first, then each stage's. */
+function parsePipeStatus(text: string, exit: LeaderExit): number[] | undefined {
+  if (!/^\d+( \d+)+$/.test(text.trim())) return undefined;
+  const [last, ...stages] = text.trim().split(' ').map(Number);
+  if (exit.signal || last !== exit.code || stages.length === 0) return undefined;
+  return stages;
 }
 
 function minutes(ms: number): string {

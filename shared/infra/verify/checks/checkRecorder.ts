@@ -1,10 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bashResultFields } from '../../../core/tool/bashResultData.js';
+import { type BashResultFields, bashResultFields, type PipelineStage } from '../../../core/tool/bashResultData.js';
 import type { PostToolUseOutcome, ToolPipelineSlots } from '../../../core/tool/pipeline.js';
 import type { SessionServices, ToolContext, ToolOutput } from '../../../core/tool/tool.js';
 import { isCheckCommand, normalizeCommand } from '../evidence/checkCommand.js';
 import type { CheckEvidence, TargetObservation } from '../evidence/evidence.js';
+import { firstStageRun } from '../evidence/pipelineCheck.js';
 import { watchTargets } from '../evidence/portOwner.js';
 import { saveManifest, treeSnapshot } from '../evidence/treeHash.js';
 import { targetPortsOf } from '../gates/target.js';
@@ -14,7 +15,8 @@ import { stripColour } from './colourlessLog.js';
 /**
  * The host's evidence of the checks an AGENT runs: a wrapper around the tool pipeline's slots
  * that, for every Bash call whose command is a check (checkCommand.ts) or one of the task's
- * required checks,
+ * required checks (or a pipeline that starts with one: `npm test 2>&1 | tail`, recorded as a run
+ * of `npm test` with its own exit code),
  * - hashes the workspace's tree once the call is allowed, just before it runs;
  * - watches the ports the command talks to (gates/target.ts) while it runs;
  * - afterwards keeps its exit code, duration, whole output (the Bash result, or the files it
@@ -45,8 +47,17 @@ export class CheckRecorder {
     this.alsoRecord = new Set((options.alsoRecord ?? []).map(normalizeCommand));
   }
 
+  /** Before it runs: whether it looks like a check, or may run a required one (`npm test 2>&1 | tail` starts with `npm test`). */
   private records(command: string): boolean {
-    return isCheckCommand(command) || this.alsoRecord.has(normalizeCommand(command));
+    const normalized = normalizeCommand(command);
+    return isCheckCommand(command) || [...this.alsoRecord].some((required) => normalized.startsWith(required));
+  }
+
+  /** After it ran: the check it is evidence of, the first stage of a pipeline when that stage is a check (pipelineCheck.ts). */
+  private checkRun(command: string, data: BashResultFields): PipelineStage | undefined {
+    const stage = firstStageRun(command, data);
+    if (!stage) return undefined;
+    return isCheckCommand(stage.command) || this.alsoRecord.has(normalizeCommand(stage.command)) ? stage : undefined;
   }
 
   /** The evidence so far, oldest first. */
@@ -111,7 +122,8 @@ export class CheckRecorder {
     const stem = path.join(this.dir(ctx), id.replace(/[^A-Za-z0-9_-]/g, '_'));
     const stdoutFile = data.outputFile ?? writeLog(`${stem}.log`, stdoutShown);
     const stderrFile = data.stderrFile ?? (stderrShown !== '' ? writeLog(`${stem}.stderr.log`, stderrShown) : undefined);
-    const exitCode = result.output && data.exitCode !== undefined ? data.exitCode : null;
+    const stage = result.output ? this.checkRun(command, data) : undefined;
+    const exitCode = result.output && data.exitCode !== undefined ? (stage?.exitCode ?? data.exitCode) : null;
     const signal = data.signal ?? null;
     const outcome: CheckEvidence['outcome'] = result.output
       ? exitCode !== null
@@ -123,7 +135,8 @@ export class CheckRecorder {
           ? 'aborted'
           : 'refused';
     this.recorded.push({
-      command,
+      command: stage?.command ?? command,
+      ...(stage ? { command_line: command } : {}),
       cwd: ctx.workspace.root,
       tree: pending.tree,
       ...(pending.manifest ? { tree_manifest: pending.manifest } : {}),

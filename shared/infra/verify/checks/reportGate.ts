@@ -4,7 +4,7 @@ import type { ClaimedCheck } from '../evidence/evidence.js';
 import { commandsFromLedger } from '../gates/claims.js';
 import { type GateReport, gateWorkerReport } from '../gates/workerGates.js';
 
-const REFUSAL = loadDescription(import.meta.url, './reportRefused.md');
+export const REFUSAL = loadDescription(import.meta.url, './reportRefused.md');
 
 export interface ReportGateOptions {
   /** The claimed checks inside a Report input (worker `claimed_checks`, verification `checks`). */

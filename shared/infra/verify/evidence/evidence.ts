@@ -68,6 +68,11 @@ export const CheckOutcomeSchema = z.enum(['exited', 'killed', 'timed_out', 'abor
 
 export const CheckEvidenceSchema = z.object({
   command: z.string(),
+  /**
+   * The whole command line, when `command` is its first stage (`npm test 2>&1 | tail -5` ran
+   * `npm test`): the exit code and the judgement are that stage's.
+   */
+  command_line: z.string().optional(),
   cwd: z.string(),
   /** The hash of the tree the check ran on (treeHash.ts), taken BEFORE it ran. */
   tree: z.string(),

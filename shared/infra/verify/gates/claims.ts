@@ -3,13 +3,14 @@ import { bashResultFields } from '../../../core/tool/bashResultData.js';
 import { normalizeCommand } from '../evidence/checkCommand.js';
 import type { CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
 import { type GateResult, gateResult } from '../evidence/gateResult.js';
+import { firstStageRun, judgedExitCode } from '../evidence/pipelineCheck.js';
 
 /**
  * Gate 5, claims: a check an agent says it ran (worker `claimed_checks`, verification `checks`)
  * counts only when its OWN tool log (the job result's `commands`, or its session's ledger) holds
  * that command (same words, whitespace aside) with the same exit code. Dropped and flagged:
- * - a command it never ran (`npm test` is not `npm test 2>&1 | tail`: a pipe's exit code is the
- *   last command's);
+ * - a command it never ran (`npm test` is not `npm run test:unit`; it is the first stage of
+ *   `npm test 2>&1 | tail`, judged on that stage's own exit code: commandsFromLedger);
  * - an exit code none of its runs had;
  * - a claimed exit 0 when the latest run of that command failed (a pass that was later undone).
  * The log is the host's record, never the agent's prose.
@@ -63,18 +64,28 @@ function mismatch(claim: ClaimedCheck, runs: readonly CheckRecord[]): string | u
   return undefined;
 }
 
-/** The Bash commands of a session's ledger as a command log (what a job result's `commands` holds). */
+/**
+ * The Bash commands of a session's ledger as a command log (what a job result's `commands` holds).
+ * A command that was one pipeline also stands for a run of its first stage (pipelineCheck.ts):
+ * `npm test 2>&1 | tail -5` is logged as itself and as `npm test`, each with `npm test`'s exit
+ * code when that stage is a check (the pipe's own code is tail's).
+ */
 export function commandsFromLedger(ledger: readonly ToolLedgerEntry[]): CheckRecord[] {
   return ledger
     .filter((entry) => entry.name === 'Bash')
-    .map((entry) => {
+    .flatMap((entry) => {
       const data = bashResultFields(entry.data);
-      const command = (entry.input as { command?: unknown } | undefined)?.command;
-      return {
-        command: typeof command === 'string' ? command : '',
-        exit_code: !entry.isError && data.exitCode !== undefined ? data.exitCode : null,
+      const input = (entry.input as { command?: unknown } | undefined)?.command;
+      const command = typeof input === 'string' ? input : '';
+      const ran = !entry.isError && data.exitCode !== undefined;
+      const judged = judgedExitCode(command, data);
+      const record: CheckRecord = {
+        command,
+        exit_code: ran && judged !== undefined ? judged : null,
         at: entry.at,
         ...(data.outputFile !== undefined ? { output_file: data.outputFile } : {}),
       };
+      const stage = ran ? firstStageRun(command, data) : undefined;
+      return stage ? [record, { ...record, command: stage.command, exit_code: stage.exitCode }] : [record];
     });
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import parseShell from '@ericcornelissen/bash-parser';
 import { findLayout } from './findCommand.js';
+import { withoutHereDocuments } from './hereDocuments.js';
 import type { BashAnalysis, FindPlaceholder, PossibleCwds, ShellCommand, ShellWord, ShellWrite } from './shellTypes.js';
 import { unwrapCommand } from './shellWrappers.js';
 
@@ -15,7 +16,8 @@ type Node = parseShell.Node;
 export function analyzeBash(command: string): BashAnalysis {
   const walk = new ShellWalk();
   try {
-    walk.script(command, { cwd: ['.'], pipedFrom: [] }, 0);
+    // Here-documents the parser cannot read: their bodies are data (hereDocuments.ts), or it is refused.
+    walk.script(withoutHereDocuments(command) ?? command, { cwd: ['.'], pipedFrom: [] }, 0);
   } catch (error) {
     if (error instanceof Unanalysable) return { ok: false, reason: error.message };
     throw error;
@@ -255,7 +257,7 @@ class Source {
 
 function heredoc(): Unanalysable {
   return new Unanalysable(
-    'here-documents (<<) cannot be analysed; write the text to a file with the Write tool, or pass it as a quoted argument',
+    "this here-document (<<) cannot be analysed: use a quoted delimiter (<<'EOF') with nothing else on its lines, write the text with the Write tool, or pass it as a quoted argument",
   );
 }
 
