@@ -94,11 +94,12 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   let outcome = { committed: false, keep: false, completed: false, job };
   // Everything that takes something (the lease, the workspace) is inside the try: every way out releases it.
   try {
+    lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
     // Hooks and settings come only from the trusted configuration (the run's base commit and the
-    // user's folders), never from a tree an agent wrote. Read before the ports are leased.
+    // user's folders), never from a tree an agent wrote. A settings file that cannot be read fails
+    // the job here, and the lease above goes with it (finally).
     const config = job.config ?? (await configOfJob(job, deps));
     repoHooks = hooksFromSettings(settingsFromConfig(job.repo.path ?? deps.home.root, config).sources);
-    lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
     const hooks = repoHooks;
     workspace = await prepareWorkspace(
       job,
