@@ -25,7 +25,7 @@ describe('orca status and orca board', () => {
     const text = await env.cli(['status']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^run r-latest · running/);
-    expect(text.stdout).toMatch(/running\s+t1\s+worker\s+\S+\s+135\/20\s+\$0\.0100\s+Bash npm test -- cart/);
+    expect(text.stdout).toMatch(/running\s+t1\s+worker\s+–\s+\S+\s+135\/20\s+\$0\.0100\s+Bash npm test -- cart/);
 
     const json = await env.cli(['status', 'r-older', '--json']);
     expect(json.code, json.stderr).toBe(0);
