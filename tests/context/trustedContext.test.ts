@@ -109,4 +109,31 @@ describe('the trusted configuration', () => {
     expect(last).toContain('Base deploy steps.');
     expect(model.requests.map(messagesText).join('\n')).not.toContain('Planted');
   });
+
+  it('holds the user’s local files from their checkout (gitignored, never committed), which win over committed copies', async () => {
+    const repo = makeRepo({ ...AT_BASE, '.gitignore': '.claude/settings.local.json\nCLAUDE.local.md\n' });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    writeFiles(repo, {
+      '.claude/settings.local.json': JSON.stringify({ permissions: { deny: ['Bash(curl:*)'] } }),
+      'CLAUDE.local.md': 'My local notes for this project.\n',
+    });
+    const home = userHome();
+    const config = await readTrustedConfig({ project: { repo, commit: base }, userClaudeDir: path.join(home, '.claude'), homeDir: home });
+    expect(config.local.map((file) => file.path)).toEqual(['.claude/settings.local.json', 'CLAUDE.local.md']);
+    // The local scope comes first, as in Claude Code, and the committed settings still apply.
+    const settings = settingsFromConfig(repo, config);
+    expect(settings.sources.map((source) => [source.label, source.settings.permissions?.deny])).toEqual([
+      ['.claude/settings.local.json', ['Bash(curl:*)']],
+      ['.claude/settings.json', ['Bash(rm:*)']],
+    ]);
+    // A session of the run reads the local instructions, from the copy the configuration carries.
+    const folders = writeConfigFolders(config, path.join(tempDir(), 'config'));
+    const { model, result } = await runScripted({
+      root: repo,
+      turns: [REPORT_TURN],
+      context: createContextAssembler({ homeDir: home, config: { ...folders, shownHome: home } }),
+    });
+    expect(result.reason).toBe('report');
+    expect(messagesText(model.requests[0]!)).toContain('My local notes for this project.');
+  });
 });

@@ -36,9 +36,9 @@ export const TrustedConfigSchema = z.object({
   /** The user's home on that host, and the files read under it (`.claude/CLAUDE.md` and its imports, `.claude/skills/…`, `.claude/rules/…`). */
   home: z.object({ dir: z.string().min(1), files: z.array(ConfigFileSchema) }),
   /**
-   * The user's own overrides for this project, from their checkout (`.claude/settings.local.json`,
-   * `CLAUDE.local.md`): not read yet, the place for them when they are (they are the user's, not
-   * the agents'), by path from the repository's root.
+   * The user's own overrides for this project, from their checkout on disk
+   * (`.claude/settings.local.json`, `CLAUDE.local.md`; gitignored by design), by path from the
+   * repository's root: they are the user's, not the agents', and win over committed copies.
    */
   local: z.array(ConfigFileSchema).default([]),
   /** Files that were left out (too large, not text), each with why: shown as notices. */

@@ -26,6 +26,12 @@ export const PROJECT_CONFIG_FILES = [
 /** The user's files under their home: instructions (and what they import), skills and rules. */
 export const HOME_CONFIG_FILES = ['.claude/CLAUDE.md', '.claude/skills/*/SKILL.md', '.claude/rules/**/*.md'] as const;
 
+/**
+ * The user's own overrides for the project, gitignored by design (Claude Code's local scope): read
+ * from the user's checkout on disk, never from a worktree. They are the user's, like ~/.claude.
+ */
+export const LOCAL_CONFIG_FILES = ['.claude/settings.local.json', 'CLAUDE.local.md'] as const;
+
 /** Past this in all, further files are left out (with a problem each): the configuration travels in every job. */
 export const MAX_CONFIG_BYTES = 2 * 1024 * 1024;
 
@@ -41,7 +47,8 @@ export interface ReadTrustedConfigOptions {
 /**
  * Reads the trusted configuration: the repository's PROJECT_CONFIG_FILES from git objects at the
  * base commit (whatever the checkout holds now is not looked at), the files their instructions
- * import from there, and the user's own settings, instructions, skills and rules from disk.
+ * import from there, the user's own settings, instructions, skills and rules from disk, and the
+ * user's local files (LOCAL_CONFIG_FILES) from their checkout.
  */
 export async function readTrustedConfig(options: ReadTrustedConfigOptions): Promise<TrustedConfig> {
   const budget = new Budget();
@@ -57,7 +64,7 @@ export async function readTrustedConfig(options: ReadTrustedConfigOptions): Prom
     project,
     user: { dir: userDir, files: user },
     home: { dir: homeDir, files: home },
-    local: [],
+    local: options.project ? readLocalFiles(options.project.repo, budget) : [],
     problems: budget.problems,
   };
 }
@@ -96,6 +103,15 @@ function readText(file: string, label: string, budget: Budget): string | undefin
     return undefined;
   }
   return budget.admit(label, text) ? text : undefined;
+}
+
+function readLocalFiles(repo: string, budget: Budget): ConfigFile[] {
+  const files: ConfigFile[] = [];
+  for (const rel of LOCAL_CONFIG_FILES) {
+    const text = readText(path.join(repo, rel), path.join(repo, rel), budget);
+    if (text !== undefined) files.push({ path: rel, text });
+  }
+  return files;
 }
 
 function readHomeFiles(homeDir: string, budget: Budget): ConfigFile[] {
