@@ -7,7 +7,7 @@ import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { findOnPath } from '../../shared/policy/permissions/sandbox.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
-import { type CallRecord, callRecords, pathWithout } from './support.js';
+import { type CallRecord, callRecords, pathWithout, plannedRun } from './support.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 const CART_COMMENT = '// Formats cents for display. Kept local for now; see src/money.ts.';
@@ -31,35 +31,18 @@ function redteamScript(checkout: string) {
       },
     ],
   };
-  return {
-    latency_ms: 0,
-    agents: [
-      { when: { role: 'coordinator' }, turns: [{ tools: [{ name: 'Report', input: { questions: [] } }] }] },
+  return plannedRun(
+    [
       {
-        when: { role: 'plan' },
-        turns: [
-          {
-            tools: [
-              {
-                name: 'Report',
-                input: {
-                  subtasks: [
-                    {
-                      id: 'notes',
-                      title: 'write the notes',
-                      instructions: 'Write NOTES.md.',
-                      paths: ['NOTES.md'],
-                      depends_on: [],
-                      checks: ['npm test'],
-                    },
-                  ],
-                  risks: [],
-                },
-              },
-            ],
-          },
-        ],
+        id: 'notes',
+        title: 'write the notes',
+        instructions: 'Write NOTES.md.',
+        paths: ['NOTES.md'],
+        depends_on: [],
+        checks: ['npm test'],
       },
+    ],
+    [
       {
         when: { role: 'worker', task: 'notes' },
         turns: [
@@ -100,7 +83,7 @@ function redteamScript(checkout: string) {
         ],
       },
     ],
-  };
+  );
 }
 
 describe.each([

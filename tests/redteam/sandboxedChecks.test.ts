@@ -7,6 +7,7 @@ import { redisUrl } from '../../shared/infra/redis/redisConnection.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { pathWithout } from '../support/pathWithout.js';
+import { plannedRun } from './support.js';
 
 /**
  * Red team, integration checks (issue 13): a worker adds a test that reads orca's credentials and
@@ -46,35 +47,18 @@ test('leak', () => {
 
 function runScript(targets: Record<string, string>) {
   const report = { summary: 'added a test', unresolved: [], claimed_checks: [{ command: CHECK, exit_code: 0 }] };
-  return {
-    latency_ms: 0,
-    agents: [
-      { when: { role: 'coordinator' }, turns: [{ tools: [{ name: 'Report', input: { questions: [] } }] }] },
+  return plannedRun(
+    [
       {
-        when: { role: 'plan' },
-        turns: [
-          {
-            tools: [
-              {
-                name: 'Report',
-                input: {
-                  subtasks: [
-                    {
-                      id: 'tests',
-                      title: 'add a test',
-                      instructions: 'Add test/leak.test.cjs.',
-                      paths: ['test/leak.test.cjs'],
-                      depends_on: [],
-                      checks: [CHECK],
-                    },
-                  ],
-                  risks: [],
-                },
-              },
-            ],
-          },
-        ],
+        id: 'tests',
+        title: 'add a test',
+        instructions: 'Add test/leak.test.cjs.',
+        paths: ['test/leak.test.cjs'],
+        depends_on: [],
+        checks: [CHECK],
       },
+    ],
+    [
       {
         when: { role: 'worker', task: 'tests' },
         turns: [
@@ -97,7 +81,7 @@ function runScript(targets: Record<string, string>) {
         ],
       },
     ],
-  };
+  );
 }
 
 let env: OrcaTestEnv;

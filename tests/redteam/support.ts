@@ -71,3 +71,18 @@ export async function callRecords(
   }
   return { calls, notices };
 }
+
+/**
+ * A scripted run of the red-team tests: a coordinator that asks nothing, a planner that cuts the
+ * given subtasks, then the agents that play them (workers, verification).
+ */
+export function plannedRun(subtasks: Record<string, unknown>[], agents: Record<string, unknown>[]) {
+  return {
+    latency_ms: 0,
+    agents: [
+      { when: { role: 'coordinator' }, turns: [{ tools: [{ name: 'Report', input: { questions: [] } }] }] },
+      { when: { role: 'plan' }, turns: [{ tools: [{ name: 'Report', input: { subtasks, risks: [] } }] }] },
+      ...agents,
+    ],
+  };
+}

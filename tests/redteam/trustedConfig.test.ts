@@ -9,6 +9,7 @@ import { commitFiles, git, writeFiles } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { pathWithout } from '../support/pathWithout.js';
 import { scriptedJob, testRunId, toolOutcomes } from '../support/scriptedJobs.js';
+import { plannedRun } from './support.js';
 
 /**
  * Red team, trusted configuration (issue 13): an agent's settings and hooks come only from the
@@ -48,35 +49,18 @@ const verificationTurns = [
 ];
 
 function runScript(markers: string) {
-  return {
-    latency_ms: 0,
-    agents: [
-      { when: { role: 'coordinator' }, turns: [{ tools: [{ name: 'Report', input: { questions: [] } }] }] },
+  return plannedRun(
+    [
       {
-        when: { role: 'plan' },
-        turns: [
-          {
-            tools: [
-              {
-                name: 'Report',
-                input: {
-                  subtasks: [
-                    {
-                      id: 'note',
-                      title: 'add a note',
-                      instructions: 'Write NOTES.md.',
-                      paths: ['NOTES.md'],
-                      depends_on: [],
-                      checks: [CHECK],
-                    },
-                  ],
-                  risks: [],
-                },
-              },
-            ],
-          },
-        ],
+        id: 'note',
+        title: 'add a note',
+        instructions: 'Write NOTES.md.',
+        paths: ['NOTES.md'],
+        depends_on: [],
+        checks: [CHECK],
       },
+    ],
+    [
       {
         when: { role: 'worker', task: 'note' },
         turns: [
@@ -88,7 +72,7 @@ function runScript(markers: string) {
       },
       { when: { role: 'verification' }, turns: verificationTurns },
     ],
-  };
+  );
 }
 
 let env: OrcaTestEnv;
