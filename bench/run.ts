@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { packageRoot } from '../shared/core/runtime/compiledEntry.js';
 import { ABORT_TARGET_MS, abortBenchmark } from './abortLatency.js';
-import { agents64Benchmark } from './agents64.js';
+import { agentsBenchmark } from './agents.js';
 import { benchTempRoot } from './benchEnv.js';
 import { CACHE_SHARE_TARGET, runContextBenchmark } from './context.js';
 import { diagnosticsBenchmark } from './diagnostics.js';
@@ -12,6 +12,7 @@ import { EFFICIENCY_TARGET, efficiencyBenchmark } from './efficiency.js';
 import { GREP_RATIO_TARGET, grepRatioBenchmark } from './grepRatio.js';
 import { makeLargeRepo } from './largeRepo.js';
 import { mergeBenchmark } from './mergeBench.js';
+import { redisCommandsBenchmark } from './redisCommands.js';
 import { sharedRemoteBenchmark } from './sharedRemote.js';
 import { sparseBenchmark } from './sparseCheckout.js';
 import { startBenchmark } from './startLatency.js';
@@ -43,7 +44,8 @@ const SECTIONS = [
   'sparse',
   'efficiency',
   'abort',
-  'agents64',
+  'agents',
+  'redis',
   'shared',
   'context',
   'diagnostics',
@@ -203,16 +205,31 @@ async function main(): Promise<void> {
     });
   }
 
-  if (only.includes('agents64')) {
-    const result = await timed(say, '64 agents', () => agents64Benchmark({ agents: quick ? 16 : 64 }));
-    details.agents64 = result;
+  if (only.includes('agents')) {
+    const result = await timed(say, '256 agents', () => agentsBenchmark({ agents: quick ? 32 : 256 }));
+    details.agents = result;
     figures.push({
-      key: 'agents_64_stalled',
-      value: result.agents_64_stalled,
+      key: 'agents_256_stalled',
+      value: result.stalled,
       reference: { what: 'agents running at once (peak)', value: result.peak_in_flight },
       target: '0',
-      met: result.agents_64_stalled === 0 && result.not_completed === 0,
-      note: `${result.agents} agents; restarted ${result.restarted}, not completed ${result.not_completed}`,
+      met: result.stalled === 0 && result.not_completed === 0,
+      note: `${result.agents} agents over ${result.workers} workers, ${result.latency_ms} ms calls; restarted ${result.restarted}, not completed ${result.not_completed}; started ${result.starts_per_s}/s (queued → session start p50 ${result.start_p50_ms} ms, p99 ${result.start_p99_ms} ms); ${result.duration_s} s`,
+    });
+  }
+
+  if (only.includes('redis')) {
+    const result = await timed(say, 'Redis commands per job', () => redisCommandsBenchmark({ jobs: quick ? 8 : 32 }));
+    details.redis = result;
+    const top = Object.entries(result.by_command)
+      .slice(0, 6)
+      .map(([name, calls]) => `${name} ${calls}`)
+      .join(', ');
+    figures.push({
+      key: 'redis_commands_per_job',
+      value: result.commands_per_job,
+      reference: { what: 'redis-benchmark SET ops/s, same server', value: result.reference.set_ops_per_s },
+      note: `${result.turns_high}-turn jobs on a private redis-server: ${result.commands_fixed_per_job} a job + ${result.commands_per_turn} a turn + ${result.commands_per_agent_second} a second waiting on the model; ${result.client_commands_per_job} sent by clients; Redis CPU ${result.redis_cpu_ms_per_job} ms a job (${result.redis_cpu_ms_per_turn} a turn); most: ${top}`,
     });
   }
 
