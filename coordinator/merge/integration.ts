@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { branchExists, gitAt, resolveCommit, runGit } from '../../shared/core/git/git.js';
 import { linkDependencies } from '../../shared/core/git/linkDependencies.js';
 import { integrationBranch } from '../../shared/core/git/orcaBranch.js';
+import { refFromFiles } from '../../shared/core/git/refFile.js';
 import { addWorktreeForBranch, removeWorktree } from '../../shared/core/git/worktree.js';
 
 export type MergeOutcome =
@@ -18,6 +19,8 @@ export type MergeOutcome =
 export class IntegrationBranch {
   readonly branch: string;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The repository's common git folder, where the branch's ref is read without a process (set by `open`). */
+  private commonDir: string | undefined;
 
   constructor(
     readonly repo: string,
@@ -29,6 +32,7 @@ export class IntegrationBranch {
 
   /** Creates the branch at `base` (or reuses it on resume) and its worktree. Returns its head. */
   async open(base: string): Promise<string> {
+    this.commonDir = (await gitAt(this.repo).raw(['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
     if (!(await branchExists(this.repo, this.branch))) {
       await gitAt(this.repo).raw(['branch', this.branch, await resolveCommit(this.repo, base)]);
     }
@@ -40,7 +44,8 @@ export class IntegrationBranch {
 
   /** The branch's tip, read from the repository: it holds after the worktree is gone. */
   async head(): Promise<string> {
-    return resolveCommit(this.repo, `refs/heads/${this.branch}`);
+    const ref = `refs/heads/${this.branch}`;
+    return (this.commonDir && refFromFiles(this.commonDir, ref)) || resolveCommit(this.repo, ref);
   }
 
   /**
@@ -59,11 +64,15 @@ export class IntegrationBranch {
     return run;
   }
 
+  /**
+   * Two git processes a merge, beside the bare `git merge`'s one: the head before is a file read,
+   * "nothing to merge" is a merge that made no commit (git says "Already up to date" and exits 0),
+   * and the new head and the files it changed are one `git show` of the merge against its first
+   * parent (the head before).
+   */
   private async mergeNow(branch: string, message: string): Promise<MergeOutcome> {
     const git = gitAt(this.dir);
     const before = await this.head();
-    const ahead = Number((await git.raw(['rev-list', '--count', `${before}..${branch}`])).trim());
-    if (ahead === 0) return { kind: 'nothing', commit: before };
     const merged = await runGit(this.dir, ['merge', '--no-ff', '--no-edit', '-m', message, branch]);
     if (merged.code !== 0) {
       const unmerged = (await git.raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean);
@@ -74,8 +83,11 @@ export class IntegrationBranch {
       if (unmerged.length === 0) throw new Error(`merging ${branch} failed without a conflict: ${detail}`);
       return { kind: 'conflict', files: unmerged, detail };
     }
-    const commit = await this.head();
-    const files = (await git.raw(['diff', '--name-only', before, commit])).split('\n').filter(Boolean);
+    const [commit, ...files] = (await git.raw(['show', '--first-parent', '--name-only', '--format=%H', 'HEAD']))
+      .split('\n')
+      .filter(Boolean);
+    if (!commit) throw new Error(`after merging ${branch}, git show HEAD printed no commit in ${this.dir}`);
+    if (commit === before) return { kind: 'nothing', commit: before };
     return { kind: 'merged', commit, files };
   }
 

@@ -31,5 +31,8 @@ describe('the integration branch', () => {
     expect(await integration.head()).toBe(head);
     expect(git(integration.dir, 'status', '--porcelain')).toBe('');
     expect(await integration.merge('orca/r/t1', 'again')).toEqual({ kind: 'nothing', commit: head });
+    // The head is read from the ref files: a packed ref is found there too.
+    git(repo, 'pack-refs', '--all');
+    expect(await integration.head()).toBe(head);
   });
 });
