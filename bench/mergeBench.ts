@@ -12,12 +12,18 @@ const exec = promisify(execFile);
  * repository: orca's IntegrationBranch (one `--no-ff` merge per task, serialised, with the commit
  * count before and the changed files after) beside bare `git merge --no-ff` of the same branches
  * into a second worktree at the same base. Each repetition starts both from fresh worktrees,
- * made untimed; they alternate which goes first.
+ * made untimed; they alternate which goes first. The coordinator merges one task at a time (its
+ * one serial part), so merges per second here bound how fast a run's finished tasks can land.
  */
+export const MERGE_TARGET_RATIO = 1.05;
+
 export interface MergeResult {
   merge_32_ms: number;
   git_merge_32_ms: number;
   per_merge_ms: number;
+  /** The serial merge loop's throughput: orca's merges per second, and bare git's. */
+  merges_per_s: number;
+  git_merges_per_s: number;
   branches: number;
   repetitions: number;
 }
@@ -79,6 +85,8 @@ export async function mergeBenchmark(
     merge_32_ms: round(merged),
     git_merge_32_ms: round(median(bare)),
     per_merge_ms: round(merged / count, 1),
+    merges_per_s: round((count * 1000) / merged, 2),
+    git_merges_per_s: round((count * 1000) / median(bare), 2),
     branches: count,
     repetitions,
   };

@@ -73,7 +73,7 @@ export class IntegrationBranch {
   private async mergeNow(branch: string, message: string): Promise<MergeOutcome> {
     const git = gitAt(this.dir);
     const before = await this.head();
-    const merged = await runGit(this.dir, ['merge', '--no-ff', '--no-edit', '-m', message, branch]);
+    const merged = await runGit(this.dir, ['merge', '--no-ff', '--no-edit', '--no-stat', '-m', message, branch]);
     if (merged.code !== 0) {
       const unmerged = (await git.raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean);
       const detail = `${merged.stdout}\n${merged.stderr}`.trim();
