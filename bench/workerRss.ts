@@ -12,7 +12,7 @@ import { round } from './stats.js';
  * (VmHWM: its own threads, the grep pool's included; its git and shell children are processes of
  * their own and not counted). Beside it: the same worker's RSS when idle and ready.
  */
-export const WORKER_RSS_TARGET_MB = 150;
+export const WORKER_RSS_TARGET_MB = 110;
 
 export interface WorkerRssResult {
   worker_rss_mb: number;
@@ -20,7 +20,10 @@ export interface WorkerRssResult {
   agents: number;
 }
 
-export async function workerRssBenchmark(repo: { dir: string; base: string }, options: { agents?: number } = {}): Promise<WorkerRssResult> {
+export async function workerRssBenchmark(
+  repo: { dir: string; base: string },
+  options: { agents?: number; without?: readonly string[] } = {},
+): Promise<WorkerRssResult> {
   const agents = options.agents ?? 4;
   return BenchEnv.with(async (env) => {
     const worker = await env.startWorker({ concurrency: agents });
@@ -36,6 +39,7 @@ export async function workerRssBenchmark(repo: { dir: string; base: string }, op
           repo: repo.dir,
           base: repo.base,
           role: { sandbox: false },
+          // `without` leaves tools out, to see what each costs (profiling; the figure uses them all).
           turns: [
             { latency_ms: 200, tools: [{ name: 'Glob', input: { pattern: '**/*.ts' } }] },
             { latency_ms: 200, tools: [{ name: 'Grep', input: { pattern: 'legacyTotal\\(', output_mode: 'content', '-n': true } }] },
@@ -54,7 +58,7 @@ export async function workerRssBenchmark(repo: { dir: string; base: string }, op
             { latency_ms: 200, tools: [{ name: 'Glob', input: { pattern: 'packages/*/src/mod1/*.ts' } }] },
             { latency_ms: 200, tools: [{ name: 'Read', input: { file_path: 'README.md' } }] },
             reportTurn(`rss agent ${i}`, 200),
-          ],
+          ].filter((turn) => !(turn.tools ?? []).some((tool) => options.without?.includes(tool.name))),
         }),
       );
     }

@@ -65,14 +65,15 @@ describe('Glob', () => {
 
   it('shows the 100 newest and says how many more there were', async () => {
     const files: Record<string, { age: number }> = {};
-    for (let i = 0; i < 130; i++) files[`gen/file${String(i).padStart(3, '0')}.txt`] = { age: i };
+    // More than twice the 100 shown: the newest are kept and cut back in batches as files are dated.
+    for (let i = 0; i < 530; i++) files[`gen/file${String(i).padStart(3, '0')}.txt`] = { age: i };
     const root = workspace(files);
     const lines = (await glob({ pattern: 'gen/*.txt' }, root)).split('\n');
     expect(lines).toHaveLength(101);
-    expect(lines[0]).toBe('gen/file129.txt');
-    expect(lines[99]).toBe('gen/file030.txt');
+    expect(lines[0]).toBe('gen/file529.txt');
+    expect(lines[99]).toBe('gen/file430.txt');
     expect(lines[100]).toBe(
-      '[Showing the 100 most recently modified of 130 matching files; 30 more not shown. Narrow the pattern or the path to see them.]',
+      '[Showing the 100 most recently modified of 530 matching files; 430 more not shown. Narrow the pattern or the path to see them.]',
     );
     const exact = workspace(Object.fromEntries(Object.entries(files).slice(0, 100)));
     expect(await glob({ pattern: 'gen/*.txt' }, exact)).not.toContain('[Showing');

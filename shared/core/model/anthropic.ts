@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import Anthropic, { APIError } from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ClientOptions } from '@anthropic-ai/sdk';
 import type { Stream } from '@anthropic-ai/sdk/core/streaming';
 import type {
   StopReason as ApiStopReason,
@@ -24,6 +25,7 @@ import {
   retries,
   toModelError,
 } from './anthropicErrors.js';
+import { anthropicSdk, loadedAnthropicSdk } from './anthropicSdk.js';
 import type { AssistantBlock, ContentBlock, Message } from './message.js';
 import type { Model, ModelEvent, ModelRequest, StopReason } from './model.js';
 import { resolveModelId } from './modelAliases.js';
@@ -94,7 +96,9 @@ export class AnthropicModel implements Model {
   readonly nativeToolSearch: boolean;
   /** The thinking and effort fields every call carries. */
   readonly thinking: ThinkingRequest;
-  private readonly client: Anthropic;
+  /** Made at the first call, when the SDK is imported (anthropicSdk.ts). */
+  private client: Promise<Anthropic> | undefined;
+  private readonly clientOptions: ClientOptions;
   private readonly maxRetries: number;
   private readonly idleTimeoutMs: number;
   private readonly errorContext: ErrorContext;
@@ -110,7 +114,7 @@ export class AnthropicModel implements Model {
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     // The SDK retries 408, 409, 429 and every 5xx (529 included), honouring retry-after.
-    this.client = new Anthropic({ apiKey, baseURL, maxRetries: this.maxRetries, timeout: requestTimeoutMs });
+    this.clientOptions = { apiKey, baseURL, maxRetries: this.maxRetries, timeout: requestTimeoutMs };
     this.errorContext = { model: this.id, baseURL, maxRetries: this.maxRetries, requestTimeoutMs };
   }
 
@@ -173,7 +177,8 @@ export class AnthropicModel implements Model {
     };
     try {
       // Resolves once the response headers are in; the SDK has retried HTTP failures before that.
-      stream = await this.client.messages.create({ ...params, stream: true }, { signal, headers });
+      this.client ??= anthropicSdk().then(({ default: Sdk }) => new Sdk(this.clientOptions));
+      stream = await (await this.client).messages.create({ ...params, stream: true }, { signal, headers });
       connected = true;
       watch();
       const answer = new AnswerAssembly();
@@ -214,7 +219,8 @@ export class AnthropicModel implements Model {
     if (stalled) return new StreamBreak('stream', `the response stream went silent for ${this.idleTimeoutMs} ms`, { cause: error });
     // Before the response started, the SDK has already retried what deserves it.
     if (!connected) return toModelError(error, this.errorContext, signal);
-    if (error instanceof APIError && error.status === undefined) {
+    const sdk = loadedAnthropicSdk();
+    if (sdk && error instanceof sdk.APIError && error.status === undefined) {
       // An `error` event in the stream, such as overloaded_error.
       if (!isRetryableType(error.type)) return apiModelError(error, this.errorContext, 0);
       const message = oneLine(error.apiMessage ?? error.message);

@@ -1,4 +1,5 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type { APIError } from '@anthropic-ai/sdk';
+import { loadedAnthropicSdk } from './anthropicSdk.js';
 import { ModelError, type ModelErrorKind } from './modelError.js';
 
 /** What an error message needs to name besides the error itself. */
@@ -103,10 +104,12 @@ export function apiModelError(error: APIError, context: ErrorContext, retried?: 
 /** Any failure the SDK throws, as a ModelError with one clear line. */
 export function toModelError(error: unknown, context: ErrorContext, signal: AbortSignal): ModelError {
   if (error instanceof ModelError) return error;
-  if (signal.aborted || error instanceof APIUserAbortError) {
+  // Until a call imported the SDK, nothing thrown can be one of its errors.
+  const sdk = loadedAnthropicSdk();
+  if (signal.aborted || (sdk && error instanceof sdk.APIUserAbortError)) {
     return new ModelError('aborted', 'the model call was aborted', undefined, { cause: error });
   }
-  if (error instanceof APIConnectionTimeoutError) {
+  if (sdk && error instanceof sdk.APIConnectionTimeoutError) {
     return new ModelError(
       'network',
       `the API at ${context.baseURL} did not answer within ${context.requestTimeoutMs} ms ${retries(context.maxRetries)}`,
@@ -114,7 +117,7 @@ export function toModelError(error: unknown, context: ErrorContext, signal: Abor
       { cause: error },
     );
   }
-  if (error instanceof APIConnectionError) {
+  if (sdk && error instanceof sdk.APIConnectionError) {
     return new ModelError(
       'network',
       `could not reach the API at ${context.baseURL} ${retries(context.maxRetries)}: ${oneLine(causeChain(error))}`,
@@ -122,7 +125,7 @@ export function toModelError(error: unknown, context: ErrorContext, signal: Abor
       { cause: error },
     );
   }
-  if (error instanceof APIError) return apiModelError(error, context);
+  if (sdk && error instanceof sdk.APIError) return apiModelError(error, context);
   return new ModelError('stream', `the model call failed: ${oneLine(causeChain(error))}`, undefined, { cause: error });
 }
 

@@ -2,7 +2,7 @@ import { agentShellEnv } from '../../core/runtime/secretRedaction.js';
 import type { ToolContext } from '../../core/tool/tool.js';
 import { LANGUAGE_SERVERS, type LanguageServerSpec } from './languageServers.js';
 import { documentFor, type LspDocument } from './lspDocument.js';
-import { LanguageServer, type ServerLimits } from './lspServer.js';
+import type { LanguageServer, ServerLimits } from './lspServer.js';
 
 declare module '../../core/tool/tool.js' {
   interface SessionServices {
@@ -59,20 +59,25 @@ export class LspService {
     if (!this.enabled || this.closed || this.unavailable.has(spec.id)) return undefined;
     let starting = this.started.get(spec.id);
     if (!starting) {
-      starting = LanguageServer.start(
-        spec,
-        { cwd: ctx.workspace.root, env: { ...agentShellEnv(), ...ctx.shell.env }, wrap: ctx.shell.wrap },
-        this.limits,
-      ).then(
-        (server) => {
-          this.running.add(server);
-          return server;
-        },
-        (error: unknown) => {
-          this.markUnavailable(spec, `it could not start: ${error instanceof Error ? error.message : String(error)}`, ctx);
-          return undefined;
-        },
-      );
+      // The server's module (and the LSP protocol's, ~16 MB) loads with the first server a worker starts.
+      starting = import('./lspServer.js')
+        .then(({ LanguageServer }) =>
+          LanguageServer.start(
+            spec,
+            { cwd: ctx.workspace.root, env: { ...agentShellEnv(), ...ctx.shell.env }, wrap: ctx.shell.wrap },
+            this.limits,
+          ),
+        )
+        .then(
+          (server) => {
+            this.running.add(server);
+            return server;
+          },
+          (error: unknown) => {
+            this.markUnavailable(spec, `it could not start: ${error instanceof Error ? error.message : String(error)}`, ctx);
+            return undefined;
+          },
+        );
       this.started.set(spec.id, starting);
     }
     const server = await starting;

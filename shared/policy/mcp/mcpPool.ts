@@ -1,5 +1,5 @@
 import { isStdioServer, type McpServerConfig } from './mcpConfig.js';
-import { DEFAULT_MCP_LIMITS, McpConnection, type McpLimits } from './mcpConnection.js';
+import type { McpConnection, McpLimits } from './mcpConnection.js';
 
 interface PoolEntry {
   opening: Promise<McpConnection>;
@@ -37,11 +37,14 @@ export class McpPool {
       }
     }
     if (!entry) {
-      const opening = McpConnection.open(name, config, {
-        cwd: options.cwd,
-        env: options.env,
-        limits: { ...DEFAULT_MCP_LIMITS, ...options.limits },
-      });
+      // The MCP SDK (about 17 MB of a worker's memory) loads with the first server an agent uses.
+      const opening = import('./mcpConnection.js').then(({ DEFAULT_MCP_LIMITS, McpConnection }) =>
+        McpConnection.open(name, config, {
+          cwd: options.cwd,
+          env: options.env,
+          limits: { ...DEFAULT_MCP_LIMITS, ...options.limits },
+        }),
+      );
       entry = { opening, users: 0 };
       this.entries.set(key, entry);
       opening.catch(() => {

@@ -1,4 +1,5 @@
-import * as chrono from 'chrono-node';
+import { createRequire } from 'node:module';
+import type * as Chrono from 'chrono-node';
 import { dayDate, localDay } from './card.js';
 
 /**
@@ -31,9 +32,20 @@ const UNRESOLVABLE = [
   /\b(?:recently|lately|the other day)\b/gi,
 ];
 
+/**
+ * chrono-node, loaded when a card is first checked: its locales cost a worker about 13 MB, and
+ * most workers never write a card. Required (its CommonJS build), as the check is synchronous;
+ * nothing else in orca loads chrono, so there is no second copy of it.
+ */
+let chrono: typeof Chrono | undefined;
+function chronoNode(): typeof Chrono {
+  chrono ??= createRequire(import.meta.url)('chrono-node') as typeof Chrono;
+  return chrono;
+}
+
 export function relativeDatesIn(text: string, today: string): RelativeDate[] {
   const found: Array<RelativeDate & { index: number; end: number }> = [];
-  for (const result of chrono.parse(text, dayDate(today), { forwardDate: true })) {
+  for (const result of chronoNode().parse(text, dayDate(today), { forwardDate: true })) {
     if (!DATE_WORDS.test(result.text) || WRITTEN_YEAR.test(result.text)) continue;
     found.push({ text: result.text, resolved: resolve(result), index: result.index, end: result.index + result.text.length });
   }
@@ -50,7 +62,7 @@ export function relativeDatesIn(text: string, today: string): RelativeDate[] {
     .map(({ text: words, resolved }) => (resolved ? { text: words, resolved } : { text: words }));
 }
 
-function resolve(result: chrono.ParsedResult): string {
+function resolve(result: Chrono.ParsedResult): string {
   const start = result.start;
   const day = localDay(start.date());
   return start.isCertain('day') || start.isCertain('weekday') || !start.isCertain('month') ? day : day.slice(0, 7);

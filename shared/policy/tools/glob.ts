@@ -78,39 +78,58 @@ export const globTool = defineTool({
     const base = workspace.contains(searchDir) ? workspace.root : searchDir;
     const gitignore = new GitignoreFilter(base, path.relative(base, searchDir).split(path.sep).join('/'));
     const kept = found.map((abs) => path.relative(base, abs).split(path.sep).join('/')).filter((rel) => !gitignore.ignores(rel));
+    found.length = 0;
     if (kept.length === 0) return none;
 
-    const dated = (await mtimesOf(base, kept)).filter((entry) => entry !== undefined);
-    if (dated.length === 0) return none;
-    dated.sort((a, b) => b.mtime - a.mtime || comparePaths(a.rel, b.rel));
+    const { newest, count } = await newestOf(base, kept, MAX_GLOB_RESULTS);
+    if (count === 0) return none;
     const display = (rel: string) => (base === workspace.root ? rel : path.join(base, rel));
-    const filenames = dated.slice(0, MAX_GLOB_RESULTS).map((entry) => display(entry.rel));
+    const filenames = newest.map((entry) => display(entry.rel));
     let content = filenames.join('\n');
-    const more = dated.length - filenames.length;
+    const more = count - filenames.length;
     if (more > 0) {
       content +=
-        `\n[Showing the ${MAX_GLOB_RESULTS} most recently modified of ${dated.length} matching files; ` +
+        `\n[Showing the ${MAX_GLOB_RESULTS} most recently modified of ${count} matching files; ` +
         `${more} more not shown. Narrow the pattern or the path to see them.]`;
     }
-    return { content, data: { filenames, numFiles: dated.length, truncated: more > 0 } };
+    return { content, data: { filenames, numFiles: count, truncated: more > 0 } };
   },
 });
 
 /** lstat calls in flight at once: tens of thousands at once cost a worker hundreds of MB. */
 const PARALLEL_STATS = 64;
 
-/** Each file's modification time, in order, a bounded number of lstat calls at a time. */
-async function mtimesOf(base: string, rels: string[]): Promise<Array<{ rel: string; mtime: number } | undefined>> {
-  const out = new Array<{ rel: string; mtime: number } | undefined>(rels.length);
+type Dated = { rel: string; mtime: number };
+
+const newerFirst = (a: Dated, b: Dated): number => b.mtime - a.mtime || comparePaths(a.rel, b.rel);
+
+/**
+ * The `keep` most recently modified of `rels` (newest first) and how many could be dated, a
+ * bounded number of lstat calls at a time. Only the newest are kept as they come, not every
+ * file's date: a Glob over a large repository held tens of thousands of them at once, per agent.
+ */
+async function newestOf(base: string, rels: string[], keep: number): Promise<{ newest: Dated[]; count: number }> {
+  let newest: Dated[] = [];
+  // The `keep`-th newest seen at the last cut: an older file cannot be among the newest.
+  let cutoff: Dated | undefined;
+  let count = 0;
   let next = 0;
   const worker = async () => {
     while (next < rels.length) {
-      const index = next++;
-      out[index] = await withMtime(base, rels[index]!);
+      const entry = await withMtime(base, rels[next++]!);
+      if (!entry) continue;
+      count += 1;
+      if (cutoff && newerFirst(entry, cutoff) >= 0) continue;
+      newest.push(entry);
+      // Sorted and cut back to `keep` in batches, not on every insert.
+      if (newest.length >= keep * 2) {
+        newest = newest.sort(newerFirst).slice(0, keep);
+        cutoff = newest[keep - 1];
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_STATS, rels.length) }, worker));
-  return out;
+  return { newest: newest.sort(newerFirst).slice(0, keep), count };
 }
 
 /** A found file with its modification time; undefined when it was deleted since it was found. */

@@ -1,19 +1,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  DefinitionRequest,
-  type DocumentSymbol,
-  DocumentSymbolRequest,
-  type Hover,
-  HoverRequest,
-  type Location,
-  type LocationLink,
-  type MarkedString,
-  type MarkupContent,
-  ReferencesRequest,
-  type SymbolInformation,
-  SymbolKind,
+import type * as Protocol from 'vscode-languageserver-protocol/node';
+import type {
+  DocumentSymbol,
+  Hover,
+  Location,
+  LocationLink,
+  MarkedString,
+  MarkupContent,
+  SymbolInformation,
 } from 'vscode-languageserver-protocol/node';
 import { z } from 'zod';
 import { ToolError } from '../../core/boundary/toolError.js';
@@ -53,7 +49,19 @@ export type LspInput = z.infer<typeof LspInputSchema>;
 /** References listed at most; the rest are counted. */
 const MAX_REFERENCES = 200;
 
-const SYMBOL_KINDS = new Map<number, string>(Object.entries(SymbolKind).map(([name, value]) => [value as number, name.toLowerCase()]));
+/**
+ * The protocol's values (request types, symbol kinds): the module costs a worker about 16 MB and
+ * is loaded with its first language server (lsp/lspServer.ts), so by the time a request is sent
+ * this import is already done.
+ */
+const protocol = (): Promise<typeof Protocol> => import('vscode-languageserver-protocol/node');
+
+let symbolKindNames: Map<number, string> | undefined;
+async function symbolKinds(): Promise<Map<number, string>> {
+  const { SymbolKind } = await protocol();
+  symbolKindNames ??= new Map<number, string>(Object.entries(SymbolKind).map(([name, value]) => [value as number, name.toLowerCase()]));
+  return symbolKindNames;
+}
 
 /**
  * LSP: asks the session's language server about code, without changing anything.
@@ -136,8 +144,8 @@ async function ask(
   const textDocument = { uri: server.uriOf(doc.path) };
 
   if (input.operation === 'documentSymbol') {
-    const symbols = await server.send(DocumentSymbolRequest.type, { textDocument }, ctx.signal);
-    const lines = renderSymbols(symbols ?? []);
+    const symbols = await server.send((await protocol()).DocumentSymbolRequest.type, { textDocument }, ctx.signal);
+    const lines = renderSymbols(symbols ?? [], await symbolKinds());
     return {
       content: lines.length === 0 ? `${shown} declares no symbols the server reports.` : `Symbols in ${shown}:\n${lines.join('\n')}`,
       data: { operation: input.operation, filePath: abs, symbols: symbols ?? [] },
@@ -149,7 +157,7 @@ async function ask(
   const at = `${shown}:${input.line}:${input.character}`;
 
   if (input.operation === 'goToDefinition') {
-    const found = locations(await server.send(DefinitionRequest.type, { textDocument, position }, ctx.signal));
+    const found = locations(await server.send((await protocol()).DefinitionRequest.type, { textDocument, position }, ctx.signal));
     const lines = found.map((loc) => locationLine(loc, ctx));
     return {
       content:
@@ -161,7 +169,11 @@ async function ask(
   }
   if (input.operation === 'findReferences') {
     const found = locations(
-      await server.send(ReferencesRequest.type, { textDocument, position, context: { includeDeclaration: true } }, ctx.signal),
+      await server.send(
+        (await protocol()).ReferencesRequest.type,
+        { textDocument, position, context: { includeDeclaration: true } },
+        ctx.signal,
+      ),
     ).sort((a, b) => a.uri.localeCompare(b.uri) || a.range.start.line - b.range.start.line);
     const lines = found.slice(0, MAX_REFERENCES).map((loc) => locationLine(loc, ctx));
     if (found.length > MAX_REFERENCES) lines.push(`… and ${found.length - MAX_REFERENCES} more`);
@@ -173,7 +185,7 @@ async function ask(
       data: { operation: input.operation, filePath: abs, locations: found },
     };
   }
-  const hover = await server.send(HoverRequest.type, { textDocument, position }, ctx.signal);
+  const hover = await server.send((await protocol()).HoverRequest.type, { textDocument, position }, ctx.signal);
   const text = hover ? hoverText(hover) : '';
   if (text === '') {
     return { content: `The server has nothing to show for ${symbol} at ${at}.`, data: { operation: input.operation, filePath: abs } };
@@ -247,7 +259,7 @@ async function declaredIn(
   position: { line: number; character: number },
   ctx: ToolContext,
 ): Promise<string | undefined> {
-  const [target] = locations(await server.send(DefinitionRequest.type, { textDocument, position }, ctx.signal));
+  const [target] = locations(await server.send((await protocol()).DefinitionRequest.type, { textDocument, position }, ctx.signal));
   const file = target ? filePathOf(target.uri) : undefined;
   if (!target || !file) return undefined;
   const where = `${ctx.workspace.display(file)}:${target.range.start.line + 1}`;
@@ -276,15 +288,15 @@ function installedPackageOf(file: string): { name: string; version: string } | u
   return undefined;
 }
 
-function renderSymbols(symbols: readonly (DocumentSymbol | SymbolInformation)[], depth = 0): string[] {
+function renderSymbols(symbols: readonly (DocumentSymbol | SymbolInformation)[], kinds: Map<number, string>, depth = 0): string[] {
   const lines: string[] = [];
   for (const symbol of symbols) {
-    const kind = SYMBOL_KINDS.get(symbol.kind) ?? 'symbol';
+    const kind = kinds.get(symbol.kind) ?? 'symbol';
     const line = 'range' in symbol ? symbol.range.start.line : symbol.location.range.start.line;
     lines.push(
       `${'  '.repeat(depth)}${kind} ${symbol.name}${'detail' in symbol && symbol.detail ? ` ${symbol.detail}` : ''} (line ${line + 1})`,
     );
-    if ('children' in symbol && symbol.children) lines.push(...renderSymbols(symbol.children, depth + 1));
+    if ('children' in symbol && symbol.children) lines.push(...renderSymbols(symbol.children, kinds, depth + 1));
   }
   return lines;
 }
