@@ -14,6 +14,7 @@ import { makeLargeRepo } from './largeRepo.js';
 import { MERGE_TARGET_RATIO, mergeBenchmark } from './mergeBench.js';
 import { redisCommandsBenchmark } from './redisCommands.js';
 import { sharedRemoteBenchmark } from './sharedRemote.js';
+import { SINGLE_AGENT_TARGET, singleAgentBenchmark } from './singleAgent.js';
 import { sparseBenchmark } from './sparseCheckout.js';
 import { startBenchmark } from './startLatency.js';
 import { round } from './stats.js';
@@ -49,6 +50,7 @@ const SECTIONS = [
   'shared',
   'context',
   'diagnostics',
+  'single',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -293,6 +295,19 @@ async function main(): Promise<void> {
       value: result.cold_ms,
       reference: plain,
       note: `median of ${result.cold_samples.length} first Edits of a fresh session (no warm-up on Read): server start, project load, diagnostics before and after`,
+    });
+  }
+
+  if (only.includes('single')) {
+    const result = await timed(say, 'one agent beside Claude Code', () => singleAgentBenchmark({ runs: quick ? 2 : 10 }));
+    details.single = result;
+    figures.push({
+      key: 'single_agent_vs_claude_code',
+      value: result.ratio,
+      reference: { what: `claude -p ${result.claude_code_version}, ms (median)`, value: result.claude_code_ms },
+      target: `≤ ${SINGLE_AGENT_TARGET}`,
+      met: result.ratio <= SINGLE_AGENT_TARGET,
+      note: `orca agent ${result.orca_ms} ms (median of ${result.runs}, a worker already running; its queue, worktree and commit included); Read, Edit, Bash, answer against the same local Messages stand-in`,
     });
   }
 

@@ -1,5 +1,6 @@
 import type { AnyTool } from '../../core/tool/tool.js';
 import { bashTool } from './bash.js';
+import { CATALOG_TOOL_NAMES } from './catalogNames.js';
 import { editTool } from './edit.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
@@ -30,8 +31,13 @@ const CATALOG: readonly AnyTool[] = [
   rememberTool,
 ] as AnyTool[];
 
+// The names the CLI checks allow-lists with (catalogNames.ts) are these tools' own, in order.
+if (CATALOG.map((tool) => tool.name).join() !== CATALOG_TOOL_NAMES.join()) {
+  throw new Error(`catalogNames.ts lists ${CATALOG_TOOL_NAMES.join(', ')} but the catalog holds ${CATALOG.map((t) => t.name).join(', ')}`);
+}
+
 export function catalogToolNames(): string[] {
-  return CATALOG.map((tool) => tool.name);
+  return [...CATALOG_TOOL_NAMES];
 }
 
 /**
