@@ -37,7 +37,11 @@ export interface RedisCommandsResult {
   /** The server's CPU time per job (user + system, from /proc), ms. */
   redis_cpu_ms_per_job: number;
   redis_cpu_ms_per_turn: number;
-  /** What an agent costs while it waits on its model (lock renewal, the coordinator's poll), per second. */
+  /**
+   * What a job costs per second of the run while it is waited for, beyond its turns (the
+   * coordinator's poll of its state, its lock's renewal while it runs): from a batch whose
+   * model calls are held, over the seconds it took longer than the same batch unheld.
+   */
   commands_per_agent_second: number;
   redis_cpu_ms_per_agent_second: number;
   turns_low: number;
@@ -109,7 +113,9 @@ export async function redisCommandsBenchmark(
           const lowPerJob = perJob(low);
           const highPerJob = perJob(high);
           const perTurn = (highPerJob - lowPerJob) / (turnsHigh - turnsLow);
-          const heldPerJobSecond = (perJob(held) - lowPerJob) / ((turnsLow * (HELD_CALL_MS - 20)) / 1000);
+          // Every job of the batch is waited for (and polled) the whole batch long, queued or running.
+          const heldSeconds = held.seconds - low.seconds;
+          const heldPerJobSecond = (perJob(held) - lowPerJob) / heldSeconds;
           const cpuLow = low.cpu / jobs;
           const cpuHigh = high.cpu / jobs;
           const byCommand = Object.fromEntries(
@@ -126,7 +132,7 @@ export async function redisCommandsBenchmark(
             redis_cpu_ms_per_job: round(cpuHigh, 2),
             redis_cpu_ms_per_turn: round((cpuHigh - cpuLow) / (turnsHigh - turnsLow), 2),
             commands_per_agent_second: round(heldPerJobSecond, 2),
-            redis_cpu_ms_per_agent_second: round((held.cpu - low.cpu) / jobs / ((turnsLow * (HELD_CALL_MS - 20)) / 1000), 3),
+            redis_cpu_ms_per_agent_second: round((held.cpu - low.cpu) / jobs / heldSeconds, 3),
             by_command: byCommand,
             idle_commands_per_s: round(idlePerS, 1),
           };
