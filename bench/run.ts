@@ -9,6 +9,7 @@ import { benchTempRoot } from './benchEnv.js';
 import { CACHE_SHARE_TARGET, runContextBenchmark } from './context.js';
 import { diagnosticsBenchmark } from './diagnostics.js';
 import { EFFICIENCY_TARGET, efficiencyBenchmark } from './efficiency.js';
+import { GIT_PROCESSES_BEFORE, gitProcessesBenchmark } from './gitProcesses.js';
 import { GREP_RATIO_TARGET, grepRatioBenchmark } from './grepRatio.js';
 import { makeLargeRepo } from './largeRepo.js';
 import { mergeBenchmark } from './mergeBench.js';
@@ -47,6 +48,7 @@ const SECTIONS = [
   'shared',
   'context',
   'diagnostics',
+  'gitprocs',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -268,6 +270,22 @@ async function main(): Promise<void> {
       value: result.cold_ms,
       reference: plain,
       note: `median of ${result.cold_samples.length} first Edits of a fresh session (no warm-up on Read): server start, project load, diagnostics before and after`,
+    });
+  }
+
+  if (only.includes('gitprocs')) {
+    const result = await timed(say, 'git processes per job', () => gitProcessesBenchmark({ jobs: quick ? 3 : 10 }));
+    details.gitprocs = result;
+    figures.push({
+      key: 'git_processes_per_job',
+      value: result.git_processes_per_job,
+      reference: { what: 'before issue 25, same job (bench/gitProcesses.ts)', value: GIT_PROCESSES_BEFORE },
+      target: `< ${GIT_PROCESSES_BEFORE}`,
+      met: result.git_processes_per_job < GIT_PROCESSES_BEFORE,
+      note: `median of ${result.jobs} jobs (Read, Edit, Bash, Report, committed); ${Object.entries(result.by_subcommand)
+        .slice(0, 6)
+        .map(([name, count]) => `${name} ${count}`)
+        .join(', ')}`,
     });
   }
 
