@@ -5,7 +5,6 @@ import { type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
-import { gitAt } from '../shared/core/git/git.js';
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { AgentResult } from '../shared/core/loop/query.js';
 import { AnthropicModel } from '../shared/core/model/anthropic.js';
@@ -30,7 +29,7 @@ import { settingsFromConfig } from '../shared/policy/config/trustedSettings.js';
 import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { type HookContext, transcriptPathFor } from '../shared/policy/hooks/hookContext.js';
 import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
-import { branchRefusals, commitOwned, refusalsText } from '../shared/policy/permissions/ownedCommit.js';
+import { branchChanges, commitOwned, refusalsOf, refusalsText } from '../shared/policy/permissions/ownedCommit.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
 import { SandboxRequiredError, sandboxAvailability } from '../shared/policy/permissions/sandbox.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
@@ -171,7 +170,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     }
     const commit = committed.commit;
     outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps), completed: status === 'completed', job };
-    const ran = await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit });
+    const ran = await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit, files: committed.files });
     return resultOf(tampered ? { ...ran, end_reason: 'guarded_change', detail: tampered } : ran);
   } finally {
     // Its MCP servers are given back whatever happened (the harness does on its own when `run` ends).
@@ -309,7 +308,11 @@ function buildModel(job: AgentJob): Model | ModelError {
  * more (defence in depth): a branch that touches a guarded path or one the task does not own is
  * refused, never handed back to merge.
  */
-async function commitWork(workspace: JobWorkspace, job: AgentJob, result: AgentResult): Promise<{ commit?: string; refused?: string }> {
+async function commitWork(
+  workspace: JobWorkspace,
+  job: AgentJob,
+  result: AgentResult,
+): Promise<{ commit?: string; refused?: string; files?: string[] }> {
   if (workspace.kind !== 'branch' || !workspace.branch) return {};
   const owned = new OwnedPaths(job.owned_paths);
   const made = await commitOwned(workspace.dir, commitMessage(job, result), {
@@ -322,9 +325,11 @@ async function commitWork(workspace: JobWorkspace, job: AgentJob, result: AgentR
   // An attempt that resumed a dead one's commits and added nothing still hands those back.
   const commit = made.commit ?? (workspace.start !== job.base ? workspace.start : undefined);
   if (!commit) return {};
-  const refusals = await branchRefusals(workspace.dir, job.base, commit, owned);
+  // One diff for both: the check, and the files the result names.
+  const files = await branchChanges(workspace.dir, job.base, commit);
+  const refusals = refusalsOf(files, owned);
   if (refusals.length > 0) return { refused: `the task's commit ${commit.slice(0, 12)} was refused: it touches ${refusalsText(refusals)}` };
-  return { commit };
+  return { commit, files };
 }
 
 /**
@@ -344,12 +349,14 @@ interface RanJob {
   status: AgentJobResult['status'];
   gates?: GateReport;
   commit?: string;
+  /** The files of the task's whole change (base..commit). */
+  files?: string[];
 }
 
 /** What a job whose agent ran hands back: how it ended, what it read, ran and changed, and the gates' verdict. */
 async function ranResult(
   job: AgentJob,
-  { workspace, model, harness, result, status, gates, commit }: RanJob,
+  { workspace, model, harness, result, status, gates, commit, files }: RanJob,
 ): Promise<Partial<AgentJobResult>> {
   return {
     status,
@@ -373,7 +380,7 @@ async function ranResult(
         ...(entry.isPartialView ? { seen: entry.seen ?? [] } : {}),
       })),
     // The task's whole change, a dead attempt's commits included: what a merge of the branch brings.
-    files_changed: commit ? await changedFiles(workspace.dir, job.base, commit) : [],
+    files_changed: commit ? (files ?? []) : [],
     scripted: model.scripted,
     sandbox: harness.sandboxed ? 'bwrap' : 'none',
     remembered: harness.session.toolContext.services.memory?.remembered ?? [],
@@ -408,9 +415,4 @@ function commitMessage(job: AgentJob, result: AgentResult): string {
   const summary = (result.report as { summary?: unknown } | undefined)?.summary;
   const title = typeof summary === 'string' ? summary.split('\n')[0]!.slice(0, 72) : `${job.role.name} ${job.task_id}`;
   return `${title}\n\norca run ${job.run_id}, task ${job.task_id} (${job.role.name})`;
-}
-
-async function changedFiles(dir: string, from: string, to: string): Promise<string[]> {
-  const out = await gitAt(dir).raw(['diff', '--name-only', from, to]);
-  return out.split('\n').filter(Boolean);
 }
