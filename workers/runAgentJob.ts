@@ -165,12 +165,12 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     if (committed.refused) {
       // The commit's own check refused the branch: nothing of it is handed back to merge.
       outcome = { committed: false, keep: true, completed: false, job };
-      const ran = await ranResult(job, { workspace, model, harness: session.harness, result, status: 'failed', gates });
+      const ran = ranResult({ workspace, model, harness: session.harness, result, status: 'failed', gates });
       return resultOf({ ...ran, end_reason: 'refused_changes', detail: committed.refused });
     }
     const commit = committed.commit;
     outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps), completed: status === 'completed', job };
-    const ran = await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit, files: committed.files });
+    const ran = ranResult({ workspace, model, harness: session.harness, result, status, gates, commit, files: committed.files });
     return resultOf(tampered ? { ...ran, end_reason: 'guarded_change', detail: tampered } : ran);
   } finally {
     // Its MCP servers are given back whatever happened (the harness does on its own when `run` ends).
@@ -354,10 +354,7 @@ interface RanJob {
 }
 
 /** What a job whose agent ran hands back: how it ended, what it read, ran and changed, and the gates' verdict. */
-async function ranResult(
-  job: AgentJob,
-  { workspace, model, harness, result, status, gates, commit, files }: RanJob,
-): Promise<Partial<AgentJobResult>> {
+function ranResult({ workspace, model, harness, result, status, gates, commit, files }: RanJob): Partial<AgentJobResult> {
   return {
     status,
     end_reason: result.reason,
