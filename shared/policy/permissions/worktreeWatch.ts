@@ -7,7 +7,7 @@ import { type EntryState, readEntry, restoreEntry, sameEntry } from './fileSnaps
 import { GitDirGuard } from './gitDirGuard.js';
 import { guardedReason } from './guardedPaths.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
-import { changedSince, guardedIgnored, linkOutside, safeGit } from './worktreeChanges.js';
+import { changedSince, guardedIgnored, linkOutside, lookAtWorktree, safeGit } from './worktreeChanges.js';
 
 export interface WorktreeWatchOptions {
   /** The agent's worktree. */
@@ -80,12 +80,12 @@ export class WorktreeWatch {
   private async recordStart(): Promise<void> {
     const { checkout, checkoutAtStart } = this.options;
     // Independent reads, asked at once: they are on the way to the agent's first request.
-    const [ignored, changed, baseline] = await Promise.all([
-      guardedIgnored(this.root),
-      changedSince(this.root, this.options.start, this.options.linked),
+    const [look, baseline] = await Promise.all([
+      lookAtWorktree(this.root, this.options.start, this.options.linked, { ignored: true }),
       checkout ? (checkoutAtStart ?? checkoutState(checkout)) : undefined,
     ]);
-    for (const [file, state] of ignored) this.guardedStart.set(file, state);
+    const changed = look.changed;
+    for (const [file, state] of guardedIgnored(this.root, look.ignored)) this.guardedStart.set(file, state);
     // A worktree a hook made, or one that was not clean, may hold guarded changes already: as found.
     for (const file of changed) {
       if (guardedReason(file)) this.guardedStart.set(file, readEntry(path.join(this.root, file)));
@@ -116,13 +116,14 @@ export class WorktreeWatch {
           : `${file} is git's own configuration, hooks or worktree pointer: changed, and could not be put back`,
       });
     }
-    // Asked at once: each is a git process or two, after every writing call.
+    // Asked at once: a git status of each, after every writing call.
     const { checkout } = this.options;
-    const [changed, ignored, checkoutNow] = await Promise.all([
-      changedSince(this.root, this.options.start, this.options.linked),
-      guardedIgnored(this.root),
+    const [look, checkoutNow] = await Promise.all([
+      lookAtWorktree(this.root, this.options.start, this.options.linked, { ignored: true }),
       this.checkoutBaseline && checkout ? checkoutState(checkout) : undefined,
     ]);
+    const changed = look.changed;
+    const ignored = guardedIgnored(this.root, look.ignored);
     const guardedNow = new Set([...this.guardedStart.keys(), ...ignored.keys(), ...changed.filter((file) => guardedReason(file))]);
     const putBack = new Set<string>();
     for (const file of guardedNow) {
