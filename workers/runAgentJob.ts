@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { settled } from '../shared/core/async/settled.js';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
@@ -29,9 +30,11 @@ import { settingsFromConfig } from '../shared/policy/config/trustedSettings.js';
 import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { type HookContext, transcriptPathFor } from '../shared/policy/hooks/hookContext.js';
 import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
+import type { HooksConfig } from '../shared/policy/hooks/hooksConfig.js';
 import { branchChanges, commitOwned, refusalsOf, refusalsText } from '../shared/policy/permissions/ownedCommit.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
 import { SandboxRequiredError, sandboxAvailability } from '../shared/policy/permissions/sandbox.js';
+import { type CheckoutState, checkoutState } from '../shared/policy/permissions/worktreeWatch.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
@@ -93,18 +96,29 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   let outcome = { committed: false, keep: false, completed: false, job };
   // Everything that takes something (the lease, the workspace) is inside the try: every way out releases it.
   try {
-    lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
-    // Hooks and settings come only from the trusted configuration (the run's base commit and the
-    // user's folders), never from a tree an agent wrote. A settings file that cannot be read fails
-    // the job here, and the lease above goes with it (finally).
-    const config = job.config ?? (await configOfJob(job, deps));
+    // The lease and the configuration are independent: asked at once, settled together, so a
+    // lease taken while the configuration failed is in `lease` for finally to give back.
+    const [, config] = await settled([
+      deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`)).then((taken) => {
+        lease = taken;
+      }),
+      // Hooks and settings come only from the trusted configuration (the run's base commit and the
+      // user's folders), never from a tree an agent wrote. A settings file that cannot be read fails
+      // the job here, and the lease goes with it (finally).
+      job.config ?? configOfJob(job, deps),
+    ]);
+    const ports = lease!.ports;
     repoHooks = hooksFromSettings(settingsFromConfig(job.repo.path ?? deps.home.root, config).sources);
     const hooks = repoHooks;
+    // The user's checkout as the agent's watch starts from: it does not depend on the worktree, so
+    // it is looked at while the worktree is made (when nothing of the repository's runs before the agent).
+    const checkoutAtStart = earlyCheckoutState(job, hooks);
+    checkoutAtStart?.state.catch(() => undefined);
     workspace = await prepareWorkspace(
       job,
       deps.home,
       { config: hooks, context: (dir) => hookContext(dir, signal) },
-      { readOnlyOnDisk: sandbox.kind === 'none', ports: lease.ports },
+      { readOnlyOnDisk: sandbox.kind === 'none', ports },
     );
     if (workspace.rebuilt) {
       await progress.agentEvent({
@@ -118,12 +132,12 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     // ends before that (a model it cannot make) has no use for it, nor for its failure.
     const gitAtStart = freshSnapshot(workspace, job.base);
     gitAtStart.catch(() => undefined);
-    await announceWorkspace(progress, workspace, lease.ports, deps.slot, sandbox.kind);
+    await announceWorkspace(progress, workspace, ports, deps.slot, sandbox.kind);
     // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
     const setup = await setUpWorktree({
       job,
       workspace,
-      ports: lease.ports,
+      ports,
       sessionDir,
       signal,
       progress,
@@ -143,7 +157,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       redis: deps.redis,
       keys: deps.keys,
       workspace,
-      ports: lease.ports,
+      ports,
       model,
       sessionDir,
       attempt,
@@ -151,6 +165,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       userClaudeDir: deps.userClaudeDir,
       config,
       gitAtStart,
+      checkoutAtStart: checkoutAtStart?.checkout === workspace.repo ? checkoutAtStart.state : undefined,
       progress,
       sandboxMode: sandbox.mode,
     });
@@ -392,6 +407,19 @@ function ranResult({ workspace, model, harness, result, status, gates, commit, f
         }
       : {}),
   };
+}
+
+/**
+ * The user's checkout looked at for the watch ahead of the worktree, for a job that writes in a
+ * local repository and runs nothing of the repository's before its agent (no WorktreeCreate hook,
+ * no orca.json setup: they may change the checkout, and what they change is no agent's). Undefined
+ * otherwise: the watch looks when it opens.
+ */
+function earlyCheckoutState(job: AgentJob, hooks: HooksConfig): { checkout: string; state: Promise<CheckoutState> } | undefined {
+  if (!job.repo.path || job.role.workspace === 'view') return undefined;
+  if ((hooks.byEvent.WorktreeCreate ?? []).length > 0 || job.project === undefined || job.project.setup.length > 0) return undefined;
+  const checkout = realpathSync(job.repo.path);
+  return { checkout, state: checkoutState(checkout) };
 }
 
 /**
