@@ -46,16 +46,19 @@ describe('RefFiles', () => {
     expect(refs.list(['refs/heads/', 'refs/tags/'])).toEqual(gitRefs(repo));
   });
 
-  it('follows a symbolic ref under refs/heads, and leaves a broken one out as for-each-ref does', () => {
+  it('follows a symbolic ref under refs/heads, and leaves broken ones out as for-each-ref does', () => {
     const repo = makeRepo();
     git(repo, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/main');
     writeFileSync(path.join(repo, '.git', 'refs', 'heads', 'dangling'), 'ref: refs/heads/nowhere\n');
+    writeFileSync(path.join(repo, '.git', 'refs', 'heads', 'garbage'), 'not a ref\n');
     const refs = RefFiles.open(repo)!;
     expect(refs.resolve('refs/heads/alias')).toBe(git(repo, 'rev-parse', 'main'));
     expect(refs.resolve('refs/heads/dangling')).toBeUndefined();
     const listed = refs.list(['refs/heads/']);
     expect(listed.get('refs/heads/alias')).toBe(git(repo, 'rev-parse', 'main'));
     expect(listed.has('refs/heads/dangling')).toBe(false);
+    expect(listed.has('refs/heads/garbage')).toBe(false);
+    expect(() => refs.resolve('refs/heads/garbage')).toThrow(/neither an object id/);
   });
 
   it('reads a detached HEAD', () => {

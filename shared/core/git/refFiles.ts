@@ -70,19 +70,30 @@ export class RefFiles {
 
   /** The object a ref names, following symbolic refs; undefined when the ref (or its target, for an unborn branch) is missing. */
   resolve(name: string, packed = this.packed()): string | undefined {
+    const found = this.follow(name, packed);
+    if (typeof found === 'object') throw new Error(found.broken);
+    return found;
+  }
+
+  /** A ref followed to its object: the object id, undefined when missing, or why it is broken. */
+  private follow(name: string, packed: Map<string, RefValue>): string | undefined | { broken: string } {
     let current = name;
     for (let depth = 0; depth <= MAX_DEPTH; depth += 1) {
-      const value = this.readLoose(current) ?? packed.get(current);
+      const text = this.readLooseText(current);
+      const value = text === undefined ? packed.get(current) : parseRef(text);
+      if (text !== undefined && !value)
+        return { broken: `the ref file ${this.loosePath(current)} holds neither an object id nor "ref: …"` };
       if (!value) return undefined;
       if (value.kind === 'oid') return value.oid;
       current = value.target;
     }
-    throw new Error(`the ref ${name} is a chain of more than ${MAX_DEPTH} symbolic refs (a loop?) in ${this.commonDir}`);
+    return { broken: `the ref ${name} is a chain of more than ${MAX_DEPTH} symbolic refs (a loop?) in ${this.commonDir}` };
   }
 
   /**
    * Every ref under the prefixes (`refs/heads/`, `refs/tags/`) with the object it names, as
-   * `git for-each-ref` lists them: symbolic ones followed, broken ones left out.
+   * `git for-each-ref` lists them: symbolic ones followed, broken ones (a file of garbage, a
+   * dangling or looping symbolic ref) left out, as git leaves them out ("ignoring broken ref").
    */
   list(prefixes: readonly string[]): Map<string, string> {
     const names = new Set<string>();
@@ -92,8 +103,8 @@ export class RefFiles {
     for (const name of packed.keys()) if (prefixes.some((prefix) => name.startsWith(prefix))) names.add(name);
     const found = new Map<string, string>();
     for (const name of [...names].sort()) {
-      const oid = this.resolve(name, packed);
-      if (oid) found.set(name, oid);
+      const oid = this.follow(name, packed);
+      if (typeof oid === 'string') found.set(name, oid);
     }
     return found;
   }
@@ -108,13 +119,16 @@ export class RefFiles {
   }
 
   private readLoose(name: string): RefValue | undefined {
-    if (name.split('/').some((part) => part === '' || part === '.' || part === '..')) return undefined;
-    const text = readIfThere(this.loosePath(name));
+    const text = this.readLooseText(name);
     if (text === undefined) return undefined;
-    const value = text.trim();
-    if (value.startsWith('ref:')) return { kind: 'symbolic', target: value.slice(4).trim() };
-    if (OID.test(value)) return { kind: 'oid', oid: value };
-    throw new Error(`the ref file ${this.loosePath(name)} holds neither an object id nor "ref: …"`);
+    const value = parseRef(text);
+    if (!value) throw new Error(`the ref file ${this.loosePath(name)} holds neither an object id nor "ref: …"`);
+    return value;
+  }
+
+  private readLooseText(name: string): string | undefined {
+    if (name.split('/').some((part) => part === '' || part === '.' || part === '..')) return undefined;
+    return readIfThere(this.loosePath(name));
   }
 
   /** Loose ref names under a prefix (`refs/heads/`): files walked, git's lock files left out. */
@@ -151,6 +165,14 @@ export class RefFiles {
     }
     return found;
   }
+}
+
+/** A loose ref file's content: `ref: <name>` or an object id; undefined for anything else. */
+function parseRef(text: string): RefValue | undefined {
+  const value = text.trim();
+  if (value.startsWith('ref:')) return { kind: 'symbolic', target: value.slice(4).trim() };
+  if (OID.test(value)) return { kind: 'oid', oid: value };
+  return undefined;
 }
 
 function readIfThere(file: string): string | undefined {
