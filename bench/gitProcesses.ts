@@ -10,15 +10,17 @@ import { median, round } from './stats.js';
 /**
  * Git processes per job: one worker runs `jobs` scripted worker jobs one after another (Read, Edit,
  * Bash, Report: a job that commits), with its PATH led by a folder holding a `git` shim that logs
- * its arguments, one line per process, then execs the real git. The lines a job adds between its
+ * its arguments, one record per process, then execs the real git. The lines a job adds between its
  * queueing and its result are its processes (the worker runs one job at a time, and returns the
  * result only after the job's `finally` released everything). The Bash command runs no git, so
  * what is counted is orca's own. The jobs carry the run's trusted configuration and orca.json, as
  * a coordinator's do (it reads them once per run).
  *
- * Reference, from the code before issue 25's cut (measured at its merge-base, d242f3c): 22 per
- * job (rev-parse 5, worktree 3, status 3, diff 3, for-each-ref 2, commit 1, add 1, update-ref 1,
- * read-tree 1, write-tree 1, branch 1).
+ * Reference: the same job before issue 25's cut (measured at its merge-base, d242f3c): 47 per
+ * job: ls-files 11, diff 8, rev-parse 7, status 7, for-each-ref 4, and one each of add, branch,
+ * commit-tree, ls-tree, read-tree, reset, symbolic-ref, update-ref, worktree add, write-tree.
+ * Most were the owned-paths watch: after every writing call, a diff and two ls-files of the
+ * worktree, and a status, a for-each-ref and a rev-parse of the user's checkout.
  */
 export interface GitProcessesResult {
   git_processes_per_job: number;
@@ -127,4 +129,4 @@ function subcommandOf(line: string): string {
 }
 
 /** The median per job measured at the merge-base of issue 25's cut (see the comment above). */
-export const GIT_PROCESSES_BEFORE = 0;
+export const GIT_PROCESSES_BEFORE = 47;
