@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { claimsReader, failureAdmission, outputSchema, WorkerOutputSchema } from '../roles/outputs.js';
-import { settled } from '../shared/core/async/settled.js';
+import { settled } from '../shared/core/runtime/settled.js';
 import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
 import { commonGitDir } from '../shared/core/git/repoLock.js';
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';

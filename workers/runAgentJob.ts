@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { settled } from '../shared/core/async/settled.js';
+import { settled } from '../shared/core/runtime/settled.js';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
