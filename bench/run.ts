@@ -279,7 +279,7 @@ async function main(): Promise<void> {
     figures.push({
       key: 'git_processes_per_job',
       value: result.git_processes_per_job,
-      reference: { what: 'before issue 25, same job (bench/gitProcesses.ts)', value: GIT_PROCESSES_BEFORE },
+      reference: { what: 'the same job before issue 25, measured at its merge-base', value: GIT_PROCESSES_BEFORE },
       target: `< ${GIT_PROCESSES_BEFORE}`,
       met: result.git_processes_per_job < GIT_PROCESSES_BEFORE,
       note: `median of ${result.jobs} jobs (Read, Edit, Bash, Report, committed); ${Object.entries(result.by_subcommand)
