@@ -50,6 +50,7 @@ export class ScriptedModel implements Model {
     await abortableSleep(turn.latency_ms ?? this.script.latency_ms ?? 0, signal);
     // Counted only once delivered: a call aborted during its latency leaves the turn unplayed.
     this.turnsPlayed = index + 1;
+    request.onResponseStart?.();
 
     const usage = this.cache.measure(request);
     const text = turn.text ?? '';
