@@ -8,6 +8,7 @@ import { parseScript } from '../../shared/core/model/scriptFile.js';
 import type { Usage } from '../../shared/core/model/usage.js';
 import { FanoutGate, fanoutHoldMs } from '../../shared/infra/fanout/fanoutGate.js';
 import { FanoutModel, staticPrefixHash } from '../../shared/infra/fanout/fanoutModel.js';
+import { waitersOnGates } from '../support/fanoutWaiters.js';
 import { MessagesServer, type RecordedRequest, reply } from '../support/messagesServer.js';
 import { testRedis } from '../support/redis.js';
 
@@ -122,8 +123,7 @@ describe('the fan-out hold', () => {
       usageOf(model.stream(request(`q${index + 1}`), run.signal)).catch((error: unknown) => error),
     );
     // Both are waiting on the started list (a blocking command each) before the abort.
-    const { redis } = testRedis();
-    await expect.poll(async () => Number((await redis.info('clients')).match(/blocked_clients:(\d+)/)?.[1] ?? 0)).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => waitersOnGates(testRedis().redis)).toBeGreaterThanOrEqual(2);
     run.abort(new Error('the run was aborted'));
 
     const outcomes = await Promise.all(held);
