@@ -9,6 +9,7 @@ import { benchTempRoot } from './benchEnv.js';
 import { CACHE_SHARE_TARGET, runContextBenchmark } from './context.js';
 import { diagnosticsBenchmark } from './diagnostics.js';
 import { EFFICIENCY_TARGET, efficiencyBenchmark } from './efficiency.js';
+import { FANOUT_CACHE_WRITES_TARGET, fanoutBenchmark } from './fanout.js';
 import { GIT_PROCESSES_BEFORE, gitProcessesBenchmark } from './gitProcesses.js';
 import { GREP_RATIO_TARGET, grepRatioBenchmark } from './grepRatio.js';
 import { makeLargeRepo } from './largeRepo.js';
@@ -49,6 +50,7 @@ const SECTIONS = [
   'context',
   'diagnostics',
   'gitprocs',
+  'fanout',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -286,6 +288,22 @@ async function main(): Promise<void> {
         .slice(0, 6)
         .map(([name, count]) => `${name} ${count}`)
         .join(', ')}`,
+    });
+  }
+
+  if (only.includes('fanout')) {
+    const result = await timed(say, 'fan-out', () => fanoutBenchmark({ repetitions: quick ? 1 : 3 }));
+    details.fanout = result;
+    figures.push({
+      key: 'fanout_cache_writes',
+      value: result.fanout_cache_writes,
+      reference: { what: 'the same with the hold off (ORCA_FANOUT_HOLD_MS=0)', value: result.hold_off_cache_writes },
+      target: `≤ ${FANOUT_CACHE_WRITES_TARGET}`,
+      met: result.fanout_cache_writes <= FANOUT_CACHE_WRITES_TARGET,
+      note:
+        `cache-write tokens of ${result.agents} explore agents' first requests started together, per static prefix (${result.static_prefix_tokens} tokens); ` +
+        `real SDK against the stand-in's cache, answers starting after ${result.start_delay_ms} ms; ` +
+        `wave (queued → last first response started) ${result.wave_ms.hold} ms held, ${result.wave_ms.off} ms not; median of ${result.hold.length}`,
     });
   }
 

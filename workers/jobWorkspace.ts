@@ -6,6 +6,7 @@ import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '
 import { orcaBranch, sharedRef, wipRef } from '../shared/core/git/orcaBranch.js';
 import { type OrcaProjectConfig, readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import { ensureClone, pushBranch, remoteKey } from '../shared/core/git/remoteClone.js';
+import { withRepoLock } from '../shared/core/git/repoLock.js';
 import { checkOutSparse, sparseSelection } from '../shared/core/git/sparseCheckout.js';
 import { placeStartFiles } from '../shared/core/git/startFiles.js';
 import { saveWorkInProgress } from '../shared/core/git/workInProgress.js';
@@ -127,7 +128,11 @@ export async function prepareWorkspace(
     }
   }
 
-  const hook = await runHooks(hooks.config, 'WorktreeCreate', { name: `${job.run_id}/${job.task_id}` }, hooks.context(repo));
+  // Under the repository's worktree lock, as orca's own `git worktree add` is: a hook that adds a
+  // worktree races every other add, remove and prune on `.git/config.lock` (seen failing with 128).
+  const hook = await withRepoLock(repo, () =>
+    runHooks(hooks.config, 'WorktreeCreate', { name: `${job.run_id}/${job.task_id}` }, hooks.context(repo)),
+  );
   if (hook.blocked) throw new Error(`a WorktreeCreate hook refused the worktree: ${hook.reason ?? 'no reason given'}`);
 
   let start: string;
@@ -264,7 +269,9 @@ export async function releaseWorkspace(
     await pushBranch(workspace.repo, workspace.branch, sharedRef(outcome.job.run_id, outcome.job.task_id));
   if (outcome.committed || outcome.keep) return;
   if (!outcome.completed) await saveWork(workspace.repo, workspace.dir, outcome.job, 'before its worktree was removed');
-  await runHooks(hooks.config, 'WorktreeRemove', { worktree_path: workspace.dir }, hooks.context(workspace.repo));
+  await withRepoLock(workspace.repo, () =>
+    runHooks(hooks.config, 'WorktreeRemove', { worktree_path: workspace.dir }, hooks.context(workspace.repo)),
+  );
   if (workspace.madeByHook) {
     // The hook that made the folder removes it (Claude Code's contract): orca deletes nothing it
     // did not make, and only its own branch, once no worktree holds it.
