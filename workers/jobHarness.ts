@@ -1,12 +1,12 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { claimsReader, failureAdmission, outputSchema, WorkerOutputSchema } from '../roles/outputs.js';
-import { settled } from '../shared/core/runtime/settled.js';
 import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
 import { commonGitDir } from '../shared/core/git/repoLock.js';
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { Model } from '../shared/core/model/model.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
+import { settled } from '../shared/core/runtime/settled.js';
 import type { SessionServices } from '../shared/core/tool/tool.js';
 import { Harness } from '../shared/harness/harness.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
