@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../shared/core/files/workspace.js';
 import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/core/git/git.js';
 import { orcaBranch, sharedRef, wipRef } from '../shared/core/git/orcaBranch.js';
 import { type OrcaProjectConfig, readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
+import { whyNoPool } from '../shared/core/git/poolable.js';
 import { ensureClone, pushBranch, remoteKey } from '../shared/core/git/remoteClone.js';
+import { repoKey } from '../shared/core/git/repoKey.js';
 import { checkOutSparse, sparseSelection } from '../shared/core/git/sparseCheckout.js';
 import { placeStartFiles } from '../shared/core/git/startFiles.js';
 import { saveWorkInProgress } from '../shared/core/git/workInProgress.js';
@@ -17,6 +18,7 @@ import {
   pruneWorktrees,
   removeWorktree,
 } from '../shared/core/git/worktree.js';
+import type { WorktreePool } from '../shared/core/git/worktreePool.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
 import type { HookContext } from '../shared/policy/hooks/hookContext.js';
@@ -64,9 +66,10 @@ export async function prepareWorkspace(
   hooks: { config: HooksConfig; context: (dir: string) => HookContext },
   /**
    * `readOnlyOnDisk`: no sandbox will keep the agent from writing a view, so its files are made
-   * read-only. `ports`: the job's leased ports, written to the worktree's `.env.orca`.
+   * read-only. `ports`: the job's leased ports, written to the worktree's `.env.orca`. `pool`: this
+   * worker's pool of ready worktrees: a writing job takes one when it can (and any job warms it).
    */
-  options: { readOnlyOnDisk?: boolean; ports?: number[] } = {},
+  options: { readOnlyOnDisk?: boolean; ports?: number[]; pool?: WorktreePool } = {},
 ): Promise<JobWorkspace> {
   const remote = job.repo.remote;
   const repo = remote
@@ -78,7 +81,7 @@ export async function prepareWorkspace(
     : realpathSync(job.repo.path!);
   const taskBranch = job.role.workspace === 'branch' ? (job.branch ?? orcaBranch(job.run_id, job.task_id)) : undefined;
   // All only read the repository, so they are asked at once: they are on every job's way to its agent.
-  const [, branchThere, config] = await Promise.all([
+  const [base, branchThere, config] = await Promise.all([
     resolveCommit(repo, job.base),
     taskBranch ? branchExists(repo, taskBranch) : false,
     job.project ?? readOrcaProjectConfig(repo, job.base),
@@ -93,11 +96,16 @@ export async function prepareWorkspace(
       env: { runId: job.run_id, taskId: job.task_id, ports: options.ports ?? [] },
     });
   const linkedOf = (entries: Awaited<ReturnType<typeof startFiles>>) => entries.filter((e) => e.kind === 'linked').map((e) => e.path);
+  // Any job of a run (explore and plan jobs come first) starts the pool filling, in the background.
+  const worktreeCreateHook = (hooks.config.byEvent.WorktreeCreate?.length ?? 0) > 0;
+  const pool = options.pool && !whyNoPool({ project: config, worktreeCreateHook, remote: remote !== undefined }) ? options.pool : undefined;
+  const place = { runId: job.run_id, repo, base };
+  pool?.warm(place);
 
   if (job.role.workspace === 'view') {
     // A view is every read-only agent's of the run: nothing of one worktree's (copied files, .env.orca) goes there.
     // The run's own view of the commit (removed when the run ends), checked clean before each reuse.
-    const dir = home.view(job.run_id, repoKeyOf(repo), job.base);
+    const dir = home.view(job.run_id, repoKey(repo), job.base);
     const view = await ensureView(repo, dir, job.base, options);
     return { repo, dir, kind: 'view', base: job.base, start: view.commit, linked: [], config, remote, rebuilt: view.rebuilt };
   }
@@ -108,7 +116,8 @@ export async function prepareWorkspace(
     // Verification builds and probes here; nothing it does is committed, and it is removed after.
     const dir = home.worktree(job.run_id, job.task_id);
     if (existsSync(dir)) await removeWorktree(repo, dir);
-    const start = await addWorktree({ repo, dir, base: job.base, noCheckout: sparse !== undefined });
+    const start =
+      (await pool?.take(place, dir)) ?? (await addWorktree({ repo, dir, base: job.base, noCheckout: sparse !== undefined }));
     if (sparse) await checkOutSparse(dir, sparse);
     const linked = linkedOf(await startFiles(dir));
     return { repo, dir, kind: 'scratch', base: job.base, start, linked, config, sparse, remote };
@@ -144,7 +153,10 @@ export async function prepareWorkspace(
     // A dead attempt's commits may reach past the sparse paths: its branch is checked out whole.
     start = await addWorktreeForBranch(repo, dir, branch);
   } else {
-    start = await addWorktree({ repo, dir, base: job.base, branch, noCheckout: sparse !== undefined });
+    // A ready worktree from the pool when there is one (only the branch's ref is made), else a new one.
+    start =
+      (await pool?.take(place, dir, branch)) ??
+      (await addWorktree({ repo, dir, base: job.base, branch, noCheckout: sparse !== undefined }));
     if (sparse) await checkOutSparse(dir, sparse);
   }
   const linked = linkedOf(await startFiles(dir));
@@ -216,10 +228,6 @@ async function adoptHookWorktree(
   }
   await gitAt(dir).raw(['switch', '--quiet', branch]);
   return { dir, start: (await gitAt(dir).raw(['rev-parse', 'HEAD'])).trim(), branch, madeByHook: { createdBranch: true } };
-}
-
-function repoKeyOf(repo: string): string {
-  return `${path.basename(repo).replace(/[^A-Za-z0-9._-]/g, '_')}-${createHash('sha256').update(repo).digest('hex').slice(0, 12)}`;
 }
 
 /**

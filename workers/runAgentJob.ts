@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { gitAt } from '../shared/core/git/git.js';
+import type { WorktreePool } from '../shared/core/git/worktreePool.js';
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { AgentResult } from '../shared/core/loop/query.js';
 import { AnthropicModel } from '../shared/core/model/anthropic.js';
@@ -56,6 +57,8 @@ export interface JobDeps {
   sandbox?: SandboxMode;
   /** Which of the worker's concurrent slots runs the job (the board's timeline draws a lane per slot). */
   slot?: number;
+  /** The worker's pool of ready worktrees (git/worktreePool.ts). */
+  pool?: WorktreePool;
 }
 
 /** Parses a job's payload; a bad one fails the job for good, naming the field. */
@@ -105,7 +108,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       job,
       deps.home,
       { config: hooks, context: (dir) => hookContext(dir, signal) },
-      { readOnlyOnDisk: sandbox.kind === 'none', ports: lease.ports },
+      { readOnlyOnDisk: sandbox.kind === 'none', ports: lease.ports, pool: deps.pool },
     );
     if (workspace.rebuilt) {
       await progress.agentEvent({
