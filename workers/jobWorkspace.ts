@@ -52,6 +52,8 @@ export interface JobWorkspace {
   madeByHook?: { createdBranch: boolean };
   /** A view that was found changed and rebuilt: why, for a notice in the run's events. */
   rebuilt?: string;
+  /** The worktree came ready from the run's pool of worktrees (git/worktreePool.ts). */
+  pooled?: boolean;
 }
 
 /**
@@ -96,11 +98,13 @@ export async function prepareWorkspace(
       env: { runId: job.run_id, taskId: job.task_id, ports: options.ports ?? [] },
     });
   const linkedOf = (entries: Awaited<ReturnType<typeof startFiles>>) => entries.filter((e) => e.kind === 'linked').map((e) => e.path);
-  // Any job of a run (explore and plan jobs come first) starts the pool filling, in the background.
   const worktreeCreateHook = (hooks.config.byEvent.WorktreeCreate?.length ?? 0) > 0;
   const pool = options.pool && !whyNoPool({ project: config, worktreeCreateHook, remote: remote !== undefined }) ? options.pool : undefined;
   const place = { runId: job.run_id, repo, base };
-  pool?.warm(place);
+  // A run's read-only jobs (its coordinator, explore and plan agents) come before its writing ones:
+  // the first starts the run's pool filling, in the background. A writing job only takes from a
+  // pool (and refills it): alone (`orca agent`) it would fill one nobody uses.
+  if (job.role.workspace === 'view') pool?.warm(place);
 
   if (job.role.workspace === 'view') {
     // A view is every read-only agent's of the run: nothing of one worktree's (copied files, .env.orca) goes there.
@@ -116,11 +120,11 @@ export async function prepareWorkspace(
     // Verification builds and probes here; nothing it does is committed, and it is removed after.
     const dir = home.worktree(job.run_id, job.task_id);
     if (existsSync(dir)) await removeWorktree(repo, dir);
-    const start =
-      (await pool?.take(place, dir)) ?? (await addWorktree({ repo, dir, base: job.base, noCheckout: sparse !== undefined }));
+    const taken = await pool?.take(place, dir);
+    const start = taken ?? (await addWorktree({ repo, dir, base: job.base, noCheckout: sparse !== undefined }));
     if (sparse) await checkOutSparse(dir, sparse);
     const linked = linkedOf(await startFiles(dir));
-    return { repo, dir, kind: 'scratch', base: job.base, start, linked, config, sparse, remote };
+    return { repo, dir, kind: 'scratch', base: job.base, start, linked, config, sparse, remote, pooled: taken !== undefined };
   }
 
   const branch = taskBranch!;
@@ -140,6 +144,7 @@ export async function prepareWorkspace(
   if (hook.blocked) throw new Error(`a WorktreeCreate hook refused the worktree: ${hook.reason ?? 'no reason given'}`);
 
   let start: string;
+  let pooled = false;
   if (hook.worktreePath) {
     const adopted = await adoptHookWorktree(hook.worktreePath, repo, job.base, branch, () =>
       previousAttempt(repo, branch, job.base, remote ? sharedRef(job.run_id, job.task_id) : undefined),
@@ -154,13 +159,25 @@ export async function prepareWorkspace(
     start = await addWorktreeForBranch(repo, dir, branch);
   } else {
     // A ready worktree from the pool when there is one (only the branch's ref is made), else a new one.
-    start =
-      (await pool?.take(place, dir, branch)) ??
-      (await addWorktree({ repo, dir, base: job.base, branch, noCheckout: sparse !== undefined }));
+    const taken = await pool?.take(place, dir, branch);
+    pooled = taken !== undefined;
+    start = taken ?? (await addWorktree({ repo, dir, base: job.base, branch, noCheckout: sparse !== undefined }));
     if (sparse) await checkOutSparse(dir, sparse);
   }
   const linked = linkedOf(await startFiles(dir));
-  return { repo, dir, kind: 'branch', branch, base: job.base, start, linked, config, sparse: previous ? undefined : sparse, remote };
+  return {
+    repo,
+    dir,
+    kind: 'branch',
+    branch,
+    base: job.base,
+    start,
+    linked,
+    config,
+    sparse: previous ? undefined : sparse,
+    remote,
+    pooled,
+  };
 }
 
 /**

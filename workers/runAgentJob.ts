@@ -283,6 +283,7 @@ async function announceWorkspace(
     pid: process.pid,
     ...(slot !== undefined ? { slot } : {}),
     sandbox,
+    ...(workspace.pooled ? { pooled: true } : {}),
   });
 }
 
