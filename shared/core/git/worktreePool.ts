@@ -302,6 +302,13 @@ export class WorktreePool {
   }
 }
 
+/** The ready worktrees' folders in a pool's folder: what a take may hand out now. */
+export function readyWorktrees(folder: string): string[] {
+  return listNames(folder)
+    .filter((name) => READY.test(name))
+    .map((name) => path.join(folder, name));
+}
+
 /**
  * Closes and removes every pool of a run: those under this ORCA_HOME, and any other on this host
  * whose worktrees `repos` list (a worker with another ORCA_HOME). A worktree another live process
