@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -222,9 +223,8 @@ export class WorktreePool {
         return true;
       });
       if (!claimed) continue;
-      const ok = await gitAt(busy)
-        .raw(['checkout', '--quiet', '--detach', head])
-        .then(() => inspect(busy))
+      const ok = await niceGit(busy, ['checkout', '--quiet', '--detach', head])
+        .then(() => inspect(busy, niceGit))
         .then((found) => found.dirty === undefined)
         .catch(() => false);
       await this.release(folder, repo, busy, name, ok);
@@ -249,9 +249,8 @@ export class WorktreePool {
       if (!added) return;
       // `checkout -f` fills the empty worktree as `worktree add` would (post-checkout hook included); the
       // status after it both checks the result and settles the index, so a take's check is a quick one.
-      const ok = await gitAt(busy)
-        .raw(['checkout', '--quiet', '--force'])
-        .then(() => inspect(busy))
+      const ok = await niceGit(busy, ['checkout', '--quiet', '--force'])
+        .then(() => inspect(busy, niceGit))
         .then((found) => found.dirty === undefined)
         .catch((error: unknown) => {
           this.log(`a pooled worktree of ${repo} could not be checked out: ${oneLine(error)}`);
@@ -373,14 +372,29 @@ async function repoOfEntries(folder: string): Promise<string | undefined> {
  * its commit): any change, untracked or ignored file, from a real `git status` (one process for
  * both), never a guess from timestamps.
  */
-async function inspect(dir: string): Promise<{ head?: string; dirty?: string }> {
-  const out = await gitAt(dir).raw(['status', '--porcelain=v2', '--branch', '--untracked-files=all', '--ignored']);
+async function inspect(dir: string, run = (at: string, args: string[]) => gitAt(at).raw(args)): Promise<{ head?: string; dirty?: string }> {
+  const out = await run(dir, ['status', '--porcelain=v2', '--branch', '--untracked-files=all', '--ignored']);
   const lines = out.split('\n').filter(Boolean);
   const oid = lines.find((line) => line.startsWith('# branch.oid '))?.slice('# branch.oid '.length);
   const head = oid && /^[0-9a-f]{40}$/.test(oid) ? oid : undefined;
   const changed = lines.filter((line) => !line.startsWith('#'));
   if (changed.length > 0) return { head, dirty: changed.slice(0, 3).join(', ') + (changed.length > 3 ? ', …' : '') };
   return head ? { head } : { dirty: 'it has no commit checked out' };
+}
+
+/**
+ * git for the pool's background checkouts, at a lower CPU priority (`nice -n 10`): on a busy host
+ * they yield to the agents starting, whose worktrees they are filling the pool for.
+ */
+function niceGit(dir: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'nice',
+      ['-n', '10', 'git', ...args],
+      { cwd: dir, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      (error, stdout, stderr) => (error ? reject(new Error(stderr.trim() || error.message)) : resolve(stdout)),
+    );
+  });
 }
 
 function busyName(name: string): string {
