@@ -108,10 +108,30 @@ export async function startBenchmark(
       }
       const worktreeAdd = median(adds);
       return {
-        start_p50_ms: round(percentile(pooled.map((t) => t.start), 50)),
-        start_p99_ms: round(percentile(pooled.map((t) => t.start), 99)),
-        cold_p50_ms: round(percentile(unpooled.map((t) => t.start), 50)),
-        cold_p99_ms: round(percentile(unpooled.map((t) => t.start), 99)),
+        start_p50_ms: round(
+          percentile(
+            pooled.map((t) => t.start),
+            50,
+          ),
+        ),
+        start_p99_ms: round(
+          percentile(
+            pooled.map((t) => t.start),
+            99,
+          ),
+        ),
+        cold_p50_ms: round(
+          percentile(
+            unpooled.map((t) => t.start),
+            50,
+          ),
+        ),
+        cold_p99_ms: round(
+          percentile(
+            unpooled.map((t) => t.start),
+            99,
+          ),
+        ),
         worktree_add_ms: round(worktreeAdd),
         worktree_add_p99_ms: round(percentile(adds, 99)),
         target_p50_ms: round(START_TARGET.p50 * worktreeAdd),

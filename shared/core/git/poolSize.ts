@@ -14,7 +14,9 @@ export function poolSizeSetting(env: NodeJS.ProcessEnv = process.env): number | 
   if (raw === undefined || raw.trim() === '') return undefined;
   const parsed = PoolSizeSchema.safeParse(raw.trim());
   if (!parsed.success)
-    throw new Error(`${describeZodError(parsed.error, `ORCA_POOL_SIZE=${raw}`)}: set it to a whole number of worktrees (0 turns the pool off)`);
+    throw new Error(
+      `${describeZodError(parsed.error, `ORCA_POOL_SIZE=${raw}`)}: set it to a whole number of worktrees (0 turns the pool off)`,
+    );
   return parsed.data;
 }
 

@@ -8,8 +8,8 @@ import { describeZodError } from '../boundary/zodIssues.js';
 import type { OrcaHome } from '../runtime/orcaHome.js';
 import { gitAt, resolveCommit, runGit } from './git.js';
 import { checkoutBytes, poolSizeSetting, roomForOne } from './poolSize.js';
-import { commonGitDir, withRepoLock } from './repoLock.js';
 import { repoKey } from './repoKey.js';
+import { commonGitDir, withRepoLock } from './repoLock.js';
 import { pruneWorktrees, removeWorktree } from './worktree.js';
 import { worktreeGitDir } from './worktreeStartState.js';
 
@@ -186,9 +186,7 @@ export class WorktreePool {
     let state = await withRepoLock(repo, async () => {
       const found = readState(folder);
       if (!found && !request.create) return undefined;
-      const next: PoolState = found
-        ? { ...found, size: Math.max(found.size, request.size) }
-        : { repo, size: request.size, head: base };
+      const next: PoolState = found ? { ...found, size: Math.max(found.size, request.size) } : { repo, size: request.size, head: base };
       if (!found || next.size !== found.size) writeState(folder, next);
       await this.sweep(folder, repo);
       return next;
