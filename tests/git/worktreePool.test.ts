@@ -144,6 +144,20 @@ describe('the pool of ready worktrees', () => {
     expect(listed(repo)).toEqual(expect.arrayContaining([cold.dir, warm.dir]));
   });
 
+  it('closed while filling, it leaves no half-made worktree and nothing git lists that is not on disk', async () => {
+    const files = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`src/f${i}.txt`, `${i}\n`]));
+    const { repo, pool, place } = setUp(4, files);
+    pool.warm(place);
+    // Closed as soon as the first worktree is being checked out.
+    const folder = pool.folder('r1', repo);
+    const filling = () => existsSync(folder) && readdirSync(folder).some((name) => name.endsWith('.busy'));
+    while (!filling() && ready(folder).length < 4) await new Promise((resolve) => setTimeout(resolve, 2));
+    await pool.close();
+    expect(readdirSync(folder).filter((name) => name.endsWith('.busy'))).toEqual([]);
+    for (const dir of listed(repo)) expect(existsSync(dir), dir).toBe(true);
+    for (const dir of ready(folder)) expect(status(path.join(folder, dir))).toBe('');
+  });
+
   it('ORCA_POOL_SIZE=0 turns the pool off', async () => {
     const before = process.env.ORCA_POOL_SIZE;
     process.env.ORCA_POOL_SIZE = '0';

@@ -57,6 +57,8 @@ export class WorktreePool {
   private readonly repos = new Set<string>();
   private readonly bytes = new Map<string, Promise<number>>();
   private stopped = false;
+  /** Aborted by `close`: a background checkout under way is stopped, and its worktree removed. */
+  private readonly stopping = new AbortController();
   private readonly size: number;
 
   constructor(
@@ -144,11 +146,12 @@ export class WorktreePool {
   }
 
   /**
-   * Stops filling: what is under way finishes its current git command and puts its worktree back
-   * or away; then the worktree records of the repositories touched are pruned.
+   * Stops filling: a checkout under way is stopped and its worktree removed, one that is done is
+   * put back ready; then the worktree records of the repositories touched are pruned.
    */
   async close(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     await this.idle();
     for (const repo of this.repos) {
       if (existsSync(repo)) await pruneWorktrees(repo);
@@ -163,6 +166,8 @@ export class WorktreePool {
       return;
     }
     const entry: { done: Promise<void>; next?: Request & { place: PoolPlace } } = { done: Promise.resolve(), next: { ...request, place } };
+    // In the map before the loop starts: a loop that ends at once (a pool closing) must find itself there to leave.
+    this.loops.set(folder, entry);
     entry.done = (async () => {
       while (entry.next && !this.stopped) {
         const { place: where, ...asked } = entry.next;
@@ -175,7 +180,6 @@ export class WorktreePool {
       }
       this.loops.delete(folder);
     })();
-    this.loops.set(folder, entry);
   }
 
   /** One round of a pool's upkeep: its state brought up to date, idle worktrees moved to its head, then filled to its size. */
@@ -221,8 +225,8 @@ export class WorktreePool {
         return true;
       });
       if (!claimed) continue;
-      const ok = await niceGit(busy, ['checkout', '--quiet', '--detach', head])
-        .then(() => inspect(busy, niceGit))
+      const ok = await niceGit(busy, ['checkout', '--quiet', '--detach', head], this.stopping.signal)
+        .then(() => inspect(busy, (at, args) => niceGit(at, args, this.stopping.signal)))
         .then((found) => found.dirty === undefined)
         .catch(() => false);
       await this.release(folder, repo, busy, name, ok);
@@ -247,11 +251,11 @@ export class WorktreePool {
       if (!added) return;
       // `checkout -f` fills the empty worktree as `worktree add` would (post-checkout hook included); the
       // status after it both checks the result and settles the index, so a take's check is a quick one.
-      const ok = await niceGit(busy, ['checkout', '--quiet', '--force'])
-        .then(() => inspect(busy, niceGit))
+      const ok = await niceGit(busy, ['checkout', '--quiet', '--force'], this.stopping.signal)
+        .then(() => inspect(busy, (at, args) => niceGit(at, args, this.stopping.signal)))
         .then((found) => found.dirty === undefined)
         .catch((error: unknown) => {
-          this.log(`a pooled worktree of ${repo} could not be checked out: ${oneLine(error)}`);
+          if (!this.stopped) this.log(`a pooled worktree of ${repo} could not be checked out: ${oneLine(error)}`);
           return false;
         });
       await this.release(folder, repo, busy, name, ok);
@@ -262,7 +266,7 @@ export class WorktreePool {
   /** A busy worktree back in the pool (ready) when it is sound and the pool still open; removed otherwise. */
   private async release(folder: string, repo: string, busy: string, name: string, ok: boolean): Promise<void> {
     await withRepoLock(repo, async () => {
-      if (ok && !this.stopped && readState(folder)) {
+      if (ok && readState(folder)) {
         try {
           await gitAt(repo).raw(['worktree', 'move', busy, path.join(folder, name)]);
           return;
@@ -384,12 +388,12 @@ async function inspect(dir: string, run = (at: string, args: string[]) => gitAt(
  * git for the pool's background checkouts, at a lower CPU priority (`nice -n 10`): on a busy host
  * they yield to the agents starting, whose worktrees they are filling the pool for.
  */
-function niceGit(dir: string, args: string[]): Promise<string> {
+function niceGit(dir: string, args: string[], signal: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       'nice',
       ['-n', '10', 'git', ...args],
-      { cwd: dir, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      { cwd: dir, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8', signal },
       (error, stdout, stderr) => (error ? reject(new Error(stderr.trim() || error.message)) : resolve(stdout)),
     );
   });
