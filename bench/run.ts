@@ -9,6 +9,7 @@ import { benchTempRoot } from './benchEnv.js';
 import { CACHE_SHARE_TARGET, runContextBenchmark } from './context.js';
 import { diagnosticsBenchmark } from './diagnostics.js';
 import { EFFICIENCY_TARGET, efficiencyBenchmark } from './efficiency.js';
+import { FANOUT_CACHE_WRITES_TARGET, fanoutBenchmark } from './fanout.js';
 import { GREP_RATIO_TARGET, grepRatioBenchmark } from './grepRatio.js';
 import { makeLargeRepo } from './largeRepo.js';
 import { mergeBenchmark } from './mergeBench.js';
@@ -47,6 +48,7 @@ const SECTIONS = [
   'shared',
   'context',
   'diagnostics',
+  'fanout',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -276,6 +278,22 @@ async function main(): Promise<void> {
       value: result.cold_ms,
       reference: plain,
       note: `median of ${result.cold_samples.length} first Edits of a fresh session (no warm-up on Read): server start, project load, diagnostics before and after`,
+    });
+  }
+
+  if (only.includes('fanout')) {
+    const result = await timed(say, 'fan-out', () => fanoutBenchmark({ repetitions: quick ? 1 : 3 }));
+    details.fanout = result;
+    figures.push({
+      key: 'fanout_cache_writes',
+      value: result.fanout_cache_writes,
+      reference: { what: 'the same with the hold off (ORCA_FANOUT_HOLD_MS=0)', value: result.hold_off_cache_writes },
+      target: `≤ ${FANOUT_CACHE_WRITES_TARGET}`,
+      met: result.fanout_cache_writes <= FANOUT_CACHE_WRITES_TARGET,
+      note:
+        `cache-write tokens of ${result.agents} explore agents' first requests started together, per static prefix (${result.static_prefix_tokens} tokens); ` +
+        `real SDK against the stand-in's cache, answers starting after ${result.start_delay_ms} ms; ` +
+        `wave (queued → last first response started) ${result.wave_ms.hold} ms held, ${result.wave_ms.off} ms not; median of ${result.hold.length}`,
     });
   }
 

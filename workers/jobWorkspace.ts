@@ -7,6 +7,7 @@ import { type OrcaProjectConfig, readOrcaProjectConfig } from '../shared/core/gi
 import { whyNoPool } from '../shared/core/git/poolable.js';
 import { ensureClone, pushBranch, remoteKey } from '../shared/core/git/remoteClone.js';
 import { repoKey } from '../shared/core/git/repoKey.js';
+import { withRepoLock } from '../shared/core/git/repoLock.js';
 import { checkOutSparse, sparseSelection } from '../shared/core/git/sparseCheckout.js';
 import { placeStartFiles } from '../shared/core/git/startFiles.js';
 import { saveWorkInProgress } from '../shared/core/git/workInProgress.js';
@@ -140,7 +141,11 @@ export async function prepareWorkspace(
     }
   }
 
-  const hook = await runHooks(hooks.config, 'WorktreeCreate', { name: `${job.run_id}/${job.task_id}` }, hooks.context(repo));
+  // Under the repository's worktree lock, as orca's own `git worktree add` is: a hook that adds a
+  // worktree races every other add, remove and prune on `.git/config.lock` (seen failing with 128).
+  // With none configured there is nothing to serialise: no lock on every job's way to its agent.
+  const createHook = () => runHooks(hooks.config, 'WorktreeCreate', { name: `${job.run_id}/${job.task_id}` }, hooks.context(repo));
+  const hook = worktreeCreateHook ? await withRepoLock(repo, createHook) : await createHook();
   if (hook.blocked) throw new Error(`a WorktreeCreate hook refused the worktree: ${hook.reason ?? 'no reason given'}`);
 
   let start: string;
@@ -289,7 +294,9 @@ export async function releaseWorkspace(
     await pushBranch(workspace.repo, workspace.branch, sharedRef(outcome.job.run_id, outcome.job.task_id));
   if (outcome.committed || outcome.keep) return;
   if (!outcome.completed) await saveWork(workspace.repo, workspace.dir, outcome.job, 'before its worktree was removed');
-  await runHooks(hooks.config, 'WorktreeRemove', { worktree_path: workspace.dir }, hooks.context(workspace.repo));
+  const removeHook = () => runHooks(hooks.config, 'WorktreeRemove', { worktree_path: workspace.dir }, hooks.context(workspace.repo));
+  if ((hooks.config.byEvent.WorktreeRemove?.length ?? 0) > 0) await withRepoLock(workspace.repo, removeHook);
+  else await removeHook();
   if (workspace.madeByHook) {
     // The hook that made the folder removes it (Claude Code's contract): orca deletes nothing it
     // did not make, and only its own branch, once no worktree holds it.

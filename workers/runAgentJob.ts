@@ -19,6 +19,8 @@ import { emptyUsage } from '../shared/core/model/usage.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { type SandboxKind, type SandboxMode, strictestSandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import type { Harness } from '../shared/harness/harness.js';
+import { FanoutGate, fanoutHoldMs } from '../shared/infra/fanout/fanoutGate.js';
+import { FanoutModel } from '../shared/infra/fanout/fanoutModel.js';
 import { type PortLeaser, portLeaseOwner } from '../shared/infra/ports/portLease.js';
 import { type AgentJob, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
 import { isAborted } from '../shared/infra/queue/runAbort.js';
@@ -140,7 +142,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       return resultOf({ end_reason: 'setup_failed', detail: setup.detail ?? 'the setup failed', worktree: workspace.dir });
     }
 
-    const model = buildModel(job);
+    const model = buildModel(job, deps);
     if (model instanceof ModelError) return resultOf({ detail: model.message, worktree: workspace.dir });
     const session = await buildJobHarness({
       job,
@@ -287,10 +289,14 @@ async function announceWorkspace(
   });
 }
 
-/** The job's script played back, or the model its role names; one it cannot make is returned, as the job's failure. */
-function buildModel(job: AgentJob): Model | ModelError {
+/**
+ * The job's script played back, or the model its role names; one it cannot make is returned, as
+ * the job's failure. Its first call passes the run's fan-out gate (unless ORCA_FANOUT_HOLD_MS is 0).
+ */
+function buildModel(job: AgentJob, deps: Pick<JobDeps, 'redis' | 'keys'>): Model | ModelError {
   try {
-    return job.model.script
+    const holdMs = fanoutHoldMs();
+    const model = job.model.script
       ? new ScriptedModel(parseScript(job.model.script as object, 'the job script'), {
           role: job.role.name,
           task: job.subtask,
@@ -301,6 +307,8 @@ function buildModel(job: AgentJob): Model | ModelError {
           thinking: optionalThinking(job.role.thinking ?? job.model.thinking),
           effort: job.role.effort ?? job.model.effort,
         });
+    if (holdMs === 0) return model;
+    return new FanoutModel(model, new FanoutGate({ redis: deps.redis, keys: deps.keys, runId: job.run_id, holdMs }), job.role.name);
   } catch (error) {
     if (error instanceof ModelError) return error;
     throw error;
