@@ -134,7 +134,7 @@ export class AgentWorker {
     this.stopping = true;
     this.worker?.cancelAllJobs(SHUTDOWN);
     await this.worker?.close();
-    // No pool work outlives the worker: what is under way finishes its step and is put away.
+    // No pool work outlives the worker: a checkout under way is stopped, its worktree removed.
     await this.pool.close();
     await killAllProcessGroups();
     this.subscriber.disconnect();
