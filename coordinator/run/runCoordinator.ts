@@ -173,7 +173,8 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
   let detail = '';
   let verify: VerifyOutcome | undefined;
   try {
-    pool?.warm(await integration.open(settings.base));
+    const opened = await integration.open(settings.base);
+    pool?.warm(opened);
     if (!recorder.state.run.findings && !abort.signal.aborted) await explorePhase(ctx);
     if (!recorder.state.run.plan && !abort.signal.aborted) {
       await planPhase(ctx);
