@@ -16,7 +16,7 @@ import { makeLargeRepo } from './largeRepo.js';
 import { mergeBenchmark } from './mergeBench.js';
 import { sharedRemoteBenchmark } from './sharedRemote.js';
 import { sparseBenchmark } from './sparseCheckout.js';
-import { startBenchmark } from './startLatency.js';
+import { START_TARGET, startBenchmark } from './startLatency.js';
 import { round } from './stats.js';
 import { WORKER_RSS_TARGET_MB, workerRssBenchmark } from './workerRss.js';
 
@@ -108,26 +108,34 @@ async function main(): Promise<void> {
       const result = await timed(say, 'start latency', () => startBenchmark(large!, { jobs: quick ? 5 : 100 }));
       details.start = result;
       const worktree = { what: 'git worktree add, ms (median)', value: result.worktree_add_ms };
-      const met = result.start_p50_ms <= result.target_ms;
       const phases = result.phases_p50;
+      const cold = result.cold_phases_p50;
       figures.push({
         key: 'start_p50_ms',
         value: result.start_p50_ms,
         reference: worktree,
-        target: `≤ 1.1 × worktree_add + 50 = ${result.target_ms}`,
-        met,
-        note: `p50 phases: added → workspace ${phases.workspace_ms}, → session ${phases.harness_ms}, → first request ${phases.first_request_ms}`,
+        target: `≤ ${START_TARGET.p50} × worktree_add = ${result.target_p50_ms}`,
+        met: result.start_p50_ms <= result.target_p50_ms,
+        note: `pool warmed (${result.pooled_jobs} of ${result.jobs} jobs took a pooled worktree); p50 phases: added → workspace ${phases.workspace_ms}, → session ${phases.harness_ms}, → first request ${phases.first_request_ms}`,
       });
       figures.push({
         key: 'start_p99_ms',
         value: result.start_p99_ms,
-        reference: { what: 'git worktree add p99, ms', value: result.worktree_add_p99_ms },
-        note: `${result.jobs} jobs`,
+        reference: worktree,
+        target: `≤ ${START_TARGET.p99} × worktree_add = ${result.target_p99_ms}`,
+        met: result.start_p99_ms <= result.target_p99_ms,
+        note: `pool warmed, ${result.jobs} jobs`,
+      });
+      figures.push({
+        key: 'start_cold_p50_ms',
+        value: result.cold_p50_ms,
+        reference: worktree,
+        note: `no pool (ORCA_POOL_SIZE=0); p99 ${result.cold_p99_ms}; p50 phases: added → workspace ${cold.workspace_ms}, → session ${cold.harness_ms}, → first request ${cold.first_request_ms}`,
       });
       figures.push({
         key: 'worktree_add_ms',
         value: result.worktree_add_ms,
-        note: 'bare `git worktree add -b` of the same commit, median',
+        note: `bare \`git worktree add -b\` of the same commit, median; p99 ${result.worktree_add_p99_ms}`,
       });
     }
 

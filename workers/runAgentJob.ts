@@ -5,6 +5,7 @@ import { type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
+import type { WorktreePool } from '../shared/core/git/worktreePool.js';
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { AgentResult } from '../shared/core/loop/query.js';
 import { AnthropicModel } from '../shared/core/model/anthropic.js';
@@ -60,6 +61,8 @@ export interface JobDeps {
   sandbox?: SandboxMode;
   /** Which of the worker's concurrent slots runs the job (the board's timeline draws a lane per slot). */
   slot?: number;
+  /** The worker's pool of ready worktrees (git/worktreePool.ts). */
+  pool?: WorktreePool;
 }
 
 /** Parses a job's payload; a bad one fails the job for good, naming the field. */
@@ -120,7 +123,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       job,
       deps.home,
       { config: hooks, context: (dir) => hookContext(dir, signal) },
-      { readOnlyOnDisk: sandbox.kind === 'none', ports },
+      { readOnlyOnDisk: sandbox.kind === 'none', ports, pool: deps.pool },
     );
     if (workspace.rebuilt) {
       await progress.agentEvent({
@@ -296,6 +299,7 @@ async function announceWorkspace(
     pid: process.pid,
     ...(slot !== undefined ? { slot } : {}),
     sandbox,
+    ...(workspace.pooled ? { pooled: true } : {}),
   });
 }
 

@@ -18,6 +18,8 @@ export type MergeOutcome =
 export class IntegrationBranch {
   readonly branch: string;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Told the new head after each merge (the run's pool of ready worktrees follows it). */
+  onMerged?: (head: string) => void;
 
   constructor(
     readonly repo: string,
@@ -76,6 +78,7 @@ export class IntegrationBranch {
     }
     const commit = await this.head();
     const files = (await git.raw(['diff', '--name-only', before, commit])).split('\n').filter(Boolean);
+    this.onMerged?.(commit);
     return { kind: 'merged', commit, files };
   }
 
