@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { WorktreePool } from '../shared/core/git/worktreePool.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { killAllProcessGroups } from '../shared/core/runtime/processGroup.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
@@ -41,8 +42,11 @@ export class AgentWorker {
   /** The agent slots (0 … concurrency-1) a job runs in, taken at its start and given back at its end. */
   private readonly busySlots = new Set<number>();
   private stopping = false;
+  /** Ready worktrees for its jobs, as many as its slots by default (ORCA_POOL_SIZE). */
+  private readonly pool: WorktreePool;
 
   constructor(private readonly options: AgentWorkerOptions) {
+    this.pool = new WorktreePool(options.home, { slots: options.concurrency, log: (line) => this.log(line) });
     this.connection = connectRedis(options.redisUrl);
     this.subscriber = connectRedis(options.redisUrl);
     this.commands = connectRedis(options.redisUrl);
@@ -72,6 +76,7 @@ export class AgentWorker {
             sandbox: this.options.sandbox,
             handingBack: () => this.stopping,
             slot,
+            pool: this.pool,
           });
           if (this.stopping && result.status === 'aborted') {
             // Stopped by our own shutdown, not by the run: hand the job to another worker.
@@ -129,6 +134,8 @@ export class AgentWorker {
     this.stopping = true;
     this.worker?.cancelAllJobs(SHUTDOWN);
     await this.worker?.close();
+    // No pool work outlives the worker: a checkout under way is stopped, its worktree removed.
+    await this.pool.close();
     await killAllProcessGroups();
     this.subscriber.disconnect();
     this.commands.disconnect();

@@ -6,6 +6,7 @@ import { commonGitDir } from '../shared/core/git/repoLock.js';
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { Model } from '../shared/core/model/model.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
+import { settled } from '../shared/core/runtime/settled.js';
 import type { SessionServices } from '../shared/core/tool/tool.js';
 import { Harness } from '../shared/harness/harness.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
@@ -20,9 +21,10 @@ import { settingsFromConfig } from '../shared/policy/config/trustedSettings.js';
 import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { createDiagnosticsReminder } from '../shared/policy/lsp/diagnosticsReminder.js';
 import { startAgentMcp } from '../shared/policy/mcp/agentMcp.js';
+import type { McpServers } from '../shared/policy/mcp/mcpServers.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
 import { type OwnedPathsGuard, ownedPathsGuard } from '../shared/policy/permissions/ownedPathsSlots.js';
-import { WorktreeWatch } from '../shared/policy/permissions/worktreeWatch.js';
+import { type CheckoutState, WorktreeWatch } from '../shared/policy/permissions/worktreeWatch.js';
 import { toolsNamed } from '../shared/policy/tools/catalog.js';
 import type { JobWorkspace } from './jobWorkspace.js';
 import type { ProgressReporter } from './progressReporter.js';
@@ -50,6 +52,8 @@ export interface JobHarnessInput {
   config: TrustedConfig;
   /** The repository's state for the agent's context, asked for earlier. */
   gitAtStart: Promise<GitSnapshot | undefined>;
+  /** The user's checkout as the watch starts from, when it was looked at earlier (while the worktree was made). */
+  checkoutAtStart?: Promise<CheckoutState>;
   /** The job's event writer: its permission requests go out on the run's stream through it. */
   progress: ProgressReporter;
   /** The job's sandbox mode on this worker (the stricter of the job's and the worker's). */
@@ -74,20 +78,28 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
   const reportGate = gateOptions
     ? { options: gateOptions, gate: createReportGate({ ...gateOptions, admitsFailure: failureAdmission(job.role.output) }) }
     : undefined;
-  const owned = await ownedGuard(job, workspace);
-  // A built-in role gets the servers the run names (--mcp); a custom role those of its file.
-  const mcp = await startAgentMcp({
-    wanted: job.role.source === 'builtin' ? job.mcp : job.role.mcpServers,
-    roleSource: job.role.source,
-    projectRoot: workspace.dir,
-    userClaudeDir: input.userClaudeDir,
-    // From the run's base commit, never from the tree the agent works in.
-    trusted: { mcpJson: projectConfigFile(input.config, '.mcp.json'), settings: settingsFromConfig(workspace.dir, input.config) },
-  });
+  let mcp: McpServers | undefined;
   let harness: Harness;
   try {
-    const sandboxReadable = [await commonGitDir(workspace.repo), ...workspace.linked.map((name) => path.join(workspace.repo, name))];
-    const gitAtStart = await input.gitAtStart;
+    // Independent of each other, asked at once and settled together: MCP servers started while
+    // the watch failed are in `mcp`, closed below.
+    const [owned, , gitDir, gitAtStart] = await settled([
+      ownedGuard(job, workspace, input.checkoutAtStart),
+      // A built-in role gets the servers the run names (--mcp); a custom role those of its file.
+      startAgentMcp({
+        wanted: job.role.source === 'builtin' ? job.mcp : job.role.mcpServers,
+        roleSource: job.role.source,
+        projectRoot: workspace.dir,
+        userClaudeDir: input.userClaudeDir,
+        // From the run's base commit, never from the tree the agent works in.
+        trusted: { mcpJson: projectConfigFile(input.config, '.mcp.json'), settings: settingsFromConfig(workspace.dir, input.config) },
+      }).then((started) => {
+        mcp = started;
+      }),
+      commonGitDir(workspace.repo),
+      input.gitAtStart,
+    ]);
+    const sandboxReadable = [gitDir, ...workspace.linked.map((name) => path.join(workspace.repo, name))];
     harness = new Harness({
       mcp,
       services,
@@ -134,7 +146,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     });
   } catch (error) {
     // Nothing of the agent's may outlive it, not even when its harness could not be built.
-    await mcp.close();
+    await mcp?.close();
     throw error;
   }
   if (dropped.length > 0) {
@@ -152,7 +164,11 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
  * user's checkout): for a task worktree and a scratch one (which owns every path but the guarded
  * ones), not for a read-only view.
  */
-async function ownedGuard(job: AgentJob, workspace: JobWorkspace): Promise<OwnedPathsGuard | undefined> {
+async function ownedGuard(
+  job: AgentJob,
+  workspace: JobWorkspace,
+  checkoutAtStart?: Promise<CheckoutState>,
+): Promise<OwnedPathsGuard | undefined> {
   if (workspace.kind === 'view') return undefined;
   const owned = new OwnedPaths(workspace.kind === 'branch' ? job.owned_paths : undefined);
   const watch = await WorktreeWatch.open({
@@ -162,6 +178,7 @@ async function ownedGuard(job: AgentJob, workspace: JobWorkspace): Promise<Owned
     // What orca put there (links, copied files, .env.orca, what the setup made) is the start state, not a change.
     linked: orcaOwnedPaths(workspace.dir),
     checkout: workspace.remote ? undefined : workspace.repo,
+    checkoutAtStart: workspace.remote ? undefined : checkoutAtStart,
   });
   return ownedPathsGuard(owned, watch, workspace.start);
 }

@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../shared/core/files/workspace.js';
 import { branchExists, commitsAhead, deleteBranch, gitAt, resolveCommit } from '../shared/core/git/git.js';
 import { orcaBranch, sharedRef, wipRef } from '../shared/core/git/orcaBranch.js';
 import { type OrcaProjectConfig, readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
+import { whyNoPool } from '../shared/core/git/poolable.js';
 import { ensureClone, pushBranch, remoteKey } from '../shared/core/git/remoteClone.js';
+import { repoKey } from '../shared/core/git/repoKey.js';
+import { withRepoLock } from '../shared/core/git/repoLock.js';
 import { checkOutSparse, sparseSelection } from '../shared/core/git/sparseCheckout.js';
 import { placeStartFiles } from '../shared/core/git/startFiles.js';
 import { saveWorkInProgress } from '../shared/core/git/workInProgress.js';
@@ -17,6 +19,7 @@ import {
   pruneWorktrees,
   removeWorktree,
 } from '../shared/core/git/worktree.js';
+import type { WorktreePool } from '../shared/core/git/worktreePool.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
 import type { HookContext } from '../shared/policy/hooks/hookContext.js';
@@ -50,6 +53,8 @@ export interface JobWorkspace {
   madeByHook?: { createdBranch: boolean };
   /** A view that was found changed and rebuilt: why, for a notice in the run's events. */
   rebuilt?: string;
+  /** The worktree came ready from the run's pool of worktrees (git/worktreePool.ts). */
+  pooled?: boolean;
 }
 
 /**
@@ -64,9 +69,10 @@ export async function prepareWorkspace(
   hooks: { config: HooksConfig; context: (dir: string) => HookContext },
   /**
    * `readOnlyOnDisk`: no sandbox will keep the agent from writing a view, so its files are made
-   * read-only. `ports`: the job's leased ports, written to the worktree's `.env.orca`.
+   * read-only. `ports`: the job's leased ports, written to the worktree's `.env.orca`. `pool`: this
+   * worker's pool of ready worktrees: a writing job takes one when it can (and any job warms it).
    */
-  options: { readOnlyOnDisk?: boolean; ports?: number[] } = {},
+  options: { readOnlyOnDisk?: boolean; ports?: number[]; pool?: WorktreePool } = {},
 ): Promise<JobWorkspace> {
   const remote = job.repo.remote;
   const repo = remote
@@ -78,7 +84,7 @@ export async function prepareWorkspace(
     : realpathSync(job.repo.path!);
   const taskBranch = job.role.workspace === 'branch' ? (job.branch ?? orcaBranch(job.run_id, job.task_id)) : undefined;
   // All only read the repository, so they are asked at once: they are on every job's way to its agent.
-  const [, branchThere, config] = await Promise.all([
+  const [base, branchThere, config] = await Promise.all([
     resolveCommit(repo, job.base),
     taskBranch ? branchExists(repo, taskBranch) : false,
     job.project ?? readOrcaProjectConfig(repo, job.base),
@@ -93,11 +99,18 @@ export async function prepareWorkspace(
       env: { runId: job.run_id, taskId: job.task_id, ports: options.ports ?? [] },
     });
   const linkedOf = (entries: Awaited<ReturnType<typeof startFiles>>) => entries.filter((e) => e.kind === 'linked').map((e) => e.path);
+  const worktreeCreateHook = (hooks.config.byEvent.WorktreeCreate?.length ?? 0) > 0;
+  const pool = options.pool && !whyNoPool({ project: config, worktreeCreateHook, remote: remote !== undefined }) ? options.pool : undefined;
+  const place = { runId: job.run_id, repo, base };
+  // A run's read-only jobs (its coordinator, explore and plan agents) come before its writing ones:
+  // the first starts the run's pool filling, in the background. A writing job only takes from a
+  // pool (and refills it): alone (`orca agent`) it would fill one nobody uses.
+  if (job.role.workspace === 'view') pool?.warm(place);
 
   if (job.role.workspace === 'view') {
     // A view is every read-only agent's of the run: nothing of one worktree's (copied files, .env.orca) goes there.
     // The run's own view of the commit (removed when the run ends), checked clean before each reuse.
-    const dir = home.view(job.run_id, repoKeyOf(repo), job.base);
+    const dir = home.view(job.run_id, repoKey(repo), job.base);
     const view = await ensureView(repo, dir, job.base, options);
     return { repo, dir, kind: 'view', base: job.base, start: view.commit, linked: [], config, remote, rebuilt: view.rebuilt };
   }
@@ -108,10 +121,11 @@ export async function prepareWorkspace(
     // Verification builds and probes here; nothing it does is committed, and it is removed after.
     const dir = home.worktree(job.run_id, job.task_id);
     if (existsSync(dir)) await removeWorktree(repo, dir);
-    const start = await addWorktree({ repo, dir, base: job.base, noCheckout: sparse !== undefined });
+    const taken = await pool?.take(place, dir);
+    const start = taken ?? (await addWorktree({ repo, dir, base: job.base, noCheckout: sparse !== undefined }));
     if (sparse) await checkOutSparse(dir, sparse);
     const linked = linkedOf(await startFiles(dir));
-    return { repo, dir, kind: 'scratch', base: job.base, start, linked, config, sparse, remote };
+    return { repo, dir, kind: 'scratch', base: job.base, start, linked, config, sparse, remote, pooled: taken !== undefined };
   }
 
   const branch = taskBranch!;
@@ -127,10 +141,15 @@ export async function prepareWorkspace(
     }
   }
 
-  const hook = await runHooks(hooks.config, 'WorktreeCreate', { name: `${job.run_id}/${job.task_id}` }, hooks.context(repo));
+  // Under the repository's worktree lock, as orca's own `git worktree add` is: a hook that adds a
+  // worktree races every other add, remove and prune on `.git/config.lock` (seen failing with 128).
+  // With none configured there is nothing to serialise: no lock on every job's way to its agent.
+  const createHook = () => runHooks(hooks.config, 'WorktreeCreate', { name: `${job.run_id}/${job.task_id}` }, hooks.context(repo));
+  const hook = worktreeCreateHook ? await withRepoLock(repo, createHook) : await createHook();
   if (hook.blocked) throw new Error(`a WorktreeCreate hook refused the worktree: ${hook.reason ?? 'no reason given'}`);
 
   let start: string;
+  let pooled = false;
   if (hook.worktreePath) {
     const adopted = await adoptHookWorktree(hook.worktreePath, repo, job.base, branch, () =>
       previousAttempt(repo, branch, job.base, remote ? sharedRef(job.run_id, job.task_id) : undefined),
@@ -144,11 +163,26 @@ export async function prepareWorkspace(
     // A dead attempt's commits may reach past the sparse paths: its branch is checked out whole.
     start = await addWorktreeForBranch(repo, dir, branch);
   } else {
-    start = await addWorktree({ repo, dir, base: job.base, branch, noCheckout: sparse !== undefined });
+    // A ready worktree from the pool when there is one (only the branch's ref is made), else a new one.
+    const taken = await pool?.take(place, dir, branch);
+    pooled = taken !== undefined;
+    start = taken ?? (await addWorktree({ repo, dir, base: job.base, branch, noCheckout: sparse !== undefined }));
     if (sparse) await checkOutSparse(dir, sparse);
   }
   const linked = linkedOf(await startFiles(dir));
-  return { repo, dir, kind: 'branch', branch, base: job.base, start, linked, config, sparse: previous ? undefined : sparse, remote };
+  return {
+    repo,
+    dir,
+    kind: 'branch',
+    branch,
+    base: job.base,
+    start,
+    linked,
+    config,
+    sparse: previous ? undefined : sparse,
+    remote,
+    pooled,
+  };
 }
 
 /**
@@ -218,10 +252,6 @@ async function adoptHookWorktree(
   return { dir, start: (await gitAt(dir).raw(['rev-parse', 'HEAD'])).trim(), branch, madeByHook: { createdBranch: true } };
 }
 
-function repoKeyOf(repo: string): string {
-  return `${path.basename(repo).replace(/[^A-Za-z0-9._-]/g, '_')}-${createHash('sha256').update(repo).digest('hex').slice(0, 12)}`;
-}
-
 /**
  * A task worktree about to go: its uncommitted changes are first committed to the task's
  * work-in-progress ref (refs/orca/wip/<run>/<task>), so no attempt's work is lost with its tree.
@@ -264,7 +294,9 @@ export async function releaseWorkspace(
     await pushBranch(workspace.repo, workspace.branch, sharedRef(outcome.job.run_id, outcome.job.task_id));
   if (outcome.committed || outcome.keep) return;
   if (!outcome.completed) await saveWork(workspace.repo, workspace.dir, outcome.job, 'before its worktree was removed');
-  await runHooks(hooks.config, 'WorktreeRemove', { worktree_path: workspace.dir }, hooks.context(workspace.repo));
+  const removeHook = () => runHooks(hooks.config, 'WorktreeRemove', { worktree_path: workspace.dir }, hooks.context(workspace.repo));
+  if ((hooks.config.byEvent.WorktreeRemove?.length ?? 0) > 0) await withRepoLock(workspace.repo, removeHook);
+  else await removeHook();
   if (workspace.madeByHook) {
     // The hook that made the folder removes it (Claude Code's contract): orca deletes nothing it
     // did not make, and only its own branch, once no worktree holds it.

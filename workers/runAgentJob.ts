@@ -1,11 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
-import { gitAt } from '../shared/core/git/git.js';
+import type { WorktreePool } from '../shared/core/git/worktreePool.js';
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { AgentResult } from '../shared/core/loop/query.js';
 import { AnthropicModel } from '../shared/core/model/anthropic.js';
@@ -17,7 +17,10 @@ import { optionalThinking } from '../shared/core/model/thinking.js';
 import { emptyUsage } from '../shared/core/model/usage.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { type SandboxKind, type SandboxMode, strictestSandboxMode } from '../shared/core/runtime/sandboxMode.js';
+import { settled } from '../shared/core/runtime/settled.js';
 import type { Harness } from '../shared/harness/harness.js';
+import { FanoutGate, fanoutHoldMs } from '../shared/infra/fanout/fanoutGate.js';
+import { FanoutModel } from '../shared/infra/fanout/fanoutModel.js';
 import { type PortLeaser, portLeaseOwner } from '../shared/infra/ports/portLease.js';
 import { type AgentJob, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
 import { isAborted } from '../shared/infra/queue/runAbort.js';
@@ -30,9 +33,11 @@ import { settingsFromConfig } from '../shared/policy/config/trustedSettings.js';
 import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { type HookContext, transcriptPathFor } from '../shared/policy/hooks/hookContext.js';
 import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
-import { branchRefusals, commitOwned, refusalsText } from '../shared/policy/permissions/ownedCommit.js';
+import type { HooksConfig } from '../shared/policy/hooks/hooksConfig.js';
+import { branchChanges, commitOwned, refusalsOf, refusalsText } from '../shared/policy/permissions/ownedCommit.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
 import { SandboxRequiredError, sandboxAvailability } from '../shared/policy/permissions/sandbox.js';
+import { type CheckoutState, checkoutState } from '../shared/policy/permissions/worktreeWatch.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
@@ -56,6 +61,8 @@ export interface JobDeps {
   sandbox?: SandboxMode;
   /** Which of the worker's concurrent slots runs the job (the board's timeline draws a lane per slot). */
   slot?: number;
+  /** The worker's pool of ready worktrees (git/worktreePool.ts). */
+  pool?: WorktreePool;
 }
 
 /** Parses a job's payload; a bad one fails the job for good, naming the field. */
@@ -94,18 +101,29 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
   let outcome = { committed: false, keep: false, completed: false, job };
   // Everything that takes something (the lease, the workspace) is inside the try: every way out releases it.
   try {
-    lease = await deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`));
-    // Hooks and settings come only from the trusted configuration (the run's base commit and the
-    // user's folders), never from a tree an agent wrote. A settings file that cannot be read fails
-    // the job here, and the lease above goes with it (finally).
-    const config = job.config ?? (await configOfJob(job, deps));
+    // The lease and the configuration are independent: asked at once, settled together, so a
+    // lease taken while the configuration failed is in `lease` for finally to give back.
+    const [, config] = await settled([
+      deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`)).then((taken) => {
+        lease = taken;
+      }),
+      // Hooks and settings come only from the trusted configuration (the run's base commit and the
+      // user's folders), never from a tree an agent wrote. A settings file that cannot be read fails
+      // the job here, and the lease goes with it (finally).
+      job.config ?? configOfJob(job, deps),
+    ]);
+    const ports = lease!.ports;
     repoHooks = hooksFromSettings(settingsFromConfig(job.repo.path ?? deps.home.root, config).sources);
     const hooks = repoHooks;
+    // The user's checkout as the agent's watch starts from: it does not depend on the worktree, so
+    // it is looked at while the worktree is made (when nothing of the repository's runs before the agent).
+    const checkoutAtStart = earlyCheckoutState(job, hooks);
+    checkoutAtStart?.state.catch(() => undefined);
     workspace = await prepareWorkspace(
       job,
       deps.home,
       { config: hooks, context: (dir) => hookContext(dir, signal) },
-      { readOnlyOnDisk: sandbox.kind === 'none', ports: lease.ports },
+      { readOnlyOnDisk: sandbox.kind === 'none', ports, pool: deps.pool },
     );
     if (workspace.rebuilt) {
       await progress.agentEvent({
@@ -119,12 +137,12 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     // ends before that (a model it cannot make) has no use for it, nor for its failure.
     const gitAtStart = freshSnapshot(workspace, job.base);
     gitAtStart.catch(() => undefined);
-    await announceWorkspace(progress, workspace, lease.ports, deps.slot, sandbox.kind);
+    await announceWorkspace(progress, workspace, ports, deps.slot, sandbox.kind);
     // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
     const setup = await setUpWorktree({
       job,
       workspace,
-      ports: lease.ports,
+      ports,
       sessionDir,
       signal,
       progress,
@@ -137,14 +155,14 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       return resultOf({ end_reason: 'setup_failed', detail: setup.detail ?? 'the setup failed', worktree: workspace.dir });
     }
 
-    const model = buildModel(job);
+    const model = buildModel(job, deps);
     if (model instanceof ModelError) return resultOf({ detail: model.message, worktree: workspace.dir });
     const session = await buildJobHarness({
       job,
       redis: deps.redis,
       keys: deps.keys,
       workspace,
-      ports: lease.ports,
+      ports,
       model,
       sessionDir,
       attempt,
@@ -152,6 +170,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
       userClaudeDir: deps.userClaudeDir,
       config,
       gitAtStart,
+      checkoutAtStart: checkoutAtStart?.checkout === workspace.repo ? checkoutAtStart.state : undefined,
       progress,
       sandboxMode: sandbox.mode,
     });
@@ -166,12 +185,12 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     if (committed.refused) {
       // The commit's own check refused the branch: nothing of it is handed back to merge.
       outcome = { committed: false, keep: true, completed: false, job };
-      const ran = await ranResult(job, { workspace, model, harness: session.harness, result, status: 'failed', gates });
+      const ran = ranResult({ workspace, model, harness: session.harness, result, status: 'failed', gates });
       return resultOf({ ...ran, end_reason: 'refused_changes', detail: committed.refused });
     }
     const commit = committed.commit;
     outcome = { committed: commit !== undefined, keep: keepsChanges(status, deps), completed: status === 'completed', job };
-    const ran = await ranResult(job, { workspace, model, harness: session.harness, result, status, gates, commit });
+    const ran = ranResult({ workspace, model, harness: session.harness, result, status, gates, commit, files: committed.files });
     return resultOf(tampered ? { ...ran, end_reason: 'guarded_change', detail: tampered } : ran);
   } finally {
     // Its MCP servers are given back whatever happened (the harness does on its own when `run` ends).
@@ -280,13 +299,18 @@ async function announceWorkspace(
     pid: process.pid,
     ...(slot !== undefined ? { slot } : {}),
     sandbox,
+    ...(workspace.pooled ? { pooled: true } : {}),
   });
 }
 
-/** The job's script played back, or the model its role names; one it cannot make is returned, as the job's failure. */
-function buildModel(job: AgentJob): Model | ModelError {
+/**
+ * The job's script played back, or the model its role names; one it cannot make is returned, as
+ * the job's failure. Its first call passes the run's fan-out gate (unless ORCA_FANOUT_HOLD_MS is 0).
+ */
+function buildModel(job: AgentJob, deps: Pick<JobDeps, 'redis' | 'keys'>): Model | ModelError {
   try {
-    return job.model.script
+    const holdMs = fanoutHoldMs();
+    const model = job.model.script
       ? new ScriptedModel(parseScript(job.model.script as object, 'the job script'), {
           role: job.role.name,
           task: job.subtask,
@@ -297,6 +321,8 @@ function buildModel(job: AgentJob): Model | ModelError {
           thinking: optionalThinking(job.role.thinking ?? job.model.thinking),
           effort: job.role.effort ?? job.model.effort,
         });
+    if (holdMs === 0) return model;
+    return new FanoutModel(model, new FanoutGate({ redis: deps.redis, keys: deps.keys, runId: job.run_id, holdMs }), job.role.name);
   } catch (error) {
     if (error instanceof ModelError) return error;
     throw error;
@@ -309,7 +335,11 @@ function buildModel(job: AgentJob): Model | ModelError {
  * more (defence in depth): a branch that touches a guarded path or one the task does not own is
  * refused, never handed back to merge.
  */
-async function commitWork(workspace: JobWorkspace, job: AgentJob, result: AgentResult): Promise<{ commit?: string; refused?: string }> {
+async function commitWork(
+  workspace: JobWorkspace,
+  job: AgentJob,
+  result: AgentResult,
+): Promise<{ commit?: string; refused?: string; files?: string[] }> {
   if (workspace.kind !== 'branch' || !workspace.branch) return {};
   const owned = new OwnedPaths(job.owned_paths);
   const made = await commitOwned(workspace.dir, commitMessage(job, result), {
@@ -322,9 +352,11 @@ async function commitWork(workspace: JobWorkspace, job: AgentJob, result: AgentR
   // An attempt that resumed a dead one's commits and added nothing still hands those back.
   const commit = made.commit ?? (workspace.start !== job.base ? workspace.start : undefined);
   if (!commit) return {};
-  const refusals = await branchRefusals(workspace.dir, job.base, commit, owned);
+  // One diff for both: the check, and the files the result names.
+  const files = await branchChanges(workspace.dir, job.base, commit);
+  const refusals = refusalsOf(files, owned);
   if (refusals.length > 0) return { refused: `the task's commit ${commit.slice(0, 12)} was refused: it touches ${refusalsText(refusals)}` };
-  return { commit };
+  return { commit, files };
 }
 
 /**
@@ -344,13 +376,12 @@ interface RanJob {
   status: AgentJobResult['status'];
   gates?: GateReport;
   commit?: string;
+  /** The files of the task's whole change (base..commit). */
+  files?: string[];
 }
 
 /** What a job whose agent ran hands back: how it ended, what it read, ran and changed, and the gates' verdict. */
-async function ranResult(
-  job: AgentJob,
-  { workspace, model, harness, result, status, gates, commit }: RanJob,
-): Promise<Partial<AgentJobResult>> {
+function ranResult({ workspace, model, harness, result, status, gates, commit, files }: RanJob): Partial<AgentJobResult> {
   return {
     status,
     end_reason: result.reason,
@@ -373,7 +404,7 @@ async function ranResult(
         ...(entry.isPartialView ? { seen: entry.seen ?? [] } : {}),
       })),
     // The task's whole change, a dead attempt's commits included: what a merge of the branch brings.
-    files_changed: commit ? await changedFiles(workspace.dir, job.base, commit) : [],
+    files_changed: commit ? (files ?? []) : [],
     scripted: model.scripted,
     sandbox: harness.sandboxed ? 'bwrap' : 'none',
     remembered: harness.session.toolContext.services.memory?.remembered ?? [],
@@ -388,6 +419,19 @@ async function ranResult(
         }
       : {}),
   };
+}
+
+/**
+ * The user's checkout looked at for the watch ahead of the worktree, for a job that writes in a
+ * local repository and runs nothing of the repository's before its agent (no WorktreeCreate hook,
+ * no orca.json setup: they may change the checkout, and what they change is no agent's). Undefined
+ * otherwise: the watch looks when it opens.
+ */
+function earlyCheckoutState(job: AgentJob, hooks: HooksConfig): { checkout: string; state: Promise<CheckoutState> } | undefined {
+  if (!job.repo.path || job.role.workspace === 'view') return undefined;
+  if ((hooks.byEvent.WorktreeCreate ?? []).length > 0 || job.project === undefined || job.project.setup.length > 0) return undefined;
+  const checkout = realpathSync(job.repo.path);
+  return { checkout, state: checkoutState(checkout) };
 }
 
 /**
@@ -408,9 +452,4 @@ function commitMessage(job: AgentJob, result: AgentResult): string {
   const summary = (result.report as { summary?: unknown } | undefined)?.summary;
   const title = typeof summary === 'string' ? summary.split('\n')[0]!.slice(0, 72) : `${job.role.name} ${job.task_id}`;
   return `${title}\n\norca run ${job.run_id}, task ${job.task_id} (${job.role.name})`;
-}
-
-async function changedFiles(dir: string, from: string, to: string): Promise<string[]> {
-  const out = await gitAt(dir).raw(['diff', '--name-only', from, to]);
-  return out.split('\n').filter(Boolean);
 }

@@ -7,6 +7,7 @@ import { deleteSharedRefs, sharedRunRefsOn } from '../../shared/core/git/sharedR
 import { removeView, removeViewsUnder } from '../../shared/core/git/viewTree.js';
 import { saveWorkInProgress } from '../../shared/core/git/workInProgress.js';
 import { listWorktrees, pruneWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
+import { removePoolsUnder } from '../../shared/core/git/worktreePool.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import type { PortLeaser } from '../../shared/infra/ports/portLease.js';
 import { forgetRun } from '../runLedger.js';
@@ -106,6 +107,10 @@ async function cleanUpRun(cleanup: RunCleanup, leaving: Map<string, string[]>, h
   if (cleanup.views) {
     if (!dryRun) await removeViewsUnder(cleanup.views);
     print(`  ${act} views ${cleanup.views}`);
+  }
+  if (cleanup.pools) {
+    if (!dryRun) await removePoolsUnder(cleanup.pools);
+    print(`  ${act} ready worktrees ${cleanup.pools}`);
   }
   for (const lease of cleanup.leases) {
     if (!dryRun) await leaser.drop(lease);

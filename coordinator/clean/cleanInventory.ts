@@ -85,6 +85,8 @@ export interface CleanInventory {
   leases: HeldLease[];
   /** Each run's folder of read-only views (`views/<run>`), by run. */
   views: Map<string, string>;
+  /** Each run's folder of pools of ready worktrees (`pool/<run>`), by run. */
+  pools: Map<string, string>;
   /** Views in the layout before views belonged to runs (`views/<repoKey>/<commit>`): no run owns them. */
   legacyViews: Array<{ folder: string; dirs: string[] }>;
   /** Records in $ORCA_HOME/runs that cannot be read: said, never counted. */
@@ -155,6 +157,8 @@ export async function gatherInventory(sources: InventorySources): Promise<CleanI
       runs.touch(name, newestMtime(folder));
     }
   }
+  const pools = new Map(listDir(home.poolsRoot()).map((id) => [id, home.runPools(id)] as const));
+  for (const [id, folder] of pools) runs.touch(id, newestMtime(folder));
   return {
     installation: { home, prefix: keys.prefix },
     runs: runs.all(),
@@ -167,6 +171,7 @@ export async function gatherInventory(sources: InventorySources): Promise<CleanI
     wip,
     leases,
     views,
+    pools,
     legacyViews,
     unreadableRecords: ledger.unreadable,
   };

@@ -26,6 +26,8 @@ export interface RunCleanup {
   sessions?: string;
   /** The run's folder of read-only views (`views/<run>`): they belong to the run and go with it. */
   views?: string;
+  /** The run's folder of pools of ready worktrees (`pool/<run>`): they go with the run too. */
+  pools?: string;
   leases: HeldLease[];
   /** This installation's record of the run: it goes once nothing of the run is left in its repositories. */
   record?: { runId: string; repos: string[] };
@@ -124,7 +126,11 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
     };
   }
   const here =
-    found.worktrees.has(run) || found.sessions.has(run) || found.views.has(run) || found.leases.some((lease) => lease.run === run);
+    found.worktrees.has(run) ||
+    found.sessions.has(run) ||
+    found.views.has(run) ||
+    found.pools.has(run) ||
+    found.leases.some((lease) => lease.run === run);
   if (!mine && !here) {
     return {
       run,
@@ -154,6 +160,7 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
     kept: [],
     sessions: found.sessions.get(run),
     views: found.views.get(run),
+    pools: found.pools.get(run),
     leases: found.leases.filter((lease) => lease.run === run),
   };
   if (!mine) {
@@ -194,6 +201,7 @@ function leftSomething(run: string, found: CleanInventory): boolean {
     found.worktrees.has(run) ||
     found.sessions.has(run) ||
     found.views.has(run) ||
+    found.pools.has(run) ||
     found.leases.some((lease) => lease.run === run) ||
     found.branches.some((ref) => ref.run === run) ||
     found.wip.some((ref) => ref.run === run)

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { branchExists, gitAt, resolveCommit, runGit } from '../../shared/core/git/git.js';
 import { linkDependencies } from '../../shared/core/git/linkDependencies.js';
 import { integrationBranch } from '../../shared/core/git/orcaBranch.js';
-import { refFromFiles } from '../../shared/core/git/refFile.js';
+import { RefFiles } from '../../shared/core/git/refFiles.js';
 import { addWorktreeForBranch, removeWorktree } from '../../shared/core/git/worktree.js';
 
 export type MergeOutcome =
@@ -19,8 +19,10 @@ export type MergeOutcome =
 export class IntegrationBranch {
   readonly branch: string;
   private queue: Promise<unknown> = Promise.resolve();
-  /** The repository's common git folder, where the branch's ref is read without a process (set by `open`). */
-  private commonDir: string | undefined;
+  /** The repository's refs, where the branch's head is read without a process (set by `open`). */
+  private refs: RefFiles | undefined;
+  /** Told the new head after each merge (the run's pool of ready worktrees follows it). */
+  onMerged?: (head: string) => void;
 
   constructor(
     readonly repo: string,
@@ -32,20 +34,20 @@ export class IntegrationBranch {
 
   /** Creates the branch at `base` (or reuses it on resume) and its worktree. Returns its head. */
   async open(base: string): Promise<string> {
-    this.commonDir = (await gitAt(this.repo).raw(['rev-parse', '--path-format=absolute', '--git-common-dir'])).trim();
     if (!(await branchExists(this.repo, this.branch))) {
       await gitAt(this.repo).raw(['branch', this.branch, await resolveCommit(this.repo, base)]);
     }
     if (!existsSync(this.dir)) await addWorktreeForBranch(this.repo, this.dir, this.branch);
     // The integration checks build and test here: they need the repository's installed dependencies.
     linkDependencies(this.repo, this.dir);
+    this.refs = RefFiles.open(this.dir);
     return this.head();
   }
 
   /** The branch's tip, read from the repository: it holds after the worktree is gone. */
   async head(): Promise<string> {
     const ref = `refs/heads/${this.branch}`;
-    return (this.commonDir && refFromFiles(this.commonDir, ref)) || resolveCommit(this.repo, ref);
+    return this.refs?.resolve(ref) ?? resolveCommit(this.repo, ref);
   }
 
   /**
@@ -88,6 +90,7 @@ export class IntegrationBranch {
       .filter(Boolean);
     if (!commit) throw new Error(`after merging ${branch}, git show HEAD printed no commit in ${this.dir}`);
     if (commit === before) return { kind: 'nothing', commit: before };
+    this.onMerged?.(commit);
     return { kind: 'merged', commit, files };
   }
 

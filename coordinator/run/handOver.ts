@@ -6,6 +6,7 @@ import { gitAt } from '../../shared/core/git/git.js';
 import { INTEGRATION_TASK, parseOrcaBranch } from '../../shared/core/git/orcaBranch.js';
 import { removeViewsUnder } from '../../shared/core/git/viewTree.js';
 import { listWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
+import { removeRunPools } from '../../shared/core/git/worktreePool.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import { listDir } from '../clean/listDir.js';
 
@@ -26,7 +27,8 @@ export interface HandedOver {
  * commit is removed; one with uncommitted changes (a failed or aborted agent's, kept for
  * inspection), or one a WorktreeCreate hook or another ORCA_HOME made, is detached: its files
  * stay where they are. A task still at work is left alone. The integration worktree is the
- * integration branch's to close (merge/integration.ts). The run's read-only views are removed.
+ * integration branch's to close (merge/integration.ts). The run's read-only views and its pools of
+ * ready worktrees are removed.
  */
 export async function handOverWorktrees(
   repo: string,
@@ -55,5 +57,7 @@ export async function handOverWorktrees(
   if (listDir(home.runWorktrees(runId)).length === 0) rmSync(home.runWorktrees(runId), { recursive: true, force: true });
   // The run's read-only views are the run's alone: they go with it (no later run reads what it left).
   await removeViewsUnder(home.runViews(runId));
+  // So is its pool of ready worktrees, this ORCA_HOME's and any other on this host the repository lists.
+  await removeRunPools(home, runId, [repo]);
   return handed;
 }

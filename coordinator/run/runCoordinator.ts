@@ -22,6 +22,7 @@ import { handOverWorktrees } from './handOver.js';
 import { JobRunner } from './jobRunner.js';
 import { describePlan, planPhase } from './planPhase.js';
 import { type RunContext, RunFailure } from './runContext.js';
+import { RunPool } from './runPool.js';
 import type { RunRecorder } from './runRecorder.js';
 import { type RunJson, runJson } from './runResult.js';
 import { planTasksOf, runStatus } from './runStatus.js';
@@ -126,6 +127,18 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
   for (const problem of config.problems) say(`configuration: ${problem}`);
   const roles = new Map(availableRoles(settings.repo, { config, pluginDirs: settings.pluginDirs }).roles.map((role) => [role.name, role]));
   const integration = new IntegrationBranch(settings.repo, runId, services.home.integrationWorktree(runId));
+  // Read once, at the run's base: a task that changes orca.json changes no later task's setup.
+  const project = await readOrcaProjectConfig(settings.repo, settings.base);
+  const pool = RunPool.open({
+    home: services.home,
+    runId,
+    repo: settings.repo,
+    slots: settings.budgets.maxAgents,
+    project,
+    config,
+    shared: settings.share !== undefined,
+  });
+  integration.onMerged = (head) => pool?.warm(head);
   const ctx: RunContext = {
     services,
     recorder,
@@ -139,8 +152,7 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
       memory: settings.memory,
       toolLimit: settings.toolLimit,
       pluginDirs: settings.pluginDirs ?? [],
-      // Read once, at the run's base: a task that changes orca.json changes no later task's setup.
-      project: await readOrcaProjectConfig(settings.repo, settings.base),
+      project,
       mcp: settings.mcp,
       config,
       sandbox: settings.sandbox,
@@ -161,7 +173,8 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
   let detail = '';
   let verify: VerifyOutcome | undefined;
   try {
-    await integration.open(settings.base);
+    const opened = await integration.open(settings.base);
+    pool?.warm(opened);
     if (!recorder.state.run.findings && !abort.signal.aborted) await explorePhase(ctx);
     if (!recorder.state.run.plan && !abort.signal.aborted) {
       await planPhase(ctx);
@@ -203,6 +216,8 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
     detail,
   });
   recordRunEnd(services.home, ledgerEntry, status);
+  // Nothing of this process's still fills the pool when it is removed with the run's worktrees.
+  await pool?.close();
   await handOver(ctx, head);
   return runJson(recorder.state, {
     status,

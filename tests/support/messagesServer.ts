@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type MintedAnswer, mergeTurns, prefixOf, type RequestVerdict, ThinkingLedger } from './messagesApiRules.js';
+import { type CacheLookup, type CacheUsage, PromptCache } from './messagesCache.js';
 
 /**
  * A local stand-in for the Anthropic Messages API: `POST …/v1/messages` answered with SSE in the
@@ -14,6 +15,10 @@ import { type MintedAnswer, mergeTurns, prefixOf, type RequestVerdict, ThinkingL
  * and one that breaks them gets the API's 400, without taking a queued behaviour. Thinking blocks
  * it streams are signed by it and bound to the conversation before them, so a client that drops,
  * edits, reorders or rebinds one is refused as the API would refuse it.
+ *
+ * With `cache: true` it keeps the API's prompt cache (messagesCache.ts): each answer's usage
+ * reports the cache reads and writes its request made, and a prefix becomes readable once a
+ * response for a request that wrote it has started (message_start sent).
  */
 
 export type ServerBlock =
@@ -57,6 +62,8 @@ export interface StreamBehaviour {
   errorAfter?: { events: number; type: string; message: string };
   /** Pause between events, so a client can act while the stream is running. */
   eventDelayMs?: number;
+  /** Pause after the response headers, before message_start: the model's time to first token. */
+  startDelayMs?: number;
   headers?: Record<string, string>;
 }
 
@@ -85,6 +92,13 @@ export interface RecordedRequest {
   // biome-ignore lint/suspicious/noExplicitAny: tests read whatever field of the request they check.
   body: any;
   receivedAt: number;
+  /** Arrival and response start in one server-wide sequence: orders requests against starts without reading clocks. */
+  receivedSeq: number;
+  /** When message_start was sent (unset: the response never started). */
+  startedAt?: number;
+  startedSeq?: number;
+  /** With `cache: true`: what the request read from the prompt cache and wrote to it (as its usage reports them). */
+  cache?: CacheUsage;
   /** When the response ended (for an error status: when its body was sent). */
   endedAt?: number;
   outcome?: Outcome;
@@ -153,6 +167,11 @@ export interface MessagesServerOptions {
    * client's side requests (Claude Code's title and summary calls, which offer no tools) get a plain text.
    */
   answer?: (body: unknown) => Behaviour | undefined;
+  /**
+   * Keep the API's prompt cache (messagesCache.ts) and report its reads and writes in each
+   * answer's usage (a behaviour's own usage figures win). Default false: usage is the behaviour's.
+   */
+  cache?: boolean;
 }
 
 export class MessagesServer {
@@ -162,7 +181,10 @@ export class MessagesServer {
   private closing = false;
   private ids = 0;
   private baseUrl = '';
+  private seq = 0;
   readonly thinking = new ThinkingLedger();
+  /** The prompt cache, used with `cache: true`. */
+  readonly promptCache = new PromptCache();
 
   constructor(private readonly options: MessagesServerOptions = {}) {}
 
@@ -229,6 +251,7 @@ export class MessagesServer {
       headers,
       body,
       receivedAt: Date.now(),
+      receivedSeq: ++this.seq,
       settled,
       dropped: [],
     };
@@ -278,7 +301,9 @@ export class MessagesServer {
         message: `messagesServer: request ${record.index} does not think (its thinking is off for ${model}), but the behaviour queued for it has thinking blocks`,
       });
     }
-    const { events, answer } = this.sseEvents(behaviour, model, body, verdict);
+    const lookup = this.options.cache ? this.promptCache.lookup(body) : undefined;
+    record.cache = lookup?.usage;
+    const { events, answer } = this.sseEvents(behaviour, model, body, verdict, lookup?.usage);
     record.answer = answer;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -289,8 +314,10 @@ export class MessagesServer {
     const stopAt = behaviour.cutAfter ?? behaviour.stallAfter ?? behaviour.errorAfter?.events ?? events.length;
     for (let i = 0; i < Math.min(stopAt, events.length); i += 1) {
       if (res.destroyed) return;
+      if (behaviour.startDelayMs && i === 0) await new Promise((resolve) => setTimeout(resolve, behaviour.startDelayMs));
       if (behaviour.eventDelayMs && i > 0) await new Promise((resolve) => setTimeout(resolve, behaviour.eventDelayMs));
       if (res.destroyed) return;
+      if (i === 0) this.started(record, lookup);
       await write(res, sse(events[i]!));
     }
     if (res.destroyed) return;
@@ -307,13 +334,22 @@ export class MessagesServer {
     res.end();
   }
 
+  /** Marked before message_start is written, so no client can see the start before what it wrote is readable. */
+  private started(record: RecordedRequest, lookup: CacheLookup | undefined): void {
+    record.startedAt = Date.now();
+    record.startedSeq = ++this.seq;
+    if (lookup) this.promptCache.publish(lookup);
+  }
+
   private sseEvents(
     behaviour: StreamBehaviour,
     model: string,
     body: unknown,
     verdict: RequestVerdict | undefined,
+    cached: CacheUsage | undefined,
   ): { events: SseEvent[]; answer: MintedAnswer } {
-    const usage = behaviour.usage ?? {};
+    // The behaviour's own figures win over the cache's.
+    const usage: ServerUsage = { ...cached, ...definedOnly(behaviour.usage ?? {}) };
     // What the answer's thinking is bound to: the conversation it continues (a paused turn included) and the blocks before it.
     const merged = verdict?.messages ?? mergeTurns(((body as { messages?: unknown[] })?.messages ?? []) as never[]);
     const continues = merged.at(-1)?.role === 'assistant';
@@ -384,6 +420,14 @@ export class MessagesServer {
         type: 'message_delta',
         delta: { stop_reason: behaviour.stopReason ?? 'end_turn', stop_sequence: null, stop_details: behaviour.stopDetails ?? null },
         usage: {
+          // Like the API, message_delta repeats the input counts (cumulative) when it knows them.
+          ...(cached
+            ? {
+                input_tokens: usage.input_tokens ?? 10,
+                cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+                cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+              }
+            : {}),
           output_tokens: usage.output_tokens ?? 5,
           output_tokens_details: usage.thinking_tokens === undefined ? null : { thinking_tokens: usage.thinking_tokens },
         },
@@ -392,6 +436,11 @@ export class MessagesServer {
     events.push({ event: 'message_stop', data: { type: 'message_stop' } });
     return { events, answer };
   }
+}
+
+/** The fields given a value: `{ x: undefined }` does not hide the cache's `x`. */
+function definedOnly(usage: ServerUsage): ServerUsage {
+  return Object.fromEntries(Object.entries(usage).filter(([, value]) => value !== undefined)) as ServerUsage;
 }
 
 /** A tool input as the client will send it back: parsed, or `{}` when it does not parse. */

@@ -129,12 +129,16 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
       expect(branch(runId), runId).not.toBe('');
     }
     expect(views()).toEqual([`${run.agent}/${oldBase}`]);
+    // Its read-only job warmed the run's pool of ready worktrees: it goes with the run too.
+    const pool = path.join(orca.home, 'pool', run.agent);
+    expect(existsSync(pool)).toBe(true);
     expect(new Set(await owners())).toEqual(new Set([run.active, run.agent]));
 
     // A dry run says what would go and removes nothing.
     const dry = await orca.cli(['clean', '--dry-run'], { cwd: repo });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain(`would remove worktree ${worktree(run.agent)}`);
+    expect(dry.stdout).toContain(`would remove ready worktrees ${pool}`);
     for (const runId of Object.values(run)) expect(existsSync(worktree(runId))).toBe(true);
     expect(views()).toEqual([`${run.agent}/${oldBase}`]);
 
@@ -166,6 +170,8 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
     expect(first.stdout).toContain(`removed port lease ${leakedLease} (${run.agent}|w|1)`);
     expect(first.stdout).toContain(`removed views ${path.join(orca.home, 'views', run.agent)}`);
     expect(views()).toEqual([]);
+    expect(first.stdout).toContain(`removed ready worktrees ${pool}`);
+    expect(existsSync(pool)).toBe(false);
     // Running, or not known to have ended and recent: kept whole.
     expect(first.stdout).toContain(`kept run ${run.active}: 1 job(s) waiting or running`);
     expect(first.stdout).toContain(`kept run ${run.dead}: not known to have ended`);

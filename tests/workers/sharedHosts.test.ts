@@ -67,8 +67,6 @@ describe('a run shared over git with workers on two hosts', { timeout: SLOW_TEST
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  // Out of `npm test` for now (vitest.config.ts): the run has been seen to end PASS while this
-  // test still waited for beta's gate; the error carries the run's JSON and the workers' output.
   it('completes PASS on both hosts, survives a host dying mid-job, and ends in the user repository untouched', async () => {
     const repo = path.join(root, 'user', 'tally');
     cpSync(path.join(SHARED_FIXTURES, 'repo'), repo, { recursive: true });
@@ -94,12 +92,14 @@ describe('a run shared over git with workers on two hosts', { timeout: SLOW_TEST
     const runId = await run.runId;
 
     // alpha and beta each wait at a gate until both are waiting: with one job at a time per worker, on both hosts.
-    await toolRuns(runId, 'alpha', 'alpha-go', run);
-    await toolRuns(runId, 'beta', 'beta-go', run);
+    // gamma depends on both, so it cannot take a host first: the three are dispatched at once
+    // otherwise, and which is queued first is a race (each first publishes its base to the remote).
+    await toolRuns(runId, 'alpha', path.join(sync, 'alpha-go'), run);
+    await toolRuns(runId, 'beta', path.join(sync, 'beta-go'), run);
     writeFileSync(path.join(sync, 'alpha-go'), '');
     writeFileSync(path.join(sync, 'beta-go'), '');
     // gamma waits at its gate with a file half-written: its host's worker is killed there, mid-job.
-    const gamma = await toolRuns(runId, 'gamma', 'gate', run);
+    const gamma = await toolRuns(runId, 'gamma', path.join(sync, 'gate'), run);
     const victim = pids.indexOf(Number(gamma.pid));
     expect(victim, `gamma runs on neither host's worker: ${JSON.stringify(gamma)}`).not.toBe(-1);
     expect(gamma.host).toBe(hosts.hosts[victim]!.name);
@@ -123,12 +123,16 @@ describe('a run shared over git with workers on two hosts', { timeout: SLOW_TEST
     expect(hostOf.gamma).toBe(survivor);
 
     const events = (await readRunEvents(redis, keys, runId, '0', 10_000)).map(({ entry }) => entry);
-    // gamma began on the host that died and was taken by the other, from the base: not from the dead one's tree.
+    // gamma began on the host that died and was taken by the other, from its base (the integration
+    // head once alpha and beta were in): not from the dead one's tree.
     const gammaStarts = events
       .filter((e) => e.task_id === 'gamma' && e.event.type === 'workspace')
       .map((e) => ({ host: e.event.host, start: e.event.start }));
     expect(gammaStarts.map((e) => e.host)).toEqual([hosts.hosts[victim]!.name, survivor]);
-    expect(gammaStarts.map((e) => e.start)).toEqual([base, base]);
+    const gammaBase = String(gammaStarts[0]?.start);
+    expect(gammaStarts.map((e) => e.start)).toEqual([gammaBase, gammaBase]);
+    expect(git(repo, 'merge-base', '--is-ancestor', base, gammaBase)).toBe('');
+    expect(git(repo, 'show', `${gammaBase}:notes/ab.md`)).toBe('alpha\nbeta');
     // One conflict (alpha and beta both write notes/ab.md, each through a glob it owns), resolved by a redo on the integration head.
     const merges = events.filter((e) => e.event.type === 'merge').map((e) => e.event.outcome);
     expect(merges.sort()).toEqual(['conflict', 'merged', 'merged', 'resolved'].sort());
@@ -186,11 +190,27 @@ describe('a run shared over git with workers on two hosts', { timeout: SLOW_TEST
     );
   });
 
-  /** Waits until the task's agent runs the Bash command that names `gate` (its board row says so); its task hash then. */
+  /**
+   * Waits until the task's agent has started the Bash command that names `gate`, read from the
+   * run's event stream (its tool_call event), not from the task's board row: the row's current tool
+   * is cleared by later events (a stalled job queued again), while the stream keeps every event.
+   * Returns the worker (host, pid) whose workspace the call ran in: the task's latest one before it.
+   */
   async function toolRuns(runId: string, taskId: string, gate: string, run: { child: ChildProcess; stderr: string; stdout: string }) {
+    let after = '0';
+    let where: { host?: unknown; pid?: unknown } | undefined;
     for (;;) {
-      const task = await redis.hgetall(keys.task(runId, taskId));
-      if (task.current_tool?.startsWith('Bash') && task.current_tool.includes(gate)) return task;
+      for (const { id, entry } of await readRunEvents(redis, keys, runId, after)) {
+        after = id;
+        if (entry.task_id !== taskId) continue;
+        const event = entry.event as { type: string; name?: string; input?: { command?: unknown }; host?: unknown; pid?: unknown };
+        if (event.type === 'workspace') where = { host: event.host, pid: event.pid };
+        const command = event.input?.command;
+        if (event.type === 'tool_call' && event.name === 'Bash' && typeof command === 'string' && command.includes(gate)) {
+          if (!where) throw new Error(`${taskId} reached its gate with no workspace event before it`);
+          return where;
+        }
+      }
       if (run.child.exitCode !== null)
         throw new Error(
           `the run ended before ${taskId} reached its gate:\n${run.stderr}\n${run.stdout}\n${workers.map((w) => w.stderr).join('\n')}`,

@@ -128,10 +128,16 @@ export class AnthropicModel implements Model {
       };
     }
     const params = toParams(request, this.id, this.thinking);
+    let started = false;
+    const onStart = (): void => {
+      if (started) return;
+      started = true;
+      request.onResponseStart?.();
+    };
     for (let attempt = 0; ; attempt += 1) {
       let broke: StreamBreak;
       try {
-        yield* this.attempt(params, signal);
+        yield* this.attempt(params, signal, onStart);
         return;
       } catch (error) {
         if (!(error instanceof StreamBreak)) throw error;
@@ -159,7 +165,7 @@ export class AnthropicModel implements Model {
    * accumulates the message and breaks the whole stream on input that is not JSON, which here
    * is the model's mistake to be told of, not a failed call.
    */
-  private async *attempt(params: MessageCreateParamsBase, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  private async *attempt(params: MessageCreateParamsBase, signal: AbortSignal, onStart: () => void): AsyncGenerator<ModelEvent> {
     const headers = this.thinking.betas.length > 0 ? { 'anthropic-beta': this.thinking.betas.join(',') } : undefined;
     let stream: Stream<RawMessageStreamEvent> | undefined;
     let connected = false;
@@ -185,6 +191,7 @@ export class AnthropicModel implements Model {
       const message = new MessageTotals();
       for await (const event of stream) {
         watch();
+        if (event.type === 'message_start') onStart();
         if (message.take(event)) continue;
         yield* answer.take(event);
       }

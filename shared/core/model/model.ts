@@ -40,6 +40,11 @@ export interface ModelRequest {
   toolChoice?: 'none';
   /** Room for the answer. A model that thinks on a fixed budget adds that budget to it. */
   maxTokens: number;
+  /**
+   * Called once, when the response has started (the API's message_start): from then on what this
+   * request wrote to the prompt cache is readable by other requests. Not sent to the API.
+   */
+  onResponseStart?: () => void;
 }
 
 /**

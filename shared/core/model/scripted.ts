@@ -47,6 +47,10 @@ export class ScriptedModel implements Model {
     const turn: ScriptTurn = scripted ?? {
       text: `[scripted model] The script for ${this.label} (${this.script.source}) ran out after ${this.agent.turns.length} turns; this agent stops here without a Report.`,
     };
+    if (signal.aborted) await abortableSleep(0, signal);
+    // Its response starts as the call is taken: its cache is simulated per process, so an agent
+    // held behind it (the fan-out hold) would gain nothing by waiting out its latency.
+    request.onResponseStart?.();
     await abortableSleep(turn.latency_ms ?? this.script.latency_ms ?? 0, signal);
     // Counted only once delivered: a call aborted during its latency leaves the turn unplayed.
     this.turnsPlayed = index + 1;

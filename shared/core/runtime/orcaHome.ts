@@ -4,7 +4,7 @@ import path from 'node:path';
 
 /**
  * Where orca keeps its own files, outside any user repository: worktrees, read-only views,
- * clones of remotes, transcripts and spilled tool results, and the record of the runs made here.
+ * pools of ready worktrees, clones of remotes, transcripts and spilled tool results, and the record of the runs made here.
  * `ORCA_HOME`, default `~/.orca`.
  */
 export class OrcaHome {
@@ -56,6 +56,22 @@ export class OrcaHome {
   /** A detached, read-only checkout of one commit, shared by the run's read-only agents that need it. */
   view(runId: string, repoKey: string, commit: string): string {
     return path.join(this.runViews(runId), repoKey, commit);
+  }
+
+  /**
+   * Pools of ready worktrees, one folder per run (`<run>/<repoKey>/<id>`): detached checkouts a
+   * job of the run takes instead of adding one (git/worktreePool.ts); they go when the run ends.
+   */
+  poolsRoot(): string {
+    return path.join(this.root, 'pool');
+  }
+
+  runPools(runId: string): string {
+    return path.join(this.poolsRoot(), runId);
+  }
+
+  pool(runId: string, repoKey: string): string {
+    return path.join(this.runPools(runId), repoKey);
   }
 
   /** This host's clones of remotes, one folder per remote. */

@@ -20,5 +20,7 @@ export const WorkspaceEventSchema = z.object({
   slot: z.number().int().nonnegative().optional(),
   /** What the task's commands run in on that worker (`bwrap`, or `none`: unsandboxed). */
   sandbox: SandboxKindSchema.optional(),
+  /** The worktree came ready from the run's pool (git/worktreePool.ts) instead of a new `git worktree add`. */
+  pooled: z.boolean().optional(),
 });
 export type WorkspaceEvent = z.infer<typeof WorkspaceEventSchema>;

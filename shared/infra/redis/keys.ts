@@ -98,6 +98,19 @@ export class Keys {
     return `${this.prefix}:run:${runId}:approval`;
   }
 
+  /**
+   * The fan-out gate of one static prompt prefix in a run (`gate`: role and prefix hash): the
+   * first agent to claim its leader key goes first; the others wait on its started list.
+   */
+  fanoutLeader(runId: string, gate: string): string {
+    return `${this.prefix}:run:${runId}:fanout:${gate}:leader`;
+  }
+
+  /** Holds an entry once the leader's response started (or its call failed): waiters go then. */
+  fanoutStarted(runId: string, gate: string): string {
+    return `${this.prefix}:run:${runId}:fanout:${gate}:started`;
+  }
+
   /** One task of a task list (a hash): the coordinator's subtasks, or one agent's own list. */
   taskListTask(runId: string, listId: string, taskId: string): string {
     return `${this.prefix}:run:${runId}:tasklist:${listId}:task:${taskId}`;

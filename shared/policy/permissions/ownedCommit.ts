@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { gitAt } from '../../core/git/git.js';
+import { RefFiles } from '../../core/git/refFiles.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
 import { changedSince } from './worktreeChanges.js';
 
@@ -37,12 +38,19 @@ export async function commitOwned(
   const git = gitAt(dir);
   // The task's branch as the host named it, never whatever HEAD says now (an agent could point it at another).
   const branch = `refs/heads/${options.branch}`;
-  const head = (await git.raw([...SAFE, 'symbolic-ref', '--quiet', 'HEAD']).catch(() => '')).trim();
+  // HEAD and the git folder from their files, as git finds them (the `.git` pointer), where the refs are in files.
+  const files = RefFiles.open(dir);
+  const written = files?.head();
+  const head = written
+    ? written.kind === 'symbolic'
+      ? written.target
+      : ''
+    : (await git.raw([...SAFE, 'symbolic-ref', '--quiet', 'HEAD']).catch(() => '')).trim();
   if (head !== branch) throw new Error(`the worktree ${dir} is on ${head || 'a detached HEAD'}, not on the task's branch ${branch}`);
   let commit: string | undefined;
   if (take.length > 0) {
     // An index of its own, in the worktree's git folder (the host's, never the agent's tree).
-    const gitDir = path.resolve(dir, (await git.raw([...SAFE, 'rev-parse', '--git-dir'])).trim());
+    const gitDir = files?.gitDir ?? path.resolve(dir, (await git.raw([...SAFE, 'rev-parse', '--git-dir'])).trim());
     const scratch = mkdtempSync(path.join(gitDir, 'orca-owned-'));
     try {
       const indexed = gitAt(dir, undefined, { GIT_INDEX_FILE: path.join(scratch, 'index') });
@@ -65,12 +73,18 @@ export async function commitOwned(
  * (`base`..`tip`) touches must be one it may commit. Returns the refusals; none when it is clean.
  */
 export async function branchRefusals(repo: string, base: string, tip: string, owned: OwnedPaths): Promise<ChangeRefusal[]> {
+  return refusalsOf(await branchChanges(repo, base, tip), owned);
+}
+
+/** Every file the change `base`..`tip` touches (renames as a deletion and an addition). */
+export async function branchChanges(repo: string, base: string, tip: string): Promise<string[]> {
   const out = await gitAt(repo).raw([...SAFE, 'diff', '--name-only', '-z', '--no-renames', base, tip, '--']);
-  return out
-    .split('\0')
-    .filter(Boolean)
-    .map((file) => owned.committable(file))
-    .filter((refusal): refusal is ChangeRefusal => refusal !== undefined);
+  return out.split('\0').filter(Boolean);
+}
+
+/** The files of a change the task may not commit, as refusals. */
+export function refusalsOf(files: readonly string[], owned: OwnedPaths): ChangeRefusal[] {
+  return files.map((file) => owned.committable(file)).filter((refusal): refusal is ChangeRefusal => refusal !== undefined);
 }
 
 /** One line for a run's JSON and the board: `.claude/settings.json (guarded), README.md (not owned)`. */

@@ -26,31 +26,99 @@ export function safeGit(cwd: string, args: string[]): Promise<string> {
 
 const nulList = (out: string) => out.split('\0').filter(Boolean);
 
-/**
- * Every path in the worktree that differs from the `start` commit: tracked files changed or
- * deleted (commits the agent made itself included: the comparison is with the commit, not with
- * HEAD) and untracked files, but for what orca linked in. Ignored files are not here: no commit
- * takes them (guarded ones are watched apart).
- */
-export async function changedSince(root: string, start: string, linked: readonly string[]): Promise<string[]> {
-  const [tracked, untracked] = await Promise.all([
-    safeGit(root, ['diff', '--name-only', '-z', '--no-renames', start, '--']),
-    safeGit(root, ['ls-files', '--others', '--exclude-standard', '-z']),
-  ]);
-  const isLinked = (file: string) => linked.some((name) => file === name || file.startsWith(`${name}/`));
-  return [...new Set([...nulList(tracked), ...nulList(untracked)])].filter((file) => !isLinked(file)).sort();
+/** What one look at a worktree found (lookAtWorktree). */
+export interface WorktreeLook {
+  /** Every path that differs from the start commit, untracked ones included, but for what orca linked in. */
+  changed: string[];
+  /** git's ignored entries (a folder that an ignore rule matches as one, with a trailing slash); only when asked for. */
+  ignored: string[];
 }
 
 /**
- * The guarded entries (guardedPaths.ts) in the worktree that git's lists of changes leave out or
- * may leave out: ignored ones (`.env`, `.claude/settings.local.json` are usually ignored), whole
- * ignored guarded folders walked file by file, with what each holds. `.git` itself is the git-dir
- * guard's.
+ * One look at a worktree, with one `git status` where it can answer: every path that differs
+ * from the `start` commit (tracked files changed or deleted, commits the agent made itself
+ * included: the comparison is with the commit, not with HEAD; untracked files), but for what orca
+ * linked in, and, with `ignored`, the ignored entries. Ignored files are not changes: no commit
+ * takes them (guarded ones are watched apart).
+ *
+ * The status compares with HEAD, and names the HEAD it compared with: at `start`, its list is the
+ * diff's, but for entries changed both in the index and on disk (the file may be back as it
+ * started), which one `git diff` of just those paths decides. Elsewhere (the agent committed, or
+ * moved HEAD) the tracked changes are a `git diff` with the start commit.
  */
-export async function guardedIgnored(root: string): Promise<Map<string, EntryState>> {
-  const listed = nulList(await safeGit(root, ['ls-files', '--others', '--ignored', '--exclude-standard', '--directory', '-z']));
+export async function lookAtWorktree(
+  root: string,
+  start: string,
+  linked: readonly string[],
+  options: { ignored?: boolean } = {},
+): Promise<WorktreeLook> {
+  const out = await safeGit(root, [
+    'status',
+    '--porcelain=v2',
+    '--branch',
+    '-z',
+    '--untracked-files=all',
+    '--no-renames',
+    `--ignored=${options.ignored ? 'matching' : 'no'}`,
+  ]);
+  const tracked = new Set<string>();
+  const unsure: string[] = [];
+  const untracked: string[] = [];
+  const ignored: string[] = [];
+  let head: string | undefined;
+  const records = out.split('\0');
+  for (let index = 0; index < records.length; index += 1) {
+    const record = records[index]!;
+    if (record.startsWith('# branch.oid ')) head = record.slice('# branch.oid '.length);
+    else if (record.startsWith('? ')) untracked.push(record.slice(2));
+    else if (record.startsWith('! ')) ignored.push(record.slice(2));
+    else if (record.startsWith('1 ')) {
+      const xy = record.slice(2, 4);
+      const file = fieldsFrom(record, 8);
+      // Changed in the index and again on disk: the file may be as it was at the start.
+      if (xy[0] !== '.' && xy[1] !== '.') unsure.push(file);
+      else tracked.add(file);
+    } else if (record.startsWith('2 ')) {
+      // A rename (not asked for, but a config may force one): the new path, then the old as a record of its own.
+      tracked.add(fieldsFrom(record, 9));
+      index += 1;
+      if (records[index]) tracked.add(records[index]!);
+    } else if (record.startsWith('u ')) unsure.push(fieldsFrom(record, 10));
+  }
+  if (head !== start) {
+    // HEAD moved off the start (or is unborn): the tracked changes are the diff with the start commit.
+    tracked.clear();
+    for (const file of nulList(await safeGit(root, ['diff', '--name-only', '-z', '--no-renames', start, '--']))) tracked.add(file);
+  } else if (unsure.length > 0) {
+    const specs = unsure.map((file) => `:(literal)${file}`);
+    for (const file of nulList(await safeGit(root, ['diff', '--name-only', '-z', '--no-renames', start, '--', ...specs])))
+      tracked.add(file);
+  }
+  const isLinked = (file: string) => linked.some((name) => file === name || file.startsWith(`${name}/`));
+  const changed = [...new Set([...tracked, ...untracked])].filter((file) => !isLinked(file)).sort();
+  return { changed, ignored };
+}
+
+/** The path of a porcelain v2 entry: what follows its first `count` space-separated fields (a path may hold spaces). */
+function fieldsFrom(record: string, count: number): string {
+  let at = 0;
+  for (let field = 0; field < count; field += 1) at = record.indexOf(' ', at) + 1;
+  return record.slice(at);
+}
+
+/** Every path in the worktree that differs from the `start` commit (lookAtWorktree's `changed`). */
+export async function changedSince(root: string, start: string, linked: readonly string[]): Promise<string[]> {
+  return (await lookAtWorktree(root, start, linked)).changed;
+}
+
+/**
+ * The guarded entries (guardedPaths.ts) among a look's ignored ones, which git's lists of changes
+ * leave out (`.env`, `.claude/settings.local.json` are usually ignored): whole ignored guarded
+ * folders walked file by file, with what each holds. `.git` itself is the git-dir guard's.
+ */
+export function guardedIgnored(root: string, ignored: readonly string[]): Map<string, EntryState> {
   const found = new Map<string, EntryState>();
-  for (const entry of listed) {
+  for (const entry of ignored) {
     const relative = entry.replace(/\/$/, '');
     if (!guardedReason(relative)) continue;
     for (const [file, state] of readTree(path.join(root, relative))) found.set(toRelative(root, file), state);

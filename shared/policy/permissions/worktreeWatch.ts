@@ -2,11 +2,12 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { RefFiles } from '../../core/git/refFiles.js';
 import { type EntryState, readEntry, restoreEntry, sameEntry } from './fileSnapshot.js';
 import { GitDirGuard } from './gitDirGuard.js';
 import { guardedReason } from './guardedPaths.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
-import { changedSince, guardedIgnored, linkOutside, safeGit } from './worktreeChanges.js';
+import { changedSince, guardedIgnored, linkOutside, lookAtWorktree, safeGit } from './worktreeChanges.js';
 
 export interface WorktreeWatchOptions {
   /** The agent's worktree. */
@@ -18,7 +19,15 @@ export interface WorktreeWatchOptions {
   linked: readonly string[];
   /** The user's checkout of the repository: changes there while a call ran are named too. */
   checkout?: string;
+  /**
+   * The checkout's state at the start, when the caller asked for it earlier (checkoutState): it
+   * does not depend on the worktree, so a job asks for it while its worktree is made.
+   */
+  checkoutAtStart?: Promise<CheckoutState>;
 }
+
+/** The user's checkout as keys and fingerprints (checkoutState). */
+export type CheckoutState = Map<string, string>;
 
 /** What one look at the worktree found, after putting back what the host puts back. */
 export interface WatchFindings {
@@ -53,7 +62,7 @@ export class WorktreeWatch {
   /** Guarded files an allowed Edit or Write wrote, as it left them. */
   private readonly admitted = new Map<string, EntryState>();
   /** The user's checkout as the last look saw it. */
-  private checkoutBaseline?: Map<string, string>;
+  private checkoutBaseline?: CheckoutState;
 
   private constructor(
     private readonly options: WorktreeWatchOptions,
@@ -69,12 +78,19 @@ export class WorktreeWatch {
   }
 
   private async recordStart(): Promise<void> {
-    for (const [file, state] of await guardedIgnored(this.root)) this.guardedStart.set(file, state);
+    const { checkout, checkoutAtStart } = this.options;
+    // Independent reads, asked at once: they are on the way to the agent's first request.
+    const [look, baseline] = await Promise.all([
+      lookAtWorktree(this.root, this.options.start, this.options.linked, { ignored: true }),
+      checkout ? (checkoutAtStart ?? checkoutState(checkout)) : undefined,
+    ]);
+    const changed = look.changed;
+    for (const [file, state] of guardedIgnored(this.root, look.ignored)) this.guardedStart.set(file, state);
     // A worktree a hook made, or one that was not clean, may hold guarded changes already: as found.
-    for (const file of await changedSince(this.root, this.options.start, this.options.linked)) {
+    for (const file of changed) {
       if (guardedReason(file)) this.guardedStart.set(file, readEntry(path.join(this.root, file)));
     }
-    if (this.options.checkout) this.checkoutBaseline = await checkoutState(this.options.checkout);
+    this.checkoutBaseline = baseline;
   }
 
   /** The paths a change to which the host puts back, for messages: the git folders it watches. */
@@ -100,13 +116,14 @@ export class WorktreeWatch {
           : `${file} is git's own configuration, hooks or worktree pointer: changed, and could not be put back`,
       });
     }
-    // Asked at once: each is a git process or two, after every writing call.
+    // Asked at once: a git status of each, after every writing call.
     const { checkout } = this.options;
-    const [changed, ignored, checkoutNow] = await Promise.all([
-      changedSince(this.root, this.options.start, this.options.linked),
-      guardedIgnored(this.root),
+    const [look, checkoutNow] = await Promise.all([
+      lookAtWorktree(this.root, this.options.start, this.options.linked, { ignored: true }),
       this.checkoutBaseline && checkout ? checkoutState(checkout) : undefined,
     ]);
+    const changed = look.changed;
+    const ignored = guardedIgnored(this.root, look.ignored);
     const guardedNow = new Set([...this.guardedStart.keys(), ...ignored.keys(), ...changed.filter((file) => guardedReason(file))]);
     const putBack = new Set<string>();
     for (const file of guardedNow) {
@@ -184,26 +201,37 @@ const CLEAN = 'clean';
 /**
  * The user's checkout as keys and fingerprints: each path git status lists (with its bytes'
  * fingerprint), its HEAD, and its branches and tags (orca's own `orca/` branches and refs move
- * during a run and are left out).
+ * during a run and are left out). One git process: HEAD and the refs are read from their files
+ * (refFiles.ts) where the repository keeps them in files, else asked of git.
  */
-async function checkoutState(checkout: string): Promise<Map<string, string>> {
-  const state = new Map<string, string>();
-  const [status, refs, head] = await Promise.all([
+export async function checkoutState(checkout: string): Promise<CheckoutState> {
+  const state: CheckoutState = new Map();
+  const files = RefFiles.open(checkout);
+  const [status, listed, head] = await Promise.all([
     safeGit(checkout, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']),
-    safeGit(checkout, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']),
-    safeGit(checkout, ['rev-parse', '--symbolic-full-name', 'HEAD']).catch(() => 'unborn'),
+    files ? undefined : safeGit(checkout, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']),
+    files ? undefined : safeGit(checkout, ['rev-parse', '--symbolic-full-name', 'HEAD']).catch(() => 'unborn'),
   ]);
   for (const entry of status.split('\0').filter(Boolean)) {
     const file = entry.slice(3);
     const now = readEntry(path.join(checkout, file));
     state.set(file, `${entry.slice(0, 2)} ${fingerprint(now)}`);
   }
-  for (const line of refs.split('\n').filter(Boolean)) {
-    const [name, sha] = line.split(' ');
-    if (name!.startsWith('refs/heads/orca/')) continue;
-    state.set(`ref ${name}`, sha!);
+  const refs = files
+    ? files.list(['refs/heads/', 'refs/tags/'])
+    : new Map(
+        listed!
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => line.split(' ') as [string, string]),
+      );
+  for (const [name, sha] of refs) {
+    if (name.startsWith('refs/heads/orca/')) continue;
+    state.set(`ref ${name}`, sha);
   }
-  state.set('HEAD', head.trim());
+  // From the file, a detached HEAD is its commit: one that moves is seen too.
+  const written = files?.head();
+  state.set('HEAD', written ? (written.kind === 'symbolic' ? written.target : written.oid) : head!.trim());
   return state;
 }
 

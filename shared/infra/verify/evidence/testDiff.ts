@@ -25,6 +25,30 @@ export interface TestChanges {
   configs: FileChange[];
 }
 
+/**
+ * Top-level names of a commit's tree, kept by commit id: a commit's tree is the same in every
+ * worktree and clone that has it (the id names its content), and a wave of jobs shares its base.
+ */
+const topLevel = new Map<string, Promise<string>>();
+const TOP_LEVEL_KEPT = 32;
+const FULL_OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+function topLevelNames(repo: string, base: string): Promise<string> {
+  const ask = () => gitAt(repo).raw(['ls-tree', '--name-only', base]);
+  // Only a full object id names one commit for good; a branch or tag may move.
+  if (!FULL_OID.test(base)) return ask();
+  const key = base;
+  let found = topLevel.get(key);
+  if (!found) {
+    found = ask();
+    // A failure is not kept: the next gate asks again.
+    found.catch(() => topLevel.delete(key));
+    topLevel.set(key, found);
+    if (topLevel.size > TOP_LEVEL_KEPT) topLevel.delete(topLevel.keys().next().value!);
+  }
+  return found;
+}
+
 export async function testChanges(repo: string, base: string, head?: string): Promise<TestChanges> {
   const git = gitAt(repo);
   const range = head === undefined ? [base] : [base, head];
@@ -32,7 +56,7 @@ export async function testChanges(repo: string, base: string, head?: string): Pr
   const [raw, untracked, rootConfigs] = await Promise.all([
     git.raw(['diff', '--name-status', '-z', '-M', '--no-color', ...range, '--']),
     head === undefined ? git.raw(['ls-files', '-z', '--others', '--exclude-standard']) : '',
-    git.raw(['ls-tree', '--name-only', base]),
+    topLevelNames(repo, base),
   ]);
   const entries = parseNameStatus(raw);
   for (const file of untracked.split('\0').filter(Boolean)) entries.push({ status: 'added', path: file });

@@ -1,0 +1,51 @@
+import { realpathSync } from 'node:fs';
+import type { OrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
+import { whyNoPool } from '../../shared/core/git/poolable.js';
+import { WorktreePool } from '../../shared/core/git/worktreePool.js';
+import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
+import type { TrustedConfig } from '../../shared/infra/queue/trustedConfig.js';
+import { settingsFromConfig } from '../../shared/policy/config/trustedSettings.js';
+import { hooksFromSettings } from '../../shared/policy/hooks/hookSettings.js';
+
+/**
+ * The coordinator's hand in its run's pool of ready worktrees on its own host (the local workers
+ * share its ORCA_HOME): filled from the run's start, while explore and plan run, to the run's agent
+ * slots, and moved to the integration head after each merge, in the background. Undefined when
+ * the repository is not pooled (poolable.ts says why) or ORCA_POOL_SIZE is 0.
+ */
+export class RunPool {
+  private constructor(
+    private readonly pool: WorktreePool,
+    private readonly runId: string,
+    private readonly repo: string,
+    private readonly slots: number,
+  ) {}
+
+  static open(input: {
+    home: OrcaHome;
+    runId: string;
+    repo: string;
+    slots: number;
+    project: OrcaProjectConfig;
+    config: TrustedConfig;
+    shared: boolean;
+  }): RunPool | undefined {
+    const hooks = hooksFromSettings(settingsFromConfig(input.repo, input.config).sources);
+    const worktreeCreateHook = (hooks.byEvent.WorktreeCreate?.length ?? 0) > 0;
+    if (whyNoPool({ project: input.project, worktreeCreateHook, remote: input.shared })) return undefined;
+    const pool = new WorktreePool(input.home, { slots: input.slots });
+    if (!pool.enabled) return undefined;
+    // The workers name the repository by its real path: the pool's folder is keyed by it.
+    return new RunPool(pool, input.runId, realpathSync(input.repo), input.slots);
+  }
+
+  /** The pool fills at `head` (the run's base, or the integration head after a merge). */
+  warm(head: string): void {
+    this.pool.warm({ runId: this.runId, repo: this.repo, base: head }, this.slots);
+  }
+
+  /** Before the run's pools are removed: nothing of this process's is still filling them. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

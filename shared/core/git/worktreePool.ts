@@ -1,0 +1,482 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { describeZodError } from '../boundary/zodIssues.js';
+import type { OrcaHome } from '../runtime/orcaHome.js';
+import { gitAt, resolveCommit, runGit } from './git.js';
+import { checkoutBytes, poolSizeSetting, roomForOne } from './poolSize.js';
+import { repoKey } from './repoKey.js';
+import { commonGitDir, withRepoLock } from './repoLock.js';
+import { pruneWorktrees, removeWorktree } from './worktree.js';
+import { worktreeGitDir } from './worktreeStartState.js';
+
+/** A run's repository on this host, and the commit its jobs start from. */
+export interface PoolPlace {
+  runId: string;
+  /** The repository (its checkout's real path). */
+  repo: string;
+  base: string;
+}
+
+/**
+ * `pool.json` in a pool's folder: the pool is open while it is there. `size`: the ready worktrees
+ * to keep (the largest any process asked for); `head`: the commit they are kept at (the newest base
+ * a job of the run brought, or the integration head after a merge).
+ */
+const PoolStateSchema = z.object({ repo: z.string(), size: z.number().int().min(0), head: z.string().regex(/^[0-9a-f]{40}$/) });
+type PoolState = z.infer<typeof PoolStateSchema>;
+
+const STATE_FILE = 'pool.json';
+/** A ready worktree: `w` and 8 hex digits. Only these are ever taken. */
+const READY = /^w[0-9a-f]{8}$/;
+/** One being filled or moved to a new head by a process: `<id>.<host>-<pid>.busy`, never taken. */
+const BUSY = /^(w[0-9a-f]{8})\.([0-9a-f]{6})-(\d+)\.busy$/;
+const HOST = Buffer.from(os.hostname()).toString('hex').slice(-6).padStart(6, '0');
+
+type Request = { create: boolean; size: number };
+
+/**
+ * Detached worktrees kept ready for a run's jobs, per repository and host, in
+ * `ORCA_HOME/pool/<run>/<repoKey>/`: a job takes one (moved to its own worktree folder, checked
+ * clean, brought to the job's base, its branch made there: `git switch -c` writes only the ref)
+ * instead of `git worktree add`ing one, which checks out every file. The folder is the pool's
+ * whole state, shared by every process of this host with the same ORCA_HOME (the workers, the
+ * coordinator); every change to it is made under the repository's lock, so two takes never get the
+ * same worktree. Filling and moving to a new head run in the background, one step under the lock
+ * at a time (the checkout itself outside it), never on a job's way to its agent; a worktree that is
+ * not exactly its commit is removed, never handed out. The pool goes when its run ends
+ * (`removeRunPools`); `close` stops this process's share of the work and leaves the pool
+ * consistent (every folder git lists is there).
+ */
+export class WorktreePool {
+  /** The background work of each pool (by folder) in this process, and what was asked of it since it began. */
+  private readonly loops = new Map<string, { done: Promise<void>; next?: Request & { place: PoolPlace } }>();
+  private readonly repos = new Set<string>();
+  private readonly bytes = new Map<string, Promise<number>>();
+  private stopped = false;
+  /** Aborted by `close`: a background checkout under way is stopped, and its worktree removed. */
+  private readonly stopping = new AbortController();
+  private readonly size: number;
+
+  constructor(
+    private readonly home: OrcaHome,
+    /** `slots`: the pool's size when ORCA_POOL_SIZE does not say (the run's agent slots, a worker's concurrency). */
+    private readonly options: { slots: number; log?: (line: string) => void },
+  ) {
+    this.size = poolSizeSetting() ?? options.slots;
+  }
+
+  get enabled(): boolean {
+    return this.size > 0 && !this.stopped;
+  }
+
+  /** The folder of a run's pool of one repository. */
+  folder(runId: string, repo: string): string {
+    return this.home.pool(runId, repoKey(repo));
+  }
+
+  /**
+   * Starts (or resumes) filling the run's pool of `place.repo` in the background, at `place.base`
+   * when it is newer than the pool's head (then the idle worktrees move to it too). `size`
+   * overrides this process's default (the coordinator's run slots).
+   */
+  warm(place: PoolPlace, size?: number): void {
+    if (!this.enabled) return;
+    this.schedule(place, { create: true, size: poolSizeSetting() ?? size ?? this.size });
+  }
+
+  /**
+   * A ready worktree of the run's pool moved to `dir` (which must not exist), checked clean and
+   * at `base`, on a new `branch` (detached without one); undefined when none is ready. The pool
+   * refills in the background.
+   */
+  async take(place: PoolPlace, dir: string, branch?: string): Promise<string | undefined> {
+    if (!this.enabled) return undefined;
+    const folder = this.folder(place.runId, place.repo);
+    if (!existsSync(path.join(folder, STATE_FILE))) return undefined;
+    const base = await commitOf(place.repo, place.base);
+    for (;;) {
+      const got = await withRepoLock(place.repo, async () => {
+        if (!existsSync(path.join(folder, STATE_FILE))) return undefined;
+        const ready = readdirSync(folder).filter((name) => READY.test(name));
+        // One already at the job's base first: it needs no checkout at all.
+        ready.sort((a, b) => Number(headOf(path.join(folder, b)) === base) - Number(headOf(path.join(folder, a)) === base));
+        for (const name of ready) {
+          mkdirSync(path.dirname(dir), { recursive: true });
+          try {
+            await gitAt(place.repo).raw(['worktree', 'move', path.join(folder, name), dir]);
+            return name;
+          } catch (error) {
+            this.log(`pooled worktree ${name} could not be moved to ${dir}, removed: ${oneLine(error)}`);
+            await dropLocked(place.repo, path.join(folder, name));
+          }
+        }
+        return undefined;
+      });
+      if (!got) return undefined;
+      this.repos.add(place.repo);
+      const found = await inspect(dir).catch((error: unknown) => ({ head: undefined, dirty: `git cannot read it (${oneLine(error)})` }));
+      if (found.dirty !== undefined) {
+        this.log(`pooled worktree ${got} was not clean, removed: ${found.dirty}`);
+        await removeWorktree(place.repo, dir);
+        continue;
+      }
+      try {
+        // Cost in proportion to what differs between the two commits.
+        if (found.head !== base) await gitAt(dir).raw(['checkout', '--quiet', '--detach', base]);
+        if (branch) await gitAt(dir).raw(['switch', '--quiet', '--create', branch]);
+      } catch (error) {
+        this.log(`pooled worktree ${got} could not be brought to ${base.slice(0, 12)}, removed: ${oneLine(error)}`);
+        await removeWorktree(place.repo, dir);
+        // A branch that is there already fails the same way in a new worktree: the caller hears it.
+        if (branch && /already exists/.test(oneLine(error))) throw error;
+        continue;
+      }
+      this.schedule(place, { create: false, size: 0 });
+      return base;
+    }
+  }
+
+  /** Waits for this process's background work on the pools (tests, benchmarks). */
+  async idle(): Promise<void> {
+    while (this.loops.size > 0) await Promise.all([...this.loops.values()].map((loop) => loop.done));
+  }
+
+  /**
+   * Stops filling: a checkout under way is stopped and its worktree removed, one that is done is
+   * put back ready; then the worktree records of the repositories touched are pruned.
+   */
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.stopping.abort();
+    await this.idle();
+    for (const repo of this.repos) {
+      if (existsSync(repo)) await pruneWorktrees(repo);
+    }
+  }
+
+  private schedule(place: PoolPlace, request: Request): void {
+    const folder = this.folder(place.runId, place.repo);
+    const loop = this.loops.get(folder);
+    if (loop) {
+      loop.next = merged(loop.next, { ...request, place });
+      return;
+    }
+    const entry: { done: Promise<void>; next?: Request & { place: PoolPlace } } = { done: Promise.resolve(), next: { ...request, place } };
+    // In the map before the loop starts: a loop that ends at once (a pool closing) must find itself there to leave.
+    this.loops.set(folder, entry);
+    entry.done = (async () => {
+      while (entry.next && !this.stopped) {
+        const { place: where, ...asked } = entry.next;
+        entry.next = undefined;
+        try {
+          await this.tend(folder, where, asked);
+        } catch (error) {
+          this.log(`the pool of ready worktrees in ${folder} could not be filled: ${oneLine(error)}`);
+        }
+      }
+      this.loops.delete(folder);
+    })();
+  }
+
+  /** One round of a pool's upkeep: its state brought up to date, idle worktrees moved to its head, then filled to its size. */
+  private async tend(folder: string, place: PoolPlace, request: Request): Promise<void> {
+    const { repo } = place;
+    this.repos.add(repo);
+    const base = await commitOf(repo, place.base);
+    let state = await withRepoLock(repo, async () => {
+      const found = readState(folder);
+      if (!found && !request.create) return undefined;
+      const next: PoolState = found ? { ...found, size: Math.max(found.size, request.size) } : { repo, size: request.size, head: base };
+      if (!found || next.size !== found.size) writeState(folder, next);
+      await this.sweep(folder, repo);
+      return next;
+    });
+    if (!state) return;
+    if (state.head !== base && (await runGit(repo, ['merge-base', '--is-ancestor', state.head, base])).code === 0) {
+      // A newer base (a merge happened): the pool moves to it.
+      const previous = state.head;
+      state = await withRepoLock(repo, async () => {
+        const found = readState(folder);
+        if (!found) return undefined;
+        if (found.head !== previous) return found;
+        const next = { ...found, head: base };
+        writeState(folder, next);
+        return next;
+      });
+      if (!state) return;
+    }
+    await this.advance(folder, repo, state.head);
+    await this.fill(folder, repo, state);
+  }
+
+  /** The idle worktrees not at `head` are checked out there, each claimed (busy) meanwhile so no job takes it half-way. */
+  private async advance(folder: string, repo: string, head: string): Promise<void> {
+    for (const name of listNames(folder).filter((entry) => READY.test(entry))) {
+      if (this.stopped) return;
+      if (headOf(path.join(folder, name)) === head) continue;
+      const busy = path.join(folder, busyName(name));
+      const claimed = await withRepoLock(repo, async () => {
+        if (!readState(folder) || !existsSync(path.join(folder, name))) return false;
+        await gitAt(repo).raw(['worktree', 'move', path.join(folder, name), busy]);
+        return true;
+      });
+      if (!claimed) continue;
+      const ok = await niceGit(busy, ['checkout', '--quiet', '--detach', head], this.stopping.signal)
+        .then(() => inspect(busy, (at, args) => niceGit(at, args, this.stopping.signal)))
+        .then((found) => found.dirty === undefined)
+        .catch(() => false);
+      await this.release(folder, repo, busy, name, ok);
+    }
+  }
+
+  /** New worktrees until the pool holds its size (ready and busy ones count), the disk allows no more, or the process stops. */
+  private async fill(folder: string, repo: string, state: PoolState): Promise<void> {
+    const bytes = await this.checkoutSize(repo, state.head);
+    while (!this.stopped) {
+      const name = `w${randomBytes(4).toString('hex')}`;
+      const busy = path.join(folder, busyName(name));
+      const added = await withRepoLock(repo, async () => {
+        const now = readState(folder);
+        if (!now) return undefined;
+        const held = listNames(folder).filter((entry) => READY.test(entry) || BUSY.test(entry)).length;
+        if (held >= now.size || !roomForOne(folder, bytes)) return undefined;
+        // Only the worktree's record is made under the lock; its files are checked out after, outside it.
+        await gitAt(repo).raw(['worktree', 'add', '--quiet', '--no-checkout', '--detach', busy, now.head]);
+        return now.head;
+      });
+      if (!added) return;
+      // `checkout -f` fills the empty worktree as `worktree add` would (post-checkout hook included); the
+      // status after it both checks the result and settles the index, so a take's check is a quick one.
+      const ok = await niceGit(busy, ['checkout', '--quiet', '--force'], this.stopping.signal)
+        .then(() => inspect(busy, (at, args) => niceGit(at, args, this.stopping.signal)))
+        .then((found) => found.dirty === undefined)
+        .catch((error: unknown) => {
+          if (!this.stopped) this.log(`a pooled worktree of ${repo} could not be checked out: ${oneLine(error)}`);
+          return false;
+        });
+      await this.release(folder, repo, busy, name, ok);
+      if (!ok) return;
+    }
+  }
+
+  /** A busy worktree back in the pool (ready) when it is sound and the pool still open; removed otherwise. */
+  private async release(folder: string, repo: string, busy: string, name: string, ok: boolean): Promise<void> {
+    await withRepoLock(repo, async () => {
+      if (ok && readState(folder)) {
+        try {
+          await gitAt(repo).raw(['worktree', 'move', busy, path.join(folder, name)]);
+          return;
+        } catch (error) {
+          this.log(`a pooled worktree could not be put back ready, removed: ${oneLine(error)}`);
+        }
+      }
+      await dropLocked(repo, busy);
+      // The run ended meanwhile: the last one out takes the pool's folder with it.
+      if (!readState(folder)) removeEmpty(folder);
+    });
+  }
+
+  /** Busy worktrees whose process is gone (killed mid-fill) are removed: nobody will finish them. Under the lock. */
+  private async sweep(folder: string, repo: string): Promise<void> {
+    for (const name of listNames(folder)) {
+      const busy = BUSY.exec(name);
+      if (busy && busy[2] === HOST && !alive(Number(busy[3]))) await dropLocked(repo, path.join(folder, name));
+    }
+  }
+
+  private checkoutSize(repo: string, head: string): Promise<number> {
+    let found = this.bytes.get(repo);
+    if (!found) {
+      found = checkoutBytes(repo, head);
+      found.catch(() => this.bytes.delete(repo));
+      this.bytes.set(repo, found);
+    }
+    return found;
+  }
+
+  private log(line: string): void {
+    (this.options.log ?? ((text: string) => process.stderr.write(`orca: ${text}\n`)))(line);
+  }
+}
+
+/** The ready worktrees' folders in a pool's folder: what a take may hand out now. */
+export function readyWorktrees(folder: string): string[] {
+  return listNames(folder)
+    .filter((name) => READY.test(name))
+    .map((name) => path.join(folder, name));
+}
+
+/**
+ * Closes and removes every pool of a run: those under this ORCA_HOME, and any other on this host
+ * whose worktrees `repos` list (a worker with another ORCA_HOME). A worktree another live process
+ * is still filling is left to it: it sees the pool closed and removes it. Returns the pool folders.
+ */
+export async function removeRunPools(home: OrcaHome, runId: string, repos: string[] = []): Promise<string[]> {
+  const folders = new Set(listNames(home.runPools(runId)).map((key) => path.join(home.runPools(runId), key)));
+  for (const repo of repos) {
+    if (!existsSync(repo)) continue;
+    const listed = await gitAt(repo).raw(['worktree', 'list', '--porcelain']);
+    for (const line of listed.split('\n')) {
+      if (!line.startsWith('worktree ')) continue;
+      const dir = line.slice('worktree '.length);
+      const folder = path.dirname(dir);
+      if (path.basename(path.dirname(folder)) === runId && path.basename(path.dirname(path.dirname(folder))) === 'pool')
+        folders.add(folder);
+    }
+  }
+  for (const folder of folders) await closePool(folder);
+  removeEmpty(home.runPools(runId));
+  return [...folders];
+}
+
+/** Every pool under a run's folder of pools (`pool/<run>`), closed and removed (`orca clean`). */
+export async function removePoolsUnder(root: string): Promise<void> {
+  for (const key of listNames(root)) await closePool(path.join(root, key));
+  removeEmpty(root);
+}
+
+async function closePool(folder: string): Promise<void> {
+  const repo = readState(folder)?.repo ?? (await repoOfEntries(folder));
+  if (!repo || !existsSync(repo)) {
+    rmSync(folder, { recursive: true, force: true });
+    return;
+  }
+  await withRepoLock(repo, async () => {
+    rmSync(path.join(folder, STATE_FILE), { force: true });
+    for (const name of listNames(folder)) {
+      const busy = BUSY.exec(name);
+      if (busy && busy[2] === HOST && alive(Number(busy[3]))) continue;
+      await dropLocked(repo, path.join(folder, name));
+    }
+    await gitAt(repo).raw(['worktree', 'prune']);
+    removeEmpty(folder);
+  });
+}
+
+/** The repository of a pool whose state file is gone, from any of its worktrees. */
+async function repoOfEntries(folder: string): Promise<string | undefined> {
+  for (const name of listNames(folder)) {
+    try {
+      return await commonGitDir(path.join(folder, name));
+    } catch {
+      // Not a worktree (any more): the next one may say.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A worktree's commit and what keeps it from being handed out (`dirty`, unset when it is exactly
+ * its commit): any change, untracked or ignored file, from a real `git status` (one process for
+ * both), never a guess from timestamps.
+ */
+async function inspect(dir: string, run = (at: string, args: string[]) => gitAt(at).raw(args)): Promise<{ head?: string; dirty?: string }> {
+  const out = await run(dir, ['status', '--porcelain=v2', '--branch', '--untracked-files=all', '--ignored']);
+  const lines = out.split('\n').filter(Boolean);
+  const oid = lines.find((line) => line.startsWith('# branch.oid '))?.slice('# branch.oid '.length);
+  const head = oid && /^[0-9a-f]{40}$/.test(oid) ? oid : undefined;
+  const changed = lines.filter((line) => !line.startsWith('#'));
+  if (changed.length > 0) return { head, dirty: changed.slice(0, 3).join(', ') + (changed.length > 3 ? ', …' : '') };
+  return head ? { head } : { dirty: 'it has no commit checked out' };
+}
+
+/**
+ * git for the pool's background checkouts, at a lower CPU priority (`nice -n 10`): on a busy host
+ * they yield to the agents starting, whose worktrees they are filling the pool for.
+ */
+function niceGit(dir: string, args: string[], signal: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'nice',
+      ['-n', '10', 'git', ...args],
+      { cwd: dir, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8', signal },
+      (error, stdout, stderr) => (error ? reject(new Error(stderr.trim() || error.message)) : resolve(stdout)),
+    );
+  });
+}
+
+function busyName(name: string): string {
+  return `${name}.${HOST}-${process.pid}.busy`;
+}
+
+/** A pooled worktree's commit, read from its git folder (no process): undefined when it cannot be read. */
+function headOf(dir: string): string | undefined {
+  try {
+    const head = readFileSync(path.join(worktreeGitDir(dir), 'HEAD'), 'utf8').trim();
+    return /^[0-9a-f]{40}$/.test(head) ? head : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readState(folder: string): PoolState | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path.join(folder, STATE_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const parsed = PoolStateSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new Error(`${describeZodError(parsed.error, path.join(folder, STATE_FILE))}: remove the folder (orca clean)`);
+  return parsed.data;
+}
+
+function writeState(folder: string, state: PoolState): void {
+  mkdirSync(folder, { recursive: true });
+  const file = path.join(folder, STATE_FILE);
+  // Renamed into place: a reader never sees half a file.
+  writeFileSync(`${file}.${process.pid}`, `${JSON.stringify(state)}\n`);
+  renameSync(`${file}.${process.pid}`, file);
+}
+
+/** Removes a worktree of `repo` and its folder; for callers already holding the repository's lock. */
+async function dropLocked(repo: string, dir: string): Promise<void> {
+  try {
+    await gitAt(repo).raw(['worktree', 'remove', '--force', '--force', dir]);
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  await gitAt(repo).raw(['worktree', 'prune']);
+}
+
+function listNames(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+function removeEmpty(folder: string): void {
+  if (existsSync(folder) && listNames(folder).length === 0) rmSync(folder, { recursive: true, force: true });
+  const parent = path.dirname(folder);
+  if (existsSync(parent) && listNames(parent).length === 0 && path.basename(path.dirname(parent)) === 'pool')
+    rmSync(parent, { recursive: true, force: true });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function merged(a: Request | undefined, b: Request & { place: PoolPlace }): Request & { place: PoolPlace } {
+  return a ? { place: b.place, create: a.create || b.create, size: Math.max(a.size, b.size) } : b;
+}
+
+function commitOf(repo: string, ref: string): Promise<string> {
+  return /^[0-9a-f]{40}$/.test(ref) ? Promise.resolve(ref) : resolveCommit(repo, ref);
+}
+
+function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).trim().replace(/\s*\n\s*/g, '; ');
+}
