@@ -29,7 +29,20 @@ export interface TreeSnapshot {
 const PARALLEL_READS = 32;
 const STREAM_ABOVE_BYTES = 16 * 1024 * 1024;
 
-export async function treeSnapshot(root: string): Promise<TreeSnapshot> {
+/**
+ * One snapshot at a time in a process: on a large repository each holds every file's listing
+ * (20,000 files: several MB) while it runs, and a worker's agents reporting together made that
+ * the worker's memory peak. A snapshot takes tens of milliseconds, so waiting costs little.
+ */
+let snapshotting: Promise<unknown> = Promise.resolve();
+
+export function treeSnapshot(root: string): Promise<TreeSnapshot> {
+  const run = snapshotting.then(() => snapshotNow(root));
+  snapshotting = run.catch(() => undefined);
+  return run;
+}
+
+async function snapshotNow(root: string): Promise<TreeSnapshot> {
   // The whole repository, even when the check runs in a subfolder: it may import from anywhere.
   const top = await repositoryTop(root);
   const git = gitAt(top);
@@ -40,13 +53,15 @@ export async function treeSnapshot(root: string): Promise<TreeSnapshot> {
     git.raw(['--no-optional-locks', 'ls-files', '-z', '--stage']),
     git.raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all']),
   ]);
+  // `<mode> <blob> <stage>\t<path>`, read by position: no regex captures and joined entry per file.
   for (const line of staged.split('\0')) {
-    const match = /^(\d+) ([0-9a-f]+) (\d)\t(.+)$/s.exec(line);
-    if (!match) continue;
-    const [, mode, blob, stage, rel] = match;
+    const tab = line.indexOf('\t');
+    const stageAt = line.lastIndexOf(' ', tab);
+    if (tab < 0 || stageAt <= 0 || tab === line.length - 1) continue;
+    const rel = line.slice(tab + 1);
     // A conflicted file has several stages: what counts is what is on disk.
-    if (stage !== '0') dirty.add(rel!);
-    else files.set(rel!, `${mode} ${blob}`);
+    if (line.slice(stageAt + 1, tab) !== '0') dirty.add(rel);
+    else files.set(rel, line.slice(0, stageAt));
   }
   const status = statusOut.split('\0');
   for (let index = 0; index < status.length; index += 1) {
@@ -68,8 +83,13 @@ export async function treeSnapshot(root: string): Promise<TreeSnapshot> {
   await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, paths.length) }, worker));
   const sorted = [...files.keys()].sort();
   const hash = createHash('sha256');
-  for (const rel of sorted) hash.update(`${rel}\0${files.get(rel)}\n`);
-  return { digest: hash.digest('hex'), root: top, files: new Map(sorted.map((rel) => [rel, files.get(rel)!])) };
+  const inOrder = new Map<string, string>();
+  for (const rel of sorted) {
+    const entry = files.get(rel)!;
+    hash.update(`${rel}\0${entry}\n`);
+    inOrder.set(rel, entry);
+  }
+  return { digest: hash.digest('hex'), root: top, files: inOrder };
 }
 
 const tops = new Map<string, string>();
