@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     }
 
     if (only.includes('start')) {
-      const result = await timed(say, 'start latency', () => startBenchmark(large!, { jobs: quick ? 5 : 100 }));
+      const result = await timed(say, 'start latency', () => startBenchmark(large!, { jobs: quick ? 5 : 60 }));
       details.start = result;
       const worktree = { what: 'git worktree add, ms (median)', value: result.worktree_add_ms };
       const phases = result.phases_p50;

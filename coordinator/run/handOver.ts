@@ -4,9 +4,9 @@ import { isInside } from '../../shared/core/files/workspace.js';
 import { hasChanges } from '../../shared/core/git/commit.js';
 import { gitAt } from '../../shared/core/git/git.js';
 import { INTEGRATION_TASK, parseOrcaBranch } from '../../shared/core/git/orcaBranch.js';
+import { removeRunPools } from '../../shared/core/git/poolRemoval.js';
 import { removeViewsUnder } from '../../shared/core/git/viewTree.js';
 import { listWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
-import { removeRunPools } from '../../shared/core/git/worktreePool.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import { listDir } from '../clean/listDir.js';
 

@@ -1,17 +1,28 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
-import { describeZodError } from '../boundary/zodIssues.js';
 import type { OrcaHome } from '../runtime/orcaHome.js';
 import { gitAt, resolveCommit, runGit } from './git.js';
+import {
+  alive,
+  BUSY,
+  busyName,
+  dropLocked,
+  HOST,
+  headOf,
+  listNames,
+  type PoolState,
+  READY,
+  readState,
+  removeEmpty,
+  STATE_FILE,
+  writeState,
+} from './poolFolder.js';
 import { checkoutBytes, poolSizeSetting, roomForOne } from './poolSize.js';
 import { repoKey } from './repoKey.js';
-import { commonGitDir, withRepoLock } from './repoLock.js';
+import { withRepoLock } from './repoLock.js';
 import { pruneWorktrees, removeWorktree } from './worktree.js';
-import { worktreeGitDir } from './worktreeStartState.js';
 
 /** A run's repository on this host, and the commit its jobs start from. */
 export interface PoolPlace {
@@ -20,21 +31,6 @@ export interface PoolPlace {
   repo: string;
   base: string;
 }
-
-/**
- * `pool.json` in a pool's folder: the pool is open while it is there. `size`: the ready worktrees
- * to keep (the largest any process asked for); `head`: the commit they are kept at (the newest base
- * a job of the run brought, or the integration head after a merge).
- */
-const PoolStateSchema = z.object({ repo: z.string(), size: z.number().int().min(0), head: z.string().regex(/^[0-9a-f]{40}$/) });
-type PoolState = z.infer<typeof PoolStateSchema>;
-
-const STATE_FILE = 'pool.json';
-/** A ready worktree: `w` and 8 hex digits. Only these are ever taken. */
-const READY = /^w[0-9a-f]{8}$/;
-/** One being filled or moved to a new head by a process: `<id>.<host>-<pid>.busy`, never taken. */
-const BUSY = /^(w[0-9a-f]{8})\.([0-9a-f]{6})-(\d+)\.busy$/;
-const HOST = Buffer.from(os.hostname()).toString('hex').slice(-6).padStart(6, '0');
 
 type Request = { create: boolean; size: number };
 
@@ -303,72 +299,6 @@ export class WorktreePool {
   }
 }
 
-/** The ready worktrees' folders in a pool's folder: what a take may hand out now. */
-export function readyWorktrees(folder: string): string[] {
-  return listNames(folder)
-    .filter((name) => READY.test(name))
-    .map((name) => path.join(folder, name));
-}
-
-/**
- * Closes and removes every pool of a run: those under this ORCA_HOME, and any other on this host
- * whose worktrees `repos` list (a worker with another ORCA_HOME). A worktree another live process
- * is still filling is left to it: it sees the pool closed and removes it. Returns the pool folders.
- */
-export async function removeRunPools(home: OrcaHome, runId: string, repos: string[] = []): Promise<string[]> {
-  const folders = new Set(listNames(home.runPools(runId)).map((key) => path.join(home.runPools(runId), key)));
-  for (const repo of repos) {
-    if (!existsSync(repo)) continue;
-    const listed = await gitAt(repo).raw(['worktree', 'list', '--porcelain']);
-    for (const line of listed.split('\n')) {
-      if (!line.startsWith('worktree ')) continue;
-      const dir = line.slice('worktree '.length);
-      const folder = path.dirname(dir);
-      if (path.basename(path.dirname(folder)) === runId && path.basename(path.dirname(path.dirname(folder))) === 'pool')
-        folders.add(folder);
-    }
-  }
-  for (const folder of folders) await closePool(folder);
-  removeEmpty(home.runPools(runId));
-  return [...folders];
-}
-
-/** Every pool under a run's folder of pools (`pool/<run>`), closed and removed (`orca clean`). */
-export async function removePoolsUnder(root: string): Promise<void> {
-  for (const key of listNames(root)) await closePool(path.join(root, key));
-  removeEmpty(root);
-}
-
-async function closePool(folder: string): Promise<void> {
-  const repo = readState(folder)?.repo ?? (await repoOfEntries(folder));
-  if (!repo || !existsSync(repo)) {
-    rmSync(folder, { recursive: true, force: true });
-    return;
-  }
-  await withRepoLock(repo, async () => {
-    rmSync(path.join(folder, STATE_FILE), { force: true });
-    for (const name of listNames(folder)) {
-      const busy = BUSY.exec(name);
-      if (busy && busy[2] === HOST && alive(Number(busy[3]))) continue;
-      await dropLocked(repo, path.join(folder, name));
-    }
-    await gitAt(repo).raw(['worktree', 'prune']);
-    removeEmpty(folder);
-  });
-}
-
-/** The repository of a pool whose state file is gone, from any of its worktrees. */
-async function repoOfEntries(folder: string): Promise<string | undefined> {
-  for (const name of listNames(folder)) {
-    try {
-      return await commonGitDir(path.join(folder, name));
-    } catch {
-      // Not a worktree (any more): the next one may say.
-    }
-  }
-  return undefined;
-}
-
 /**
  * A worktree's commit and what keeps it from being handed out (`dirty`, unset when it is exactly
  * its commit): any change, untracked or ignored file, from a real `git status` (one process for
@@ -397,76 +327,6 @@ function niceGit(dir: string, args: string[], signal: AbortSignal): Promise<stri
       (error, stdout, stderr) => (error ? reject(new Error(stderr.trim() || error.message)) : resolve(stdout)),
     );
   });
-}
-
-function busyName(name: string): string {
-  return `${name}.${HOST}-${process.pid}.busy`;
-}
-
-/** A pooled worktree's commit, read from its git folder (no process): undefined when it cannot be read. */
-function headOf(dir: string): string | undefined {
-  try {
-    const head = readFileSync(path.join(worktreeGitDir(dir), 'HEAD'), 'utf8').trim();
-    return /^[0-9a-f]{40}$/.test(head) ? head : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function readState(folder: string): PoolState | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path.join(folder, STATE_FILE), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  const parsed = PoolStateSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new Error(`${describeZodError(parsed.error, path.join(folder, STATE_FILE))}: remove the folder (orca clean)`);
-  return parsed.data;
-}
-
-function writeState(folder: string, state: PoolState): void {
-  mkdirSync(folder, { recursive: true });
-  const file = path.join(folder, STATE_FILE);
-  // Renamed into place: a reader never sees half a file.
-  writeFileSync(`${file}.${process.pid}`, `${JSON.stringify(state)}\n`);
-  renameSync(`${file}.${process.pid}`, file);
-}
-
-/** Removes a worktree of `repo` and its folder; for callers already holding the repository's lock. */
-async function dropLocked(repo: string, dir: string): Promise<void> {
-  try {
-    await gitAt(repo).raw(['worktree', 'remove', '--force', '--force', dir]);
-  } catch {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  await gitAt(repo).raw(['worktree', 'prune']);
-}
-
-function listNames(folder: string): string[] {
-  try {
-    return readdirSync(folder);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-}
-
-function removeEmpty(folder: string): void {
-  if (existsSync(folder) && listNames(folder).length === 0) rmSync(folder, { recursive: true, force: true });
-  const parent = path.dirname(folder);
-  if (existsSync(parent) && listNames(parent).length === 0 && path.basename(path.dirname(parent)) === 'pool')
-    rmSync(parent, { recursive: true, force: true });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function merged(a: Request | undefined, b: Request & { place: PoolPlace }): Request & { place: PoolPlace } {
