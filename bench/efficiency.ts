@@ -12,7 +12,7 @@ import { median, round } from './stats.js';
  * event stream. Merges run alongside (each branch is merged as it comes back) and are reported
  * separately, as the time from the first job queued to the last merge.
  */
-export const EFFICIENCY_TARGET = 0.95;
+export const EFFICIENCY_TARGET = 0.97;
 
 export interface EfficiencyOptions {
   subtasks?: number;
