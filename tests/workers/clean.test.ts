@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { recordRun } from '../../coordinator/runLedger.js';
 import { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
@@ -111,6 +112,10 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
     const leakedLease = orca.keys.portLease('somehost', 40_001);
     await orca.redis.set(leakedLease, `${run.agent}|w|1`, 'PX', 600_000);
 
+    // The agent run's pool fills in the background (its jobs warmed it and took from it): wait until
+    // it is full. Until then a `git worktree add` of its may be half-way, and git commands reading
+    // the repository's worktrees (`git branch` below) can fail on the half-written record.
+    await poolFull(path.join(orca.home, 'pool', run.agent));
     const worktree = (runId: string) => path.join(orca.home, 'worktrees', runId, 'w');
     const sessions = (runId: string) => path.join(orca.home, 'sessions', runId);
     const branch = (runId: string) => git(repo, 'branch', '--list', `orca/${runId}/w`);
@@ -216,3 +221,17 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
     );
   });
 });
+
+/** Waits until every pool under a run's pool folder holds its size in ready worktrees, none of them being filled. */
+async function poolFull(runPools: string): Promise<void> {
+  const full = () =>
+    existsSync(runPools) &&
+    readdirSync(runPools).every((key) => {
+      const folder = path.join(runPools, key);
+      const names = readdirSync(folder);
+      if (!names.includes('pool.json')) return false;
+      const { size } = JSON.parse(readFileSync(path.join(folder, 'pool.json'), 'utf8')) as { size: number };
+      return !names.some((name) => name.endsWith('.busy')) && names.filter((name) => /^w[0-9a-f]{8}$/.test(name)).length >= size;
+    });
+  while (!full()) await sleep(50);
+}
