@@ -1,15 +1,14 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { compiledEntry } from '../shared/core/runtime/compiledEntry.js';
-import { MessagesServer, reply } from '../tests/support/messagesServer.js';
+import { CLAUDE_CODE_VERSION, greetingTurns, installClaudeCode, sideBySideStandIn } from '../tests/support/claudeCodeTask.js';
 import { BenchEnv, benchTempRoot } from './benchEnv.js';
 import { makeRunRepo } from './runScript.js';
 import { median, round } from './stats.js';
 
 /** The Claude Code the compatibility check pins (compat/claudeCode.compat.ts), from the npm registry. */
-export const CLAUDE_CODE_VERSION = '2.1.328';
 export const SINGLE_AGENT_TARGET = 1.2;
 
 /**
@@ -36,14 +35,7 @@ export async function singleAgentBenchmark(options: { runs?: number } = {}): Pro
   const work = mkdtempSync(path.join(benchTempRoot(), 'orca-bench-single-'));
   try {
     const claude = await installClaudeCode(path.join(work, 'claude-code'));
-    const server = new MessagesServer({
-      strict: false,
-      // Claude Code's side requests (a title, a summary) offer no tools: they get a plain text.
-      answer: (body) => {
-        const tools = (body as { tools?: unknown[] } | undefined)?.tools;
-        return !tools || tools.length === 0 ? reply.text('ok') : undefined;
-      },
-    });
+    const server = sideBySideStandIn();
     const url = await server.start();
     const modelEnv = { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-bench' };
     try {
@@ -54,7 +46,7 @@ export async function singleAgentBenchmark(options: { runs?: number } = {}): Pro
         const claudeCode: number[] = [];
         const runOrca = async (i: number) => {
           const repo = project(path.join(work, `orca-${i}`));
-          server.enqueue(...turns('greet.txt', 'report'));
+          server.enqueue(...greetingTurns('greet.txt', 'report'));
           const start = performance.now();
           const done = await run(
             process.execPath,
@@ -66,7 +58,7 @@ export async function singleAgentBenchmark(options: { runs?: number } = {}): Pro
         };
         const runClaude = async (i: number) => {
           const repo = project(path.join(work, `claude-${i}`));
-          server.enqueue(...turns(path.join(repo, 'greet.txt'), 'text'));
+          server.enqueue(...greetingTurns(path.join(repo, 'greet.txt'), 'text'));
           const start = performance.now();
           const done = await run(claude, ['-p', PROMPT, '--permission-mode', 'acceptEdits', '--output-format', 'json'], {
             cwd: repo,
@@ -117,17 +109,6 @@ export async function singleAgentBenchmark(options: { runs?: number } = {}): Pro
   }
 }
 
-async function installClaudeCode(dir: string): Promise<string> {
-  mkdirSync(dir, { recursive: true });
-  const installed = await run(
-    'npm',
-    ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel', 'error', `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`],
-    { cwd: dir, env: process.env },
-  );
-  if (installed.code !== 0) throw new Error(`npm could not install Claude Code ${CLAUDE_CODE_VERSION}: ${installed.stderr.trim()}`);
-  return path.join(dir, 'node_modules', '.bin', 'claude');
-}
-
 /** The task's repository: one file, and the permissions both sides need to act without asking. */
 function project(dir: string): string {
   makeRunRepo(dir, {
@@ -135,23 +116,6 @@ function project(dir: string): string {
     '.claude/settings.json': JSON.stringify({ permissions: { allow: ['Bash(echo:*)', 'Edit', 'Read'] } }, null, 2),
   });
   return dir;
-}
-
-/** The four turns; the last is Claude Code's final text or orca's Report. orca's agent names files from its worktree's root. */
-function turns(file: string, final: 'text' | 'report') {
-  return [
-    reply.stream([{ type: 'tool_use', name: 'Read', input: { file_path: file } }], { stopReason: 'tool_use' }),
-    reply.stream([{ type: 'tool_use', name: 'Edit', input: { file_path: file, old_string: 'world', new_string: 'there' } }], {
-      stopReason: 'tool_use',
-    }),
-    reply.stream([{ type: 'tool_use', name: 'Bash', input: { command: 'echo done' } }], { stopReason: 'tool_use' }),
-    final === 'text'
-      ? reply.text('Changed the greeting.')
-      : reply.stream(
-          [{ type: 'tool_use', name: 'Report', input: { summary: 'Changed the greeting.', unresolved: [], claimed_checks: [] } }],
-          { stopReason: 'tool_use' },
-        ),
-  ];
 }
 
 function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {

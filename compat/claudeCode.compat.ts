@@ -5,9 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { CLAUDE_CODE_ONLY_EVENTS, HOOK_EVENTS } from '../shared/policy/hooks/hookEvents.js';
+import { CLAUDE_CODE_VERSION, greetingTurns, installClaudeCode, sideBySideStandIn } from '../tests/support/claudeCodeTask.js';
 import { makeRepo } from '../tests/support/gitRepo.js';
 import { describeFields, type FieldTable, fieldTable } from '../tests/support/hookFields.js';
-import { MessagesServer, reply } from '../tests/support/messagesServer.js';
 import { OrcaTestEnv } from '../tests/support/orcaEnv.js';
 import { tempDir } from '../tests/support/tempDir.js';
 
@@ -18,7 +18,6 @@ import { tempDir } from '../tests/support/tempDir.js';
  * types of both sides' hook inputs are written to docs/claude-code-compat.md, and Claude Code's
  * to tests/fixtures/claudeCode/hookFields.json, which `npm test` holds orca's hook inputs against.
  */
-const CLAUDE_CODE_VERSION = '2.1.328';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string }) {
@@ -54,56 +53,20 @@ function projectFor(dump: string, events: readonly string[]): string {
   });
 }
 
-/** The four turns, for a repository at `repo`; the last is Claude Code's final text or orca's Report. */
+/** The four turns, for a repository at `repo`: orca's agent works in a worktree of it and names the file from its root. */
 function turns(repo: string, final: 'text' | 'report') {
-  // orca's agent works in a worktree of the repository: the model names the file from its root.
-  const file = final === 'text' ? path.join(repo, 'greet.txt') : 'greet.txt';
-  return [
-    reply.stream([{ type: 'tool_use', name: 'Read', input: { file_path: file } }], { stopReason: 'tool_use' }),
-    reply.stream([{ type: 'tool_use', name: 'Edit', input: { file_path: file, old_string: 'world', new_string: 'there' } }], {
-      stopReason: 'tool_use',
-    }),
-    reply.stream([{ type: 'tool_use', name: 'Bash', input: { command: 'echo done' } }], { stopReason: 'tool_use' }),
-    final === 'text'
-      ? reply.text('Changed the greeting.')
-      : reply.stream(
-          [{ type: 'tool_use', name: 'Report', input: { summary: 'Changed the greeting.', unresolved: [], claimed_checks: [] } }],
-          { stopReason: 'tool_use' },
-        ),
-  ];
-}
-
-/** Requests that offer no tools (titles, summaries) get a plain text; the scripted turns go to those that do. */
-function standIn(): MessagesServer {
-  return new MessagesServer({
-    strict: false,
-    answer: (body) => {
-      const tools = (body as { tools?: unknown[] } | undefined)?.tools;
-      return !tools || tools.length === 0 ? reply.text('ok') : undefined;
-    },
-  });
+  return greetingTurns(final === 'text' ? path.join(repo, 'greet.txt') : 'greet.txt', final);
 }
 
 it('Claude Code and orca send hooks the same fields', async () => {
   const work = tempDir('orca-compat-');
-  const install = path.join(work, 'claude-code');
-  mkdirSync(install, { recursive: true });
-  const installed = await run(
-    'npm',
-    ['install', '--prefix', install, '--no-audit', '--no-fund', `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`],
-    {
-      cwd: install,
-      env: process.env,
-    },
-  );
-  expect(installed.code, installed.stderr).toBe(0);
-  const claude = path.join(install, 'node_modules', '.bin', 'claude');
+  const claude = await installClaudeCode(path.join(work, 'claude-code'));
 
   // Claude Code.
   const ccDump = path.join(work, 'claude-code-hooks.jsonl');
   const ccEvents = [...HOOK_EVENTS, ...CLAUDE_CODE_ONLY_EVENTS];
   const ccRepo = projectFor(ccDump, ccEvents);
-  const ccServer = standIn();
+  const ccServer = sideBySideStandIn();
   const ccUrl = await ccServer.start();
   ccServer.enqueue(...turns(ccRepo, 'text'));
   const home = path.join(work, 'home');
@@ -132,7 +95,7 @@ it('Claude Code and orca send hooks the same fields', async () => {
   const env = await OrcaTestEnv.open({ shared: true });
   const orcaDump = path.join(work, 'orca-hooks.jsonl');
   const orcaRepo = projectFor(orcaDump, HOOK_EVENTS);
-  const orcaServer = standIn();
+  const orcaServer = sideBySideStandIn();
   const orcaUrl = await orcaServer.start();
   orcaServer.enqueue(...turns(orcaRepo, 'report'));
   const agent = await env.cli(
