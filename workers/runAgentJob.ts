@@ -8,19 +8,13 @@ import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import type { WorktreePool } from '../shared/core/git/worktreePool.js';
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { AgentResult } from '../shared/core/loop/query.js';
-import { AnthropicModel } from '../shared/core/model/anthropic.js';
 import type { Model } from '../shared/core/model/model.js';
 import { ModelError } from '../shared/core/model/modelError.js';
-import { ScriptedModel } from '../shared/core/model/scripted.js';
-import { parseScript } from '../shared/core/model/scriptFile.js';
-import { optionalThinking } from '../shared/core/model/thinking.js';
 import { emptyUsage } from '../shared/core/model/usage.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { type SandboxKind, type SandboxMode, strictestSandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { settled } from '../shared/core/runtime/settled.js';
 import type { Harness } from '../shared/harness/harness.js';
-import { FanoutGate, fanoutHoldMs } from '../shared/infra/fanout/fanoutGate.js';
-import { FanoutModel } from '../shared/infra/fanout/fanoutModel.js';
 import { type PortLeaser, portLeaseOwner } from '../shared/infra/ports/portLease.js';
 import { type AgentJob, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
 import { isAborted } from '../shared/infra/queue/runAbort.js';
@@ -40,6 +34,7 @@ import { SandboxRequiredError, sandboxAvailability } from '../shared/policy/perm
 import { type CheckoutState, checkoutState } from '../shared/policy/permissions/worktreeWatch.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
+import { buildModel } from './jobModel.js';
 import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
 import { guardedStartFileChanges } from './startFileGuard.js';
@@ -301,32 +296,6 @@ async function announceWorkspace(
     sandbox,
     ...(workspace.pooled ? { pooled: true } : {}),
   });
-}
-
-/**
- * The job's script played back, or the model its role names; one it cannot make is returned, as
- * the job's failure. Its first call passes the run's fan-out gate (unless ORCA_FANOUT_HOLD_MS is 0).
- */
-function buildModel(job: AgentJob, deps: Pick<JobDeps, 'redis' | 'keys'>): Model | ModelError {
-  try {
-    const holdMs = fanoutHoldMs();
-    const model = job.model.script
-      ? new ScriptedModel(parseScript(job.model.script as object, 'the job script'), {
-          role: job.role.name,
-          task: job.subtask,
-          prompt: job.prompt,
-        })
-      : new AnthropicModel({
-          model: job.role.model ?? job.model.id,
-          thinking: optionalThinking(job.role.thinking ?? job.model.thinking),
-          effort: job.role.effort ?? job.model.effort,
-        });
-    if (holdMs === 0) return model;
-    return new FanoutModel(model, new FanoutGate({ redis: deps.redis, keys: deps.keys, runId: job.run_id, holdMs }), job.role.name);
-  } catch (error) {
-    if (error instanceof ModelError) return error;
-    throw error;
-  }
 }
 
 /**
