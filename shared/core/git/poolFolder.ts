@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { describeZodError } from '../boundary/zodIssues.js';
 import { gitAt } from './git.js';
-import { worktreeGitDir } from './worktreeStartState.js';
+import { RefFiles } from './refFiles.js';
 
 // A pool's folder on disk (`ORCA_HOME/pool/<run>/<repoKey>/`): its state file and the names of
 // its worktrees, ready or being worked on. The folder is the pool's whole state (worktreePool.ts).
@@ -35,11 +35,11 @@ export function busyName(name: string): string {
   return `${name}.${HOST}-${process.pid}.busy`;
 }
 
-/** A pooled worktree's commit, read from its git folder (no process): undefined when it cannot be read. */
+/** A pooled worktree's commit, read from its ref files (no process): undefined when it cannot be read or is not detached. */
 export function headOf(dir: string): string | undefined {
   try {
-    const head = readFileSync(path.join(worktreeGitDir(dir), 'HEAD'), 'utf8').trim();
-    return /^[0-9a-f]{40}$/.test(head) ? head : undefined;
+    const head = RefFiles.open(dir)?.head();
+    return head?.kind === 'oid' ? head.oid : undefined;
   } catch {
     return undefined;
   }
