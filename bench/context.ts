@@ -4,21 +4,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import type { CompactionConfigInput } from '../shared/context/compaction/compactionConfig.js';
+import { createContextAssembler } from '../shared/context/prompt/assembler.js';
+import { staticSystemPrompt } from '../shared/context/prompt/staticPrompt.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { runSession } from '../shared/core/loop/query.js';
 import { AgentSession } from '../shared/core/loop/session.js';
 import { ScriptedModel } from '../shared/core/model/scripted.js';
 import { parseScript, type ScriptTurn } from '../shared/core/model/scriptFile.js';
 import { totalInputTokens, type Usage } from '../shared/core/model/usage.js';
-import { createContextAssembler } from '../shared/policy/context/assembler.js';
-import type { CompactionConfigInput } from '../shared/policy/context/compactionConfig.js';
-import { staticSystemPrompt } from '../shared/policy/context/staticPrompt.js';
-import { bashTool } from '../shared/policy/tools/bash.js';
-import { editTool } from '../shared/policy/tools/edit.js';
-import { globTool } from '../shared/policy/tools/glob.js';
-import { grepTool } from '../shared/policy/tools/grep.js';
-import { readTool } from '../shared/policy/tools/read.js';
-import { skillTool } from '../shared/policy/tools/skill.js';
+import { bashTool } from '../shared/tools/bash.js';
+import { editTool } from '../shared/tools/edit.js';
+import { globTool } from '../shared/tools/glob.js';
+import { grepTool } from '../shared/tools/grep.js';
+import { readTool } from '../shared/tools/read.js';
+import { skillTool } from '../shared/tools/skill.js';
 
 /**
  * Context benchmark: one 40-turn worker session, played by the Scripted model (no LLM) on a

@@ -5,11 +5,11 @@ import { Workspace } from '../shared/core/files/workspace.js';
 import { modeOnlySlots, runToolCall, type ToolPipelineSlots } from '../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../shared/core/tool/registry.js';
 import type { ToolContext } from '../shared/core/tool/tool.js';
-import { EditDiagnostics } from '../shared/policy/lsp/editDiagnostics.js';
-import { TYPESCRIPT_SERVER } from '../shared/policy/lsp/languageServers.js';
-import { LspService } from '../shared/policy/lsp/lspService.js';
-import { editTool } from '../shared/policy/tools/edit.js';
-import { readTool } from '../shared/policy/tools/read.js';
+import { editTool } from '../shared/tools/edit.js';
+import { EditDiagnostics } from '../shared/tools/lsp/editDiagnostics.js';
+import { TYPESCRIPT_SERVER } from '../shared/tools/lsp/languageServers.js';
+import { LspService } from '../shared/tools/lsp/lspService.js';
+import { readTool } from '../shared/tools/read.js';
 import { benchTempRoot } from './benchEnv.js';
 import { median, round } from './stats.js';
 

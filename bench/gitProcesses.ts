@@ -1,8 +1,8 @@
 import { accessSync, chmodSync, constants, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { readTrustedConfig } from '../shared/context/config/readTrustedConfig.js';
 import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
-import { readTrustedConfig } from '../shared/policy/config/readTrustedConfig.js';
 import { BenchEnv } from './benchEnv.js';
 import { makeRunRepo, reportTurn, scriptedAgentJob } from './runScript.js';
 import { median, round } from './stats.js';

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { ReadFileState } from '../shared/core/files/readFileState.js';
 import { Workspace } from '../shared/core/files/workspace.js';
 import type { ToolContext } from '../shared/core/tool/tool.js';
-import { ripgrepPath } from '../shared/policy/search/ripgrep.js';
-import { type GrepInput, grepTool } from '../shared/policy/tools/grep.js';
+import { type GrepInput, grepTool } from '../shared/tools/grep.js';
+import { ripgrepPath } from '../shared/tools/search/ripgrep.js';
 import { median, round } from './stats.js';
 
 /**

@@ -15,7 +15,7 @@ import { tempDir } from '../tests/support/tempDir.js';
  * Claude Code and orca side by side: the pinned Claude Code from the npm registry and `orca agent`
  * on the same repository, the same catch-all hooks dumping their stdin, the same scripted turns
  * (Read, Edit, Bash, then the final answer) from a local Messages stand-in. The field names and
- * types of both sides' hook inputs are written to docs/claude-code-compat.md, and Claude Code's
+ * types of both sides' hook inputs are written to docs/hook-input-vs-claude-code.md, and Claude Code's
  * to tests/fixtures/claudeCode/hookFields.json, which `npm test` holds orca's hook inputs against.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -114,7 +114,7 @@ it('Claude Code and orca send hooks the same fields', async () => {
   const fixture = path.join(ROOT, 'tests', 'fixtures', 'claudeCode', 'hookFields.json');
   mkdirSync(path.dirname(fixture), { recursive: true });
   writeFileSync(fixture, `${JSON.stringify({ claude_code_version: CLAUDE_CODE_VERSION, events: ccTable }, null, 2)}\n`);
-  writeFileSync(path.join(ROOT, 'docs', 'claude-code-compat.md'), report(ccTable, orcaTable));
+  writeFileSync(path.join(ROOT, 'docs', 'hook-input-vs-claude-code.md'), report(ccTable, orcaTable));
 });
 
 function report(cc: FieldTable, orca: FieldTable): string {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { findRole, roleSpec } from '../roles/roleCatalog.js';
+import { describeFiled } from '../shared/context/memory/fileCard.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
 import { checkShared, shareUrl } from '../shared/core/git/sharedRemote.js';
@@ -13,7 +14,6 @@ import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
-import { describeFiled } from '../shared/policy/memory/fileCard.js';
 import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { TerminalAsks } from './asks/terminalAsks.js';
 import { eventLine } from './eventLine.js';

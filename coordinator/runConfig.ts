@@ -1,6 +1,6 @@
 import os from 'node:os';
+import { readTrustedConfig } from '../shared/context/config/readTrustedConfig.js';
 import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
-import { readTrustedConfig } from '../shared/policy/config/readTrustedConfig.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 
 /**

@@ -1,3 +1,5 @@
+import { staticSystemPrompt } from '../shared/context/prompt/staticPrompt.js';
+import { NEAR_END } from '../shared/context/prompt/turnReminder.js';
 import { LIMIT_REACHED } from '../shared/core/loop/query.js';
 import type { ToolSpec } from '../shared/core/model/model.js';
 import { ToolRegistry } from '../shared/core/tool/registry.js';
@@ -5,9 +7,7 @@ import { RECEIVED, reportTool } from '../shared/core/tool/report.js';
 import { REPORT_REMINDER } from '../shared/infra/tasks/reportReminder.js';
 import { NUDGE } from '../shared/infra/tasks/verificationNudge.js';
 import { REFUSAL } from '../shared/infra/verify/checks/reportGate.js';
-import { staticSystemPrompt } from '../shared/policy/context/staticPrompt.js';
-import { NEAR_END } from '../shared/policy/context/turnReminder.js';
-import { toolsNamed } from '../shared/policy/tools/catalog.js';
+import { toolsNamed } from '../shared/tools/catalog.js';
 import { claimsReader, outputSchema } from './outputs.js';
 import type { RoleDefinition } from './role.js';
 

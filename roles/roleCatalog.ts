@@ -1,11 +1,11 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { settingsFromConfig } from '../shared/context/config/trustedSettings.js';
 import type { RoleSpec } from '../shared/infra/queue/agentJob.js';
 import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
-import { settingsFromConfig } from '../shared/policy/config/trustedSettings.js';
 import { loadPlugins } from '../shared/policy/plugins/pluginSet.js';
 import { loadSettings, SettingsError, type SettingsSource } from '../shared/policy/settings/loadSettings.js';
-import { CATALOG_TOOL_NAMES } from '../shared/policy/tools/catalogNames.js';
+import { CATALOG_TOOL_NAMES } from '../shared/tools/catalogNames.js';
 import { BUILTIN_ROLES } from './builtinRoles.js';
 import { customRolesFrom, loadAgentFolder, loadCustomRoles } from './customRoles.js';
 import type { RoleDefinition } from './role.js';

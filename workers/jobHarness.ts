@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { claimsReader, failureAdmission, outputSchema, WorkerOutputSchema } from '../roles/outputs.js';
+import { settingsFromConfig } from '../shared/context/config/trustedSettings.js';
+import type { GitSnapshot } from '../shared/context/prompt/gitSnapshot.js';
 import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
 import { commonGitDir } from '../shared/core/git/repoLock.js';
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
@@ -17,15 +19,13 @@ import { createVerificationNudge } from '../shared/infra/tasks/verificationNudge
 import { CheckRecorder } from '../shared/infra/verify/checks/checkRecorder.js';
 import { createReportGate, gateSession, type ReportGateOptions } from '../shared/infra/verify/checks/reportGate.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
-import { settingsFromConfig } from '../shared/policy/config/trustedSettings.js';
-import type { GitSnapshot } from '../shared/policy/context/gitSnapshot.js';
-import { createDiagnosticsReminder } from '../shared/policy/lsp/diagnosticsReminder.js';
-import { startAgentMcp } from '../shared/policy/mcp/agentMcp.js';
-import type { McpServers } from '../shared/policy/mcp/mcpServers.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
 import { type OwnedPathsGuard, ownedPathsGuard } from '../shared/policy/permissions/ownedPathsSlots.js';
 import { type CheckoutState, WorktreeWatch } from '../shared/policy/permissions/worktreeWatch.js';
-import { toolsNamed } from '../shared/policy/tools/catalog.js';
+import { toolsNamed } from '../shared/tools/catalog.js';
+import { createDiagnosticsReminder } from '../shared/tools/lsp/diagnosticsReminder.js';
+import { startAgentMcp } from '../shared/tools/mcp/agentMcp.js';
+import type { McpServers } from '../shared/tools/mcp/mcpServers.js';
 import type { JobWorkspace } from './jobWorkspace.js';
 import type { ProgressReporter } from './progressReporter.js';
 import { RunAskPrompter } from './runAskPrompter.js';

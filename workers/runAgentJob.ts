@@ -3,6 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { readTrustedConfig } from '../shared/context/config/readTrustedConfig.js';
+import { settingsFromConfig } from '../shared/context/config/trustedSettings.js';
+import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/context/prompt/gitSnapshot.js';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import type { WorktreePool } from '../shared/core/git/worktreePool.js';
@@ -22,9 +25,6 @@ import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import type { Keys } from '../shared/infra/redis/keys.js';
 import { commandsFromLedger } from '../shared/infra/verify/gates/claims.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
-import { readTrustedConfig } from '../shared/policy/config/readTrustedConfig.js';
-import { settingsFromConfig } from '../shared/policy/config/trustedSettings.js';
-import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/policy/context/gitSnapshot.js';
 import { type HookContext, transcriptPathFor } from '../shared/policy/hooks/hookContext.js';
 import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
 import type { HooksConfig } from '../shared/policy/hooks/hooksConfig.js';
@@ -35,10 +35,10 @@ import { type CheckoutState, checkoutState } from '../shared/policy/permissions/
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { buildModel } from './jobModel.js';
+import { setUpWorktree } from './jobSetup.js';
 import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
 import { guardedStartFileChanges } from './startFileGuard.js';
-import { setUpWorktree } from './worktreeSetup.js';
 
 export interface JobDeps {
   redis: Redis;

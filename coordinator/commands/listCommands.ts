@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { loadCommands } from '../../shared/policy/commands/commandCatalog.js';
-import { filesAtCommit } from '../../shared/policy/commands/projectFiles.js';
-import { qualifiedName } from '../../shared/policy/commands/slashCommand.js';
+import { loadCommands } from '../../shared/context/commands/commandCatalog.js';
+import { filesAtCommit } from '../../shared/context/commands/projectFiles.js';
+import { qualifiedName } from '../../shared/context/commands/slashCommand.js';
 import { userClaudeDir } from '../../shared/policy/settings/loadSettings.js';
 import { inspectRepo } from '../repoCheck.js';
 import { pluginCommandFolders } from './pluginCommands.js';

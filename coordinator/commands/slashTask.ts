@@ -1,10 +1,10 @@
-import { findCommand, loadCommands } from '../../shared/policy/commands/commandCatalog.js';
-import { expandCommand } from '../../shared/policy/commands/expandCommand.js';
-import { filesAtCommit } from '../../shared/policy/commands/projectFiles.js';
-import { qualifiedName, type SlashCommand } from '../../shared/policy/commands/slashCommand.js';
+import { findCommand, loadCommands } from '../../shared/context/commands/commandCatalog.js';
+import { expandCommand } from '../../shared/context/commands/expandCommand.js';
+import { filesAtCommit } from '../../shared/context/commands/projectFiles.js';
+import { qualifiedName, type SlashCommand } from '../../shared/context/commands/slashCommand.js';
 import { ToolLimit } from '../../shared/policy/permissions/toolLimit.js';
 import { userClaudeDir } from '../../shared/policy/settings/loadSettings.js';
-import { catalogToolNames } from '../../shared/policy/tools/catalog.js';
+import { catalogToolNames } from '../../shared/tools/catalog.js';
 import { UserError } from '../repoCheck.js';
 import { pluginCommandFolders } from './pluginCommands.js';
 

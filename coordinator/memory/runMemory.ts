@@ -1,10 +1,10 @@
+import { localDay } from '../../shared/context/memory/card.js';
+import { claudeCodeMemoryDir, readClaudeCodeMemory } from '../../shared/context/memory/claudeCodeMemory.js';
+import { type Filed, fileCard } from '../../shared/context/memory/fileCard.js';
+import { MemoryStore } from '../../shared/context/memory/memoryStore.js';
+import { repoIdentity } from '../../shared/context/memory/repoScope.js';
+import { type Candidate, chooseCards, DEFAULT_MAX_CARDS } from '../../shared/context/memory/retrieval.js';
 import type { JobMemory, RememberedCard } from '../../shared/infra/queue/memoryPayload.js';
-import { localDay } from '../../shared/policy/memory/card.js';
-import { claudeCodeMemoryDir, readClaudeCodeMemory } from '../../shared/policy/memory/claudeCodeMemory.js';
-import { type Filed, fileCard } from '../../shared/policy/memory/fileCard.js';
-import { MemoryStore } from '../../shared/policy/memory/memoryStore.js';
-import { repoIdentity } from '../../shared/policy/memory/repoScope.js';
-import { type Candidate, chooseCards, DEFAULT_MAX_CARDS } from '../../shared/policy/memory/retrieval.js';
 import { userClaudeDir } from '../../shared/policy/settings/loadSettings.js';
 
 export interface RunMemoryOptions {

@@ -4,7 +4,7 @@ import { readOrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.j
 import { commonGitDir } from '../../shared/core/git/repoLock.js';
 import { placeStartFiles } from '../../shared/core/git/startFiles.js';
 import { readStartState } from '../../shared/core/git/worktreeStartState.js';
-import { runWorktreeSetup } from '../../shared/harness/worktreeSetup.js';
+import { runWorktreeSetup } from '../../shared/harness/setupCommands.js';
 import { type RunContext, RunFailure } from '../run/runContext.js';
 
 /** The task id the integration worktree's `.env.orca` and setup events carry. */

@@ -6,9 +6,9 @@ import type { TaskRecord } from '../../shared/infra/board/runChange.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
 import { failedGatesText, type GateResult } from '../../shared/infra/verify/evidence/gateResult.js';
+import { bulletList, fillBrief } from '../briefs/briefTemplate.js';
 import type { MergeOutcome } from '../merge/integration.js';
 import { mergeRefusal } from '../merge/mergeCheck.js';
-import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import type { RunContext } from './runContext.js';
 
 /** Conflict workers tried for one task before it fails with the conflict shown. */
@@ -101,7 +101,7 @@ async function runTask(ctx: RunContext, task: TaskRecord): Promise<void> {
     result = await ctx.jobs.run({
       taskId: task.task_id,
       role: ctx.role('worker'),
-      prompt: fillPrompt('worker', {
+      prompt: fillBrief('worker-brief', {
         id: task.task_id,
         title: subtask.title,
         instructions: subtask.instructions,
@@ -274,7 +274,7 @@ async function resolveConflict(ctx: RunContext, task: TaskRecord, files: string[
       taskId: `_resolve-${task.task_id}-${round}`,
       title: `redo ${task.task_id} on the integration head (merge conflict)`,
       role: ctx.role('worker'),
-      prompt: fillPrompt('resolve', {
+      prompt: fillBrief('resolve-brief', {
         id: task.task_id,
         title: subtask.title,
         instructions: subtask.instructions,

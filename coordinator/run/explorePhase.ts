@@ -3,7 +3,7 @@ import { mergeRanges } from '../../shared/core/files/lineRanges.js';
 import { loadCommitView, repoPath } from '../../shared/infra/verify/evidence/commitView.js';
 import { type CheckedFileRead, checkFileRead, type FileRead } from '../../shared/infra/verify/evidence/fileReadCheck.js';
 import { type CheckedFinding, checkFinding, type Finding } from '../../shared/infra/verify/evidence/findingCheck.js';
-import { fillPrompt } from '../prompts/promptTemplate.js';
+import { fillBrief } from '../briefs/briefTemplate.js';
 import { type RunContext, RunFailure } from './runContext.js';
 
 /**
@@ -19,7 +19,7 @@ export async function explorePhase(ctx: RunContext): Promise<void> {
     taskId: '_coordinator',
     title: 'decide what to explore',
     role: ctx.role('coordinator'),
-    prompt: fillPrompt('coordinator', { task: ctx.task }),
+    prompt: fillBrief('coordinator-brief', { task: ctx.task }),
     base: ctx.base,
   });
   if (first.status !== 'completed') throw new RunFailure(`the coordinator agent did not report: ${first.end_reason} (${first.detail})`);
@@ -36,7 +36,7 @@ export async function explorePhase(ctx: RunContext): Promise<void> {
         taskId: `_explore-${index + 1}`,
         title: question.slice(0, 120),
         role: ctx.role('explore'),
-        prompt: fillPrompt('explore', { question, task: ctx.task }),
+        prompt: fillBrief('explore-brief', { question, task: ctx.task }),
         base: ctx.base,
       }),
     ),

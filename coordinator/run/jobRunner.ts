@@ -1,5 +1,6 @@
 import type { RoleDefinition } from '../../roles/role.js';
 import { roleSpec } from '../../roles/roleCatalog.js';
+import { describeFiled } from '../../shared/context/memory/fileCard.js';
 import { ADOPTABLE } from '../../shared/core/events/taskStatusGroups.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
 import { orcaBranch } from '../../shared/core/git/orcaBranch.js';
@@ -7,7 +8,6 @@ import type { Script } from '../../shared/core/model/scriptFile.js';
 import type { AgentJob, AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import type { TrustedConfig } from '../../shared/infra/queue/trustedConfig.js';
-import { describeFiled } from '../../shared/policy/memory/fileCard.js';
 import type { RunMemory } from '../memory/runMemory.js';
 import type { ModelChoice } from '../modelChoice.js';
 import type { OrcaServices } from '../services.js';

@@ -1,7 +1,7 @@
 import { PlanOutputSchema } from '../../roles/outputs.js';
 import { gitAt } from '../../shared/core/git/git.js';
+import { bulletList, fillBrief } from '../briefs/briefTemplate.js';
 import { PlanError, schedulePlan } from '../plan/dag.js';
-import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import { type RunContext, RunFailure } from './runContext.js';
 
 /**
@@ -18,7 +18,7 @@ export async function planPhase(ctx: RunContext): Promise<void> {
     taskId: '_plan',
     title: 'plan the task',
     role: ctx.role('plan'),
-    prompt: fillPrompt('plan', {
+    prompt: fillBrief('plan-brief', {
       task: ctx.task,
       findings: bulletList((findings?.facts ?? []).filter((f) => f.verified).map((f) => `${f.fact} (${f.evidence})`)),
       unverified: bulletList(

@@ -1,10 +1,10 @@
 import { realpathSync } from 'node:fs';
+import { settingsFromConfig } from '../../shared/context/config/trustedSettings.js';
 import type { OrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
 import { whyNoPool } from '../../shared/core/git/poolable.js';
 import { WorktreePool } from '../../shared/core/git/worktreePool.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import type { TrustedConfig } from '../../shared/infra/queue/trustedConfig.js';
-import { settingsFromConfig } from '../../shared/policy/config/trustedSettings.js';
 import { hooksFromSettings } from '../../shared/policy/hooks/hookSettings.js';
 
 /**

@@ -14,9 +14,9 @@ import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { auditTestChanges } from '../../shared/infra/verify/gates/assertions.js';
 import { gateIntegration } from '../../shared/infra/verify/gates/integrationGates.js';
 import { runMayPass } from '../../shared/infra/verify/gates/runPass.js';
+import { bulletList, fillBrief } from '../briefs/briefTemplate.js';
 import { prepareIntegrationWorktree } from '../merge/integrationSetup.js';
 import { mergeRefusal } from '../merge/mergeCheck.js';
-import { bulletList, fillPrompt } from '../prompts/promptTemplate.js';
 import type { RunContext } from './runContext.js';
 import type { CheckRecordOut, GateRecord } from './runResult.js';
 
@@ -214,7 +214,7 @@ function verificationPrompt(ctx: RunContext, head: string, diff: string, flags: 
           'The host flagged these changes to tests. For each one you judge right, add {flag, reason} to `confirmations`; leave out any you do not, and report it as a problem:',
           ...flags.map((flag) => `- flag ${flag.id} (${flag.kind}) in ${flag.file}: ${flag.detail}\n\`\`\`diff\n${flag.hunk}\n\`\`\``),
         ].join('\n');
-  return fillPrompt('verification', {
+  return fillBrief('verification-brief', {
     task: ctx.task,
     base: ctx.base,
     head,
@@ -240,7 +240,7 @@ async function fixRound(ctx: RunContext, round: number, problems: string[]): Pro
     taskId: `_fix-${round}`,
     title: 'fix what verification found',
     role: ctx.role('worker'),
-    prompt: fillPrompt('fix', {
+    prompt: fillBrief('fix-brief', {
       task: ctx.task,
       problems: bulletList(problems),
       checks: ctx.checks.length > 0 ? ctx.checks.join(', ') : '(the relevant tests)',

@@ -2,13 +2,13 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { HANDOFF_SECTIONS } from '../../shared/context/compaction/handoff.js';
+import { createContextAssembler } from '../../shared/context/prompt/assembler.js';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import { type AgentResult, runSession } from '../../shared/core/loop/query.js';
 import { AgentSession, type ContextAssembler } from '../../shared/core/loop/session.js';
 import { AnthropicModel } from '../../shared/core/model/anthropic.js';
-import { createContextAssembler } from '../../shared/policy/context/assembler.js';
-import { HANDOFF_SECTIONS } from '../../shared/policy/context/handoff.js';
-import { readTool } from '../../shared/policy/tools/read.js';
+import { readTool } from '../../shared/tools/read.js';
 import { MessagesServer, reply } from '../support/messagesServer.js';
 import { tempDir } from '../support/tempDir.js';
 

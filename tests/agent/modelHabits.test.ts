@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinRole } from '../../roles/builtinRoles.js';
 import { outputSchema } from '../../roles/outputs.js';
+import { NEAR_END } from '../../shared/context/prompt/turnReminder.js';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import type { AgentLimits } from '../../shared/core/loop/limits.js';
 import { LIMIT_REACHED } from '../../shared/core/loop/query.js';
@@ -12,8 +13,7 @@ import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile
 import { RECEIVED } from '../../shared/core/tool/report.js';
 import { Harness } from '../../shared/harness/harness.js';
 import { REPORT_REMINDER } from '../../shared/infra/tasks/reportReminder.js';
-import { NEAR_END } from '../../shared/policy/context/turnReminder.js';
-import { toolsNamed } from '../../shared/policy/tools/catalog.js';
+import { toolsNamed } from '../../shared/tools/catalog.js';
 import { RecordingModel } from '../context/scriptedSession.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';

@@ -11,7 +11,7 @@ import { runSession } from '../../shared/core/loop/query.js';
 import { AgentSession } from '../../shared/core/loop/session.js';
 import { createModel } from '../../shared/core/model/createModel.js';
 import { loadScriptFile } from '../../shared/core/model/scriptFile.js';
-import { toolsNamed } from '../../shared/policy/tools/catalog.js';
+import { toolsNamed } from '../../shared/tools/catalog.js';
 import { tempDir } from '../support/tempDir.js';
 
 const SCRIPT = fileURLToPath(new URL('../../coordinator/demo/single-agent-script.json', import.meta.url));

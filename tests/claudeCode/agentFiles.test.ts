@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { builtinRole } from '../../roles/builtinRoles.js';
 import { loadCustomRoles } from '../../roles/customRoles.js';
 import { availableRoles, findRole } from '../../roles/roleCatalog.js';
-import { readTrustedConfig } from '../../shared/policy/config/readTrustedConfig.js';
+import { readTrustedConfig } from '../../shared/context/config/readTrustedConfig.js';
 import { git, makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { dumped, dumpHook, runClaudeCodeProject, WORKER_REPORT } from './harnessKit.js';

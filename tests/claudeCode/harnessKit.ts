@@ -7,7 +7,7 @@ import { ScriptedModel } from '../../shared/core/model/scripted.js';
 import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import type { PermissionMode } from '../../shared/core/tool/permissionMode.js';
 import { Harness, type HarnessOptions } from '../../shared/harness/harness.js';
-import { toolsNamed } from '../../shared/policy/tools/catalog.js';
+import { toolsNamed } from '../../shared/tools/catalog.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 

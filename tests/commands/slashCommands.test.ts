@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { findCommand, loadCommands } from '../../shared/policy/commands/commandCatalog.js';
-import { expandCommand, splitArguments } from '../../shared/policy/commands/expandCommand.js';
-import { filesAtCommit } from '../../shared/policy/commands/projectFiles.js';
-import { parseSlashCommand } from '../../shared/policy/commands/slashCommand.js';
+import { findCommand, loadCommands } from '../../shared/context/commands/commandCatalog.js';
+import { expandCommand, splitArguments } from '../../shared/context/commands/expandCommand.js';
+import { filesAtCommit } from '../../shared/context/commands/projectFiles.js';
+import { parseSlashCommand } from '../../shared/context/commands/slashCommand.js';
 import { commitFiles, git, makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 

@@ -1,14 +1,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { CompactHookInfo } from '../../shared/context/compaction/autocompact.js';
+import { CHECKS_HEADING, UNVERIFIED_HEADING } from '../../shared/context/compaction/checkEvidence.js';
+import { HANDOFF_PROMPT, HANDOFF_SECTIONS } from '../../shared/context/compaction/handoff.js';
+import { createContextAssembler } from '../../shared/context/prompt/assembler.js';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import { AnthropicModel } from '../../shared/core/model/anthropic.js';
 import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import { RedisTaskStore } from '../../shared/infra/tasks/redisTaskStore.js';
-import { createContextAssembler } from '../../shared/policy/context/assembler.js';
-import type { CompactHookInfo } from '../../shared/policy/context/autocompact.js';
-import { CHECKS_HEADING, UNVERIFIED_HEADING } from '../../shared/policy/context/checkEvidence.js';
-import { HANDOFF_PROMPT, HANDOFF_SECTIONS } from '../../shared/policy/context/handoff.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { MessagesServer, reply } from '../support/messagesServer.js';
 import { testRedis } from '../support/redis.js';

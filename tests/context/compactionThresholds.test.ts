@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { CompactionConfigInput } from '../../shared/context/compaction/compactionConfig.js';
+import { createContextAssembler } from '../../shared/context/prompt/assembler.js';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import { estimateRequestTokens } from '../../shared/core/model/tokenEstimate.js';
-import { createContextAssembler } from '../../shared/policy/context/assembler.js';
-import type { CompactionConfigInput } from '../../shared/policy/context/compactionConfig.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { bash, messagesText, REPORT_TURN, read, runScripted, type ScriptedRun } from './scriptedSession.js';

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readFreshWorktreeSnapshot, readGitSnapshot } from '../../shared/context/prompt/gitSnapshot.js';
 import { addWorktree } from '../../shared/core/git/worktree.js';
-import { readFreshWorktreeSnapshot, readGitSnapshot } from '../../shared/policy/context/gitSnapshot.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 

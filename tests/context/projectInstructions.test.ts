@@ -1,8 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createContextAssembler } from '../../shared/policy/context/assembler.js';
-import { loadProjectInstructions } from '../../shared/policy/context/projectInstructions.js';
+import { loadProjectInstructions } from '../../shared/context/instructions/projectInstructions.js';
+import { createContextAssembler } from '../../shared/context/prompt/assembler.js';
 import { makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { messagesText, REPORT_TURN, runScripted } from './scriptedSession.js';

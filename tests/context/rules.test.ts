@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createContextAssembler } from '../../shared/policy/context/assembler.js';
-import { readRule, ruleMatches, splitPatternList } from '../../shared/policy/context/rules.js';
+import { readRule, ruleMatches, splitPatternList } from '../../shared/context/instructions/rules.js';
+import { createContextAssembler } from '../../shared/context/prompt/assembler.js';
 import { makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { messagesText, REPORT_TURN, read, runScripted } from './scriptedSession.js';

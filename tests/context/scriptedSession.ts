@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { staticSystemPrompt } from '../../shared/context/prompt/staticPrompt.js';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import type { AgentLimits } from '../../shared/core/loop/limits.js';
 import { type AgentResult, runSession } from '../../shared/core/loop/query.js';
@@ -8,12 +9,11 @@ import type { Model, ModelEvent, ModelRequest } from '../../shared/core/model/mo
 import { ScriptedModel } from '../../shared/core/model/scripted.js';
 import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import type { AnyTool, SessionServices } from '../../shared/core/tool/tool.js';
-import { staticSystemPrompt } from '../../shared/policy/context/staticPrompt.js';
-import { bashTool } from '../../shared/policy/tools/bash.js';
-import { editTool } from '../../shared/policy/tools/edit.js';
-import { readTool } from '../../shared/policy/tools/read.js';
-import { skillTool } from '../../shared/policy/tools/skill.js';
-import { writeTool } from '../../shared/policy/tools/write.js';
+import { bashTool } from '../../shared/tools/bash.js';
+import { editTool } from '../../shared/tools/edit.js';
+import { readTool } from '../../shared/tools/read.js';
+import { skillTool } from '../../shared/tools/skill.js';
+import { writeTool } from '../../shared/tools/write.js';
 import { tempDir } from '../support/tempDir.js';
 
 /**

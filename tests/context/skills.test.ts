@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createContextAssembler } from '../../shared/policy/context/assembler.js';
-import { SkillGrants } from '../../shared/policy/context/skillGrants.js';
-import { discoverSkills, splitToolList } from '../../shared/policy/context/skills.js';
+import { SkillGrants } from '../../shared/context/instructions/skillGrants.js';
+import { discoverSkills, splitToolList } from '../../shared/context/instructions/skills.js';
+import { createContextAssembler } from '../../shared/context/prompt/assembler.js';
 import { makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { bash, messagesText, REPORT_TURN, runScripted } from './scriptedSession.js';

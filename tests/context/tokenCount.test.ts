@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { TokenCounter } from '../../shared/context/compaction/tokenCount.js';
 import { emptyUsage } from '../../shared/core/model/usage.js';
-import { TokenCounter } from '../../shared/policy/context/tokenCount.js';
 
 describe('token count', () => {
   it('uses the estimate until the model reports, then the report plus the estimated change', () => {

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeConfigFolders } from '../../shared/context/config/configFolders.js';
+import { readTrustedConfig } from '../../shared/context/config/readTrustedConfig.js';
+import { settingsFromConfig } from '../../shared/context/config/trustedSettings.js';
+import { createContextAssembler } from '../../shared/context/prompt/assembler.js';
 import { TrustedConfigSchema } from '../../shared/infra/queue/trustedConfig.js';
-import { writeConfigFolders } from '../../shared/policy/config/configFolders.js';
-import { readTrustedConfig } from '../../shared/policy/config/readTrustedConfig.js';
-import { settingsFromConfig } from '../../shared/policy/config/trustedSettings.js';
-import { createContextAssembler } from '../../shared/policy/context/assembler.js';
 import { git, makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { messagesText, REPORT_TURN, read, runScripted } from './scriptedSession.js';

@@ -5,8 +5,8 @@ import { exportFileState, rebaseFileState } from '../../shared/core/files/fileSt
 import { hashBytes, ReadFileState } from '../../shared/core/files/readFileState.js';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
-import { editTool } from '../../shared/policy/tools/edit.js';
-import { writeTool } from '../../shared/policy/tools/write.js';
+import { editTool } from '../../shared/tools/edit.js';
+import { writeTool } from '../../shared/tools/write.js';
 import { writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';

@@ -17,10 +17,10 @@ import { createPermissionDecider } from '../../shared/policy/permissions/permiss
 import { PermissionPolicy } from '../../shared/policy/permissions/policy.js';
 import { DenyPrompter } from '../../shared/policy/permissions/prompter.js';
 import { loadSettings } from '../../shared/policy/settings/loadSettings.js';
-import { bashTool } from '../../shared/policy/tools/bash.js';
-import { editTool } from '../../shared/policy/tools/edit.js';
-import { readTool } from '../../shared/policy/tools/read.js';
-import { writeTool } from '../../shared/policy/tools/write.js';
+import { bashTool } from '../../shared/tools/bash.js';
+import { editTool } from '../../shared/tools/edit.js';
+import { readTool } from '../../shared/tools/read.js';
+import { writeTool } from '../../shared/tools/write.js';
 import { tempDir } from '../support/tempDir.js';
 import { fixture } from './hookTestKit.js';
 

@@ -9,7 +9,7 @@ import { parseScript } from '../../shared/core/model/scriptFile.js';
 import type { SandboxMode } from '../../shared/core/runtime/sandboxMode.js';
 import { Harness } from '../../shared/harness/harness.js';
 import { findOnPath } from '../../shared/policy/permissions/sandbox.js';
-import { toolsNamed } from '../../shared/policy/tools/catalog.js';
+import { toolsNamed } from '../../shared/tools/catalog.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 

@@ -11,7 +11,7 @@ import { modeOnlySlots } from '../../shared/core/tool/pipeline.js';
 import type { HooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
 import { createStopCheck, STOP_BLOCK_LIMIT, type StopHooksOptions } from '../../shared/policy/hooks/stopHooks.js';
 import { createHarnessSlots } from '../../shared/policy/hooks/toolSlots.js';
-import { bashTool } from '../../shared/policy/tools/bash.js';
+import { bashTool } from '../../shared/tools/bash.js';
 import { tempDir } from '../support/tempDir.js';
 import { hooksOf, recorded, respondHook } from './hookTestKit.js';
 

@@ -3,12 +3,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
-import { EditDiagnostics } from '../../shared/policy/lsp/editDiagnostics.js';
-import { LspService } from '../../shared/policy/lsp/lspService.js';
-import { editTool } from '../../shared/policy/tools/edit.js';
-import { notebookEditTool } from '../../shared/policy/tools/notebookEdit.js';
-import { readTool } from '../../shared/policy/tools/read.js';
-import { writeTool } from '../../shared/policy/tools/write.js';
+import { editTool } from '../../shared/tools/edit.js';
+import { EditDiagnostics } from '../../shared/tools/lsp/editDiagnostics.js';
+import { LspService } from '../../shared/tools/lsp/lspService.js';
+import { notebookEditTool } from '../../shared/tools/notebookEdit.js';
+import { readTool } from '../../shared/tools/read.js';
+import { writeTool } from '../../shared/tools/write.js';
 import { makeToolContext } from '../support/toolContext.js';
 
 const services: LspService[] = [];

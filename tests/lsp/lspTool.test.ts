@@ -3,8 +3,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
-import { LspService } from '../../shared/policy/lsp/lspService.js';
-import { lspTool } from '../../shared/policy/tools/lsp.js';
+import { LspService } from '../../shared/tools/lsp/lspService.js';
+import { lspTool } from '../../shared/tools/lsp.js';
 import { makeToolContext } from '../support/toolContext.js';
 
 const services: LspService[] = [];

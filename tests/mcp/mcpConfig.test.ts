@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { parseRule } from '../../shared/policy/permissions/rule.js';
+import { ruleAppliesTo } from '../../shared/policy/permissions/ruleMatch.js';
 import {
   expandServerConfig,
   McpConfigError,
   type McpServerEntry,
   parseMcpConfig,
   projectServerApproval,
-} from '../../shared/policy/mcp/mcpConfig.js';
-import { resultForModel } from '../../shared/policy/mcp/mcpResult.js';
-import { selectServers } from '../../shared/policy/mcp/mcpSelection.js';
-import { mcpToolName } from '../../shared/policy/mcp/mcpToolName.js';
-import { toolDeferral, toolSearchSetting } from '../../shared/policy/mcp/toolDeferral.js';
-import { parseRule } from '../../shared/policy/permissions/rule.js';
-import { ruleAppliesTo } from '../../shared/policy/permissions/ruleMatch.js';
+} from '../../shared/tools/mcp/mcpConfig.js';
+import { resultForModel } from '../../shared/tools/mcp/mcpResult.js';
+import { selectServers } from '../../shared/tools/mcp/mcpSelection.js';
+import { mcpToolName } from '../../shared/tools/mcp/mcpToolName.js';
+import { toolDeferral, toolSearchSetting } from '../../shared/tools/mcp/toolDeferral.js';
 
 const MCP_JSON = JSON.stringify({
   mcpServers: {

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkDraft, type DraftInput } from '../../shared/policy/memory/admission.js';
-import { parseCardFile } from '../../shared/policy/memory/cardFile.js';
-import { fileCard } from '../../shared/policy/memory/fileCard.js';
-import { MemoryStore } from '../../shared/policy/memory/memoryStore.js';
+import { checkDraft, type DraftInput } from '../../shared/context/memory/admission.js';
+import { parseCardFile } from '../../shared/context/memory/cardFile.js';
+import { fileCard } from '../../shared/context/memory/fileCard.js';
+import { MemoryStore } from '../../shared/context/memory/memoryStore.js';
 import { tempDir } from '../support/tempDir.js';
 
 const SCOPE = 'project:github.com/acme/web';

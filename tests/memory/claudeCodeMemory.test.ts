@@ -2,10 +2,10 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunMemory } from '../../coordinator/memory/runMemory.js';
-import { claudeCodeMemoryDir, readClaudeCodeMemory } from '../../shared/policy/memory/claudeCodeMemory.js';
-import { fileCard } from '../../shared/policy/memory/fileCard.js';
-import { MemoryStore } from '../../shared/policy/memory/memoryStore.js';
-import { repoIdentity } from '../../shared/policy/memory/repoScope.js';
+import { claudeCodeMemoryDir, readClaudeCodeMemory } from '../../shared/context/memory/claudeCodeMemory.js';
+import { fileCard } from '../../shared/context/memory/fileCard.js';
+import { MemoryStore } from '../../shared/context/memory/memoryStore.js';
+import { repoIdentity } from '../../shared/context/memory/repoScope.js';
 import { git, makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 

@@ -6,7 +6,7 @@ import { ScriptedModel } from '../../shared/core/model/scripted.js';
 import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import { Harness } from '../../shared/harness/harness.js';
 import type { InjectedCard } from '../../shared/infra/queue/memoryPayload.js';
-import { toolsNamed } from '../../shared/policy/tools/catalog.js';
+import { toolsNamed } from '../../shared/tools/catalog.js';
 import { RecordingModel } from '../context/scriptedSession.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Candidate, chooseCards } from '../../shared/policy/memory/retrieval.js';
+import { type Candidate, chooseCards } from '../../shared/context/memory/retrieval.js';
 
 const HERE = 'project:github.com/acme/web';
 const OTHER = 'project:github.com/acme/billing';

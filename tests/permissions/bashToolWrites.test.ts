@@ -7,7 +7,7 @@ import { createPermissionDecider } from '../../shared/policy/permissions/permiss
 import { PermissionPolicy } from '../../shared/policy/permissions/policy.js';
 import { DenyPrompter } from '../../shared/policy/permissions/prompter.js';
 import { shellSandbox } from '../../shared/policy/permissions/sandbox.js';
-import { makeBashTool } from '../../shared/policy/tools/bash.js';
+import { makeBashTool } from '../../shared/tools/bash.js';
 import { git, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';

@@ -13,7 +13,7 @@ import {
 } from '../../shared/policy/permissions/sandbox.js';
 import { sandboxStatus } from '../../shared/policy/permissions/sandboxLine.js';
 import type { LoadedSettings } from '../../shared/policy/settings/loadSettings.js';
-import { makeBashTool } from '../../shared/policy/tools/bash.js';
+import { makeBashTool } from '../../shared/tools/bash.js';
 import { processesMatching, waitForNoProcess } from '../support/processTable.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';

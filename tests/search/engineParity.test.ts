@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from '../../shared/core/boundary/toolError.js';
-import { type GrepInput, makeGrepTool } from '../../shared/policy/tools/grep.js';
+import { type GrepInput, makeGrepTool } from '../../shared/tools/grep.js';
 import { makeToolContext } from '../support/toolContext.js';
 import { ensureBuilt, makeSearchFixture } from './searchFixture.js';
 

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { walkFiles } from '../../shared/policy/search/fileWalk.js';
-import { comparePaths } from '../../shared/policy/search/pathOrder.js';
+import { walkFiles } from '../../shared/tools/search/fileWalk.js';
+import { comparePaths } from '../../shared/tools/search/pathOrder.js';
 import { tempDir } from '../support/tempDir.js';
 
 /** A tree whose .gitignore files use every kind of rule, nested and negated. */

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GitignoreFilter, IgnoreRules } from '../../shared/policy/search/gitignore.js';
+import { GitignoreFilter, IgnoreRules } from '../../shared/tools/search/gitignore.js';
 import { tempDir } from '../support/tempDir.js';
 
 function tree(files: Record<string, string>): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GlobFilter, splitGlobInput } from '../../shared/policy/search/globFilter.js';
+import { GlobFilter, splitGlobInput } from '../../shared/tools/search/globFilter.js';
 
 describe('GlobFilter (rg --glob semantics)', () => {
   it('matches a glob without a slash against the file name at any depth', () => {

@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compiledEntry } from '../../shared/core/runtime/compiledEntry.js';
-import { grepPool } from '../../shared/policy/search/grepPool.js';
-import type { GrepQuery } from '../../shared/policy/search/grepQuery.js';
-import { runJsGrep } from '../../shared/policy/search/jsGrep.js';
-import { ripgrepArgs, ripgrepPath, runRipgrep } from '../../shared/policy/search/ripgrep.js';
+import { grepPool } from '../../shared/tools/search/grepPool.js';
+import type { GrepQuery } from '../../shared/tools/search/grepQuery.js';
+import { runJsGrep } from '../../shared/tools/search/jsGrep.js';
+import { ripgrepArgs, ripgrepPath, runRipgrep } from '../../shared/tools/search/ripgrep.js';
 import { ensureBuilt, makeSearchFixture } from './searchFixture.js';
 
 beforeAll(ensureBuilt);
@@ -55,7 +55,7 @@ describe('the JS fallback engine', () => {
 
   it('does not keep a process alive once the search is done', async () => {
     const root = makeSearchFixture();
-    const entry = pathToFileURL(compiledEntry('shared/policy/search/jsGrep.ts')).href;
+    const entry = pathToFileURL(compiledEntry('shared/tools/search/jsGrep.ts')).href;
     const script = `
       const { runJsGrep } = await import(${JSON.stringify(entry)});
       const result = await runJsGrep(${JSON.stringify(query(root))}, new AbortController().signal);

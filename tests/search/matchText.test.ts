@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeText } from '../../shared/policy/search/grepWorker.js';
-import { compilePattern, mayMatchNewline, splitLines, TextMatcher, type TextMatchOptions } from '../../shared/policy/search/matchText.js';
+import { decodeText } from '../../shared/tools/search/grepWorker.js';
+import { compilePattern, mayMatchNewline, splitLines, TextMatcher, type TextMatchOptions } from '../../shared/tools/search/matchText.js';
 
 const options = (over: Partial<TextMatchOptions>): TextMatchOptions => ({
   pattern: 'x',

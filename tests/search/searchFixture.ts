@@ -83,7 +83,7 @@ export function makeSearchFixture(): string {
  */
 export function ensureBuilt(): void {
   try {
-    compiledEntry('shared/policy/search/grepWorker.ts');
+    compiledEntry('shared/tools/search/grepWorker.ts');
   } catch {
     execFileSync('npm', ['run', 'build'], { stdio: 'ignore' });
   }

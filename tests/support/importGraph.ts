@@ -12,10 +12,12 @@ export const LAYERS = [
   { folder: 'shared/core', rank: 1 },
   { folder: 'shared/infra', rank: 2 },
   { folder: 'shared/policy', rank: 3 },
-  { folder: 'shared/harness', rank: 4 },
-  { folder: 'roles', rank: 5 },
-  { folder: 'workers', rank: 6 },
-  { folder: 'coordinator', rank: 6 },
+  { folder: 'shared/context', rank: 4 },
+  { folder: 'shared/tools', rank: 5 },
+  { folder: 'shared/harness', rank: 6 },
+  { folder: 'roles', rank: 7 },
+  { folder: 'workers', rank: 8 },
+  { folder: 'coordinator', rank: 8 },
 ] as const;
 
 /** The one CLI entry starts `orca worker`, so it may reach into workers/. */

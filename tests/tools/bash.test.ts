@@ -7,7 +7,7 @@ import type { BashResultData } from '../../shared/core/tool/bashResultData.js';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
 import type { ToolContext } from '../../shared/core/tool/tool.js';
-import { BashInputSchema, bashTool, makeBashTool } from '../../shared/policy/tools/bash.js';
+import { BashInputSchema, bashTool, makeBashTool } from '../../shared/tools/bash.js';
 import { processesMatching, waitForNoProcess, waitForProcesses } from '../support/processTable.js';
 import { makeToolContext } from '../support/toolContext.js';
 

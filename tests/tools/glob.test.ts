@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../shared/core/boundary/toolError.js';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
-import { type GlobInput, globTool } from '../../shared/policy/tools/glob.js';
+import { type GlobInput, globTool } from '../../shared/tools/glob.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
 

@@ -4,9 +4,9 @@ import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { describe, expect, it } from 'vitest';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
-import { editTool } from '../../shared/policy/tools/edit.js';
-import { notebookEditTool } from '../../shared/policy/tools/notebookEdit.js';
-import { readTool } from '../../shared/policy/tools/read.js';
+import { editTool } from '../../shared/tools/edit.js';
+import { notebookEditTool } from '../../shared/tools/notebookEdit.js';
+import { readTool } from '../../shared/tools/read.js';
 import { makeToolContext } from '../support/toolContext.js';
 
 const SALES = readFileSync(new URL('../fixtures/notebooks/sales.ipynb', import.meta.url), 'utf8');

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { hashBytes } from '../../shared/core/files/readFileState.js';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
-import { readTool } from '../../shared/policy/tools/read.js';
+import { readTool } from '../../shared/tools/read.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
 

@@ -15,9 +15,9 @@ import { describe, expect, it } from 'vitest';
 import { hashBytes } from '../../shared/core/files/readFileState.js';
 import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
-import { editTool } from '../../shared/policy/tools/edit.js';
-import { readTool } from '../../shared/policy/tools/read.js';
-import { writeTool } from '../../shared/policy/tools/write.js';
+import { editTool } from '../../shared/tools/edit.js';
+import { readTool } from '../../shared/tools/read.js';
+import { writeTool } from '../../shared/tools/write.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { CHECKS_HEADING } from '../../../shared/context/compaction/checkEvidence.js';
+import { createContextAssembler } from '../../../shared/context/prompt/assembler.js';
 import type { AgentEvent } from '../../../shared/core/events/agentEvent.js';
 import type { ScriptTurn } from '../../../shared/core/model/scriptFile.js';
 import type { ClaimedCheck } from '../../../shared/infra/verify/evidence/evidence.js';
 import { commandsFromLedger } from '../../../shared/infra/verify/gates/claims.js';
 import { gateWorkerReport } from '../../../shared/infra/verify/gates/workerGates.js';
-import { createContextAssembler } from '../../../shared/policy/context/assembler.js';
-import { CHECKS_HEADING } from '../../../shared/policy/context/checkEvidence.js';
 import { messagesText, RecordingModel } from '../../context/scriptedSession.js';
 import { tempDir } from '../../support/tempDir.js';
 import { addProject, bash, report, runWorker } from './trapKit.js';

@@ -9,10 +9,10 @@ import { parseScript, type ScriptTurn } from '../../../shared/core/model/scriptF
 import { modeOnlySlots } from '../../../shared/core/tool/pipeline.js';
 import type { AnyTool, SessionServices } from '../../../shared/core/tool/tool.js';
 import { CheckRecorder } from '../../../shared/infra/verify/checks/checkRecorder.js';
-import { bashTool } from '../../../shared/policy/tools/bash.js';
-import { editTool } from '../../../shared/policy/tools/edit.js';
-import { readTool } from '../../../shared/policy/tools/read.js';
-import { writeTool } from '../../../shared/policy/tools/write.js';
+import { bashTool } from '../../../shared/tools/bash.js';
+import { editTool } from '../../../shared/tools/edit.js';
+import { readTool } from '../../../shared/tools/read.js';
+import { writeTool } from '../../../shared/tools/write.js';
 import { git, makeRepo } from '../../support/gitRepo.js';
 import { tempDir } from '../../support/tempDir.js';
 

@@ -1,0 +1,167 @@
+import { lstat, stat } from 'node:fs/promises';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { escapePath, glob } from 'tinyglobby';
+import { z } from 'zod';
+import { ToolError } from '../core/boundary/toolError.js';
+import { defineTool, loadDescription } from '../core/tool/tool.js';
+import { GitignoreFilter, insideGitFolder } from './search/gitignore.js';
+import { comparePaths } from './search/pathOrder.js';
+
+export const GLOB_TOOL = 'Glob';
+/** Files listed at most; the rest are counted in a note. */
+export const MAX_GLOB_RESULTS = 100;
+
+export const GlobInputSchema = z.strictObject({
+  pattern: z.string().min(1).describe('The glob to match file paths against, e.g. "**/*.ts" or "src/**/*.{js,jsx}".'),
+  path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The folder to search in: absolute, or relative to the workspace root. Defaults to the workspace root.'),
+});
+export type GlobInput = z.infer<typeof GlobInputSchema>;
+
+/**
+ * Glob: finds files by name pattern inside the workspace.
+ *
+ * The rules:
+ * - `path` (default: the workspace root) resolves through the workspace, must exist and be a
+ *   folder; the pattern is matched relative to it. A pattern whose fixed part leads elsewhere
+ *   (`../x/*.ts`, an absolute pattern) is resolved the same way, so it cannot leave the workspace.
+ * - Files only. Hidden files match; `.git` (a path into it is refused) and gitignored files
+ *   (nested .gitignore files too) never do, except inside a folder the search was asked to start
+ *   in (as Grep searches an ignored folder it is given); symlinks are not followed.
+ * - Newest first (modification time), then by path; at most 100, with a note saying how many
+ *   more there were and to narrow the pattern. Paths are relative to the workspace root.
+ * - No match is a plain answer ("No files match …"), not an error.
+ */
+export const globTool = defineTool({
+  name: GLOB_TOOL,
+  description: loadDescription(import.meta.url, './glob.txt'),
+  input: GlobInputSchema,
+  level: 'read-only',
+  readOnly: true,
+  async call(input, ctx) {
+    const workspace = ctx.workspace;
+    const folder = workspace.resolve(input.path ?? '.', 'read');
+    await requireFolder(folder, input.path ?? '.');
+
+    // The fixed leading part of the pattern is a folder to search in, checked like `path`.
+    const scan = picomatch.scan(input.pattern);
+    const fixed = scan.isGlob ? scan.base : path.posix.dirname(input.pattern);
+    const rest = scan.isGlob ? scan.glob : escapePath(path.posix.basename(input.pattern));
+    const searchDir = workspace.resolve(path.resolve(folder, fixed), 'read');
+    if (insideGitFolder(workspace.relative(searchDir))) {
+      throw new ToolError('Glob does not list .git. Inspect the repository with git commands in Bash instead.');
+    }
+    const where = input.path ?? 'the workspace root';
+    const none = {
+      content: `No files match ${JSON.stringify(input.pattern)} in ${where}.`,
+      data: { filenames: [], numFiles: 0, truncated: false },
+    };
+    if (!(await isFolder(searchDir))) return none;
+
+    const found = await glob(rest, {
+      cwd: searchDir,
+      absolute: true,
+      dot: true,
+      onlyFiles: true,
+      followSymbolicLinks: false,
+      expandDirectories: false,
+      ignore: ['**/.git', '**/.git/**'],
+      signal: ctx.signal,
+    });
+
+    // .gitignore rules count from the workspace root (or, in a read root outside it, from where
+    // the search starts).
+    const base = workspace.contains(searchDir) ? workspace.root : searchDir;
+    const gitignore = new GitignoreFilter(base, path.relative(base, searchDir).split(path.sep).join('/'));
+    const kept = found.map((abs) => path.relative(base, abs).split(path.sep).join('/')).filter((rel) => !gitignore.ignores(rel));
+    found.length = 0;
+    if (kept.length === 0) return none;
+
+    const { newest, count } = await newestOf(base, kept, MAX_GLOB_RESULTS);
+    if (count === 0) return none;
+    const display = (rel: string) => (base === workspace.root ? rel : path.join(base, rel));
+    const filenames = newest.map((entry) => display(entry.rel));
+    let content = filenames.join('\n');
+    const more = count - filenames.length;
+    if (more > 0) {
+      content +=
+        `\n[Showing the ${MAX_GLOB_RESULTS} most recently modified of ${count} matching files; ` +
+        `${more} more not shown. Narrow the pattern or the path to see them.]`;
+    }
+    return { content, data: { filenames, numFiles: count, truncated: more > 0 } };
+  },
+});
+
+/** lstat calls in flight at once: tens of thousands at once cost a worker hundreds of MB. */
+const PARALLEL_STATS = 64;
+
+type Dated = { rel: string; mtime: number };
+
+const newerFirst = (a: Dated, b: Dated): number => b.mtime - a.mtime || comparePaths(a.rel, b.rel);
+
+/**
+ * The `keep` most recently modified of `rels` (newest first) and how many could be dated, a
+ * bounded number of lstat calls at a time. Only the newest are kept as they come, not every
+ * file's date: a Glob over a large repository held tens of thousands of them at once, per agent.
+ */
+async function newestOf(base: string, rels: string[], keep: number): Promise<{ newest: Dated[]; count: number }> {
+  let newest: Dated[] = [];
+  // The `keep`-th newest seen at the last cut: an older file cannot be among the newest.
+  let cutoff: Dated | undefined;
+  let count = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < rels.length) {
+      const entry = await withMtime(base, rels[next++]!);
+      if (!entry) continue;
+      count += 1;
+      if (cutoff && newerFirst(entry, cutoff) >= 0) continue;
+      newest.push(entry);
+      // Sorted and cut back to `keep` in batches, not on every insert.
+      if (newest.length >= keep * 2) {
+        newest = newest.sort(newerFirst).slice(0, keep);
+        cutoff = newest[keep - 1];
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_STATS, rels.length) }, worker));
+  return { newest: newest.sort(newerFirst).slice(0, keep), count };
+}
+
+/** A found file with its modification time; undefined when it was deleted since it was found. */
+async function withMtime(base: string, rel: string): Promise<{ rel: string; mtime: number } | undefined> {
+  try {
+    return { rel, mtime: (await lstat(path.join(base, rel))).mtimeMs };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+async function requireFolder(abs: string, requested: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(abs);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new ToolError(`Path does not exist: ${requested}. Give a folder inside the workspace (or leave path out to search all of it).`);
+    }
+    throw error;
+  }
+  if (!info.isDirectory()) {
+    throw new ToolError(`${requested} is not a folder. Give its folder as path and the file name (or a glob) as pattern.`);
+  }
+}
+
+async function isFolder(abs: string): Promise<boolean> {
+  try {
+    return (await stat(abs)).isDirectory();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+    throw error;
+  }
+}
