@@ -2,12 +2,13 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { gitInvocation } from '../../core/git/gitSafety.js';
 import { RefFiles } from '../../core/git/refFiles.js';
 import { type EntryState, readEntry, restoreEntry, sameEntry } from './fileSnapshot.js';
 import { GitDirGuard } from './gitDirGuard.js';
 import { guardedReason } from './guardedPaths.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
-import { changedSince, guardedIgnored, linkOutside, lookAtWorktree, safeGit } from './worktreeChanges.js';
+import { changedSince, guardedIgnored, linkOutside, lookAtWorktree, watchGit } from './worktreeChanges.js';
 
 export interface WorktreeWatchOptions {
   /** The agent's worktree. */
@@ -187,7 +188,7 @@ export class WorktreeWatch {
 
   /** A path's state in the start commit: missing, or as git would check it out (for a link: its target). */
   private async startState(file: string): Promise<EntryState> {
-    const listed = await safeGit(this.root, ['ls-tree', '-z', this.options.start, '--', file]);
+    const listed = await watchGit(this.root, ['ls-tree', '-z', this.options.start, '--', file]);
     const [, mode, type, sha] = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(listed) ?? [];
     if (type !== 'blob' || !sha) return { kind: 'missing' };
     const bytes = await blobBytes(this.root, sha);
@@ -208,9 +209,9 @@ export async function checkoutState(checkout: string): Promise<CheckoutState> {
   const state: CheckoutState = new Map();
   const files = RefFiles.open(checkout);
   const [status, listed, head] = await Promise.all([
-    safeGit(checkout, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']),
-    files ? undefined : safeGit(checkout, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']),
-    files ? undefined : safeGit(checkout, ['rev-parse', '--symbolic-full-name', 'HEAD']).catch(() => 'unborn'),
+    watchGit(checkout, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']),
+    files ? undefined : watchGit(checkout, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']),
+    files ? undefined : watchGit(checkout, ['rev-parse', '--symbolic-full-name', 'HEAD']).catch(() => 'unborn'),
   ]);
   for (const entry of status.split('\0').filter(Boolean)) {
     const file = entry.slice(3);
@@ -243,7 +244,8 @@ function fingerprint(state: EntryState): string {
 
 function blobBytes(cwd: string, sha: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    execFile('git', ['cat-file', 'blob', sha], { cwd, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 }, (error, stdout) =>
+    const safe = gitInvocation(cwd, ['cat-file', 'blob', sha], process.env);
+    execFile('git', safe.args, { cwd, env: safe.env, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 }, (error, stdout) =>
       error ? reject(error) : resolve(stdout),
     );
   });
