@@ -7,7 +7,8 @@ import { defineGate, type VerdictOf } from './gate.js';
 /** Advisory on a Worker's report and its merge: the Verification agent confirms or rejects each flag. */
 export const ASSERTIONS = defineGate({
   name: 'assertions',
-  checks: 'no test lost an assertion, a test case or its file, gained a skip, only or todo, or left the runner config, unless confirmed',
+  checks:
+    "no change weakens the tests (assertions, tests or test files removed or loosened, a skip, only or todo added, the runner's selection changed) unless confirmed",
   report: 'advisory',
   merge: 'advisory',
 });

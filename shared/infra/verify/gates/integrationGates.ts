@@ -10,10 +10,11 @@ import { type GatedCheck, type GateReport, type GateTreeInput, gatedCheck } from
 import { zeroTestsGate } from './zeroTests.js';
 
 /**
- * The gates on the integration checks, all but `required` (no subtask requires them): the host's own runs (checkRun.ts) on the merged
- * tree, judged on the tree as it is now (zero_tests, stale, target), the whole diff from the
- * run's base to the integration head audited (assertions), and, when the Verification agent has
- * reported, its claimed checks held against its own tool log (claims).
+ * The gates on the integration checks, all but `required` (no subtask requires them): the host's
+ * own runs (checkRun.ts) on the merged tree, judged on the tree as it is now (zero_tests, stale,
+ * target), the whole diff from the run's base to the integration head audited (assertions), and,
+ * when the Verification agent has reported, its claimed checks held against its own tool log
+ * (claims).
  */
 export interface IntegrationInput extends GateTreeInput {
   /** The Verification agent's `checks` and its own tool log, when it has reported. */
