@@ -109,7 +109,9 @@ describe("orca's git runs nothing an agent wrote", () => {
   it("keeps the user's keys that run nothing, and the git environment holds no secret", () => {
     hostileRepo();
     const call = gitInvocation(home, ['status'], { ANTHROPIC_API_KEY: 'sk-ant-fake-secret-000', PATH: '/usr/bin', GIT_EXTERNAL_DIFF: 'x' });
-    expect(call.args).toEqual(expect.arrayContaining(['-c', 'user.name=Ada', '-c', 'safe.directory=/srv/kept', '-c', 'core.fsmonitor=false']));
+    expect(call.args).toEqual(
+      expect.arrayContaining(['-c', 'user.name=Ada', '-c', 'safe.directory=/srv/kept', '-c', 'core.fsmonitor=false']),
+    );
     expect(call.args.join(' ')).not.toContain('global-fsmonitor');
     expect(call.env).toEqual({ PATH: '/usr/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0' });
     expect(gitEnv({ GITHUB_TOKEN: 'ghp_x' })).not.toHaveProperty('GITHUB_TOKEN');
