@@ -8,6 +8,7 @@ import { type EntryState, readEntry, restoreEntry, sameEntry } from './fileSnaps
 import { GitDirGuard } from './gitDirGuard.js';
 import { guardedReason } from './guardedPaths.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
+import { RefGuard } from './refGuard.js';
 import { changedSince, guardedIgnored, linkOutside, lookAtWorktree, watchGit } from './worktreeChanges.js';
 
 export interface WorktreeWatchOptions {
@@ -68,12 +69,13 @@ export class WorktreeWatch {
   private constructor(
     private readonly options: WorktreeWatchOptions,
     private readonly gitDir: GitDirGuard,
+    private readonly refs: RefGuard,
   ) {
     this.root = realpathSync(options.root);
   }
 
   static async open(options: WorktreeWatchOptions): Promise<WorktreeWatch> {
-    const watch = new WorktreeWatch(options, GitDirGuard.open(options.root));
+    const watch = new WorktreeWatch(options, GitDirGuard.open(options.root), await RefGuard.open(options.root));
     await watch.recordStart();
     return watch;
   }
@@ -113,8 +115,22 @@ export class WorktreeWatch {
         path: file,
         kind: 'guarded',
         reason: restored
-          ? `${file} is git's own configuration, hooks or worktree pointer: changed, and put back as it was`
-          : `${file} is git's own configuration, hooks or worktree pointer: changed, and could not be put back`,
+          ? `${file} is one of git's own files (its configuration, hooks, worktree pointer or object stores): changed, and put back as it was`
+          : `${file} is one of git's own files (its configuration, hooks, worktree pointer or object stores): changed, and could not be put back`,
+      });
+    }
+    // The user's refs next: a branch or tag moved by a command is put back before anyone reads it.
+    for (const ref of await this.refs.restore()) {
+      const what =
+        ref.was === undefined
+          ? 'created'
+          : ref.now === undefined
+            ? 'deleted'
+            : `moved from ${ref.was.slice(0, 12)} to ${ref.now.slice(0, 12)}`;
+      reverted.push({
+        path: ref.path,
+        kind: 'guarded',
+        reason: `${ref.path} is a ref of the repository, shared with the user's checkout: ${what}, and ${ref.restored ? 'put back as it was' : 'could not be put back'}`,
       });
     }
     // Asked at once: a git status of each, after every writing call.
