@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { Workspace } from '../../core/files/workspace.js';
+import { agentShellEnv } from '../../core/runtime/agentEnv.js';
 import { spawnGroup } from '../../core/runtime/processGroup.js';
-import { agentShellEnv } from '../../core/runtime/secretRedaction.js';
 import { ToolLimit } from '../../policy/permissions/toolLimit.js';
 
 /** How long a command's `!`…`` may run while the command is expanded. */

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { ORCA_STATE_ENV } from '../runtime/agentEnv.js';
 import { SECRET_ENV } from '../runtime/secretRedaction.js';
 
 /**
@@ -19,8 +20,8 @@ import { SECRET_ENV } from '../runtime/secretRedaction.js';
  *   each filter and merge driver the repository's configuration names (read from its files,
  *   includes followed, before every call: a driver planted a moment ago is named too);
  * - diffs never run an external diff or textconv (`--no-ext-diff --no-textconv`);
- * - the environment loses orca's secrets (the API key), so even a program git was made to run
- *   would not hold them.
+ * - the environment loses orca's secrets (the API key) and what names its state (its Redis), so
+ *   even a program git was made to run would not hold them.
  */
 
 /** Keys of the user's global configuration a git call of orca's may keep: none of them runs a program. */
@@ -56,11 +57,11 @@ export function gitInvocation(cwd: string, args: readonly string[], env: NodeJS.
   return { args: [...pairs.flatMap(({ name, value }) => ['-c', `${name}=${value}`]), ...withDiffFlags(args, sub)], env: gitEnv(env) };
 }
 
-/** The environment: no system or global file, no secrets, no prompt. */
+/** The environment: no system or global file, no secrets, nothing naming orca's own state (its Redis), no prompt. */
 export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || SECRET_ENV.test(name) || name === 'GIT_EXTERNAL_DIFF') continue;
+    if (value === undefined || SECRET_ENV.test(name) || ORCA_STATE_ENV.test(name) || name === 'GIT_EXTERNAL_DIFF') continue;
     out[name] = value;
   }
   return { ...out, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0' };
