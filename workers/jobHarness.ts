@@ -26,9 +26,9 @@ import { toolsNamed } from '../shared/tools/catalog.js';
 import { createDiagnosticsReminder } from '../shared/tools/lsp/diagnosticsReminder.js';
 import { startAgentMcp } from '../shared/tools/mcp/agentMcp.js';
 import type { McpServers } from '../shared/tools/mcp/mcpServers.js';
-import type { JobWorkspace } from './jobWorkspace.js';
 import type { ProgressReporter } from './progressReporter.js';
 import { RunAskPrompter } from './runAskPrompter.js';
+import type { JobWorkspace } from './workspace/jobWorkspace.js';
 
 /** A job's harness, and the gate on its Report when its role's output makes claims. */
 export interface JobHarness {

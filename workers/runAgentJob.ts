@@ -36,9 +36,11 @@ import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { buildJobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { buildModel } from './jobModel.js';
 import { setUpWorktree } from './jobSetup.js';
-import { type JobWorkspace, prepareWorkspace, releaseWorkspace } from './jobWorkspace.js';
 import { ProgressReporter } from './progressReporter.js';
 import { guardedStartFileChanges } from './startFileGuard.js';
+import type { JobWorkspace } from './workspace/jobWorkspace.js';
+import { prepareWorkspace } from './workspace/prepareWorkspace.js';
+import { releaseWorkspace } from './workspace/releaseWorkspace.js';
 
 export interface JobDeps {
   redis: Redis;
