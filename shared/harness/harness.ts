@@ -21,10 +21,10 @@ import { Transcript } from '../core/loop/transcript.js';
 import type { Model } from '../core/model/model.js';
 import { contextWindowOf } from '../core/model/modelCapabilities.js';
 import type { SandboxMode } from '../core/runtime/sandboxMode.js';
-import { EDITING_TOOLS } from '../core/tool/editingTools.js';
 import type { PermissionMode } from '../core/tool/permissionMode.js';
 import type { ToolPipelineSlots } from '../core/tool/pipeline.js';
 import type { AnyTool, SessionServices } from '../core/tool/tool.js';
+import { familyOf } from '../core/tool/toolFacts.js';
 import type { InjectedCard } from '../infra/queue/memoryPayload.js';
 import type { TrustedConfig } from '../infra/queue/trustedConfig.js';
 import { createReportReminder } from '../infra/tasks/reportReminder.js';
@@ -182,7 +182,7 @@ export class Harness {
     });
     this.sandboxed = sandbox.active;
     // Said per session, not once per process: an unsandboxed full-access agent is the case to know about.
-    if (!sandbox.active && options.role.mode === 'full-access' && options.tools.some((tool) => tool.name === 'Bash'))
+    if (!sandbox.active && options.role.mode === 'full-access' && options.tools.some((tool) => familyOf(tool) === 'run'))
       notices.push(
         `${options.role.name} runs in full-access mode without the sandbox: its Bash commands run on this host as you, held only by the permission checks (a write a command names must be inside the worktree)`,
       );
@@ -221,10 +221,10 @@ export class Harness {
     this.lsp = new LspService(options.lsp);
     const diagnostics = new EditDiagnostics(this.lsp);
     // Reads open files in their server ahead of an edit only for agents that can edit.
-    const warmOnRead = options.tools.some((tool) => EDITING_TOOLS.has(tool.name));
+    const warmOnRead = options.tools.some((tool) => familyOf(tool) === 'edit');
     this.mcp = options.mcp ?? McpServers.none();
-    const ownTools = limit ? options.tools.filter((tool) => limit.allowsTool(tool.name)) : options.tools;
-    const mcpTools = limit ? this.mcp.tools().filter((tool) => limit.allowsTool(tool.name)) : this.mcp.tools();
+    const ownTools = limit ? options.tools.filter((tool) => limit.allowsTool(tool)) : options.tools;
+    const mcpTools = limit ? this.mcp.tools().filter((tool) => limit.allowsTool(tool)) : this.mcp.tools();
     const deferral = toolDeferral({
       mcpTools,
       contextWindow:
