@@ -1,8 +1,8 @@
 import type { AgentSession, StopCheck } from '../../core/loop/session.js';
 import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import { bashResultFields } from '../../core/tool/bashResultData.js';
-import { commandInput, familyOf, resultsKind } from '../../core/tool/toolFacts.js';
 import { loadDescription } from '../../core/tool/tool.js';
+import { commandInput, familyOf, resultsKind } from '../../core/tool/toolFacts.js';
 import { isCheckCommand } from '../verify/evidence/checkCommand.js';
 import { judgedExitCode } from '../verify/evidence/pipelineCheck.js';
 import { treeSnapshot } from '../verify/evidence/treeHash.js';

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ToolFacts } from '../../core/tool/toolFacts.js';
 import type { CallPart, CallParts, PartsContext } from './callPart.js';
+import { familyRuleName } from './ruleMatch.js';
 import { analyzeBash } from './shell/bashAnalysis.js';
 import { isReadOnlyShellCommand } from './shell/bashLevel.js';
 import { destructiveReason } from './shell/destructiveCommands.js';
@@ -8,7 +9,6 @@ import type { ShellCommand, ShellWrite } from './shell/shellTypes.js';
 import { wordShape } from './shell/wordShape.js';
 import type { WriteTarget } from './shell/writeCollector.js';
 import { commandWrites } from './shell/writeTargets.js';
-import { familyRuleName } from './ruleMatch.js';
 import { guardedOf, type WriteBounds, writtenPaths } from './workspaceWrites.js';
 
 type Refusal = { refusal: { by: string; reason: string } };

@@ -25,7 +25,12 @@ function fileParts(tool: ToolFacts, requested: string | undefined, level: Permis
   const family = familyOf(tool);
   const writes = family === 'edit';
   if (requested === undefined && family !== 'read') {
-    return { refusal: { by: 'workspace', reason: `${tool.name} was called without a file path` }, parts: [], denyOnly: [], summary: tool.name };
+    return {
+      refusal: { by: 'workspace', reason: `${tool.name} was called without a file path` },
+      parts: [],
+      denyOnly: [],
+      summary: tool.name,
+    };
   }
   const given = requested ?? '.';
   const resolved = resolveInWorkspace(workspace, given, writes ? 'write' : 'read');
