@@ -2,8 +2,8 @@ import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import type { SandboxKind } from '../../shared/core/runtime/sandboxMode.js';
 import type { TaskRecord } from '../../shared/infra/board/runChange.js';
 import type { RunFold } from '../../shared/infra/board/runFold.js';
-import { GATE_NAMES } from '../../shared/infra/verify/evidence/evidence.js';
 import type { CheckedProblem } from '../../shared/infra/verify/evidence/problemCheck.js';
+import { inGateOrder } from '../../shared/infra/verify/gates/gateList.js';
 
 export interface GateRecord {
   name: string;
@@ -116,8 +116,7 @@ export function lastReportGates(task: TaskRecord): GateRecord[] {
   for (const evidence of task.evidence) {
     if (evidence.kind === 'gate') latest.set(evidence.name, { name: evidence.name, ok: evidence.ok, reason: evidence.reason });
   }
-  const order = GATE_NAMES as readonly string[];
-  return [...latest.values()].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+  return inGateOrder([...latest.values()]);
 }
 
 function oneLine(text: string): string {

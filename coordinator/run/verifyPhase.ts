@@ -8,10 +8,11 @@ import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
 import { checkLauncher } from '../../shared/infra/verify/checks/checkSandbox.js';
 import { loadCommitView, repoPath } from '../../shared/infra/verify/evidence/commitView.js';
 import { type AssertionFlag, type CheckEvidence, CheckSpecSchema } from '../../shared/infra/verify/evidence/evidence.js';
-import { checkRunEvent, gateRunEvents } from '../../shared/infra/verify/evidence/evidenceEvents.js';
+import { checkRunEvent } from '../../shared/infra/verify/evidence/evidenceEvents.js';
 import { type CheckedProblem, checkProblem } from '../../shared/infra/verify/evidence/problemCheck.js';
 import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { auditTestChanges } from '../../shared/infra/verify/gates/assertions.js';
+import { gateRunEvents } from '../../shared/infra/verify/gates/gateRunEvents.js';
 import { gateIntegration } from '../../shared/infra/verify/gates/integrationGates.js';
 import { runMayPass } from '../../shared/infra/verify/gates/runPass.js';
 import { bulletList, fillBrief } from '../briefs/briefTemplate.js';
@@ -77,44 +78,12 @@ export async function verifyPhase(ctx: RunContext): Promise<VerifyOutcome> {
 async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
   const { recorder, integration, services } = ctx;
   const head = await integration.head();
-  const logDir = services.home.integrationCheckLogs(recorder.runId, round);
   // Made ready once, before its first checks: the merges are in by then.
   const linkedDirs = await prepareIntegrationWorktree(ctx);
   const lease = await new PortLeaser(services.redis, services.keys).lease(2, portLeaseOwner(recorder.runId, 'integration'));
   try {
-    const evidence: CheckEvidence[] = [];
-    // The merged code, tests included, is agent-written: it runs in the sandbox an agent's Bash gets.
-    const launcher =
-      ctx.checks.length > 0
-        ? checkLauncher({
-            worktree: integration.dir,
-            tempDir: path.join(logDir, 'tmp'),
-            network: ctx.checkNetwork === 'host',
-            // The linked folders too: their links may lead under the host's /tmp, which the private /tmp hides.
-            readable: [ctx.repo, await commonGitDir(ctx.repo), ...linkedDirs],
-          })
-        : undefined;
-    if (launcher && round === 1)
-      ctx.say(
-        launcher.sandbox === 'bwrap'
-          ? `integration checks run in the bwrap sandbox (network: ${ctx.checkNetwork}), without orca's credentials`
-          : `integration checks run unsandboxed (${launcher.problem}), without orca's credentials: install bubblewrap (apt-get install bubblewrap) to sandbox them`,
-      );
-    for (const command of ctx.checks) {
-      if (ctx.signal.aborted) break;
-      const one = await runCheck(CheckSpecSchema.parse(command), {
-        cwd: integration.dir,
-        logDir,
-        env: { PORT: String(lease.ports[0]), ORCA_PORTS: lease.ports.join(',') },
-        signal: ctx.signal,
-        launcher,
-      });
-      evidence.push(one);
-      await recorder.record(checkRunEvent(one, undefined, launcher?.sandbox ?? 'none'));
-      ctx.say(
-        `integration check \`${one.command}\`: exit ${one.exit_code ?? one.outcome}, ${one.counts.known ? `${one.counts.executed} test(s) executed` : 'tests not counted'}`,
-      );
-    }
+    const evidence = await runIntegrationChecks(ctx, round, lease.ports, linkedDirs);
+    // Audited once: the Verification agent is shown these flags, and the gates judge the same ones.
     const audit = { repo: integration.dir, base: ctx.base, head };
     const flags = await auditTestChanges(audit);
 
@@ -135,6 +104,7 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
       worktree: integration.dir,
       leasedPorts: lease.ports,
       audit,
+      flags,
       confirmations: report?.confirmations ?? [],
       verification: report
         ? { claims: report.checks.map(({ command, exit_code }) => ({ command, exit_code })), commands: result.commands }
@@ -151,6 +121,53 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
   } finally {
     await lease.release();
   }
+}
+
+/**
+ * The host runs the integration checks itself on the merged tree, each recorded with its evidence.
+ * The merged code, tests included, is agent-written: it runs in the sandbox an agent's Bash gets.
+ */
+async function runIntegrationChecks(
+  ctx: RunContext,
+  round: number,
+  ports: readonly number[],
+  linkedDirs: readonly string[],
+): Promise<CheckEvidence[]> {
+  const { recorder, integration } = ctx;
+  const logDir = ctx.services.home.integrationCheckLogs(recorder.runId, round);
+  const launcher =
+    ctx.checks.length > 0
+      ? checkLauncher({
+          worktree: integration.dir,
+          tempDir: path.join(logDir, 'tmp'),
+          network: ctx.checkNetwork === 'host',
+          // The linked folders too: their links may lead under the host's /tmp, which the private /tmp hides.
+          readable: [ctx.repo, await commonGitDir(ctx.repo), ...linkedDirs],
+        })
+      : undefined;
+  if (launcher && round === 1)
+    ctx.say(
+      launcher.sandbox === 'bwrap'
+        ? `integration checks run in the bwrap sandbox (network: ${ctx.checkNetwork}), without orca's credentials`
+        : `integration checks run unsandboxed (${launcher.problem}), without orca's credentials: install bubblewrap (apt-get install bubblewrap) to sandbox them`,
+    );
+  const evidence: CheckEvidence[] = [];
+  for (const command of ctx.checks) {
+    if (ctx.signal.aborted) break;
+    const one = await runCheck(CheckSpecSchema.parse(command), {
+      cwd: integration.dir,
+      logDir,
+      env: { PORT: String(ports[0]), ORCA_PORTS: ports.join(',') },
+      signal: ctx.signal,
+      launcher,
+    });
+    evidence.push(one);
+    await recorder.record(checkRunEvent(one, undefined, launcher?.sandbox ?? 'none'));
+    ctx.say(
+      `integration check \`${one.command}\`: exit ${one.exit_code ?? one.outcome}, ${one.counts.known ? `${one.counts.executed} test(s) executed` : 'tests not counted'}`,
+    );
+  }
+  return evidence;
 }
 
 /**

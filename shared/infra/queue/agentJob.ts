@@ -8,7 +8,8 @@ import { EffortSchema, ThinkingOptionSchema } from '../../core/model/thinking.js
 import { UsageSchema } from '../../core/model/usage.js';
 import { SandboxKindSchema, SandboxModeSchema } from '../../core/runtime/sandboxMode.js';
 import { PermissionModeSchema } from '../../core/tool/permissionMode.js';
-import { AssertionFlagSchema, CheckRecordSchema, GateResultSchema } from '../verify/evidence/evidence.js';
+import { AssertionFlagSchema, CheckRecordSchema } from '../verify/evidence/evidence.js';
+import { GateResultSchema } from '../verify/gates/gateList.js';
 import { JobMemorySchema, RememberedCardSchema } from './memoryPayload.js';
 import { TrustedConfigSchema } from './trustedConfig.js';
 

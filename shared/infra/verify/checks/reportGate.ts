@@ -1,6 +1,7 @@
 import type { AgentSession, StopCheck } from '../../../core/loop/session.js';
 import { loadDescription } from '../../../core/tool/tool.js';
 import type { ClaimedCheck } from '../evidence/evidence.js';
+import { blockingGates } from '../gates/blockingGates.js';
 import { commandsFromLedger } from '../gates/claims.js';
 import { type GateReport, gateWorkerReport } from '../gates/workerGates.js';
 
@@ -28,10 +29,9 @@ export interface ReportGateOptions {
  * Holds a Report to the evidence before the agent may end with it: the claimed checks must be in
  * its own tool log with the same exit codes (claims), ran on the tree as it is now (stale), ran
  * tests (zero_tests) against servers of this worktree (target), and the checks its task requires
- * must have passed after its last change (required), claimed or not. A report that fails one goes
- * back to the agent with the reasons, so it runs the checks instead of describing them; one that
- * admits failure is not sent back for the required checks. Weakened tests (assertions) are not
- * refused here: they go to the Verification agent to confirm or reject.
+ * must have passed after its last change (required), claimed or not. A report that fails a gate
+ * that refuses reports (blockingGates.ts asks each gate) goes back to the agent with the reasons, so
+ * it runs the checks instead of describing them.
  */
 export function createReportGate(options: ReportGateOptions): StopCheck & { last(): GateReport | undefined } {
   const maxRefusals = options.maxRefusals ?? 2;
@@ -42,8 +42,7 @@ export function createReportGate(options: ReportGateOptions): StopCheck & { last
     async beforeStop(session: AgentSession, info) {
       if (info.reason !== 'report' || info.report === undefined) return undefined;
       last = await gateSession(session, options, info.report);
-      const honest = options.admitsFailure?.(info.report) === true;
-      const failed = last.gates.filter((gate) => !gate.ok && gate.name !== 'assertions' && !(honest && gate.name === 'required'));
+      const failed = blockingGates(last.gates, { at: 'report', admitsFailure: options.admitsFailure?.(info.report) === true });
       if (failed.length === 0 || refusals >= maxRefusals) return undefined;
       refusals += 1;
       session.toolContext.emit({

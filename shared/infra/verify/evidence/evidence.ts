@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The evidence a check leaves, and what the gates say about it, as schemas: evidence travels
+ * The evidence a check leaves, as schemas (what the gates say about it: gates/gateList.ts): evidence travels
  * from worker processes to the coordinator and into the run's JSON, so it is checked where it
  * arrives. "Tests pass" holds four things here: which command, on which tree, how many tests
  * ran, with what exit code.
@@ -97,13 +97,6 @@ export const CheckEvidenceSchema = z.object({
 });
 export type CheckEvidence = z.infer<typeof CheckEvidenceSchema>;
 export type CheckEvidenceInput = z.input<typeof CheckEvidenceSchema>;
-
-/** The five gates on any checks, and `required` on a Worker report (its subtask's checks). */
-export const GATE_NAMES = ['zero_tests', 'stale', 'target', 'assertions', 'claims', 'required'] as const;
-export const GateNameSchema = z.enum(GATE_NAMES);
-
-/** One gate's verdict, as the run JSON's `gates` holds it. */
-export const GateResultSchema = z.object({ name: GateNameSchema, ok: z.boolean(), reason: z.string() });
 
 export const ASSERTION_FLAG_KINDS = [
   'assertion_removed',

@@ -1,11 +1,20 @@
 import { createHash } from 'node:crypto';
 import type { StructuredPatchHunk } from 'diff';
 import type { AssertionConfirmation, AssertionFlag } from '../evidence/evidence.js';
-import { type GateResult, gateResult } from '../evidence/gateResult.js';
 import { type FileChange, hunkText, testChanges } from '../evidence/testDiff.js';
+import { defineGate, type VerdictOf } from './gate.js';
+
+/** Advisory on a Worker's report and its merge: the Verification agent confirms or rejects each flag. */
+export const ASSERTIONS = defineGate({
+  name: 'assertions',
+  checks:
+    "no change weakens the tests (assertions, tests or test files removed or loosened, a skip, only or todo added, the runner's selection changed) unless confirmed",
+  report: 'advisory',
+  merge: 'advisory',
+});
 
 /**
- * Gate 4, assertions: a failing test can be made to pass by weakening it instead of fixing the
+ * The assertions gate: a failing test can be made to pass by weakening it instead of fixing the
  * code. The diff of the test files (testFiles.ts says which) from base to head is audited, and
  * each of these is flagged with the hunk that shows it:
  * - assertion_removed: the file has fewer assertions than before (deleted or commented out);
@@ -186,20 +195,22 @@ export function configFlags(change: FileChange): AssertionFlag[] {
  * reason). Confirmations of ids not flagged are ignored. The reason lists each unconfirmed flag
  * with its id, so the Verification agent can answer it.
  */
-export function assertionsGate(flags: readonly AssertionFlag[], confirmations: readonly AssertionConfirmation[] = []): GateResult {
+export function assertionsGate(
+  flags: readonly AssertionFlag[],
+  confirmations: readonly AssertionConfirmation[] = [],
+): VerdictOf<typeof ASSERTIONS> {
   if (flags.length === 0)
-    return gateResult('assertions', true, 'no test file lost an assertion, a test or a file, and none gained a skip, only or todo');
+    return ASSERTIONS.verdict(true, 'no test file lost an assertion, a test or a file, and none gained a skip, only or todo');
   const confirmed = new Map(confirmations.map((confirmation) => [confirmation.flag, confirmation.reason]));
   const open = flags.filter((one) => !confirmed.has(one.id));
   if (open.length === 0) {
-    return gateResult(
-      'assertions',
+    return ASSERTIONS.verdict(
       true,
       `${flags.length} flagged change(s), each confirmed by the Verification agent: ${flags.map((one) => `${one.id} (${confirmed.get(one.id)})`).join('; ')}`,
     );
   }
   const list = open.map((one) => `[${one.id}] ${one.file}: ${one.kind.replace(/_/g, ' ')}, ${one.detail}`).join('; ');
-  return gateResult('assertions', false, `${open.length} change(s) to tests need the Verification agent's confirmation: ${list}`);
+  return ASSERTIONS.verdict(false, `${open.length} change(s) to tests need the Verification agent's confirmation: ${list}`);
 }
 
 function flag(file: string, kind: AssertionFlag['kind'], detail: string, hunks: readonly StructuredPatchHunk[]): AssertionFlag {

@@ -3,11 +3,18 @@ import { bashResultFields } from '../../../core/tool/bashResultData.js';
 import { commandInput, resultsKind } from '../../../core/tool/toolFacts.js';
 import { normalizeCommand } from '../evidence/checkCommand.js';
 import type { CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
-import { type GateResult, gateResult } from '../evidence/gateResult.js';
 import { firstStageRun, judgedExitCode } from '../evidence/pipelineCheck.js';
+import { defineGate, type VerdictOf } from './gate.js';
+
+export const CLAIMS = defineGate({
+  name: 'claims',
+  checks: 'each check an agent claims is in its own tool log, with the same exit code, and was not failed since',
+  report: 'refuse',
+  merge: 'refuse',
+});
 
 /**
- * Gate 5, claims: a check an agent says it ran (worker `claimed_checks`, verification `checks`)
+ * The claims gate: a check an agent says it ran (worker `claimed_checks`, verification `checks`)
  * counts only when its OWN tool log (the job result's `commands`, or its session's ledger) holds
  * that command (same words, whitespace aside) with the same exit code. Dropped and flagged:
  * - a command it never ran (`npm test` is not `npm run test:unit`; it is the first stage of
@@ -22,7 +29,7 @@ export interface DroppedClaim {
 }
 
 export interface ClaimsVerdict {
-  gate: GateResult;
+  gate: VerdictOf<typeof CLAIMS>;
   kept: ClaimedCheck[];
   dropped: DroppedClaim[];
 }
@@ -43,13 +50,13 @@ export function claimsGate(claims: readonly ClaimedCheck[], log: readonly CheckR
   if (dropped.length > 0) {
     const list = dropped.map(({ claim, why }) => `\`${claim.command}\` (exit ${claim.exit_code}): ${why}`).join('; ');
     return {
-      gate: gateResult('claims', false, `${dropped.length} of ${claims.length} checks claimed by ${who} dropped: ${list}`),
+      gate: CLAIMS.verdict(false, `${dropped.length} of ${claims.length} checks claimed by ${who} dropped: ${list}`),
       kept,
       dropped,
     };
   }
   const reason = claims.length === 0 ? `${who} claimed no checks` : `all ${claims.length} checks claimed by ${who} match its own tool log`;
-  return { gate: gateResult('claims', true, reason), kept, dropped };
+  return { gate: CLAIMS.verdict(true, reason), kept, dropped };
 }
 
 function mismatch(claim: ClaimedCheck, runs: readonly CheckRecord[]): string | undefined {

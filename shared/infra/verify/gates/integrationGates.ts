@@ -1,22 +1,30 @@
-import type { CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
-import { allGatesPass, type GateResult, gateResult } from '../evidence/gateResult.js';
+import type { AssertionFlag, CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
 import { treeSnapshot } from '../evidence/treeHash.js';
 import { assertionsGate, auditTestChanges } from './assertions.js';
-import { claimsGate } from './claims.js';
+import { CLAIMS, claimsGate } from './claims.js';
+import { allGatesPass } from './gate.js';
+import type { GateResult } from './gateList.js';
 import { staleGate } from './stale.js';
 import { targetGate } from './target.js';
 import { type GatedCheck, type GateReport, type GateTreeInput, gatedCheck } from './workerGates.js';
 import { zeroTestsGate } from './zeroTests.js';
 
 /**
- * The five gates on the integration checks: the host's own runs (checkRun.ts) on the merged
- * tree, judged on the tree as it is now (zero_tests, stale, target), the whole diff from the
- * run's base to the integration head audited (assertions), and, when the Verification agent has
- * reported, its claimed checks held against its own tool log (claims).
+ * The gates on the integration checks, all but `required` (no subtask requires them): the host's
+ * own runs (checkRun.ts) on the merged tree, judged on the tree as it is now (zero_tests, stale,
+ * target), the whole diff from the run's base to the integration head audited (assertions), and,
+ * when the Verification agent has reported, its claimed checks held against its own tool log
+ * (claims).
  */
 export interface IntegrationInput extends GateTreeInput {
   /** The Verification agent's `checks` and its own tool log, when it has reported. */
   verification?: { claims: readonly ClaimedCheck[]; commands: readonly CheckRecord[] };
+  /**
+   * The flags of `audit`'s diff when the caller audited it already (verifyPhase shows them to the
+   * Verification agent first): the gate then judges the very flags the agent confirmed, and the
+   * diff is not audited twice.
+   */
+  flags?: readonly AssertionFlag[];
 }
 
 export async function gateIntegration(input: IntegrationInput): Promise<GateReport> {
@@ -27,10 +35,10 @@ export async function gateIntegration(input: IntegrationInput): Promise<GateRepo
   const claims = input.verification
     ? claimsGate(input.verification.claims, input.verification.commands, 'the Verification agent')
     : {
-        gate: gateResult('claims', true, 'no agent claims to hold against a tool log: the integration checks were run by the host'),
+        gate: CLAIMS.verdict(true, 'no agent claims to hold against a tool log: the integration checks were run by the host'),
         dropped: [],
       };
-  const flags = await auditTestChanges(input.audit);
+  const flags = input.flags ? [...input.flags] : await auditTestChanges(input.audit);
   const gates: GateResult[] = [
     zeroTestsGate(input.evidence),
     await staleGate(input.evidence, current),

@@ -1,6 +1,6 @@
 import type { CheckEvidence } from '../evidence/evidence.js';
-import { failedGatesText, type GateResult } from '../evidence/gateResult.js';
 import type { TreeSnapshot } from '../evidence/treeHash.js';
+import { failedGatesText, type Verdict } from './gate.js';
 
 /**
  * Whether a run may report PASS: only with integration evidence newer than its last merge. Every
@@ -16,7 +16,7 @@ export interface RunPassInput {
   /** The integration tree now. */
   currentTree: TreeSnapshot;
   /** The gates on the integration checks (gateIntegration). */
-  gates: readonly GateResult[];
+  gates: readonly Verdict[];
 }
 
 export function runMayPass(input: RunPassInput): { ok: boolean; reason: string } {

@@ -1,9 +1,16 @@
 import type { CheckEvidence } from '../evidence/evidence.js';
-import { type GateResult, gateResult } from '../evidence/gateResult.js';
 import { describeTreeChanges, loadManifest, type TreeSnapshot, treeChanges } from '../evidence/treeHash.js';
+import { defineGate, type VerdictOf } from './gate.js';
+
+export const STALE = defineGate({
+  name: 'stale',
+  checks: 'a passing check ran on the tree as it is now, not on one changed since',
+  report: 'refuse',
+  merge: 'refuse',
+});
 
 /**
- * Gate 2, stale: evidence counts only for the tree it ran on. A check whose tree hash (taken
+ * The stale gate: evidence counts only for the tree it ran on. A check whose tree hash (taken
  * before it ran) differs from the tree now — anything tracked or untracked changed after the run
  * started — is `not_run`, whatever it printed. Only checks that exited 0 can be stale passes; a
  * failed check is a failure on any tree. The reason names the files that changed when the run
@@ -23,14 +30,14 @@ export async function staleProblem(evidence: CheckEvidence, current: TreeSnapsho
   return `\`${evidence.command}\` ran on tree ${short(evidence.tree)}, the tree is now ${short(current.digest)}${changed}; it is not_run on this tree`;
 }
 
-export async function staleGate(evidence: readonly CheckEvidence[], current: TreeSnapshot): Promise<GateResult> {
+export async function staleGate(evidence: readonly CheckEvidence[], current: TreeSnapshot): Promise<VerdictOf<typeof STALE>> {
   const passing = evidence.filter((one) => one.outcome === 'exited' && one.exit_code === 0);
   const problems = (await Promise.all(passing.map((one) => staleProblem(one, current)))).filter(
     (problem): problem is string => problem !== undefined,
   );
-  if (problems.length > 0) return gateResult('stale', false, problems.join('; '));
-  if (passing.length === 0) return gateResult('stale', true, 'no passing check to hold against the tree');
-  return gateResult('stale', true, `every passing check ran on the current tree ${short(current.digest)}`);
+  if (problems.length > 0) return STALE.verdict(false, problems.join('; '));
+  if (passing.length === 0) return STALE.verdict(true, 'no passing check to hold against the tree');
+  return STALE.verdict(true, `every passing check ran on the current tree ${short(current.digest)}`);
 }
 
 function short(digest: string): string {

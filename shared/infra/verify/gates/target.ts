@@ -1,10 +1,17 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { CheckEvidence, CheckSpec, TargetObservation } from '../evidence/evidence.js';
-import { type GateResult, gateResult } from '../evidence/gateResult.js';
+import { defineGate, type VerdictOf } from './gate.js';
+
+export const TARGET = defineGate({
+  name: 'target',
+  checks: 'a server a check talks to runs from this worktree, on a port leased to this job',
+  report: 'refuse',
+  merge: 'refuse',
+});
 
 /**
- * Gate 3, target: a check that talks to a server counts only if that server runs from this
+ * The target gate: a check that talks to a server counts only if that server runs from this
  * worktree and listens on a port leased to this job. Otherwise it may be testing yesterday's
  * build, started from another folder, on somebody else's port.
  *
@@ -65,14 +72,13 @@ function problemsOf(command: string, target: TargetObservation, root: string, le
   return problems;
 }
 
-export function targetGate(evidence: readonly CheckEvidence[], context: TargetContext): GateResult {
+export function targetGate(evidence: readonly CheckEvidence[], context: TargetContext): VerdictOf<typeof TARGET> {
   const withTargets = evidence.filter((one) => one.targets.length > 0);
-  if (withTargets.length === 0)
-    return gateResult('target', true, 'no check talks to a server (none names target_ports or a localhost:PORT)');
+  if (withTargets.length === 0) return TARGET.verdict(true, 'no check talks to a server (none names target_ports or a localhost:PORT)');
   const problems = withTargets.flatMap((one) => targetProblems(one, context));
-  if (problems.length > 0) return gateResult('target', false, problems.join('; '));
+  if (problems.length > 0) return TARGET.verdict(false, problems.join('; '));
   const ports = [...new Set(withTargets.flatMap((one) => one.targets.map((target) => target.port)))];
-  return gateResult('target', true, `the servers on port(s) ${ports.join(', ')} run from this worktree on ports leased to this job`);
+  return TARGET.verdict(true, `the servers on port(s) ${ports.join(', ')} run from this worktree on ports leased to this job`);
 }
 
 function canonical(dir: string): string {

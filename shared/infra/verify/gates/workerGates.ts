@@ -1,13 +1,14 @@
 import { isCheckCommand } from '../evidence/checkCommand.js';
 import type { AssertionConfirmation, AssertionFlag, CheckEvidence, CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
-import { allGatesPass, type GateResult, gateResult } from '../evidence/gateResult.js';
 import { latestEvidence } from '../evidence/latestEvidence.js';
 import { type TreeSnapshot, treeSnapshot } from '../evidence/treeHash.js';
 import { type AuditInput, assertionsGate, auditTestChanges } from './assertions.js';
 import { type CheckStatus, checkStatus } from './checkStatus.js';
 import { claimsGate, type DroppedClaim } from './claims.js';
+import { allGatesPass } from './gate.js';
+import type { GateResult } from './gateList.js';
 import { requiredGate } from './required.js';
-import { staleGate } from './stale.js';
+import { STALE, staleGate } from './stale.js';
 import { targetGate } from './target.js';
 import { zeroTestsGate } from './zeroTests.js';
 
@@ -30,7 +31,7 @@ export interface GatedCheck {
 
 export interface GateReport {
   ok: boolean;
-  /** In gate order: zero_tests, stale, target, assertions, claims, and required when checks were required. */
+  /** In gate order (gateList.ts); `required` only when checks were required. */
   gates: GateResult[];
   checks: GatedCheck[];
   dropped: DroppedClaim[];
@@ -125,7 +126,7 @@ export async function gateWorkerReport(input: WorkerReportInput): Promise<GateRe
   const stale =
     unbacked.length === 0
       ? onTree
-      : gateResult('stale', false, [...(onTree.ok ? [] : [onTree.reason]), ...unbacked.map((check) => check.reason)].join('; '));
+      : STALE.verdict(false, [...(onTree.ok ? [] : [onTree.reason]), ...unbacked.map((check) => check.reason)].join('; '));
   const gates: GateResult[] = [
     zeroTestsGate(backing),
     stale,

@@ -1,9 +1,16 @@
 import type { CheckEvidence } from '../evidence/evidence.js';
-import { type GateResult, gateResult } from '../evidence/gateResult.js';
 import { describeCounts } from '../evidence/testCounts.js';
+import { defineGate, type VerdictOf } from './gate.js';
+
+export const ZERO_TESTS = defineGate({
+  name: 'zero_tests',
+  checks: 'a check that exited 0 ran tests, and its runner reports none failed',
+  report: 'refuse',
+  merge: 'refuse',
+});
 
 /**
- * Gate 1, zero_tests: exit code 0 is not a pass when the runner ran no test. A check that exited
+ * The zero_tests gate: exit code 0 is not a pass when the runner ran no test. A check that exited
  * 0 fails this gate when its counts are known and
  * - no test executed (none matched a filter, none collected, all skipped or todo), or
  * - its runner reports failed tests anyway (a runner told to ignore failures).
@@ -22,10 +29,10 @@ export function zeroTestsProblem(evidence: CheckEvidence): string | undefined {
   return undefined;
 }
 
-export function zeroTestsGate(evidence: readonly CheckEvidence[]): GateResult {
+export function zeroTestsGate(evidence: readonly CheckEvidence[]): VerdictOf<typeof ZERO_TESTS> {
   const passing = evidence.filter((one) => one.outcome === 'exited' && one.exit_code === 0);
   const problems = passing.map(zeroTestsProblem).filter((problem): problem is string => problem !== undefined);
-  if (problems.length > 0) return gateResult('zero_tests', false, problems.join('; '));
-  if (passing.length === 0) return gateResult('zero_tests', true, 'no check exited 0, so none claims tests passed');
-  return gateResult('zero_tests', true, passing.map((one) => `\`${one.command}\`: ${describeCounts(one.counts)}`).join('; '));
+  if (problems.length > 0) return ZERO_TESTS.verdict(false, problems.join('; '));
+  if (passing.length === 0) return ZERO_TESTS.verdict(true, 'no check exited 0, so none claims tests passed');
+  return ZERO_TESTS.verdict(true, passing.map((one) => `\`${one.command}\`: ${describeCounts(one.counts)}`).join('; '));
 }

@@ -1,0 +1,178 @@
+import type { TaskRecord } from '../../shared/infra/board/runChange.js';
+import type { RunContext } from '../run/runContext.js';
+import { RESOLVE_ATTEMPTS } from './conflictResolution.js';
+import type { MergeOutcome } from './integration.js';
+import { finishOrder, type MergeOrder, type WaitingMerge } from './mergeOrder.js';
+import { refuseMerge } from './refuseMerge.js';
+import type { TaskBranch } from './taskBranch.js';
+
+/** What the merge queue works with: the run's record, its integration branch, and its voice. */
+export type MergeRoom = Pick<RunContext, 'recorder' | 'integration' | 'signal' | 'say'>;
+
+/** Redoes a task on the integration head after its branch conflicted (conflictResolution.ts): its new branch, or undefined. */
+export type ConflictResolver = (task: TaskRecord, files: string[], round: number) => Promise<TaskBranch | undefined>;
+
+type Conflict = Extract<MergeOutcome, { kind: 'conflict' }>;
+
+interface Waiting extends WaitingMerge {
+  /** The task's own branch, which its failure names when no redone branch merges. */
+  first: TaskBranch;
+  settle: { resolve(): void; reject(error: unknown): void };
+}
+
+/**
+ * Finished tasks merge into the integration branch here, one at a time, in the order mergeOrder.ts
+ * gives. A branch that conflicts is redone on the integration head by a worker (conflict
+ * resolution), outside the queue so other branches merge meanwhile; the redone branch then waits
+ * its turn again, up to RESOLVE_ATTEMPTS times. `step` is the one place a branch goes in and what
+ * came of it is recorded.
+ */
+export class MergeQueue {
+  private readonly waiting: Waiting[] = [];
+  private finished = 0;
+  private busy = false;
+
+  constructor(
+    private readonly room: MergeRoom,
+    private readonly resolve: ConflictResolver,
+    private readonly order: MergeOrder = finishOrder,
+  ) {}
+
+  /** Takes a finished task's branch; settles once it is merged or has failed to (refused, a conflict left unresolved). */
+  merge(task: TaskRecord, branch: TaskBranch): Promise<void> {
+    return new Promise((resolve, reject) => this.wait({ task, branch, first: branch, redone: 0, settle: { resolve, reject } }));
+  }
+
+  private wait(entry: Omit<Waiting, 'finished'>): void {
+    this.finished += 1;
+    this.waiting.push({ ...entry, finished: this.finished });
+    // Taken a microtask later, so branches handed in together are ordered together.
+    queueMicrotask(() => void this.next());
+  }
+
+  private async next(): Promise<void> {
+    if (this.busy || this.waiting.length === 0) return;
+    this.busy = true;
+    let entry: Waiting | undefined;
+    try {
+      entry = this.take();
+      await this.step(entry);
+    } catch (error) {
+      // A merge that broke (git failed without a conflict, the record could not be written) fails its own task's wait.
+      for (const one of entry ? [entry] : this.waiting.splice(0)) one.settle.reject(error);
+    }
+    this.busy = false;
+    void this.next();
+  }
+
+  private take(): Waiting {
+    const [first] = this.order(this.waiting);
+    const at = first ? this.waiting.indexOf(first) : -1;
+    if (at < 0) throw new Error('the merge order returned no waiting branch: it must return the branches it is given, reordered');
+    return this.waiting.splice(at, 1)[0]!;
+  }
+
+  /** One branch into the integration branch, and its outcome recorded. */
+  private async step(entry: Waiting): Promise<void> {
+    const { task, branch } = entry;
+    if (!branch.commit || !branch.branch) {
+      await this.recordNothing(task);
+      return entry.settle.resolve();
+    }
+    if (await refuseMerge(this.room, task, branch)) return entry.settle.resolve();
+    const how = entry.redone > 0 ? ' (redone on the integration head)' : '';
+    const outcome = await this.room.integration.merge(
+      branch.branch,
+      `Merge ${task.task_id}${how}: ${task.title}\n\norca run ${this.room.recorder.runId}`,
+    );
+    if (outcome.kind === 'conflict' && entry.redone < RESOLVE_ATTEMPTS && !this.room.signal.aborted) {
+      return this.redo(entry, outcome);
+    }
+    if (outcome.kind === 'conflict') await this.recordUnresolved(entry, outcome);
+    else await this.recordMerged(entry, outcome);
+    entry.settle.resolve();
+  }
+
+  private async redo(entry: Waiting, conflict: Conflict): Promise<void> {
+    const { task } = entry;
+    const round = entry.redone + 1;
+    await this.room.recorder.record({
+      type: 'merge',
+      task_id: task.task_id,
+      outcome: 'conflict',
+      files: conflict.files,
+      detail: conflict.detail.slice(0, 2_000),
+    });
+    this.room.say(
+      `${task.task_id} conflicts in ${conflict.files.join(', ')}: a worker redoes it on the integration head (attempt ${round})`,
+    );
+    this.redoAside(entry, conflict, round).catch(entry.settle.reject);
+  }
+
+  private async redoAside(entry: Waiting, conflict: Conflict, round: number): Promise<void> {
+    const redone = await this.resolve(entry.task, conflict.files, round);
+    if (redone) return this.wait({ ...entry, branch: redone, redone: round });
+    await this.recordUnresolved(entry, conflict);
+    entry.settle.resolve();
+  }
+
+  private async recordNothing(task: TaskRecord): Promise<void> {
+    await this.room.recorder.record({
+      type: 'merge',
+      task_id: task.task_id,
+      outcome: 'nothing',
+      files: [],
+      detail: 'the task changed no files',
+    });
+    await this.room.recorder.record({
+      type: 'task_state',
+      task_id: task.task_id,
+      status: 'merged',
+      attempt: this.attempt(task),
+      detail: 'no changes to merge',
+    });
+  }
+
+  private async recordMerged(entry: Waiting, outcome: Exclude<MergeOutcome, Conflict>): Promise<void> {
+    const { task } = entry;
+    const resolved = entry.redone > 0;
+    await this.room.recorder.record({
+      type: 'merge',
+      task_id: task.task_id,
+      outcome: resolved ? 'resolved' : outcome.kind,
+      commit: outcome.commit,
+      files: outcome.kind === 'merged' ? outcome.files : [],
+    });
+    await this.room.recorder.record({
+      type: 'task_state',
+      task_id: task.task_id,
+      status: 'merged',
+      attempt: this.attempt(task),
+      detail: `merged into the integration branch as ${outcome.commit.slice(0, 12)}${resolved ? ', redone on the integration head after a merge conflict' : ''}`,
+    });
+    this.room.say(`${task.task_id} merged${resolved ? ' (after resolving a conflict)' : ''}`);
+  }
+
+  private async recordUnresolved(entry: Waiting, conflict: Conflict): Promise<void> {
+    const { task } = entry;
+    await this.room.recorder.record({
+      type: 'merge',
+      task_id: task.task_id,
+      outcome: 'failed',
+      files: conflict.files,
+      detail: conflict.detail.slice(0, 2_000),
+    });
+    await this.room.recorder.record({
+      type: 'task_state',
+      task_id: task.task_id,
+      status: 'failed',
+      attempt: this.attempt(task),
+      detail: `merge conflict in ${conflict.files.join(', ')} not resolved after ${RESOLVE_ATTEMPTS} attempt(s); its branch ${entry.first.branch} is kept`,
+    });
+    this.room.say(`${task.task_id} failed: unresolved conflict in ${conflict.files.join(', ')}`);
+  }
+
+  private attempt(task: TaskRecord): number {
+    return this.room.recorder.state.tasks.get(task.task_id)!.attempt;
+  }
+}

@@ -1,0 +1,200 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RESOLVE_ATTEMPTS } from '../../coordinator/merge/conflictResolution.js';
+import { IntegrationBranch } from '../../coordinator/merge/integration.js';
+import { finishOrder, type MergeOrder, type WaitingMerge } from '../../coordinator/merge/mergeOrder.js';
+import { type ConflictResolver, MergeQueue } from '../../coordinator/merge/mergeQueue.js';
+import type { TaskBranch } from '../../coordinator/merge/taskBranch.js';
+import { RunRecorder } from '../../coordinator/run/runRecorder.js';
+import { readRunEvents } from '../../shared/infra/board/runEvents.js';
+import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
+import { testRedis } from '../support/redis.js';
+import { tempDir } from '../support/tempDir.js';
+
+const RUN = 'r';
+
+/** A repository whose tasks each committed their files on a branch of their own, from the same base. */
+async function mergeRoom(tasks: Record<string, { owns: string; writes: Record<string, string> }>) {
+  const repo = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
+  const base = git(repo, 'rev-parse', 'HEAD');
+  const branches: Record<string, TaskBranch> = {};
+  for (const [id, { writes }] of Object.entries(tasks)) {
+    // A task that changed no files left no branch.
+    if (Object.keys(writes).length === 0) {
+      branches[id] = { base };
+      continue;
+    }
+    git(repo, 'checkout', '-q', '-b', `orca/${RUN}/${id}`, base);
+    branches[id] = { base, branch: `orca/${RUN}/${id}`, commit: commitFiles(repo, writes, id) };
+  }
+  git(repo, 'checkout', '-q', 'main');
+  const integration = new IntegrationBranch(repo, RUN, path.join(tempDir(), 'integration'));
+  await integration.open(base);
+  const { redis, keys } = testRedis();
+  const recorder = new RunRecorder(redis, keys, RUN);
+  for (const [id, { owns }] of Object.entries(tasks)) {
+    await recorder.record({
+      type: 'task_created',
+      task_id: id,
+      role: 'worker',
+      title: `task ${id}`,
+      depends_on: [],
+      paths: [owns],
+      checks: [],
+    });
+    await recorder.record({ type: 'task_state', task_id: id, status: 'completed', attempt: 1 });
+  }
+  const said: string[] = [];
+  const room = { recorder, integration, signal: new AbortController().signal, say: (line: string) => said.push(line) };
+  const task = (id: string) => recorder.state.tasks.get(id)!;
+  /** The merges on the integration branch, oldest first, by their messages' first lines. */
+  const merged = () => git(repo, 'log', '--first-parent', '--reverse', '--format=%s', `${base}..${integration.branch}`).split('\n');
+  const mergeEvents = async () =>
+    (await readRunEvents(redis, keys, RUN)).flatMap(({ entry }) =>
+      entry.event.type === 'merge' ? [`${entry.event.task_id} ${entry.event.outcome}`] : [],
+    );
+  return { repo, base, branches, integration, recorder, room, said, task, merged, mergeEvents };
+}
+
+/** A resolver that redoes a task with git, on the integration head as it is (what a conflict worker's branch holds). */
+function redoWith(repo: string, integration: IntegrationBranch, files: Record<string, string>, rounds: number[]): ConflictResolver {
+  return async (task, _files, round) => {
+    rounds.push(round);
+    const head = await integration.head();
+    const branch = `orca/${RUN}/_resolve-${task.task_id}-${round}`;
+    git(repo, 'checkout', '-q', '-b', branch, head);
+    const commit = commitFiles(repo, files, `redo ${task.task_id}`);
+    git(repo, 'checkout', '-q', 'main');
+    return { base: head, branch, commit };
+  };
+}
+
+const noConflictExpected: ConflictResolver = async (task) => {
+  throw new Error(`${task.task_id} conflicted, which this test does not expect`);
+};
+
+describe('the merge order', () => {
+  it('is finish order by default: the branch that finished first merges first', () => {
+    const waiting = [3, 1, 2].map((finished) => ({ finished, redone: 0 }) as WaitingMerge);
+    expect(finishOrder(waiting).map((one) => one.finished)).toEqual([1, 2, 3]);
+    expect(waiting.map((one) => one.finished)).toEqual([3, 1, 2]);
+  });
+});
+
+describe('the merge queue', () => {
+  const twoTasks = { t1: { owns: 'a.txt', writes: { 'a.txt': 'a from t1\n' } }, t2: { owns: 'b.txt', writes: { 'b.txt': 'b from t2\n' } } };
+
+  it('merges finished branches one at a time, in the order they finished', async () => {
+    const room = await mergeRoom(twoTasks);
+    const queue = new MergeQueue(room.room, noConflictExpected);
+    await Promise.all([queue.merge(room.task('t2'), room.branches.t2!), queue.merge(room.task('t1'), room.branches.t1!)]);
+    expect(room.merged()).toEqual(['Merge t2: task t2', 'Merge t1: task t1']);
+    expect(await room.mergeEvents()).toEqual(['t2 merged', 't1 merged']);
+    expect([room.task('t1').status, room.task('t2').status]).toEqual(['merged', 'merged']);
+    expect(room.task('t1').status_detail).toMatch(/^merged into the integration branch as [0-9a-f]{12}$/);
+    expect(room.said).toEqual(['t2 merged', 't1 merged']);
+    await room.integration.close();
+  });
+
+  it('merges in the order a custom order function gives', async () => {
+    const room = await mergeRoom(twoTasks);
+    const latestFirst: MergeOrder = (waiting) => [...waiting].sort((a, b) => b.finished - a.finished);
+    const queue = new MergeQueue(room.room, noConflictExpected, latestFirst);
+    await Promise.all([queue.merge(room.task('t2'), room.branches.t2!), queue.merge(room.task('t1'), room.branches.t1!)]);
+    expect(room.merged()).toEqual(['Merge t1: task t1', 'Merge t2: task t2']);
+    expect(await room.mergeEvents()).toEqual(['t1 merged', 't2 merged']);
+    await room.integration.close();
+  });
+
+  it('fails every waiting branch, saying why, when the order function returns none of them', async () => {
+    const room = await mergeRoom(twoTasks);
+    const queue = new MergeQueue(room.room, noConflictExpected, () => []);
+    const outcomes = await Promise.allSettled([
+      queue.merge(room.task('t1'), room.branches.t1!),
+      queue.merge(room.task('t2'), room.branches.t2!),
+    ]);
+    expect(outcomes.map((one) => one.status === 'rejected' && String(one.reason))).toEqual([
+      'Error: the merge order returned no waiting branch: it must return the branches it is given, reordered',
+      'Error: the merge order returned no waiting branch: it must return the branches it is given, reordered',
+    ]);
+    expect(room.merged()).toEqual(['']);
+    await room.integration.close();
+  });
+
+  it('has a conflicting task redone on the integration head, and merges the redone branch as resolved', async () => {
+    const room = await mergeRoom({
+      t1: { owns: 'a.txt', writes: { 'a.txt': 'a from t1\n' } },
+      t3: { owns: 'a.txt', writes: { 'a.txt': 'a from t3\n' } },
+    });
+    const rounds: number[] = [];
+    const queue = new MergeQueue(room.room, redoWith(room.repo, room.integration, { 'a.txt': 'a from t1\nand from t3\n' }, rounds));
+    await Promise.all([queue.merge(room.task('t1'), room.branches.t1!), queue.merge(room.task('t3'), room.branches.t3!)]);
+    expect(rounds).toEqual([1]);
+    expect(await room.mergeEvents()).toEqual(['t1 merged', 't3 conflict', 't3 resolved']);
+    expect(room.merged()).toEqual(['Merge t1: task t1', 'Merge t3 (redone on the integration head): task t3']);
+    expect(git(room.integration.dir, 'show', 'HEAD:a.txt')).toBe('a from t1\nand from t3');
+    expect(room.task('t3')).toMatchObject({ status: 'merged', merge_outcome: 'resolved' });
+    expect(room.task('t3').status_detail).toMatch(/, redone on the integration head after a merge conflict$/);
+    expect(room.said).toEqual([
+      't1 merged',
+      't3 conflicts in a.txt: a worker redoes it on the integration head (attempt 1)',
+      't3 merged (after resolving a conflict)',
+    ]);
+    await room.integration.close();
+  });
+
+  it(`fails a task whose conflict is still there after ${RESOLVE_ATTEMPTS} redos, keeping its own branch`, async () => {
+    const room = await mergeRoom({
+      t1: { owns: 'a.txt', writes: { 'a.txt': 'a from t1\n' } },
+      t3: { owns: 'a.txt', writes: { 'a.txt': 'a from t3\n' } },
+    });
+    const rounds: number[] = [];
+    // Each redo starts from the base again, so it conflicts with t1 again.
+    const redoOnBase: ConflictResolver = async (task, _files, round) => {
+      rounds.push(round);
+      const branch = `orca/${RUN}/_resolve-${task.task_id}-${round}`;
+      git(room.repo, 'checkout', '-q', '-b', branch, room.base);
+      const commit = commitFiles(room.repo, { 'a.txt': `a from t3, round ${round}\n` }, `redo ${round}`);
+      git(room.repo, 'checkout', '-q', 'main');
+      return { base: room.base, branch, commit };
+    };
+    const queue = new MergeQueue(room.room, redoOnBase);
+    await Promise.all([queue.merge(room.task('t1'), room.branches.t1!), queue.merge(room.task('t3'), room.branches.t3!)]);
+    expect(rounds).toEqual([1, 2]);
+    expect(await room.mergeEvents()).toEqual(['t1 merged', 't3 conflict', 't3 conflict', 't3 failed']);
+    expect(room.task('t3')).toMatchObject({
+      status: 'failed',
+      status_detail: `merge conflict in a.txt not resolved after ${RESOLVE_ATTEMPTS} attempt(s); its branch orca/r/t3 is kept`,
+    });
+    expect(room.merged()).toEqual(['Merge t1: task t1']);
+    await room.integration.close();
+  });
+
+  it('fails a conflicting task at once when no worker could redo it', async () => {
+    const room = await mergeRoom({
+      t1: { owns: 'a.txt', writes: { 'a.txt': 'a from t1\n' } },
+      t3: { owns: 'a.txt', writes: { 'a.txt': 'a from t3\n' } },
+    });
+    const queue = new MergeQueue(room.room, async () => undefined);
+    await Promise.all([queue.merge(room.task('t1'), room.branches.t1!), queue.merge(room.task('t3'), room.branches.t3!)]);
+    expect(await room.mergeEvents()).toEqual(['t1 merged', 't3 conflict', 't3 failed']);
+    expect(room.said.at(-1)).toBe('t3 failed: unresolved conflict in a.txt');
+    await room.integration.close();
+  });
+
+  it('refuses a branch that touches a path its task does not own, and records a task that changed nothing', async () => {
+    const room = await mergeRoom({
+      t4: { owns: 'c.txt', writes: { 'b.txt': 'b from t4\n' } },
+      t5: { owns: 'c.txt', writes: {} },
+    });
+    const queue = new MergeQueue(room.room, noConflictExpected);
+    await queue.merge(room.task('t4'), room.branches.t4!);
+    await queue.merge(room.task('t5'), room.branches.t5!);
+    expect(await room.mergeEvents()).toEqual(['t4 refused', 't5 nothing']);
+    expect(room.task('t4').status).toBe('failed');
+    expect(room.task('t4').status_detail).toMatch(/^its branch orca\/r\/t4 was not merged: the branch touches b\.txt/);
+    expect(room.task('t5')).toMatchObject({ status: 'merged', status_detail: 'no changes to merge' });
+    expect(room.merged()).toEqual(['']);
+    await room.integration.close();
+  });
+});
