@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { splitArguments } from '../../shared/context/commands/commandArguments.js';
 import { findCommand, loadCommands } from '../../shared/context/commands/commandCatalog.js';
-import { expandCommand, splitArguments } from '../../shared/context/commands/expandCommand.js';
+import { expandCommand } from '../../shared/context/commands/expandCommand.js';
 import { filesAtCommit } from '../../shared/context/commands/projectFiles.js';
 import { parseSlashCommand } from '../../shared/context/commands/slashCommand.js';
 import { bashTool } from '../../shared/tools/bash.js';

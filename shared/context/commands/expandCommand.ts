@@ -1,5 +1,5 @@
-import { parse as parseShellWords } from 'shell-quote';
 import type { ToolFacts } from '../../core/tool/toolFacts.js';
+import { splitArguments } from './commandArguments.js';
 import { runCommandShell } from './commandShell.js';
 import type { ProjectFiles } from './projectFiles.js';
 import type { SlashCommand } from './slashCommand.js';
@@ -65,14 +65,6 @@ export async function expandCommand(
     prompt = `${prompt}\n\n${sections.join('\n\n')}`;
   }
   return { prompt: prompt.trim(), files: attached.map((file) => file.name) };
-}
-
-/** Shell-style words: quotes group, operators and globs are kept as text, variables are not expanded. */
-export function splitArguments(args: string): string[] {
-  if (args.trim() === '') return [];
-  return parseShellWords(args, (name) => `$${name}`).map((token) =>
-    typeof token === 'string' ? token : 'op' in token ? String(token.op) : 'pattern' in token ? String(token.pattern) : '',
-  );
 }
 
 /** A path inside the repository (`./a.ts`, `src/a.ts`), or undefined for one that leaves it. */
