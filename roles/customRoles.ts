@@ -7,6 +7,7 @@ import { EffortSchema, ThinkingOptionSchema } from '../shared/core/model/thinkin
 import type { PermissionMode } from '../shared/core/tool/permissionMode.js';
 import { familyOf, type ToolFacts } from '../shared/core/tool/toolFacts.js';
 import type { ClaudeCodePermissionMode } from '../shared/policy/hooks/hookInput.js';
+import { REMEMBER_TOOL } from '../shared/tools/remember.js';
 import { AGENT_KEYS, readAgentFrontMatter } from './agentFrontMatter.js';
 import { BUILTIN_ROLES } from './builtinRoles.js';
 import type { RoleDefinition } from './role.js';
@@ -75,7 +76,7 @@ const MODES: Record<string, PermissionMode> = {
  * The tools a custom role without a `tools` list inherits: everything a worker has but Remember,
  * which keeps cards every later session is shown (docs/memory.md): a role has it only by naming it.
  */
-const INHERITED_TOOLS = BUILTIN_ROLES.find((role) => role.name === 'worker')!.tools.filter((tool) => tool !== 'Remember');
+const INHERITED_TOOLS = BUILTIN_ROLES.find((role) => role.name === 'worker')!.tools.filter((tool) => tool !== REMEMBER_TOOL);
 
 export interface CustomRoleLoad {
   roles: RoleDefinition[];
