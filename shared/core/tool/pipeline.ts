@@ -126,7 +126,7 @@ export async function runToolCall(
 ): Promise<ToolRunResult> {
   const run = new CallRun(request, ctx);
   const tool = registry.get(request.name);
-  if (!tool || !registry.isLoaded(tool.name)) return run.finish(notCallable(request.name, tool, registry), true);
+  if (!tool || !registry.isLoaded(tool.name)) return run.finish(notCallable(request.name, tool, registry), true, { tool });
   const admitted = await admit(request.id, tool, request.input, `${tool.name} input`, ctx);
   if ('refusal' in admitted) return run.finish(admitted.refusal, true, { tool, checked: admitted.checked });
   let checked = admitted.checked;
