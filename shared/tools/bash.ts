@@ -82,7 +82,7 @@ export function makeBashTool(options: BashToolOptions = {}) {
 export const bashTool = makeBashTool();
 
 /** Claude Code's `tool_response` for a command: its output streams; hooks get the data as it is when it has none. */
-function claudeCodeBashResponse(data: unknown): unknown {
+async function claudeCodeBashResponse(data: unknown): Promise<unknown> {
   if (typeof data !== 'object' || data === null || !('stdout' in data) || !('stderr' in data)) return data;
   const { stdout, stderr } = data;
   if (typeof stdout !== 'string' || typeof stderr !== 'string') return data;

@@ -187,7 +187,7 @@ const EditData = z.looseObject({
 });
 
 /** Claude Code's `tool_response` for an edit: its fields, and the change as a `structuredPatch`. */
-function claudeCodeEditResponse(data: unknown): unknown {
+async function claudeCodeEditResponse(data: unknown): Promise<unknown> {
   const edit = EditData.safeParse(data);
   if (!edit.success) return data;
   const { filePath, oldString, newString, originalFile, updatedFile, replaceAll } = edit.data;
@@ -196,7 +196,7 @@ function claudeCodeEditResponse(data: unknown): unknown {
     oldString,
     newString,
     originalFile,
-    structuredPatch: claudeCodePatch(originalFile, updatedFile),
+    structuredPatch: await claudeCodePatch(originalFile, updatedFile),
     userModified: false,
     replaceAll,
   };

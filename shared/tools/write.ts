@@ -102,9 +102,15 @@ const WriteData = z.looseObject({
 });
 
 /** Claude Code's `tool_response` for a write: its fields, and the change to an existing file as a `structuredPatch`. */
-function claudeCodeWriteResponse(data: unknown): unknown {
+async function claudeCodeWriteResponse(data: unknown): Promise<unknown> {
   const write = WriteData.safeParse(data);
   if (!write.success) return data;
   const { type, filePath, content, originalFile } = write.data;
-  return { type, filePath, content, structuredPatch: originalFile === null ? [] : claudeCodePatch(originalFile, content), originalFile };
+  return {
+    type,
+    filePath,
+    content,
+    structuredPatch: originalFile === null ? [] : await claudeCodePatch(originalFile, content),
+    originalFile,
+  };
 }

@@ -41,7 +41,7 @@ const peekTool = defineTool({
   rule: { kind: 'path', field: 'file_path' },
   results: { kind: 'file-read' },
   hookInputDefaults: { offset: 1 },
-  hookResponse: (data) => ({ peeked: data }),
+  hookResponse: async (data) => ({ peeked: data }),
   async call(input, ctx) {
     const filePath = ctx.workspace.resolve(input.file_path, 'read');
     const lines = readFileSync(filePath, 'utf8').split('\n');

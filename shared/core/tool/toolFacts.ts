@@ -18,7 +18,7 @@ export interface ToolFacts {
   /** What its results are, as the host reads them back from the transcript (ToolResults); without it a result is kept whole. */
   results?: ToolResults;
   /** Claude Code's `tool_response` for this tool, made from its `ToolOutput.data`; without it hooks get the data as it is. */
-  hookResponse?(data: unknown): unknown;
+  hookResponse?(data: unknown): Promise<unknown>;
   /** Claude Code's input defaults its hooks see in `tool_input` when the model left them out (Edit's `replace_all: false`). */
   hookInputDefaults?: Readonly<Record<string, unknown>>;
 }

@@ -89,7 +89,7 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
         {
           tool_name: call.tool.name,
           tool_input: inputForHooks(call.input, ctx, call.tool),
-          tool_response: responseForHooks(call.tool, output.data !== undefined ? output.data : output.content),
+          tool_response: await responseForHooks(call.tool, output.data !== undefined ? output.data : output.content),
           tool_use_id: call.id,
           ...(call.durationMs !== undefined ? { duration_ms: call.durationMs } : {}),
         },
@@ -119,19 +119,15 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
     async postToolBatch(calls, ctx) {
       const shown = calls.filter((call) => call.name !== REPORT_TOOL);
       if (shown.length === 0) return {};
-      const outcome = await runHooks(
-        hooks,
-        'PostToolBatch',
-        {
-          tool_calls: shown.map((call) => ({
-            tool_name: call.name,
-            tool_input: inputForHooks(call.input, ctx, call.tool),
-            tool_use_id: call.id,
-            ...(call.response !== undefined ? { tool_response: responseForHooks(call.tool, call.response) } : {}),
-          })),
-        },
-        hookContextFor(ctx),
+      const toolCalls = await Promise.all(
+        shown.map(async (call) => ({
+          tool_name: call.name,
+          tool_input: inputForHooks(call.input, ctx, call.tool),
+          tool_use_id: call.id,
+          ...(call.response !== undefined ? { tool_response: await responseForHooks(call.tool, call.response) } : {}),
+        })),
       );
+      const outcome = await runHooks(hooks, 'PostToolBatch', { tool_calls: toolCalls }, hookContextFor(ctx));
       return afterCall(outcome);
     },
 
@@ -175,6 +171,6 @@ export function inputForHooks(input: unknown, ctx: ToolContext, tool?: ToolFacts
  * (`hookResponse`), so a hook written for Claude Code (`.tool_response.stdout`) reads the same
  * fields; as it is for a tool that declares none (Read, Glob, Grep already agree).
  */
-function responseForHooks(tool: ToolFacts | undefined, response: unknown): unknown {
+async function responseForHooks(tool: ToolFacts | undefined, response: unknown): Promise<unknown> {
   return tool?.hookResponse ? tool.hookResponse(response) : response;
 }
