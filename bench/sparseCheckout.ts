@@ -5,7 +5,7 @@ import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { AgentJobSchema } from '../shared/infra/queue/agentJob.js';
 import type { HookContext } from '../shared/policy/hooks/hookContext.js';
 import { NO_HOOKS } from '../shared/policy/hooks/hooksConfig.js';
-import { prepareWorkspace } from '../workers/jobWorkspace.js';
+import { prepareWorkspace } from '../workers/workspace/prepareWorkspace.js';
 import { scriptedAgentJob } from './runScript.js';
 import { median, round } from './stats.js';
 

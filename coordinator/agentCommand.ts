@@ -1,29 +1,26 @@
-import path from 'node:path';
+import type { Redis } from 'ioredis';
+import type { RoleDefinition } from '../roles/role.js';
 import { findRole, roleSpec } from '../roles/roleCatalog.js';
 import { describeFiled } from '../shared/context/memory/fileCard.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
-import { checkShared, shareUrl } from '../shared/core/git/sharedRemote.js';
-import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
-import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
-import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { followRunEvents } from '../shared/infra/board/runEventFollower.js';
-import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
+import type { AgentJobInput, AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
+import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
+import type { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
-import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { TerminalAsks } from './asks/terminalAsks.js';
 import { eventLine } from './eventLine.js';
-import { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
-import { inspectRepo, UserError } from './repoCheck.js';
+import { announceRun, type PreStart, preStart, type StartRepository } from './preStart.js';
 import { handOverWorktrees } from './run/handOver.js';
 import { SharedRun } from './run/sharedRun.js';
 import { readRunConfig } from './runConfig.js';
-import { newRunId } from './runId.js';
 import { recordRun, recordRunEnd } from './runLedger.js';
 import { OrcaServices } from './services.js';
 
@@ -62,59 +59,25 @@ export interface AgentCommandOptions {
  * leaves a commit on `orca/<run>/<task>`. Exit code: 0 completed, 1 failed, 130 aborted.
  */
 export async function agentCommand(options: AgentCommandOptions): Promise<number> {
-  const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
-  const pluginDirs = (options.pluginDirs ?? []).map((dir) => path.resolve(dir));
-  // The role, and every file the agent's settings, hooks and context come from, as of the base commit.
-  const config = await readRunConfig(root, base);
-  for (const problem of config.problems) process.stderr.write(`orca: configuration: ${problem}\n`);
-  const { role, warnings } = findRole(root, options.role, { config, pluginDirs });
-  for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
-  const share = options.share ? shareUrl(options.share) : undefined;
-  if (share)
-    await checkShared(share, root).catch((error: unknown) => {
-      throw new UserError(error instanceof Error ? error.message : String(error));
-    });
-  const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
-  if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
-  // The role's own model, thinking and effort win; the combination the agent will run is checked.
-  const model = script ? undefined : chooseModel(options, role);
-  // Before the run is announced: a run id printed for a run that cannot start would mislead.
-  new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
-  const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource });
-  if (sandbox.refusal) throw new UserError(sandbox.refusal);
-
-  const memory = options.memory
-    ? new RunMemory({ orcaHome: new OrcaHome(process.env.ORCA_HOME || undefined).root, repo: root, startedAt: Date.now() })
-    : undefined;
+  const start = await preStart(options, {
+    read: (repository) => readAgentRole(options, repository),
+    // The role's own model, thinking and effort win; the combination the agent will run is checked.
+    chooseModel: ({ role }) => chooseModel(options, role),
+  });
+  const { root, base, share, memory } = start;
   for (const problem of memory?.problems ?? []) process.stderr.write(`orca: memory: ${problem}\n`);
-  const runId = newRunId();
-  const taskId = role.name;
-  process.stderr.write(`orca: run ${runId}\n`);
-  process.stderr.write(`orca: ${sandbox.line}\n`);
-  if (script && !options.json) process.stderr.write('orca: Scripted model (no LLM is used)\n');
+  const runId = announceRun(start.sandbox);
+  const taskId = start.command.role.name;
+  if (start.script && !options.json) process.stderr.write('orca: Scripted model (no LLM is used)\n');
 
   const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, sandbox: options.sandbox });
   const follower = connectRedis(services.redisService.url);
   const following = new AbortController();
-  let interrupted = 0;
-  const onSigint = () => {
-    interrupted += 1;
-    if (interrupted > 1) process.exit(130);
-    process.stderr.write('orca: aborting the run (Ctrl-C again to leave at once)\n');
-    void publishAbort(services.redis, services.keys, runId, 'interrupted by the user');
-  };
+  const onSigint = abortOnInterrupt(services, runId);
   process.on('SIGINT', onSigint);
   // The agent's permission requests: asked here when a person is at the terminal, shown otherwise.
-  const asks = options.json
-    ? undefined
-    : new TerminalAsks({
-        redis: services.redis,
-        keys: services.keys,
-        runId,
-        write: (line) => process.stderr.write(`${line}\n`),
-        interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
-      });
-  const branch = role.workspace === 'branch' ? orcaBranch(runId, taskId) : undefined;
+  const asks = options.json ? undefined : terminalAsks(services, runId);
+  const branch = start.command.role.workspace === 'branch' ? orcaBranch(runId, taskId) : undefined;
   const ledgerEntry = {
     run_id: runId,
     kind: 'agent' as const,
@@ -127,39 +90,9 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   const shared = share ? new SharedRun(share, root, runId) : undefined;
   try {
     recordRun(services.home, ledgerEntry);
-    const { source: _source, ...scriptContent } = script ?? { source: '' };
     await shared?.publish(base);
-    await services.queue.add({
-      run_id: runId,
-      task_id: taskId,
-      role: roleSpec(role),
-      prompt: options.prompt,
-      repo: shared ? { remote: shared.url } : { path: root },
-      base,
-      branch,
-      model: { ...model, script: script ? scriptContent : undefined },
-      stop_event: 'Stop',
-      plugin_dirs: pluginDirs,
-      asks: { timeout_ms: options.askTimeoutMs, yes_to: options.yesTo },
-      memory: memory?.forPrompt(options.prompt),
-      mcp: options.mcp ?? [],
-      config,
-      sandbox: options.sandbox,
-    });
-    const followed = options.json
-      ? Promise.resolve('0')
-      : followRunEvents(
-          follower,
-          services.keys,
-          runId,
-          (entry) => {
-            asks?.onEntry(entry);
-            if (entry.source !== 'agent') return;
-            const line = eventLine(entry.event as AgentEvent);
-            if (line) asks?.print(line);
-          },
-          following.signal,
-        );
+    await services.queue.add(agentJob(options, start, { runId, taskId, branch, shared }));
+    const followed = options.json ? Promise.resolve('0') : followAgent(follower, services.keys, runId, asks, following.signal);
     const result = await services.waiter.wait(agentJobId(runId, taskId, 1));
     // Pushed by its worker to the shared remote: the branch ends in the user's repository, as in a local run.
     if (shared && result.branch && result.commit) await shared.fetchTask(taskId, result.branch, result.commit);
@@ -177,6 +110,81 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     follower.disconnect();
     await services.close();
   }
+}
+
+/** The role, and every file the agent's settings, hooks and context come from, as of the base commit. */
+async function readAgentRole(
+  options: AgentCommandOptions,
+  { root, base, pluginDirs }: StartRepository,
+): Promise<{ role: RoleDefinition; config: TrustedConfig }> {
+  const config = await readRunConfig(root, base);
+  for (const problem of config.problems) process.stderr.write(`orca: configuration: ${problem}\n`);
+  const { role, warnings } = findRole(root, options.role, { config, pluginDirs });
+  for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
+  return { role, config };
+}
+
+/** Ctrl-C aborts the run (its agent stops, its worker records how far it got); a second Ctrl-C leaves at once. */
+function abortOnInterrupt(services: OrcaServices, runId: string): () => void {
+  let interrupted = 0;
+  return () => {
+    interrupted += 1;
+    if (interrupted > 1) process.exit(130);
+    process.stderr.write('orca: aborting the run (Ctrl-C again to leave at once)\n');
+    void publishAbort(services.redis, services.keys, runId, 'interrupted by the user');
+  };
+}
+
+function terminalAsks(services: OrcaServices, runId: string): TerminalAsks {
+  return new TerminalAsks({
+    redis: services.redis,
+    keys: services.keys,
+    runId,
+    write: (line) => process.stderr.write(`${line}\n`),
+    interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+  });
+}
+
+/** The agent's job: its role, prompt and model, where its repository is, and the run's options it carries to its worker. */
+function agentJob(
+  options: AgentCommandOptions,
+  { root, base, script, model, pluginDirs, memory, command: { role, config } }: PreStart<{ role: RoleDefinition; config: TrustedConfig }>,
+  { runId, taskId, branch, shared }: { runId: string; taskId: string; branch?: string; shared?: SharedRun },
+): AgentJobInput {
+  const { source: _source, ...scriptContent } = script ?? { source: '' };
+  return {
+    run_id: runId,
+    task_id: taskId,
+    role: roleSpec(role),
+    prompt: options.prompt,
+    repo: shared ? { remote: shared.url } : { path: root },
+    base,
+    branch,
+    model: { ...model, script: script ? scriptContent : undefined },
+    stop_event: 'Stop',
+    plugin_dirs: pluginDirs,
+    asks: { timeout_ms: options.askTimeoutMs, yes_to: options.yesTo },
+    memory: memory?.forPrompt(options.prompt),
+    mcp: options.mcp ?? [],
+    config,
+    sandbox: options.sandbox,
+  };
+}
+
+/** The agent's events as lines on stderr, as they come, with its permission requests asked or shown. */
+function followAgent(follower: Redis, keys: Keys, runId: string, asks: TerminalAsks | undefined, signal: AbortSignal): Promise<string> {
+  return followRunEvents(
+    follower,
+    keys,
+    runId,
+    (entry) => {
+      asks?.onEntry(entry);
+      if (entry.source !== 'agent') return;
+      const line = eventLine(entry.event as AgentEvent);
+      if (line) asks?.print(line);
+    },
+    signal,
+  );
 }
 
 /** The agent's branch is the user's now: its worktree lets go of it (handOver.ts). Said on stderr, never hidden. */

@@ -1,23 +1,18 @@
-import path from 'node:path';
+import type { RunEventInput } from '../shared/core/events/runEvent.js';
 import { integrationBranch } from '../shared/core/git/orcaBranch.js';
 import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
-import { checkShared, shareUrl } from '../shared/core/git/sharedRemote.js';
-import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
-import { loadScriptFile } from '../shared/core/model/scriptFile.js';
 import type { Effort } from '../shared/core/model/thinking.js';
-import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
-import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { isSlashInvocation, resolveSlashTask, type SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
 import { checkHandOffOptions, handOff } from './handoff/handOff.js';
-import { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
-import { inspectRepo, UserError } from './repoCheck.js';
+import { announceRun, type PreStart, preStart, type StartRepository } from './preStart.js';
+import { UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
 import { RunRecorder } from './run/runRecorder.js';
 import { printRunResult } from './run/runResult.js';
-import { newRunId } from './runId.js';
+import type { RunSettings } from './run/runSettings.js';
 import { OrcaServices } from './services.js';
 
 export interface RunCommandOptions {
@@ -66,56 +61,65 @@ export interface RunCommandOptions {
   share?: string;
 }
 
-function toUserError(error: unknown): never {
-  throw new UserError(error instanceof Error ? error.message : String(error));
-}
-
 /** `orca run`: one whole run, from a task to a verified integration branch. */
 export async function runCommand(options: RunCommandOptions): Promise<number> {
-  const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
-  const pluginDirs = (options.pluginDirs ?? []).map((dir) => path.resolve(dir));
-  // A task that names a slash command runs the command's prompt (read at the base commit).
-  const slash: SlashTask | undefined = isSlashInvocation(options.task)
-    ? await resolveSlashTask({ repo: root, base, task: options.task, pluginDirs })
-    : undefined;
-  const task = slash?.task ?? options.task;
+  const start = await preStart(options, {
+    read: (repository) => readRunTask(options, repository),
+    // The command's `model` is the run's unless --model says otherwise.
+    chooseModel: (slash) => chooseModel({ ...options, model: options.model ?? slash?.command.model }),
+  });
+  const slash = start.command;
+  const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
+  for (const warning of slash?.warnings ?? []) process.stderr.write(`orca: ${warning}\n`);
+  const checks = integrationChecks(options.checks, start.root, say);
+  const runId = announceRun(start.sandbox);
+  sayRunSetup(start, say);
+  const services = await OrcaServices.open({
+    workers: options.localWorkers ? options.workers : 0,
+    concurrency: options.concurrency,
+    sandbox: options.sandbox,
+  });
+  try {
+    const recorder = new RunRecorder(services.redis, services.keys, runId);
+    const run: NewRun = { options, start, task: slash?.task ?? options.task, checks, budgets: budgetsOf(options) };
+    await recorder.record(runCreated(run, runId));
+    const result = await coordinateRun(services, recorder, runSettings(run, say));
+    const handoff = await handOff(services, start.root, result, options, say);
+    const code = printRunResult({ ...result, ...(handoff.json ? { handoff: handoff.json } : {}) }, recorder.state, options.json);
+    return code === 0 && handoff.failed ? 1 : code;
+  } finally {
+    await services.close();
+  }
+}
+
+/**
+ * What `orca run` reads at the base before it starts: the slash command a task names (the run
+ * then runs the command's prompt), the hand-off flags, and orca.json (one the workers cannot use
+ * is said now, not per task).
+ */
+async function readRunTask(options: RunCommandOptions, { root, base, pluginDirs }: StartRepository): Promise<SlashTask | undefined> {
+  const slash = isSlashInvocation(options.task) ? await resolveSlashTask({ repo: root, base, task: options.task, pluginDirs }) : undefined;
   await checkHandOffOptions(root, options);
-  // Before the run is announced: an orca.json the workers cannot use is said now, not per task.
   await readOrcaProjectConfig(root, base).catch((error: Error) => {
     throw new UserError(error.message);
   });
-  const share = options.share ? shareUrl(options.share) : undefined;
-  if (share) await checkShared(share, root).catch(toUserError);
-  const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
-  if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
-  // The command's `model` is the run's unless --model says otherwise.
-  const choice = script ? undefined : chooseModel({ ...options, model: options.model ?? slash?.command.model });
-  // Before the run is announced: a run id printed for a run that cannot start would mislead.
-  new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
-  const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource });
-  if (sandbox.refusal) throw new UserError(sandbox.refusal);
-  const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
-  for (const warning of slash?.warnings ?? []) process.stderr.write(`orca: ${warning}\n`);
-  const startedAt = Date.now();
-  const memory = options.memory
-    ? new RunMemory({ orcaHome: new OrcaHome(process.env.ORCA_HOME || undefined).root, repo: root, startedAt })
-    : undefined;
+  return slash;
+}
 
-  let checks = options.checks;
-  if (checks.length === 0) {
-    const found = detectChecks(root);
-    checks = found.map((check) => check.command);
-    say?.(
-      found.length > 0
-        ? `integration checks: ${found.map((c) => `${c.command} (${c.because})`).join(', ')}`
-        : 'no integration checks found: pass --check CMD to name them',
-    );
-  }
+/** The checks `--check` names, or the ones found in the repository (said, with why each). */
+function integrationChecks(given: string[], root: string, say?: (line: string) => void): string[] {
+  if (given.length > 0) return given;
+  const found = detectChecks(root);
+  say?.(
+    found.length > 0
+      ? `integration checks: ${found.map((c) => `${c.command} (${c.because})`).join(', ')}`
+      : 'no integration checks found: pass --check CMD to name them',
+  );
+  return found.map((check) => check.command);
+}
 
-  const runId = newRunId();
-  process.stderr.write(`orca: run ${runId}\n`);
-  // Said even with --json (on stderr): what the agents' commands run in is never left unsaid.
-  process.stderr.write(`orca: ${sandbox.line}\n`);
+/** What the run starts with, for the person watching: the Scripted model, the shared remote, the slash command, the memory. */
+function sayRunSetup({ script, share, command: slash, memory }: PreStart<SlashTask | undefined>, say?: (line: string) => void): void {
   if (script) say?.('Scripted model: no LLM is used in this run.');
   if (share) say?.(`shared over ${share}: workers on any host that can reach it take the jobs`);
   if (slash) {
@@ -127,78 +131,84 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     for (const problem of memory.problems) say?.(`memory: ${problem}`);
     if (memory.claudeCodeDir) say?.(`memory: reading Claude Code's memory in ${memory.claudeCodeDir}`);
   }
-  const model = choice?.id ?? 'scripted';
+}
 
-  const services = await OrcaServices.open({
-    workers: options.localWorkers ? options.workers : 0,
-    concurrency: options.concurrency,
-    sandbox: options.sandbox,
-  });
-  try {
-    const recorder = new RunRecorder(services.redis, services.keys, runId);
-    const budgets = {
-      maxAgents: options.maxAgents ?? Math.max(1, options.workers * options.concurrency),
-      maxTokens: options.maxTokens,
-      maxCostUsd: options.maxCost,
-      wallClockMs: options.timeoutMinutes ? options.timeoutMinutes * 60_000 : undefined,
-    };
-    const { source: _source, ...scriptContent } = script ?? { source: '' };
-    await recorder.record({
-      type: 'run_created',
-      task,
-      repo: root,
-      base,
-      integration_branch: integrationBranch(runId),
-      model,
-      scripted: Boolean(script),
-      checks,
-      settings: {
-        script: script ? scriptContent : undefined,
-        model_id: choice?.id,
-        thinking: choice?.thinking,
-        effort: choice?.effort,
-        approve: options.approve,
-        max_agents: budgets.maxAgents,
-        max_tokens: budgets.maxTokens,
-        max_cost_usd: budgets.maxCostUsd,
-        deadline: budgets.wallClockMs ? Date.now() + budgets.wallClockMs : undefined,
-        ask_timeout_ms: options.askTimeoutMs,
-        yes_to: options.yesTo,
-        plugin_dirs: pluginDirs,
-        memory: options.memory,
-        mcp: options.mcp,
-        check_network: options.checkNetwork,
-        sandbox: options.sandbox,
-        share,
-        command: slash
-          ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
-          : undefined,
-      },
-    });
-    const result = await coordinateRun(services, recorder, {
-      task,
-      repo: root,
-      base,
-      checks,
-      checkNetwork: options.checkNetwork,
-      model: choice,
-      script,
+function budgetsOf(options: RunCommandOptions): RunSettings['budgets'] {
+  return {
+    maxAgents: options.maxAgents ?? Math.max(1, options.workers * options.concurrency),
+    maxTokens: options.maxTokens,
+    maxCostUsd: options.maxCost,
+    wallClockMs: options.timeoutMinutes ? options.timeoutMinutes * 60_000 : undefined,
+  };
+}
+
+/** A run about to be created: the command's options, what was checked before it, and what follows from them. */
+interface NewRun {
+  options: RunCommandOptions;
+  start: PreStart<SlashTask | undefined>;
+  /** The task the agents get: the slash command's prompt when the task named one. */
+  task: string;
+  checks: string[];
+  budgets: RunSettings['budgets'];
+}
+
+/** The run's first event: everything `orca resume` needs to carry on exactly as the run began. */
+function runCreated({ options, start, task, checks, budgets }: NewRun, runId: string): RunEventInput {
+  const { script, model: choice, command: slash } = start;
+  const { source: _source, ...scriptContent } = script ?? { source: '' };
+  return {
+    type: 'run_created',
+    task,
+    repo: start.root,
+    base: start.base,
+    integration_branch: integrationBranch(runId),
+    model: choice?.id ?? 'scripted',
+    scripted: Boolean(script),
+    checks,
+    settings: {
+      script: script ? scriptContent : undefined,
+      model_id: choice?.id,
+      thinking: choice?.thinking,
+      effort: choice?.effort,
       approve: options.approve,
-      budgets,
-      say,
-      tty: Boolean(process.stderr.isTTY) && !options.json,
-      asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
-      memory,
-      toolLimit: slash?.toolLimit,
-      pluginDirs,
+      max_agents: budgets.maxAgents,
+      max_tokens: budgets.maxTokens,
+      max_cost_usd: budgets.maxCostUsd,
+      deadline: budgets.wallClockMs ? Date.now() + budgets.wallClockMs : undefined,
+      ask_timeout_ms: options.askTimeoutMs,
+      yes_to: options.yesTo,
+      plugin_dirs: start.pluginDirs,
+      memory: options.memory,
       mcp: options.mcp,
+      check_network: options.checkNetwork,
       sandbox: options.sandbox,
-      share,
-    });
-    const handoff = await handOff(services, root, result, options, say);
-    const code = printRunResult({ ...result, ...(handoff.json ? { handoff: handoff.json } : {}) }, recorder.state, options.json);
-    return code === 0 && handoff.failed ? 1 : code;
-  } finally {
-    await services.close();
-  }
+      share: start.share,
+      command: slash
+        ? { invoked: slash.invoked, file: slash.command.file, allowed_tools: slash.toolLimit?.rules, model: slash.command.model }
+        : undefined,
+    },
+  };
+}
+
+function runSettings({ options, start, task, checks, budgets }: NewRun, say?: (line: string) => void): RunSettings {
+  return {
+    task,
+    repo: start.root,
+    base: start.base,
+    checks,
+    checkNetwork: options.checkNetwork,
+    model: start.model,
+    script: start.script,
+    approve: options.approve,
+    budgets,
+    say,
+    tty: Boolean(process.stderr.isTTY) && !options.json,
+    asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
+    memory: start.memory,
+    toolLimit: start.command?.toolLimit,
+    pluginDirs: start.pluginDirs,
+    mcp: options.mcp,
+    sandbox: options.sandbox,
+    share: start.share,
+  };
 }

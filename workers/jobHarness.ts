@@ -4,6 +4,7 @@ import { claimsReader, failureAdmission, outputSchema, WorkerOutputSchema } from
 import { settingsFromConfig } from '../shared/context/config/trustedSettings.js';
 import type { GitSnapshot } from '../shared/context/prompt/gitSnapshot.js';
 import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
+import type { ReadFileState } from '../shared/core/files/readFileState.js';
 import { commonGitDir } from '../shared/core/git/repoLock.js';
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { Model } from '../shared/core/model/model.js';
@@ -11,6 +12,7 @@ import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { settled } from '../shared/core/runtime/settled.js';
 import type { SessionServices } from '../shared/core/tool/tool.js';
 import { Harness } from '../shared/harness/harness.js';
+import type { HarnessOptions } from '../shared/harness/harnessOptions.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
 import { projectConfigFile, type TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import type { Keys } from '../shared/infra/redis/keys.js';
@@ -26,9 +28,9 @@ import { toolsNamed } from '../shared/tools/catalog.js';
 import { createDiagnosticsReminder } from '../shared/tools/lsp/diagnosticsReminder.js';
 import { startAgentMcp } from '../shared/tools/mcp/agentMcp.js';
 import type { McpServers } from '../shared/tools/mcp/mcpServers.js';
-import type { JobWorkspace } from './jobWorkspace.js';
 import type { ProgressReporter } from './progressReporter.js';
 import { RunAskPrompter } from './runAskPrompter.js';
+import type { JobWorkspace } from './workspace/jobWorkspace.js';
 
 /** A job's harness, and the gate on its Report when its role's output makes claims. */
 export interface JobHarness {
@@ -65,19 +67,9 @@ export interface JobHarnessInput {
  * the host's own record of the agent's checks, its task list, and the gate on its Report.
  */
 export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarness> {
-  const { job, workspace, ports } = input;
+  const { job, workspace } = input;
   const { state, dropped } = rebaseFileState(job.file_state, workspace.dir);
-  const services: SessionServices = { taskList: { store: new RedisTaskStore(input.redis, input.keys, job.run_id, job.task_id) } };
-  // A Worker must have run its task's checks, whatever they look like: they are recorded as evidence too.
-  const required = job.role.output === 'worker' ? job.checks : undefined;
-  const checkRecorder = new CheckRecorder({ alsoRecord: required }).attachTo(services);
-  const claimsOf = claimsReader(job.role.output);
-  const gateOptions = claimsOf
-    ? { claimsOf, base: job.base, leasedPorts: ports, who: `${job.role.name} ${job.task_id}`, required }
-    : undefined;
-  const reportGate = gateOptions
-    ? { options: gateOptions, gate: createReportGate({ ...gateOptions, admitsFailure: failureAdmission(job.role.output) }) }
-    : undefined;
+  const checks = jobChecks(input);
   let mcp: McpServers | undefined;
   let harness: Harness;
   try {
@@ -85,65 +77,13 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     // the watch failed are in `mcp`, closed below.
     const [owned, , gitDir, gitAtStart] = await settled([
       ownedGuard(job, workspace, input.checkoutAtStart),
-      // A built-in role gets the servers the run names (--mcp); a custom role those of its file.
-      startAgentMcp({
-        wanted: job.role.source === 'builtin' ? job.mcp : job.role.mcpServers,
-        roleSource: job.role.source,
-        projectRoot: workspace.dir,
-        userClaudeDir: input.userClaudeDir,
-        // From the run's base commit, never from the tree the agent works in.
-        trusted: { mcpJson: projectConfigFile(input.config, '.mcp.json'), settings: settingsFromConfig(workspace.dir, input.config) },
-      }).then((started) => {
+      startJobMcp(input).then((started) => {
         mcp = started;
       }),
       commonGitDir(workspace.repo),
       input.gitAtStart,
     ]);
-    const sandboxReadable = [gitDir, ...workspace.linked.map((name) => path.join(workspace.repo, name))];
-    harness = new Harness({
-      mcp,
-      services,
-      wrapSlots: (slots) => (owned ? owned.wrap(checkRecorder.wrap(slots)) : checkRecorder.wrap(slots)),
-      stopChecks: [
-        ...(owned ? [owned.stopCheck] : []),
-        ...(reportGate ? [reportGate.gate] : []),
-        ...(job.role.output === 'worker'
-          ? [createVerificationNudge(), createDiagnosticsReminder({ claimsSuccess: workerClaimsSuccess })]
-          : []),
-      ],
-      role: job.role,
-      sandboxMode: input.sandboxMode,
-      tools: toolsNamed(job.role.tools),
-      outputSchema: outputSchema(job.role.output),
-      model: input.model,
-      workspaceRoot: workspace.dir,
-      workspaceWritable: workspace.kind !== 'view',
-      sandboxReadable,
-      sessionDir: input.sessionDir,
-      shellEnv: {
-        PORT: String(ports[0] ?? ''),
-        ORCA_PORTS: ports.join(','),
-        ORCA_RUN_ID: job.run_id,
-        ORCA_TASK_ID: job.task_id,
-        ORCA_ROLE: job.role.name,
-        ...job.env,
-      },
-      fileState: state,
-      signal: input.signal,
-      prompter: new RunAskPrompter({ redis: input.redis, keys: input.keys, job, progress: input.progress }),
-      stopEvent: job.stop_event,
-      pluginDirs: job.plugin_dirs,
-      effort: job.role.effort ?? job.model.effort,
-      requiredChecks: job.checks,
-      userClaudeDir: input.userClaudeDir,
-      sessionId: `${job.run_id}.${job.task_id}.${input.attempt}`,
-      agentId: `${job.run_id}/${job.task_id}`,
-      transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
-      gitAtStart,
-      memory: job.memory ? { ...job.memory, source: `run ${job.run_id} task ${job.task_id}` } : undefined,
-      toolLimit: job.tool_limit,
-      config: { files: input.config, folder: path.join(input.sessionDir, 'config') },
-    });
+    harness = new Harness(jobHarnessOptions(input, { checks, owned, mcp, gitDir, gitAtStart, fileState: state }));
   } catch (error) {
     // Nothing of the agent's may outlive it, not even when its harness could not be built.
     await mcp?.close();
@@ -156,7 +96,105 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
       message: `inherited file state dropped for files that differ here: ${dropped.join(', ')}`,
     });
   }
-  return { harness, reportGate };
+  return { harness, reportGate: checks.reportGate };
+}
+
+/** The host's own record of a job's checks, its task list, and the gate on its Report when its role's output makes claims. */
+interface JobChecks {
+  services: SessionServices;
+  checkRecorder: CheckRecorder;
+  reportGate?: JobHarness['reportGate'];
+}
+
+function jobChecks({ job, redis, keys, ports }: JobHarnessInput): JobChecks {
+  const services: SessionServices = { taskList: { store: new RedisTaskStore(redis, keys, job.run_id, job.task_id) } };
+  // A Worker must have run its task's checks, whatever they look like: they are recorded as evidence too.
+  const required = job.role.output === 'worker' ? job.checks : undefined;
+  const checkRecorder = new CheckRecorder({ alsoRecord: required }).attachTo(services);
+  const claimsOf = claimsReader(job.role.output);
+  const gateOptions = claimsOf
+    ? { claimsOf, base: job.base, leasedPorts: ports, who: `${job.role.name} ${job.task_id}`, required }
+    : undefined;
+  const reportGate = gateOptions
+    ? { options: gateOptions, gate: createReportGate({ ...gateOptions, admitsFailure: failureAdmission(job.role.output) }) }
+    : undefined;
+  return { services, checkRecorder, reportGate };
+}
+
+/** A built-in role gets the MCP servers the run names (--mcp); a custom role those of its file. */
+function startJobMcp({ job, workspace, userClaudeDir, config }: JobHarnessInput): Promise<McpServers> {
+  return startAgentMcp({
+    wanted: job.role.source === 'builtin' ? job.mcp : job.role.mcpServers,
+    roleSource: job.role.source,
+    projectRoot: workspace.dir,
+    userClaudeDir,
+    // From the run's base commit, never from the tree the agent works in.
+    trusted: { mcpJson: projectConfigFile(config, '.mcp.json'), settings: settingsFromConfig(workspace.dir, config) },
+  });
+}
+
+interface JobHarnessParts {
+  checks: JobChecks;
+  owned?: OwnedPathsGuard;
+  mcp?: McpServers;
+  gitDir: string;
+  gitAtStart?: GitSnapshot;
+  fileState: ReadFileState;
+}
+
+/** The job's agent as the harness runs it: its role, model and tools, its workspace and sandbox, and the job's guards and gates around it. */
+function jobHarnessOptions(input: JobHarnessInput, { checks, owned, mcp, gitDir, gitAtStart, fileState }: JobHarnessParts): HarnessOptions {
+  const { job, workspace } = input;
+  const { checkRecorder, reportGate } = checks;
+  return {
+    mcp,
+    services: checks.services,
+    wrapSlots: (slots) => (owned ? owned.wrap(checkRecorder.wrap(slots)) : checkRecorder.wrap(slots)),
+    stopChecks: [
+      ...(owned ? [owned.stopCheck] : []),
+      ...(reportGate ? [reportGate.gate] : []),
+      ...(job.role.output === 'worker'
+        ? [createVerificationNudge(), createDiagnosticsReminder({ claimsSuccess: workerClaimsSuccess })]
+        : []),
+    ],
+    role: job.role,
+    sandboxMode: input.sandboxMode,
+    tools: toolsNamed(job.role.tools),
+    outputSchema: outputSchema(job.role.output),
+    model: input.model,
+    workspaceRoot: workspace.dir,
+    workspaceWritable: workspace.kind !== 'view',
+    sandboxReadable: [gitDir, ...workspace.linked.map((name) => path.join(workspace.repo, name))],
+    sessionDir: input.sessionDir,
+    shellEnv: jobShellEnv(job, input.ports),
+    fileState,
+    signal: input.signal,
+    prompter: new RunAskPrompter({ redis: input.redis, keys: input.keys, job, progress: input.progress }),
+    stopEvent: job.stop_event,
+    pluginDirs: job.plugin_dirs,
+    effort: job.role.effort ?? job.model.effort,
+    requiredChecks: job.checks,
+    userClaudeDir: input.userClaudeDir,
+    sessionId: `${job.run_id}.${job.task_id}.${input.attempt}`,
+    agentId: `${job.run_id}/${job.task_id}`,
+    transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
+    gitAtStart,
+    memory: job.memory ? { ...job.memory, source: `run ${job.run_id} task ${job.task_id}` } : undefined,
+    toolLimit: job.tool_limit,
+    config: { files: input.config, folder: path.join(input.sessionDir, 'config') },
+  };
+}
+
+/** The environment of the agent's commands and hooks: its ports, the run, task and role, and the job's own variables. */
+function jobShellEnv(job: AgentJob, ports: number[]): Record<string, string> {
+  return {
+    PORT: String(ports[0] ?? ''),
+    ORCA_PORTS: ports.join(','),
+    ORCA_RUN_ID: job.run_id,
+    ORCA_TASK_ID: job.task_id,
+    ORCA_ROLE: job.role.name,
+    ...job.env,
+  };
 }
 
 /**

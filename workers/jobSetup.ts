@@ -7,8 +7,8 @@ import { runWorktreeSetup, type SetupOutcome } from '../shared/harness/setupComm
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
 import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import { networkAllowance } from '../shared/policy/permissions/sandbox.js';
-import type { JobWorkspace } from './jobWorkspace.js';
 import type { ProgressReporter } from './progressReporter.js';
+import type { JobWorkspace } from './workspace/jobWorkspace.js';
 
 /** Where a job's setup log goes: beside its transcript, in its session folder. */
 export function setupLogOf(sessionDir: string): string {

@@ -1,6 +1,6 @@
 import { changedStartFiles } from '../shared/core/git/worktreeStartState.js';
 import { guardedReason } from '../shared/policy/permissions/guardedPaths.js';
-import type { JobWorkspace } from './jobWorkspace.js';
+import type { JobWorkspace } from './workspace/jobWorkspace.js';
 
 /**
  * The guarded files orca put in the worktree (a `.env.test` copied by `.worktreeinclude`,

@@ -115,32 +115,37 @@ export function planClean(found: CleanInventory, rules: PlanRules): CleanPlan {
 }
 
 function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): RunVerdict {
-  const { installation } = found;
   const run = facts.id;
-  const mine = facts.ledger?.prefix === installation.prefix;
-  if (facts.ledger && !mine) {
-    return {
-      run,
-      action: 'leave',
-      why: `made with ORCA_PREFIX=${facts.ledger.prefix} (this is ${installation.prefix}): not this installation's`,
-    };
-  }
-  const here =
-    found.worktrees.has(run) ||
-    found.sessions.has(run) ||
-    found.views.has(run) ||
-    found.pools.has(run) ||
-    found.leases.some((lease) => lease.run === run);
-  if (!mine && !here) {
-    return {
-      run,
-      action: 'leave',
-      why: `not this installation's: no record of it in ${installation.home.runsRoot()} (another ORCA_HOME's or ORCA_PREFIX's run, or one from before orca kept records)`,
-    };
-  }
+  const mine = facts.ledger?.prefix === found.installation.prefix;
+  const notOurs = whyNotThisInstallations(facts, found, mine);
+  if (notOurs !== undefined) return { run, action: 'leave', why: notOurs };
   const alive = judgeRun(facts, rules.now, rules.olderThanMs);
   if (!alive.over) return { run, action: 'keep', why: alive.why };
+  const cleanup = foldersOf(run, found);
+  if (!mine) {
+    // Its jobs ran here (or Redis no longer knows it), its branches are whoever made it's: only this ORCA_HOME's folders go.
+    const whose = facts.inRedis ? 'made by another ORCA_HOME' : 'no record of it here, and unknown to this Redis';
+    return { run, action: 'clean', why: `${alive.why}; ${whose}, so only what it left under this ORCA_HOME goes`, cleanup };
+  }
+  cleanup.record = { runId: run, repos: [...facts.repos] };
+  if (facts.ledger?.share && !rules.keepBranches) cleanup.shared = { runId: run, url: facts.ledger.share, repo: facts.ledger.repo };
+  planBranches(cleanup, facts, found, rules);
+  planWip(cleanup, run, found, rules);
+  return { run, action: 'clean', why: alive.why, cleanup };
+}
 
+/** Why a run is another installation's and never touched; undefined when it is this one's, or left folders here. */
+function whyNotThisInstallations(facts: RunFacts, found: CleanInventory, mine: boolean): string | undefined {
+  const { installation } = found;
+  if (facts.ledger && !mine)
+    return `made with ORCA_PREFIX=${facts.ledger.prefix} (this is ${installation.prefix}): not this installation's`;
+  if (!mine && !leftFoldersHere(facts.id, found))
+    return `not this installation's: no record of it in ${installation.home.runsRoot()} (another ORCA_HOME's or ORCA_PREFIX's run, or one from before orca kept records)`;
+  return undefined;
+}
+
+/** What a run that is over left under this ORCA_HOME: its worktrees (each saved first when it holds changes), folders and leases. */
+function foldersOf(run: string, found: CleanInventory): RunCleanup {
   const worktrees = (found.worktrees.get(run)?.dirs ?? []).map(
     (worktree): WorktreeRemoval => ({
       dir: worktree.dir,
@@ -152,7 +157,7 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
           : undefined,
     }),
   );
-  const cleanup: RunCleanup = {
+  return {
     worktrees,
     worktreesFolder: found.worktrees.get(run)?.folder,
     branches: [],
@@ -163,15 +168,12 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
     pools: found.pools.get(run),
     leases: found.leases.filter((lease) => lease.run === run),
   };
-  if (!mine) {
-    // Its jobs ran here (or Redis no longer knows it), its branches are whoever made it's: only this ORCA_HOME's folders go.
-    const whose = facts.inRedis ? 'made by another ORCA_HOME' : 'no record of it here, and unknown to this Redis';
-    return { run, action: 'clean', why: `${alive.why}; ${whose}, so only what it left under this ORCA_HOME goes`, cleanup };
-  }
-  cleanup.record = { runId: run, repos: [...facts.repos] };
-  if (facts.ledger?.share && !rules.keepBranches) cleanup.shared = { runId: run, url: facts.ledger.share, repo: facts.ledger.repo };
-  for (const branch of found.branches.filter((ref) => ref.run === run)) {
-    if (rules.keepBranches) continue;
+}
+
+/** The run's branches: a task branch goes, its result only once merged, unchanged or `--results`; none with `--keep-branches`. */
+function planBranches(cleanup: RunCleanup, facts: RunFacts, found: CleanInventory, rules: PlanRules): void {
+  if (rules.keepBranches) return;
+  for (const branch of found.branches.filter((ref) => ref.run === facts.id)) {
     const result = 'mergedInto' in branch ? (branch as ResultBranch) : undefined;
     if (!result) cleanup.branches.push({ ref: branch, why: 'a task branch' });
     else if (branch.sha === facts.ledger?.base)
@@ -185,6 +187,10 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
         why: `the run's result, not merged into any branch yet: \`git merge ${branch.name}\` takes it (orca clean --results removes it)`,
       });
   }
+}
+
+/** The run's saved work in progress: removed with `--wip`, else kept and said how to get it back. */
+function planWip(cleanup: RunCleanup, run: string, found: CleanInventory, rules: PlanRules): void {
   for (const saved of found.wip.filter((ref) => ref.run === run)) {
     if (rules.wip) cleanup.wip.push(saved);
     else
@@ -193,19 +199,20 @@ function verdictOf(facts: RunFacts, found: CleanInventory, rules: PlanRules): Ru
         why: `uncommitted work saved from a worktree: \`git checkout ${saved.ref}\` (or \`git switch -c NAME ${saved.ref}\`) gets it back (orca clean --wip removes it)`,
       });
   }
-  return { run, action: 'clean', why: alive.why, cleanup };
 }
 
-function leftSomething(run: string, found: CleanInventory): boolean {
+function leftFoldersHere(run: string, found: CleanInventory): boolean {
   return (
     found.worktrees.has(run) ||
     found.sessions.has(run) ||
     found.views.has(run) ||
     found.pools.has(run) ||
-    found.leases.some((lease) => lease.run === run) ||
-    found.branches.some((ref) => ref.run === run) ||
-    found.wip.some((ref) => ref.run === run)
+    found.leases.some((lease) => lease.run === run)
   );
+}
+
+function leftSomething(run: string, found: CleanInventory): boolean {
+  return leftFoldersHere(run, found) || found.branches.some((ref) => ref.run === run) || found.wip.some((ref) => ref.run === run);
 }
 
 function judgeRun(facts: RunFacts, now: number, olderThanMs: number): { over: boolean; why: string } {

@@ -13,6 +13,63 @@ type Of<T extends RunEvent['type']> = Extract<RunEvent, { type: T }>;
  * events hold no evidence for (a check with no log) is not made: it is listed as unverified.
  */
 export function prBody(entries: readonly RunStreamEntry[]): string {
+  const { run, summaries } = eventsOf(entries);
+  const all = <T extends RunEvent['type']>(type: T) => run.filter((event): event is Of<T> => event.type === type);
+  const last = <T extends RunEvent['type']>(type: T) => all(type).at(-1);
+  const created = last('run_created');
+  if (!created) throw new Error('the run has no run_created event: there is nothing to describe');
+  const story: RunStory = {
+    runId: entries[0]?.run_id ?? '',
+    created,
+    end: last('run_end'),
+    verdict: last('verdict'),
+    plan: last('plan'),
+    problems: last('problems'),
+    findings: last('findings'),
+    results: all('task_result'),
+    merges: all('merge'),
+    checks: all('check'),
+    gates: all('gate'),
+    states: all('task_state'),
+    summaries,
+    unverified: [],
+  };
+  // In this order: each section adds what it could not claim to the unverified ones, listed last.
+  const out = [
+    ...headerSection(story),
+    ...subtasksSection(story),
+    ...integrationChecksSection(story),
+    ...gatesSection(story),
+    ...verificationSection(story),
+    ...unverifiedSection(story),
+  ];
+  if (story.end)
+    out.push(`Total cost: $${story.end.cost_usd.toFixed(4)}${created.scripted ? ' (Scripted model: no LLM was used)' : ''}.`, '');
+  return out.join('\n');
+}
+
+/** What the description is made from: the run's events, and what each agent's final Report summarised. */
+interface RunStory {
+  runId: string;
+  created: Of<'run_created'>;
+  end?: Of<'run_end'>;
+  verdict?: Of<'verdict'>;
+  plan?: Of<'plan'>;
+  problems?: Of<'problems'>;
+  findings?: Of<'findings'>;
+  results: Array<Of<'task_result'>>;
+  merges: Array<Of<'merge'>>;
+  checks: Array<Of<'check'>>;
+  gates: Array<Of<'gate'>>;
+  states: Array<Of<'task_state'>>;
+  /** Each task's last Report summary, by task id: the agent's words. */
+  summaries: Map<string, string>;
+  /** Claims the events hold no evidence for, gathered by the sections as they go. */
+  unverified: string[];
+}
+
+/** The run's own events in order, and each task's last Report summary (from its agent's `end` event). */
+function eventsOf(entries: readonly RunStreamEntry[]): { run: RunEvent[]; summaries: Map<string, string> } {
   const run: RunEvent[] = [];
   const summaries = new Map<string, string>();
   for (const entry of entries) {
@@ -23,64 +80,63 @@ export function prBody(entries: readonly RunStreamEntry[]): string {
       if (typeof summary === 'string' && summary.trim()) summaries.set(entry.task_id, summary.trim());
     }
   }
-  const all = <T extends RunEvent['type']>(type: T) => run.filter((event): event is Of<T> => event.type === type);
-  const last = <T extends RunEvent['type']>(type: T) => all(type).at(-1);
-  const created = last('run_created');
-  if (!created) throw new Error('the run has no run_created event: there is nothing to describe');
-  const end = last('run_end');
-  const verdict = last('verdict');
-  const plan = last('plan');
-  const results = all('task_result');
-  const merges = all('merge');
-  const checks = all('check');
-  const gates = all('gate');
-  const states = all('task_state');
-  const unverified: string[] = [];
+  return { run, summaries };
+}
 
-  const out: string[] = [];
+function headerSection({ runId, created, end, verdict }: RunStory): string[] {
   const status = end?.status ?? verdict?.status ?? 'unfinished';
-  out.push(`# ${firstLine(created.task)}`, '');
-  out.push(
-    `orca run \`${entries[0]?.run_id ?? ''}\`: **${status}**${end?.detail ? ` (${end.detail})` : ''}. ` +
+  return [
+    `# ${firstLine(created.task)}`,
+    '',
+    `orca run \`${runId}\`: **${status}**${end?.detail ? ` (${end.detail})` : ''}. ` +
       `Base \`${short(created.base)}\`${end?.head ? `, head \`${short(end.head)}\`` : ''} on \`${created.integration_branch}\`.`,
-  );
-  out.push(
     '',
     'Everything below comes from the run’s recorded events; each claim names its evidence. Words an agent wrote are quoted and marked as the agent’s.',
     '',
-  );
+    '## Task',
+    '',
+    quote(created.task),
+    '',
+  ];
+}
 
-  out.push('## Task', '', quote(created.task), '');
+function subtasksSection(story: RunStory): string[] {
+  const out = ['## Subtasks', ''];
+  for (const subtask of story.plan?.subtasks ?? []) out.push(...subtaskSection(story, subtask), '');
+  if (!story.plan) out.push('The run made no plan.', '');
+  return out;
+}
 
-  out.push('## Subtasks', '');
-  for (const subtask of plan?.subtasks ?? []) {
-    const state = states.filter((event) => event.task_id === subtask.id).at(-1);
-    const result = results.filter((event) => event.task_id === subtask.id).at(-1);
-    const spent = results.filter((event) => event.task_id === subtask.id).reduce((sum, event) => sum + event.cost_usd, 0);
-    const merge = merges.filter((event) => event.task_id === subtask.id).at(-1);
-    out.push(`### \`${subtask.id}\`: ${subtask.title} (${state?.status ?? 'not started'})`, '');
-    out.push(`- Owned paths: ${subtask.paths.length > 0 ? subtask.paths.map(code).join(', ') : '(none named)'}`);
-    if (result?.commit) out.push(`- Commit: \`${result.commit}\` on \`${result.branch ?? '?'}\``);
-    if (merge?.commit && (merge.outcome === 'merged' || merge.outcome === 'resolved'))
-      out.push(`- Merged into the integration branch as \`${merge.commit}\` (${merge.outcome})`);
-    if (result)
-      out.push(
-        `- Cost: $${spent.toFixed(4)} over ${results.filter((e) => e.task_id === subtask.id).length} attempt(s); transcript \`${result.transcript}\``,
-      );
-    for (const check of checks.filter((event) => event.task_id === subtask.id)) out.push(`- Check: ${checkLine(check, unverified)}`);
-    for (const gate of latestGates(gates.filter((event) => event.task_id === subtask.id))) out.push(`- ${gateLine(gate)}`);
-    const summary = summaries.get(subtask.id);
-    if (summary) out.push(`- The worker’s summary (the agent’s words, not checked):`, '', indent(quote(summary)));
-    if (state && !['merged', 'verified'].includes(state.status)) {
-      unverified.push(
-        `Subtask \`${subtask.id}\` is ${state.status}${state.detail ? `: ${state.detail}` : ''}; its work is not in the result.`,
-      );
-    }
-    out.push('');
+type Subtask = Of<'plan'>['subtasks'][number];
+
+function subtaskSection(story: RunStory, subtask: Subtask): string[] {
+  const { unverified } = story;
+  const ofTask = <T extends { task_id?: string }>(events: T[]) => events.filter((event) => event.task_id === subtask.id);
+  const state = ofTask(story.states).at(-1);
+  const attempts = ofTask(story.results);
+  const result = attempts.at(-1);
+  const spent = attempts.reduce((sum, event) => sum + event.cost_usd, 0);
+  const merge = ofTask(story.merges).at(-1);
+  const out = [`### \`${subtask.id}\`: ${subtask.title} (${state?.status ?? 'not started'})`, ''];
+  out.push(`- Owned paths: ${subtask.paths.length > 0 ? subtask.paths.map(code).join(', ') : '(none named)'}`);
+  if (result?.commit) out.push(`- Commit: \`${result.commit}\` on \`${result.branch ?? '?'}\``);
+  if (merge?.commit && (merge.outcome === 'merged' || merge.outcome === 'resolved'))
+    out.push(`- Merged into the integration branch as \`${merge.commit}\` (${merge.outcome})`);
+  if (result) out.push(`- Cost: $${spent.toFixed(4)} over ${attempts.length} attempt(s); transcript \`${result.transcript}\``);
+  for (const check of ofTask(story.checks)) out.push(`- Check: ${checkLine(check, unverified)}`);
+  for (const gate of latestGates(ofTask(story.gates))) out.push(`- ${gateLine(gate)}`);
+  const summary = story.summaries.get(subtask.id);
+  if (summary) out.push(`- The worker’s summary (the agent’s words, not checked):`, '', indent(quote(summary)));
+  if (state && !['merged', 'verified'].includes(state.status)) {
+    unverified.push(
+      `Subtask \`${subtask.id}\` is ${state.status}${state.detail ? `: ${state.detail}` : ''}; its work is not in the result.`,
+    );
   }
-  if (!plan) out.push('The run made no plan.', '');
+  return out;
+}
 
-  out.push('## Integration checks', '');
+function integrationChecksSection({ checks, unverified }: RunStory): string[] {
+  const out = ['## Integration checks', ''];
   const integration = checks.filter((event) => event.task_id === undefined || event.task_id.startsWith('_'));
   const shown = integration.filter((check) => check.log !== '');
   if (shown.length > 0) {
@@ -96,8 +152,11 @@ export function prBody(entries: readonly RunStreamEntry[]): string {
   for (const check of integration.filter((one) => one.log === ''))
     unverified.push(`${code(check.command)} ran with no log kept: its result is not claimed here.`);
   out.push('');
+  return out;
+}
 
-  out.push('## Gates', '');
+function gatesSection({ gates }: RunStory): string[] {
+  const out = ['## Gates', ''];
   const runGates = latestGates(gates.filter((event) => event.task_id === undefined));
   if (runGates.length > 0) for (const gate of runGates) out.push(`- ${gateLine(gate)}`);
   else out.push('No run-level gate was recorded.');
@@ -107,9 +166,11 @@ export function prBody(entries: readonly RunStreamEntry[]): string {
     for (const gate of latestGates(failedTaskGates)) out.push(`- \`${gate.task_id}\`: ${gateLine(gate)}`);
   }
   out.push('');
+  return out;
+}
 
-  out.push('## Verification', '');
-  const problems = last('problems');
+function verificationSection({ verdict, problems, results, unverified }: RunStory): string[] {
+  const out = ['## Verification', ''];
   out.push(verdict ? `Verdict: **${verdict.status}**${verdict.detail ? ` (${verdict.detail})` : ''}.` : 'No verdict was recorded.');
   const verifier = results.filter((event) => event.task_id.startsWith('_verify-')).at(-1);
   if (verifier) out.push('', `The Verification agent’s transcript: \`${verifier.transcript}\`.`);
@@ -125,17 +186,19 @@ export function prBody(entries: readonly RunStreamEntry[]): string {
     }
   } else if (problems) out.push('', 'It reported no problem.');
   out.push('');
+  return out;
+}
 
-  const findings = last('findings');
+/** Last, once every other section has added its own: with the exploration findings that did not hold at the base. */
+function unverifiedSection({ findings, unverified }: RunStory): string[] {
   for (const fact of findings?.facts.filter((one) => !one.verified) ?? []) {
     unverified.push(`An exploration finding did not hold at the base (${fact.reason ?? 'no reason given'}): ${quoteInline(fact.fact)}`);
   }
-  out.push('## Unverified', '');
+  const out = ['## Unverified', ''];
   if (unverified.length > 0) for (const line of unverified) out.push(`- ${line}`);
   else out.push('Nothing the run recorded is left unverified.');
   out.push('');
-  if (end) out.push(`Total cost: $${end.cost_usd.toFixed(4)}${created.scripted ? ' (Scripted model: no LLM was used)' : ''}.`, '');
-  return out.join('\n');
+  return out;
 }
 
 function checkLine(check: Of<'check'>, unverified: string[]): string {

@@ -5,7 +5,7 @@ import { readStartState, recordStartState, startEntry } from '../core/git/worktr
 import { spawnGroup } from '../core/runtime/processGroup.js';
 import type { SandboxMode } from '../core/runtime/sandboxMode.js';
 import { agentShellEnv } from '../core/runtime/secretRedaction.js';
-import { shellSandbox } from '../policy/permissions/sandbox.js';
+import { type ShellWrap, shellSandbox } from '../policy/permissions/sandbox.js';
 
 /** How much of the setup log's end a failure quotes (the JSON `detail`, the board). */
 const TAIL_LINES = 20;
@@ -62,12 +62,7 @@ export interface SetupOutcome {
 export async function runWorktreeSetup(spec: SetupSpec): Promise<SetupOutcome> {
   if (spec.commands.length === 0) return { ok: true, results: [] };
   mkdirSync(path.dirname(spec.logFile), { recursive: true });
-  const log = createWriteStream(spec.logFile, { flags: 'a' });
-  let recent = '';
-  const write = (text: string) => {
-    log.write(text);
-    recent = (recent + text).slice(-4 * TAIL_CHARS);
-  };
+  const log = setupLog(spec.logFile);
   const sandbox = shellSandbox({
     enabled: spec.sandbox,
     mode: spec.mode,
@@ -80,42 +75,14 @@ export async function runWorktreeSetup(spec: SetupSpec): Promise<SetupOutcome> {
   const results: SetupCommandResult[] = [];
   try {
     for (const command of spec.commands) {
-      write(`$ ${command}\n`);
-      const started = Date.now();
-      const { file, args } = sandbox.wrap?.(command, spec.dir) ?? { file: 'bash', args: ['-c', command] };
-      const group = await spawnGroup(file, args, { cwd: spec.dir, env: { ...agentShellEnv(), ...spec.env } });
-      group.child.stdout.on('data', (chunk: Buffer) => write(chunk.toString('utf8')));
-      group.child.stderr.on('data', (chunk: Buffer) => write(chunk.toString('utf8')));
-      const stopped = await group.waitForEnd({ timeoutMs: spec.timeoutMs, signal: spec.signal });
-      const exit = await group.exited;
-      await group.outputClosedWithin();
-      const outcome = stopped === 'timeout' ? 'timeout' : stopped === 'abort' ? 'aborted' : exit.code === 0 ? 'ok' : 'failed';
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      write(
-        `\n[${outcome === 'timeout' ? `stopped after ${spec.timeoutMs / 1000} s (the setup timeout)` : `exit ${exit.code ?? exit.signal}`}, ${seconds} s]\n`,
-      );
-      const result: SetupCommandResult = {
-        command,
-        outcome,
-        exit_code: exit.code,
-        duration_ms: Date.now() - started,
-        log: spec.logFile,
-        ...(outcome === 'ok' ? {} : { tail: tailOf(recent) }),
-      };
+      const { result, why } = await runSetupCommand(command, spec, log, sandbox.wrap);
       results.push(result);
       await spec.onCommand?.(result);
-      if (outcome !== 'ok') {
-        const why =
-          outcome === 'timeout'
-            ? `ran past the setup timeout (${spec.timeoutMs / 1000} s)`
-            : outcome === 'aborted'
-              ? 'was aborted'
-              : `exited ${exit.code ?? exit.signal}`;
+      if (why !== undefined)
         return { ok: false, results, detail: `setup command \`${command}\` ${why} (log ${spec.logFile}):\n${result.tail}` };
-      }
     }
   } finally {
-    await new Promise<void>((resolve) => log.end(resolve));
+    await log.close();
   }
   const changed = await recordWhatSetupMade(spec.dir);
   if (changed.length > 0)
@@ -125,6 +92,68 @@ export async function runWorktreeSetup(spec: SetupSpec): Promise<SetupOutcome> {
       detail: `the setup changed files the repository tracks (${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', …' : ''}): a setup may only add files (make them gitignored); log ${spec.logFile}`,
     };
   return { ok: true, results };
+}
+
+/** The setup's log, appended to, with its most recent text kept for a failure's tail. */
+interface SetupLog {
+  write(text: string): void;
+  recent(): string;
+  close(): Promise<void>;
+}
+
+function setupLog(file: string): SetupLog {
+  const stream = createWriteStream(file, { flags: 'a' });
+  let recent = '';
+  return {
+    write: (text) => {
+      stream.write(text);
+      recent = (recent + text).slice(-4 * TAIL_CHARS);
+    },
+    recent: () => recent,
+    close: () => new Promise<void>((resolve) => stream.end(resolve)),
+  };
+}
+
+/**
+ * One setup command in the worktree (in the sandbox when there is one), its output and how it
+ * ended in the log; `why` it failed, when it did.
+ */
+async function runSetupCommand(
+  command: string,
+  spec: SetupSpec,
+  log: SetupLog,
+  wrap: ShellWrap | undefined,
+): Promise<{ result: SetupCommandResult; why?: string }> {
+  log.write(`$ ${command}\n`);
+  const started = Date.now();
+  const { file, args } = wrap?.(command, spec.dir) ?? { file: 'bash', args: ['-c', command] };
+  const group = await spawnGroup(file, args, { cwd: spec.dir, env: { ...agentShellEnv(), ...spec.env } });
+  group.child.stdout.on('data', (chunk: Buffer) => log.write(chunk.toString('utf8')));
+  group.child.stderr.on('data', (chunk: Buffer) => log.write(chunk.toString('utf8')));
+  const stopped = await group.waitForEnd({ timeoutMs: spec.timeoutMs, signal: spec.signal });
+  const exit = await group.exited;
+  await group.outputClosedWithin();
+  const outcome = stopped === 'timeout' ? 'timeout' : stopped === 'abort' ? 'aborted' : exit.code === 0 ? 'ok' : 'failed';
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  log.write(
+    `\n[${outcome === 'timeout' ? `stopped after ${spec.timeoutMs / 1000} s (the setup timeout)` : `exit ${exit.code ?? exit.signal}`}, ${seconds} s]\n`,
+  );
+  const result: SetupCommandResult = {
+    command,
+    outcome,
+    exit_code: exit.code,
+    duration_ms: Date.now() - started,
+    log: spec.logFile,
+    ...(outcome === 'ok' ? {} : { tail: tailOf(log.recent()) }),
+  };
+  if (outcome === 'ok') return { result };
+  const why =
+    outcome === 'timeout'
+      ? `ran past the setup timeout (${spec.timeoutMs / 1000} s)`
+      : outcome === 'aborted'
+        ? 'was aborted'
+        : `exited ${exit.code ?? exit.signal}`;
+  return { result, why };
 }
 
 /** Adds the untracked files the setup made to the start state; returns the tracked files it changed. */

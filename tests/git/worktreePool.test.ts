@@ -11,7 +11,7 @@ import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import { AgentJobSchema } from '../../shared/infra/queue/agentJob.js';
 import { NO_HOOKS } from '../../shared/policy/hooks/hooksConfig.js';
-import { prepareWorkspace } from '../../workers/jobWorkspace.js';
+import { prepareWorkspace } from '../../workers/workspace/prepareWorkspace.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
 import { reportTurn, scriptedJob } from '../support/scriptedJobs.js';
 import { tempDir } from '../support/tempDir.js';

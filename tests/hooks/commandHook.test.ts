@@ -203,7 +203,8 @@ describe('command hooks: timeouts and aborts', () => {
     const pgidFile = path.join(context.projectDir, 'pgid');
     const command = `bash ${shellQuote(fixture('sleep-past-timeout.sh'))} ${shellQuote(pgidFile)}`;
     const outcome = await runHooks(
-      hooksOf({ PreToolUse: [{ hooks: [{ type: 'command', command, timeout: 1 }] }] }),
+      // 3 s: time for bash to start and write the group id under load; the kill is what is checked.
+      hooksOf({ PreToolUse: [{ hooks: [{ type: 'command', command, timeout: 3 }] }] }),
       'PreToolUse',
       preToolUse,
       context,
@@ -211,7 +212,7 @@ describe('command hooks: timeouts and aborts', () => {
 
     expect(outcome.blocked).toBe(false);
     expect(hookEvents(context.events)).toMatchObject([
-      { outcome: 'timeout', exit_code: null, detail: 'timed out after 1 s; its process group was killed' },
+      { outcome: 'timeout', exit_code: null, detail: 'timed out after 3 s; its process group was killed' },
     ]);
     const pgid = Number(readFileSync(pgidFile, 'utf8'));
     expect(pgid).toBeGreaterThan(1);
@@ -241,7 +242,8 @@ describe('command hooks: timeouts and aborts', () => {
     const pgidFile = path.join(context.projectDir, 'pgid');
     const command = `bash ${shellQuote(fixture('sleep-past-timeout.sh'))} ${shellQuote(pgidFile)}`;
     const running = runHooks(hooksOf({ Stop: [{ hooks: [{ type: 'command', command }] }] }), 'Stop', { stop_hook_active: false }, context);
-    for (let i = 0; i < 400 && !existsSync(pgidFile); i += 1) await sleep(25);
+    // Written by one echo: wait until it holds the id, not only until it exists.
+    for (let i = 0; i < 400 && !(existsSync(pgidFile) && readFileSync(pgidFile, 'utf8').trim()); i += 1) await sleep(25);
     controller.abort();
     const outcome = await running;
     expect(outcome.blocked).toBe(false);

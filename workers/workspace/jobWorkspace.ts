@@ -1,0 +1,63 @@
+import type { OrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
+import type { PoolPlace, WorktreePool } from '../../shared/core/git/worktreePool.js';
+import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
+import type { AgentJob } from '../../shared/infra/queue/agentJob.js';
+import type { HookContext } from '../../shared/policy/hooks/hookContext.js';
+import type { HooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
+
+/** Where one job's agent works, and how to put it away afterwards. */
+export interface JobWorkspace {
+  /** The repository the worktree belongs to: the user's repo, or this worker's clone of the remote. */
+  repo: string;
+  /** The agent's workspace root. */
+  dir: string;
+  kind: 'branch' | 'scratch' | 'view';
+  branch?: string;
+  /** The task's base commit. */
+  base: string;
+  /** The commit the agent starts from: the task's base, or a dead attempt's last commit. */
+  start: string;
+  /** Paths orca linked into the worktree, kept out of the agent's commit. */
+  linked: string[];
+  /** The repository's orca.json at the base commit (its defaults when it has none). */
+  config: OrcaProjectConfig;
+  /** The paths a sparse checkout holds; unset for a whole checkout. */
+  sparse?: string[];
+  /** Set when the job came through a remote: the branch is pushed back there. */
+  remote?: string;
+  /**
+   * Set when a WorktreeCreate hook supplied the folder: the hook removes it (WorktreeRemove), not
+   * orca. `createdBranch`: orca made the task branch in it (the hook left HEAD detached).
+   */
+  madeByHook?: { createdBranch: boolean };
+  /** A view that was found changed and rebuilt: why, for a notice in the run's events. */
+  rebuilt?: string;
+  /** The worktree came ready from the run's pool of worktrees (git/worktreePool.ts). */
+  pooled?: boolean;
+}
+
+/** The repository's hooks around a workspace (WorktreeCreate, WorktreeRemove), and the context they run in for a folder. */
+export interface WorkspaceHooks {
+  config: HooksConfig;
+  context: (dir: string) => HookContext;
+}
+
+/** What every kind of workspace is prepared from: the job, its repository at the base, and the pool it may take from. */
+export interface WorkspaceGround {
+  job: AgentJob;
+  home: OrcaHome;
+  /** The repository the worktree belongs to: the user's repo, or this worker's clone of the remote. */
+  repo: string;
+  /** Set when the job came through a remote. */
+  remote?: string;
+  /** The task's base, resolved to its commit. */
+  base: string;
+  /** The repository's orca.json at the base commit. */
+  config: OrcaProjectConfig;
+  /** This worker's pool of ready worktrees, when the repository can use one. */
+  pool?: WorktreePool;
+  /** The run's place in the pool: its repository at the base. */
+  place: PoolPlace;
+  /** Places orca's start files in a worktree (`.worktreeinclude`'s files, linked folders, .env.orca); the paths it linked. */
+  linkStartFiles: (dir: string) => Promise<string[]>;
+}

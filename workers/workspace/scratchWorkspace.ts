@@ -1,0 +1,30 @@
+import { existsSync } from 'node:fs';
+import { checkOutSparse } from '../../shared/core/git/sparseCheckout.js';
+import { addWorktree, removeWorktree } from '../../shared/core/git/worktree.js';
+import type { JobWorkspace, WorkspaceGround } from './jobWorkspace.js';
+
+/**
+ * Verification's workspace: a detached worktree at the base, from the pool when it has one ready.
+ * It builds and probes there; nothing it does is committed, and the worktree is removed after.
+ */
+export async function prepareScratch(ground: WorkspaceGround, sparse: string[] | undefined): Promise<JobWorkspace> {
+  const { job, home, repo, pool, place } = ground;
+  const dir = home.worktree(job.run_id, job.task_id);
+  if (existsSync(dir)) await removeWorktree(repo, dir);
+  const taken = await pool?.take(place, dir);
+  const start = taken ?? (await addWorktree({ repo, dir, base: job.base, noCheckout: sparse !== undefined }));
+  if (sparse) await checkOutSparse(dir, sparse);
+  const linked = await ground.linkStartFiles(dir);
+  return {
+    repo,
+    dir,
+    kind: 'scratch',
+    base: job.base,
+    start,
+    linked,
+    config: ground.config,
+    sparse,
+    remote: ground.remote,
+    pooled: taken !== undefined,
+  };
+}
