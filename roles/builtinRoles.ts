@@ -5,7 +5,8 @@ function prompt(name: string): string {
   return readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), 'utf8').trim();
 }
 
-const READ_TOOLS = ['Read', 'Glob', 'Grep', 'LSP', 'Bash', 'Skill'];
+/** What every role but the coordinator looks around with. */
+const LOOKING_TOOLS = ['Read', 'Glob', 'Grep', 'LSP', 'Bash', 'Skill'];
 
 /**
  * The five roles orca ships. Read-only roles may still run read-only Bash commands. Only the
@@ -30,7 +31,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     name: 'explore',
     description: 'Reads the code to answer questions, with path:line evidence. Changes nothing.',
     prompt: prompt('explore'),
-    tools: READ_TOOLS,
+    tools: LOOKING_TOOLS,
     mode: 'read-only',
     limits: { maxTurns: 40 },
     output: 'explore',
@@ -42,7 +43,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     name: 'plan',
     description: 'Splits a task into subtasks with owned paths, dependencies and checks. Changes nothing.',
     prompt: prompt('plan'),
-    tools: READ_TOOLS,
+    tools: LOOKING_TOOLS,
     mode: 'read-only',
     limits: { maxTurns: 30 },
     output: 'plan',
@@ -54,7 +55,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     name: 'worker',
     description: 'Implements one subtask in its own worktree and proves it with checks it runs.',
     prompt: prompt('worker'),
-    tools: [...READ_TOOLS, 'Edit', 'Write', 'NotebookEdit', 'TaskCreate', 'TaskUpdate', 'TaskList', 'Remember'],
+    tools: [...LOOKING_TOOLS, 'Edit', 'Write', 'NotebookEdit', 'TaskCreate', 'TaskUpdate', 'TaskList', 'Remember'],
     mode: 'full-access',
     limits: { maxTurns: 80 },
     output: 'worker',
@@ -66,7 +67,7 @@ export const BUILTIN_ROLES: readonly RoleDefinition[] = [
     name: 'verification',
     description: 'Tries to break the change: builds, runs the tests, probes edge cases. Edits nothing in the repo.',
     prompt: prompt('verification'),
-    tools: [...READ_TOOLS],
+    tools: [...LOOKING_TOOLS],
     mode: 'full-access',
     limits: { maxTurns: 60 },
     output: 'verification',

@@ -5,7 +5,9 @@ import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import { resolveModelAlias } from '../shared/core/model/modelAliases.js';
 import { EffortSchema, ThinkingOptionSchema } from '../shared/core/model/thinking.js';
 import type { PermissionMode } from '../shared/core/tool/permissionMode.js';
+import { familyOf, type ToolFacts } from '../shared/core/tool/toolFacts.js';
 import type { ClaudeCodePermissionMode } from '../shared/policy/hooks/hookInput.js';
+import { REMEMBER_TOOL } from '../shared/tools/remember.js';
 import { AGENT_KEYS, readAgentFrontMatter } from './agentFrontMatter.js';
 import { BUILTIN_ROLES } from './builtinRoles.js';
 import type { RoleDefinition } from './role.js';
@@ -74,7 +76,7 @@ const MODES: Record<string, PermissionMode> = {
  * The tools a custom role without a `tools` list inherits: everything a worker has but Remember,
  * which keeps cards every later session is shown (docs/memory.md): a role has it only by naming it.
  */
-const INHERITED_TOOLS = BUILTIN_ROLES.find((role) => role.name === 'worker')!.tools.filter((tool) => tool !== 'Remember');
+const INHERITED_TOOLS = BUILTIN_ROLES.find((role) => role.name === 'worker')!.tools.filter((tool) => tool !== REMEMBER_TOOL);
 
 export interface CustomRoleLoad {
   roles: RoleDefinition[];
@@ -99,21 +101,24 @@ function agentFiles(dir: string): string[] {
     .sort();
 }
 
-/** The mode of a role whose file names none: orca's run agents' (the built-in worker's) when it has a tool that changes files, else read-only. */
-function inheritedMode(tools: readonly string[]): PermissionMode {
-  return tools.some((tool) => ['Edit', 'Write', 'NotebookEdit', 'Bash'].includes(tool)) ? 'full-access' : 'read-only';
+/**
+ * The mode of a role whose file names none: orca's run agents' (the built-in worker's) when it
+ * has a tool that changes files or runs commands, else read-only.
+ */
+function inheritedMode(tools: readonly ToolFacts[]): PermissionMode {
+  return tools.some((tool) => familyOf(tool) === 'edit' || familyOf(tool) === 'run') ? 'full-access' : 'read-only';
 }
 
 /**
  * Loads `.claude/agents/` (subfolders too) from a repository. A malformed file is skipped with a warning
  * naming it and what is wrong; a file naming a built-in role is skipped too (built-ins win).
  */
-export function loadCustomRoles(repoDir: string, knownTools: readonly string[]): CustomRoleLoad {
+export function loadCustomRoles(repoDir: string, knownTools: readonly ToolFacts[]): CustomRoleLoad {
   return loadAgentFolder(path.join(repoDir, '.claude', 'agents'), knownTools);
 }
 
 /** The agent files of one folder (a project's `.claude/agents`, a plugin's `agents`), in subfolders too. */
-export function loadAgentFolder(dir: string, knownTools: readonly string[], taken: readonly string[] = []): CustomRoleLoad {
+export function loadAgentFolder(dir: string, knownTools: readonly ToolFacts[], taken: readonly string[] = []): CustomRoleLoad {
   return customRolesFrom(
     agentFiles(dir).map((source) => ({ source, text: readFileSync(source, 'utf8') })),
     knownTools,
@@ -124,11 +129,12 @@ export function loadAgentFolder(dir: string, knownTools: readonly string[], take
 /**
  * The same from the files' text (the trusted configuration sends `.claude/agents/**\/*.md` as read
  * at the base commit), each named by `source` in roles and warnings; in the order given. A role
- * named in `taken` (one loaded before) is skipped.
+ * named in `taken` (one loaded before) is skipped. `knownTools` are the tools a role may name:
+ * their facts give a role without a mode its mode, and its output and workspace.
  */
 export function customRolesFrom(
   files: ReadonlyArray<{ source: string; text: string }>,
-  knownTools: readonly string[],
+  knownTools: readonly ToolFacts[],
   taken: readonly string[] = [],
 ): CustomRoleLoad {
   const roles: RoleDefinition[] = [];
@@ -172,12 +178,14 @@ export function customRolesFrom(
       continue;
     }
     const wanted = agent.tools ?? INHERITED_TOOLS;
-    const unknown = wanted.filter((tool) => !knownTools.includes(tool));
+    const known = (name: string) => knownTools.find((tool) => tool.name === name);
+    const unknown = wanted.filter((name) => !known(name));
     if (unknown.length > 0) warnings.push(`${source}: tools orca does not have were left out: ${unknown.join(', ')}`);
-    const tools = wanted.filter((tool) => knownTools.includes(tool) && !(agent.disallowedTools ?? []).includes(tool));
+    const tools = wanted.filter((name) => known(name) && !(agent.disallowedTools ?? []).includes(name));
+    const facts = tools.map((name) => known(name)!);
     // As in Claude Code, a file that names no mode runs in the mode of the run it is part of.
-    const mode = agent.permissionMode ? MODES[agent.permissionMode]! : inheritedMode(tools);
-    const writes = mode !== 'read-only' && tools.some((tool) => tool === 'Edit' || tool === 'Write');
+    const mode = agent.permissionMode ? MODES[agent.permissionMode]! : inheritedMode(facts);
+    const writes = mode !== 'read-only' && facts.some((tool) => familyOf(tool) === 'edit');
     roles.push({
       name: agent.name,
       description: agent.description,

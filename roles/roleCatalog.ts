@@ -5,7 +5,7 @@ import type { RoleSpec } from '../shared/infra/queue/agentJob.js';
 import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import { loadPlugins } from '../shared/policy/plugins/pluginSet.js';
 import { loadSettings, SettingsError, type SettingsSource } from '../shared/policy/settings/loadSettings.js';
-import { CATALOG_TOOL_NAMES } from '../shared/tools/catalogNames.js';
+import { catalogTools } from '../shared/tools/catalog.js';
 import { BUILTIN_ROLES } from './builtinRoles.js';
 import { customRolesFrom, loadAgentFolder, loadCustomRoles } from './customRoles.js';
 import type { RoleDefinition } from './role.js';
@@ -29,7 +29,7 @@ export function availableRoles(
   repoDir: string,
   sources: RoleSources = {},
 ): { roles: RoleDefinition[]; warnings: string[]; skipped: Map<string, string> } {
-  const tools = [...CATALOG_TOOL_NAMES, 'TaskCreate', 'TaskUpdate', 'TaskList'];
+  const tools = catalogTools();
   const { config, pluginDirs = [] } = sources;
   const custom = config
     ? customRolesFrom(

@@ -2,9 +2,10 @@ import { findCommand, loadCommands } from '../../shared/context/commands/command
 import { expandCommand } from '../../shared/context/commands/expandCommand.js';
 import { filesAtCommit } from '../../shared/context/commands/projectFiles.js';
 import { qualifiedName, type SlashCommand } from '../../shared/context/commands/slashCommand.js';
+import { REPORT_TOOL } from '../../shared/core/tool/report.js';
 import { ToolLimit } from '../../shared/policy/permissions/toolLimit.js';
 import { userClaudeDir } from '../../shared/policy/settings/loadSettings.js';
-import { catalogToolNames } from '../../shared/tools/catalog.js';
+import { catalogToolNames, shellTool } from '../../shared/tools/catalog.js';
 import { UserError } from '../repoCheck.js';
 import { pluginCommandFolders } from './pluginCommands.js';
 
@@ -58,12 +59,12 @@ export async function resolveSlashTask(options: {
   let expanded: Awaited<ReturnType<typeof expandCommand>>;
   let limit: ToolLimit | undefined;
   try {
-    expanded = await expandCommand(command, args, project, { checkout: options.repo });
+    expanded = await expandCommand(command, args, project, { checkout: options.repo, shell: shellTool() });
     limit = ToolLimit.from(command.allowedTools, `/${qualifiedName(command)} (${command.file})`);
   } catch (error) {
     throw new UserError(error instanceof Error ? error.message : String(error));
   }
-  const known = [...catalogToolNames(), 'Report'];
+  const known = [...catalogToolNames(), REPORT_TOOL];
   const unusable = limit
     ? command.allowedTools.filter((entry) => !known.some((tool) => entry === tool || entry.startsWith(`${tool}(`)))
     : [];

@@ -3,7 +3,7 @@ import { type AgentEvent, type AgentEventInput, stamp } from '../core/events/age
 import { type AgentResult, runSession } from '../core/loop/query.js';
 import { AgentSession } from '../core/loop/session.js';
 import { Transcript } from '../core/loop/transcript.js';
-import { EDITING_TOOLS } from '../core/tool/editingTools.js';
+import { familyOf } from '../core/tool/toolFacts.js';
 import { createReportReminder } from '../infra/tasks/reportReminder.js';
 import { chainStopChecks } from '../infra/tasks/stopCheckChain.js';
 import { hookContextFor, transcriptPathFor } from '../policy/hooks/hookContext.js';
@@ -55,7 +55,7 @@ export class Harness {
     this.lsp = new LspService(options.lsp);
     const diagnostics = new EditDiagnostics(this.lsp);
     // Reads open files in their server ahead of an edit only for agents that can edit.
-    const warmOnRead = options.tools.some((tool) => EDITING_TOOLS.has(tool.name));
+    const warmOnRead = options.tools.some((tool) => familyOf(tool) === 'edit');
     this.mcp = options.mcp ?? McpServers.none();
     const tools = sessionTools(options, this.mcp, limit);
     this.session = new AgentSession({

@@ -1,5 +1,6 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { familyOf } from '../core/tool/toolFacts.js';
 import { networkAllowance, type Sandbox, shellSandbox } from '../policy/permissions/sandbox.js';
 import type { LoadedSettings } from '../policy/settings/loadSettings.js';
 import { LANGUAGE_SERVERS, serverReadablePaths } from '../tools/lsp/languageServers.js';
@@ -34,7 +35,7 @@ export function sessionSandbox(
     notify: (message) => notices.push(message),
   });
   // Said per session, not once per process: an unsandboxed full-access agent is the case to know about.
-  if (!sandbox.active && options.role.mode === 'full-access' && options.tools.some((tool) => tool.name === 'Bash'))
+  if (!sandbox.active && options.role.mode === 'full-access' && options.tools.some((tool) => familyOf(tool) === 'run'))
     notices.push(
       `${options.role.name} runs in full-access mode without the sandbox: its Bash commands run on this host as you, held only by the permission checks (a write a command names must be inside the worktree)`,
     );

@@ -20,8 +20,8 @@ export interface SessionTools {
  * tools deferred behind a tool search when their schemas would take too much of the window.
  */
 export function sessionTools(options: HarnessOptions, mcp: McpServers, limit: ToolLimit | undefined): SessionTools {
-  const ownTools = limit ? options.tools.filter((tool) => limit.allowsTool(tool.name)) : options.tools;
-  const mcpTools = limit ? mcp.tools().filter((tool) => limit.allowsTool(tool.name)) : mcp.tools();
+  const ownTools = limit ? options.tools.filter((tool) => limit.allowsTool(tool)) : options.tools;
+  const mcpTools = limit ? mcp.tools().filter((tool) => limit.allowsTool(tool)) : mcp.tools();
   const deferral = toolDeferral({
     mcpTools,
     contextWindow:

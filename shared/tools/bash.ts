@@ -12,6 +12,7 @@ import { DEFAULT_RESULT_LIMIT } from '../core/tool/resultBudget.js';
 import { defineTool, loadDescription, type ToolContext, type ToolOutput } from '../core/tool/tool.js';
 import { bashLevel, isReadOnlyBash } from '../policy/permissions/shell/bashLevel.js';
 import { pipelineStages } from '../policy/permissions/shell/pipelineStages.js';
+import { writeTool } from './write.js';
 
 export const BASH_TOOL = 'Bash';
 
@@ -59,6 +60,11 @@ export function makeBashTool(options: BashToolOptions = {}) {
     level: (input) => bashLevel(input.command),
     readOnly: (input) => isReadOnlyBash(input.command),
     resultLimit: DEFAULT_RESULT_LIMIT,
+    family: 'run',
+    // What a command writes (`> file`, `cp x dest`) is judged as a Write of that path.
+    rule: { kind: 'command', field: 'command', writesAs: writeTool },
+    results: { kind: 'command' },
+    hookResponse: claudeCodeBashResponse,
     validate(input, ctx) {
       const max = ctx.shell.maxTimeoutMs;
       if (input.timeout !== undefined && input.timeout > max) {
@@ -74,6 +80,14 @@ export function makeBashTool(options: BashToolOptions = {}) {
 }
 
 export const bashTool = makeBashTool();
+
+/** Claude Code's `tool_response` for a command: its output streams; hooks get the data as it is when it has none. */
+async function claudeCodeBashResponse(data: unknown): Promise<unknown> {
+  if (typeof data !== 'object' || data === null || !('stdout' in data) || !('stderr' in data)) return data;
+  const { stdout, stderr } = data;
+  if (typeof stdout !== 'string' || typeof stderr !== 'string') return data;
+  return { stdout, stderr, interrupted: false, isImage: false, noOutputExpected: false };
+}
 
 async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits, graceMs: number): Promise<ToolOutput> {
   if (ctx.signal.aborted) throw new ToolError('Bash was not run: the session was aborted.');

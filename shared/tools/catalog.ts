@@ -1,6 +1,5 @@
 import type { AnyTool } from '../core/tool/tool.js';
 import { bashTool } from './bash.js';
-import { CATALOG_TOOL_NAMES } from './catalogNames.js';
 import { editTool } from './edit.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
@@ -14,7 +13,10 @@ import { taskListTool } from './taskList.js';
 import { taskUpdateTool } from './taskUpdate.js';
 import { writeTool } from './write.js';
 
-/** Every tool a role may name in its allow-list (Report is added to every session by the loop). */
+/**
+ * Every tool a role may name in its allow-list (Report is added to every session by the loop),
+ * in the order sessions are given them. Each says what it is itself (its name, its facts).
+ */
 const CATALOG: readonly AnyTool[] = [
   readTool,
   editTool,
@@ -31,13 +33,19 @@ const CATALOG: readonly AnyTool[] = [
   rememberTool,
 ] as AnyTool[];
 
-// The names the CLI checks allow-lists with (catalogNames.ts) are these tools' own, in order.
-if (CATALOG.map((tool) => tool.name).join() !== CATALOG_TOOL_NAMES.join()) {
-  throw new Error(`catalogNames.ts lists ${CATALOG_TOOL_NAMES.join(', ')} but the catalog holds ${CATALOG.map((t) => t.name).join(', ')}`);
+export function catalogTools(): readonly AnyTool[] {
+  return CATALOG;
 }
 
 export function catalogToolNames(): string[] {
-  return [...CATALOG_TOOL_NAMES];
+  return CATALOG.map((tool) => tool.name);
+}
+
+/** The catalog's tool that runs shell commands (Bash): a slash command's `!` lines are judged as its calls. */
+export function shellTool(): AnyTool {
+  const shell = CATALOG.find((tool) => tool.rule?.kind === 'command');
+  if (!shell) throw new Error('the tool catalog has no tool that runs shell commands (a rule of kind "command")');
+  return shell;
 }
 
 /**

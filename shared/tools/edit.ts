@@ -15,6 +15,7 @@ import {
 } from '../core/files/textCodec.js';
 import { loadTextFile, statIfExists } from '../core/files/textFile.js';
 import { defineTool, loadDescription, type ToolContext, type ToolOutput } from '../core/tool/tool.js';
+import { claudeCodePatch } from '../policy/hooks/claudeCodePatch.js';
 
 export const EDIT_TOOL = 'Edit';
 
@@ -65,6 +66,12 @@ export const editTool = defineTool({
   input: EditInputSchema,
   level: 'workspace-write',
   readOnly: false,
+  family: 'edit',
+  rule: { kind: 'path', field: 'file_path' },
+  untrustedOutput: false,
+  results: { kind: 'file-change', verb: 'edited' },
+  hookResponse: claudeCodeEditResponse,
+  hookInputDefaults: { replace_all: false },
   validate(input) {
     if (input.file_path.toLowerCase().endsWith('.ipynb')) {
       return `${input.file_path} is a Jupyter notebook: change its cells with NotebookEdit (Read shows their ids).`;
@@ -168,6 +175,32 @@ export const editTool = defineTool({
     };
   },
 });
+
+/** What Edit's data holds, checked before it is reshaped: hooks get the data as it is when it is not this. */
+const EditData = z.looseObject({
+  filePath: z.string(),
+  oldString: z.string(),
+  newString: z.string(),
+  replaceAll: z.boolean(),
+  originalFile: z.string(),
+  updatedFile: z.string(),
+});
+
+/** Claude Code's `tool_response` for an edit: its fields, and the change as a `structuredPatch`. */
+async function claudeCodeEditResponse(data: unknown): Promise<unknown> {
+  const edit = EditData.safeParse(data);
+  if (!edit.success) return data;
+  const { filePath, oldString, newString, originalFile, updatedFile, replaceAll } = edit.data;
+  return {
+    filePath,
+    oldString,
+    newString,
+    originalFile,
+    structuredPatch: await claudeCodePatch(originalFile, updatedFile),
+    userModified: false,
+    replaceAll,
+  };
+}
 
 /**
  * A file seen in part may be edited where the agent has seen it: every match must lie wholly in

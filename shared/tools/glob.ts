@@ -42,6 +42,9 @@ export const globTool = defineTool({
   input: GlobInputSchema,
   level: 'read-only',
   readOnly: true,
+  family: 'read',
+  rule: { kind: 'path', field: 'path' },
+  results: { kind: 'output' },
   async call(input, ctx) {
     const workspace = ctx.workspace;
     const folder = workspace.resolve(input.path ?? '.', 'read');

@@ -81,6 +81,9 @@ export function makeGrepTool(options: { engine?: GrepEngine } = {}) {
     input: GrepInputSchema,
     level: 'read-only',
     readOnly: true,
+    family: 'read',
+    rule: { kind: 'path', field: 'path' },
+    results: { kind: 'output' },
     async call(input, ctx) {
       if (!input.multiline && hasLineBreak(input.pattern)) {
         throw new ToolError(

@@ -47,6 +47,9 @@ export const notebookEditTool = defineTool({
   input: NotebookEditInputSchema,
   level: 'workspace-write',
   readOnly: false,
+  family: 'edit',
+  rule: { kind: 'path', field: 'notebook_path' },
+  untrustedOutput: false,
   validate(input) {
     const mode = input.edit_mode ?? 'replace';
     if (!isNotebookPath(input.notebook_path)) {

@@ -61,6 +61,9 @@ export const readTool = defineTool({
   input: ReadInputSchema,
   level: 'read-only',
   readOnly: true,
+  family: 'read',
+  rule: { kind: 'path', field: 'file_path' },
+  results: { kind: 'file-read' },
   // Read bounds its own output (MAX_READ_CHARS): spilling it to a file would only call for another Read.
   resultLimit: Number.POSITIVE_INFINITY,
   async call(input, ctx) {

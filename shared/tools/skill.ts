@@ -30,6 +30,9 @@ export const skillTool = defineTool({
   input: SkillInputSchema,
   level: 'read-only',
   readOnly: true,
+  rule: { kind: 'value', field: 'skill' },
+  untrustedOutput: false,
+  results: { kind: 'instructions' },
   // A skill is instructions to follow: given whole, never cut to a preview and spilled to a file.
   resultLimit: Number.POSITIVE_INFINITY,
   async call(input, ctx) {

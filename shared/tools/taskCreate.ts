@@ -37,6 +37,8 @@ export const taskCreateTool = defineTool({
   // The task list is not the workspace: any mode may keep one.
   level: 'read-only',
   readOnly: false,
+  untrustedOutput: false,
+  results: { kind: 'task-change' },
   async call(input, ctx) {
     const service = taskListFor(ctx.services, TASK_CREATE_TOOL);
     const id = await service.store.reserveId();

@@ -17,6 +17,7 @@ export const taskListTool = defineTool({
   input: TaskListInputSchema,
   level: 'read-only',
   readOnly: true,
+  untrustedOutput: false,
   async call(_input, ctx) {
     const tasks = await taskListFor(ctx.services, TASK_LIST_TOOL).store.list();
     if (tasks.length === 0) return { content: 'No tasks found: the task list is empty.', data: { tasks: [] } };

@@ -40,6 +40,8 @@ export const taskUpdateTool = defineTool({
   input: TaskUpdateInputSchema,
   level: 'read-only',
   readOnly: false,
+  untrustedOutput: false,
+  results: { kind: 'task-change' },
   async call(input, ctx) {
     const service = taskListFor(ctx.services, TASK_UPDATE_TOOL);
     const before = await service.store.list();

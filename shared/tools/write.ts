@@ -6,6 +6,7 @@ import { checkFreshness, describeView, recordWritten } from '../core/files/stale
 import { encodeText, normalizeLineEndings, type TextFormat, UTF8_NO_BOM } from '../core/files/textCodec.js';
 import { loadTextFile, statIfExists } from '../core/files/textFile.js';
 import { defineTool, loadDescription } from '../core/tool/tool.js';
+import { claudeCodePatch } from '../policy/hooks/claudeCodePatch.js';
 
 export const WRITE_TOOL = 'Write';
 
@@ -38,6 +39,11 @@ export const writeTool = defineTool({
   input: WriteInputSchema,
   level: 'workspace-write',
   readOnly: false,
+  family: 'edit',
+  rule: { kind: 'path', field: 'file_path' },
+  untrustedOutput: false,
+  results: { kind: 'file-change', verb: 'written' },
+  hookResponse: claudeCodeWriteResponse,
   async call(input, ctx) {
     const abs = ctx.workspace.resolve(input.file_path, 'write');
     const shown = ctx.workspace.display(abs);
@@ -86,3 +92,25 @@ export const writeTool = defineTool({
     };
   },
 });
+
+/** What Write's data holds, checked before it is reshaped: hooks get the data as it is when it is not this. */
+const WriteData = z.looseObject({
+  type: z.enum(['create', 'update']),
+  filePath: z.string(),
+  content: z.string(),
+  originalFile: z.string().nullable(),
+});
+
+/** Claude Code's `tool_response` for a write: its fields, and the change to an existing file as a `structuredPatch`. */
+async function claudeCodeWriteResponse(data: unknown): Promise<unknown> {
+  const write = WriteData.safeParse(data);
+  if (!write.success) return data;
+  const { type, filePath, content, originalFile } = write.data;
+  return {
+    type,
+    filePath,
+    content,
+    structuredPatch: originalFile === null ? [] : await claudeCodePatch(originalFile, content),
+    originalFile,
+  };
+}

@@ -4,11 +4,12 @@ import { builtinRole } from '../../roles/builtinRoles.js';
 import { loadCustomRoles } from '../../roles/customRoles.js';
 import { availableRoles, findRole } from '../../roles/roleCatalog.js';
 import { readTrustedConfig } from '../../shared/context/config/readTrustedConfig.js';
+import { toolsNamed } from '../../shared/tools/catalog.js';
 import { git, makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { dumped, dumpHook, runClaudeCodeProject, WORKER_REPORT } from './harnessKit.js';
 
-const TOOLS = ['Read', 'Edit', 'Write', 'NotebookEdit', 'Glob', 'Grep', 'LSP', 'Bash', 'Skill'];
+const TOOLS = toolsNamed(['Read', 'Edit', 'Write', 'NotebookEdit', 'Glob', 'Grep', 'LSP', 'Bash', 'Skill']);
 
 /** An agent file as Claude Code's published agents are written: a description strict YAML refuses. */
 const EXAMPLES_AGENT = [

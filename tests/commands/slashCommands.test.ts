@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { splitArguments } from '../../shared/context/commands/commandArguments.js';
 import { findCommand, loadCommands } from '../../shared/context/commands/commandCatalog.js';
-import { expandCommand, splitArguments } from '../../shared/context/commands/expandCommand.js';
+import { expandCommand } from '../../shared/context/commands/expandCommand.js';
 import { filesAtCommit } from '../../shared/context/commands/projectFiles.js';
 import { parseSlashCommand } from '../../shared/context/commands/slashCommand.js';
+import { bashTool } from '../../shared/tools/bash.js';
 import { commitFiles, git, makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -45,7 +47,7 @@ describe("slash commands in Claude Code's format", () => {
   it('expands $ARGUMENTS, $1 and the rest as Claude Code does', async () => {
     const files = { label: 'test', list: async () => [], read: async () => undefined };
     const command = (body: string) => parseSlashCommand(body, 'c.md', 'project', 'c.md');
-    const here = { checkout: tempDir('orca-checkout-') };
+    const here = { checkout: tempDir('orca-checkout-'), shell: bashTool };
     expect((await expandCommand(command('Fix issue #$ARGUMENTS now.'), '123', files, here)).prompt).toBe('Fix issue #123 now.');
     expect(
       (await expandCommand(command('Review PR #$1 with priority $2, assign $3.'), '456 high "Ada Lovelace"', files, here)).prompt,
@@ -68,7 +70,7 @@ describe("slash commands in Claude Code's format", () => {
     writeFiles(repo, { 'src/a.ts': 'uncommitted\n' });
     const files = filesAtCommit(repo, base);
     const command = parseSlashCommand(FIX_ISSUE, 'fix-issue.md', 'project', '.claude/commands/fix-issue.md');
-    const expanded = await expandCommand(command, '123', files, { checkout: repo });
+    const expanded = await expandCommand(command, '123', files, { checkout: repo, shell: bashTool });
     expect(expanded.files).toEqual(['docs/conventions.md']);
     expect(expanded.prompt).toContain('Fix issue #123 following our coding standards.');
     expect(expanded.prompt).toContain(
@@ -77,7 +79,7 @@ describe("slash commands in Claude Code's format", () => {
     expect(expanded.prompt).not.toContain('Changed later');
 
     const review = parseSlashCommand('Review @$1, ping @alice, not `@src/a.ts` in code, nor @../etc/passwd.', 'r.md', 'project', 'r.md');
-    const reviewed = await expandCommand(review, 'src/a.ts', files, { checkout: repo });
+    const reviewed = await expandCommand(review, 'src/a.ts', files, { checkout: repo, shell: bashTool });
     expect(reviewed.files).toEqual(['src/a.ts']);
     expect(reviewed.prompt).toContain('export const a = 1;');
     expect(reviewed.prompt).toContain('ping @alice');
@@ -94,13 +96,15 @@ describe("slash commands in Claude Code's format", () => {
         'project',
         '.claude/commands/commit.md',
       );
-    const expanded = await expandCommand(commit('Bash(git status:*), Bash(git branch:*)'), '', files, { checkout: repo });
+    const expanded = await expandCommand(commit('Bash(git status:*), Bash(git branch:*)'), '', files, { checkout: repo, shell: bashTool });
     expect(expanded.prompt).toBe('Status:\n?? new.txt\nBranch: main');
-    await expect(expandCommand(commit('Bash(git status:*)'), '', files, { checkout: repo })).rejects.toThrow(
+    await expect(expandCommand(commit('Bash(git status:*)'), '', files, { checkout: repo, shell: bashTool })).rejects.toThrow(
       '.claude/commands/commit.md runs !`git branch --show-current`, which it does not allow: `git branch --show-current` is outside the allowed-tools of .claude/commands/commit.md',
     );
     const none = parseSlashCommand('Status: !`git status`', 'commit.md', 'project', '.claude/commands/commit.md');
-    await expect(expandCommand(none, '', files, { checkout: repo })).rejects.toThrow('.claude/commands/commit.md has no allowed-tools');
+    await expect(expandCommand(none, '', files, { checkout: repo, shell: bashTool })).rejects.toThrow(
+      '.claude/commands/commit.md has no allowed-tools',
+    );
     // A compound command is judged part by part: a prefix rule does not let `&&` through.
     const sneaky = parseSlashCommand(
       '---\nallowed-tools: Bash(git status:*)\n---\n!`git status && touch pwned`',
@@ -108,9 +112,11 @@ describe("slash commands in Claude Code's format", () => {
       'project',
       'c.md',
     );
-    await expect(expandCommand(sneaky, '', files, { checkout: repo })).rejects.toThrow('`touch pwned` is outside the allowed-tools');
+    await expect(expandCommand(sneaky, '', files, { checkout: repo, shell: bashTool })).rejects.toThrow(
+      '`touch pwned` is outside the allowed-tools',
+    );
     const failing = parseSlashCommand('---\nallowed-tools: Bash\n---\n!`git log --oneline nosuchref`', 'c.md', 'project', 'c.md');
-    await expect(expandCommand(failing, '', files, { checkout: repo })).rejects.toThrow(
+    await expect(expandCommand(failing, '', files, { checkout: repo, shell: bashTool })).rejects.toThrow(
       'c.md: !`git log --oneline nosuchref` failed (exit code 128)',
     );
   });

@@ -35,13 +35,14 @@ function useIds(messages: { content: Array<{ type: string; id?: string }> }[]): 
   return messages.flatMap((message) => message.content.flatMap((block) => (block.type === 'tool_use' ? [block.id!] : [])));
 }
 
-/** A stand-in for the task-list layer's TaskUpdate: it only has to succeed for the transcript to show a task span. */
+/** A stand-in for the task-list layer's TaskUpdate, a change to the task list: it only has to succeed for the transcript to show a task span. */
 const taskUpdateTool = defineTool({
   name: 'TaskUpdate',
   description: 'Updates a task.',
   input: z.object({ taskId: z.string(), status: z.enum(['pending', 'in_progress', 'completed']) }),
   level: 'read-only',
   readOnly: true,
+  results: { kind: 'task-change' },
   async call(input) {
     return { content: `Task ${input.taskId} is now ${input.status}.` };
   },

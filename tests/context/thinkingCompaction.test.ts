@@ -81,6 +81,7 @@ const taskUpdateTool = defineTool({
   input: z.object({ taskId: z.string(), status: z.enum(['pending', 'in_progress', 'completed']) }),
   level: 'read-only',
   readOnly: true,
+  results: { kind: 'task-change' },
   async call(input) {
     return { content: `Task ${input.taskId} is now ${input.status}.` };
   },

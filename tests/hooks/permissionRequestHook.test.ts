@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { permissionRequestHook } from '../../shared/policy/hooks/permissionRequest.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
+import { toolNamed } from '../support/toolNamed.js';
 import { exitHook, hooksOf, recorded, respondHook } from './hookTestKit.js';
 
-const request = { tool: 'Bash', input: { command: 'npm publish' }, suggestion: ['Bash(npm publish:*)'] };
+const request = { tool: toolNamed('Bash'), input: { command: 'npm publish' }, suggestion: ['Bash(npm publish:*)'] };
 
 function fire(command: string, matcher = 'Bash') {
   const ctx = makeToolContext();

@@ -277,7 +277,7 @@ describe('the present slot', () => {
     const slots = createHarnessSlots({
       hooks: hooksOf({}),
       permission: modeOnlySlots.permission,
-      present: (tool, content) => `<${tool}>${content}</${tool}>`,
+      present: (tool, content) => `<${tool.name}>${content}</${tool.name}>`,
     });
     const result = await runToolCall({ id: 't', name: 'Write', input: { file_path: 'p.txt', content: 'p' } }, registry, slots, ctx);
     expect(result.block.content).toMatch(/^<Write>[\s\S]*<\/Write>$/);

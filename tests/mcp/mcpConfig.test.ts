@@ -12,6 +12,7 @@ import { resultForModel } from '../../shared/tools/mcp/mcpResult.js';
 import { selectServers } from '../../shared/tools/mcp/mcpSelection.js';
 import { mcpToolName } from '../../shared/tools/mcp/mcpToolName.js';
 import { toolDeferral, toolSearchSetting } from '../../shared/tools/mcp/toolDeferral.js';
+import { toolNamed } from '../support/toolNamed.js';
 
 const MCP_JSON = JSON.stringify({
   mcpServers: {
@@ -102,11 +103,11 @@ describe('MCP tool names and rules', () => {
     for (const text of ['mcp__github__create_issue', 'mcp__github', 'mcp__github__*']) {
       const rule = parseRule(text, 'deny', 'test');
       expect('problem' in rule, text).toBe(false);
-      expect(ruleAppliesTo((rule as { tool: string }).tool, 'mcp__github__create_issue'), text).toBe(true);
-      expect(ruleAppliesTo((rule as { tool: string }).tool, 'mcp__gitlab__create_issue'), text).toBe(false);
+      expect(ruleAppliesTo((rule as { tool: string }).tool, toolNamed('mcp__github__create_issue')), text).toBe(true);
+      expect(ruleAppliesTo((rule as { tool: string }).tool, toolNamed('mcp__gitlab__create_issue')), text).toBe(false);
     }
-    expect(ruleAppliesTo('mcp__github__create_issue', 'mcp__github__close_issue')).toBe(false);
-    expect(ruleAppliesTo('mcp__git', 'mcp__github__create_issue')).toBe(false);
+    expect(ruleAppliesTo('mcp__github__create_issue', toolNamed('mcp__github__close_issue'))).toBe(false);
+    expect(ruleAppliesTo('mcp__git', toolNamed('mcp__github__create_issue'))).toBe(false);
   });
 });
 

@@ -11,8 +11,10 @@ import { PermissionPolicy } from '../../shared/policy/permissions/policy.js';
 import type { AnswersInAdvance, PermissionQuestion, Prompter } from '../../shared/policy/permissions/prompter.js';
 import { isBroken, type PermissionRule, parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/policy/permissions/rule.js';
 import { bashLevel, isReadOnlyBash } from '../../shared/policy/permissions/shell/bashLevel.js';
+import { bashTool } from '../../shared/tools/bash.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
+import { toolNamed } from '../support/toolNamed.js';
 
 type Rules = Partial<Record<RuleBehavior, string[]>>;
 
@@ -29,7 +31,7 @@ function answers(...texts: string[]): PermissionRule[] {
 describe('answers given in advance, in the policy', () => {
   const workspace = new Workspace(tempDir('orca-answers-'));
   const bash = (policy: PermissionPolicy, command: string, mode: PermissionMode, given: PermissionRule[] = []) =>
-    policy.decide({ tool: 'Bash', input: { command }, level: bashLevel(command) }, { mode, workspace, answers: given });
+    policy.decide({ tool: toolNamed('Bash'), input: { command }, level: bashLevel(command) }, { mode, workspace, answers: given });
 
   it('answer an ask rule for the parts they cover, and name themselves; the rest is judged as ever', () => {
     const policy = policyOf({ ask: ['Bash(npm publish:*)'] });
@@ -59,7 +61,7 @@ describe('answers given in advance, in the policy', () => {
   it('suggest a rule per part that needs an answer: a command by its first word and subcommand, a path from the project root', () => {
     const policy = policyOf({ ask: ['Bash(npm publish:*)', 'Edit(/docs/**)'] });
     const suggest = (tool: string, input: Record<string, unknown>, level: PermissionMode, mode: PermissionMode) =>
-      policy.suggest({ tool, input, level }, { mode, workspace });
+      policy.suggest({ tool: toolNamed(tool), input, level }, { mode, workspace });
     expect(suggest('Bash', { command: 'npm publish --tag next' }, 'full-access', 'full-access')).toEqual(['Bash(npm publish:*)']);
     expect(suggest('Bash', { command: 'ls && npm publish' }, 'full-access', 'full-access')).toEqual(['Bash(npm publish:*)']);
     expect(suggest('Bash', { command: 'git push origin main' }, 'full-access', 'read-only')).toEqual(['Bash(git push:*)']);
@@ -69,7 +71,7 @@ describe('answers given in advance, in the policy', () => {
   });
 });
 
-// A Bash stand-in with the real tool's name and level, recording what ran.
+// A Bash stand-in with the real tool's name, level and facts, recording what ran.
 const ran: string[] = [];
 const shell = defineTool({
   name: 'Bash',
@@ -77,6 +79,8 @@ const shell = defineTool({
   input: z.object({ command: z.string() }),
   level: (input) => bashLevel(input.command),
   readOnly: (input) => isReadOnlyBash(input.command),
+  family: bashTool.family,
+  rule: bashTool.rule,
   async call(input) {
     ran.push(input.command);
     return { content: `ran ${input.command}` };
@@ -109,7 +113,7 @@ function pipeline(options: { rules?: Rules; prompter: Prompter; hook?: Permissio
     prompter: options.prompter,
     requestHook: options.hook
       ? async (request) => {
-          hooked.push(`${request.tool} ${JSON.stringify(request.input)} ${request.suggestion.join(',')}`);
+          hooked.push(`${request.tool.name} ${JSON.stringify(request.input)} ${request.suggestion.join(',')}`);
           return options.hook;
         }
       : undefined,

@@ -7,6 +7,7 @@ import { PermissionPolicy, type PolicyOptions } from '../../shared/policy/permis
 import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/policy/permissions/rule.js';
 import { bashLevel } from '../../shared/policy/permissions/shell/bashLevel.js';
 import { tempDir } from '../support/tempDir.js';
+import { toolNamed } from '../support/toolNamed.js';
 
 /**
  * The paths Bash commands write by their arguments, through the real permission decider: the
@@ -53,7 +54,7 @@ function setup(options: PolicyOptions, rules: Rules = {}) {
   const expand = (command: string) => command.replaceAll('REL', relativeMain).replaceAll('MAIN', main);
   const bash = (command: string, mode: PermissionMode = 'full-access') => {
     const text = expand(command);
-    return policy.decide({ tool: 'Bash', input: { command: text }, level: bashLevel(text) }, { mode, workspace });
+    return policy.decide({ tool: toolNamed('Bash'), input: { command: text }, level: bashLevel(text) }, { mode, workspace });
   };
   return { root, main, bash };
 }

@@ -12,10 +12,13 @@ import { PermissionPolicy } from '../../shared/policy/permissions/policy.js';
 import { DenyPrompter, type Prompter, RecordingPrompter } from '../../shared/policy/permissions/prompter.js';
 import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/policy/permissions/rule.js';
 import { bashLevel, isReadOnlyBash } from '../../shared/policy/permissions/shell/bashLevel.js';
+import { bashTool } from '../../shared/tools/bash.js';
+import { writeTool } from '../../shared/tools/write.js';
 import { makeToolContext } from '../support/toolContext.js';
 
-// Stand-ins with the real tools' names and levels that record what ran instead of doing it, so
-// these tests are about the decision and stay independent of the tools' own rules.
+// Stand-ins with the real tools' names, levels and facts (what their rules name, their family)
+// that record what ran instead of doing it, so these tests are about the decision and stay
+// independent of the tools' own rules.
 const ran: string[] = [];
 const shell = defineTool({
   name: 'Bash',
@@ -23,6 +26,8 @@ const shell = defineTool({
   input: z.object({ command: z.string() }),
   level: (input) => bashLevel(input.command),
   readOnly: (input) => isReadOnlyBash(input.command),
+  family: bashTool.family,
+  rule: bashTool.rule,
   async call(input) {
     ran.push(input.command);
     return { content: `ran ${input.command}` };
@@ -34,6 +39,8 @@ const write = defineTool({
   input: z.object({ file_path: z.string(), content: z.string() }),
   level: 'workspace-write',
   readOnly: false,
+  family: writeTool.family,
+  rule: writeTool.rule,
   async call(input, ctx) {
     writeFileSync(ctx.workspace.resolve(input.file_path, 'write'), input.content);
     return { content: `wrote ${input.file_path}` };

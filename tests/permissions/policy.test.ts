@@ -8,6 +8,7 @@ import { parseRule, RULE_BEHAVIORS, type RuleBehavior } from '../../shared/polic
 import { bashLevel } from '../../shared/policy/permissions/shell/bashLevel.js';
 import { loadSettings } from '../../shared/policy/settings/loadSettings.js';
 import { tempDir } from '../support/tempDir.js';
+import { toolNamed } from '../support/toolNamed.js';
 
 type Rules = Partial<Record<RuleBehavior, string[]>>;
 
@@ -36,7 +37,7 @@ function setup(rules: Rules = {}, options: PolicyOptions = {}) {
   const workspace = new Workspace(root);
   const policy = policyOf(rules, options);
   const decide = (tool: string, input: Record<string, unknown>, mode: PermissionMode = 'full-access', hook?: DecisionContext['hook']) =>
-    policy.decide({ tool, input, level: levelOf(tool, input) }, { mode, workspace, hook });
+    policy.decide({ tool: toolNamed(tool), input, level: levelOf(tool, input) }, { mode, workspace, hook });
   const bash = (command: string, mode: PermissionMode = 'full-access', hook?: DecisionContext['hook']) =>
     decide('Bash', { command }, mode, hook);
   return { root: workspace.root, workspace, policy, decide, bash };
@@ -48,7 +49,7 @@ describe('modes against tool levels', () => {
       const expected = modeCovers(mode, level) ? 'allow' : 'ask';
       it(`a ${level} call in a ${mode} session: ${expected}`, () => {
         const { policy, workspace } = setup();
-        const decision = policy.decide({ tool: 'Probe', input: {}, level }, { mode, workspace });
+        const decision = policy.decide({ tool: toolNamed('Probe'), input: {}, level }, { mode, workspace });
         expect(decision.behavior).toBe(expected);
         expect(decision.by).toBe(`mode:${mode}`);
       });
@@ -99,7 +100,10 @@ describe('rule precedence', () => {
     ];
     const policy = new PermissionPolicy(rules);
     const decide = (command: string) =>
-      policy.decide({ tool: 'Bash', input: { command }, level: 'full-access' }, { mode: 'read-only', workspace: new Workspace(root) });
+      policy.decide(
+        { tool: toolNamed('Bash'), input: { command }, level: 'full-access' },
+        { mode: 'read-only', workspace: new Workspace(root) },
+      );
     expect(decide('npm test')).toMatchObject({ behavior: 'allow', by: 'allow:Bash(npm test:*) in .claude/settings.local.json' });
     expect(decide('npm publish')).toMatchObject({ behavior: 'deny', by: 'deny:Bash(npm publish:*) in /home/u/.claude/settings.json' });
   });
@@ -117,7 +121,7 @@ describe('rule precedence', () => {
     const policy = PermissionPolicy.fromSettings(loadSettings({ projectRoot: root, userClaudeDir: user }));
     const workspace = new Workspace(root);
     const decide = (tool: string, input: Record<string, unknown>) =>
-      policy.decide({ tool, input, level: 'full-access' }, { mode: 'read-only', workspace });
+      policy.decide({ tool: toolNamed(tool), input, level: 'full-access' }, { mode: 'read-only', workspace });
     expect(decide('Bash', { command: 'npm test' }).by).toBe('allow:Bash(npm:*) in .claude/settings.json');
     expect(decide('Bash', { command: 'npm install x' }).by).toBe('ask:Bash(npm install:*) in .claude/settings.local.json');
     expect(decide('Bash', { command: 'npm publish' }).by).toBe('deny:Bash(npm publish:*) in .claude/settings.json');
@@ -179,7 +183,7 @@ describe('rule precedence', () => {
     const home = path.join(workspace.root, 'home');
     const policy = policyOf({ deny: [`Read(/${workspace.root}/private/**)`, 'Edit(~/.config/**)'] }, { home });
     const decide = (tool: string, file_path: string) =>
-      policy.decide({ tool, input: { file_path }, level: 'read-only' }, { mode: 'full-access', workspace });
+      policy.decide({ tool: toolNamed(tool), input: { file_path }, level: 'read-only' }, { mode: 'full-access', workspace });
     expect(decide('Read', 'private/a').behavior).toBe('deny');
     expect(decide('Read', 'public/a').behavior).toBe('allow');
     expect(decide('Write', 'home/.config/app.toml').behavior).toBe('deny');
@@ -332,11 +336,15 @@ describe('anything unclear fails closed', () => {
 
   it('a specifier on a tool whose calls have nothing to compare counts for deny, not for allow', () => {
     const { policy, workspace } = setup({ deny: ['TaskCreate(secret)'] });
-    expect(policy.decide({ tool: 'TaskCreate', input: {}, level: 'read-only' }, { mode: 'full-access', workspace }).behavior).toBe('deny');
+    expect(
+      policy.decide({ tool: toolNamed('TaskCreate'), input: {}, level: 'read-only' }, { mode: 'full-access', workspace }).behavior,
+    ).toBe('deny');
     const allowing = setup({ allow: ['Probe(x)'] });
     expect(
-      allowing.policy.decide({ tool: 'Probe', input: {}, level: 'full-access' }, { mode: 'read-only', workspace: allowing.workspace })
-        .behavior,
+      allowing.policy.decide(
+        { tool: toolNamed('Probe'), input: {}, level: 'full-access' },
+        { mode: 'read-only', workspace: allowing.workspace },
+      ).behavior,
     ).toBe('ask');
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pathPatternMatches } from '../../shared/policy/permissions/pathPattern.js';
 import { isBroken, parseRule, ruleLabel } from '../../shared/policy/permissions/rule.js';
 import { commandPatternMatches, ruleAppliesTo } from '../../shared/policy/permissions/ruleMatch.js';
+import { toolNamed } from '../support/toolNamed.js';
 
 describe('parsing rules', () => {
   it('reads a bare tool and a tool with a specifier', () => {
@@ -36,11 +37,11 @@ describe('parsing rules', () => {
 
 describe('which tools a rule is about', () => {
   it('Edit rules govern Write; Read rules govern Grep and Glob; others go by name', () => {
-    expect(ruleAppliesTo('Edit', 'Write')).toBe(true);
-    expect(ruleAppliesTo('Read', 'Grep')).toBe(true);
-    expect(ruleAppliesTo('Read', 'Glob')).toBe(true);
-    expect(ruleAppliesTo('Write', 'Edit')).toBe(false);
-    expect(ruleAppliesTo('Bash', 'Read')).toBe(false);
+    expect(ruleAppliesTo('Edit', toolNamed('Write'))).toBe(true);
+    expect(ruleAppliesTo('Read', toolNamed('Grep'))).toBe(true);
+    expect(ruleAppliesTo('Read', toolNamed('Glob'))).toBe(true);
+    expect(ruleAppliesTo('Write', toolNamed('Edit'))).toBe(false);
+    expect(ruleAppliesTo('Bash', toolNamed('Read'))).toBe(false);
   });
 });
 

@@ -1,10 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { loadCustomRoles } from '../../roles/customRoles.js';
 import { findRole } from '../../roles/roleCatalog.js';
+import { toolsNamed } from '../../shared/tools/catalog.js';
 import { writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
-const TOOLS = ['Read', 'Edit', 'Write', 'NotebookEdit', 'Glob', 'Grep', 'LSP', 'Bash', 'Skill', 'TaskCreate', 'TaskUpdate', 'TaskList'];
+const TOOLS = toolsNamed([
+  'Read',
+  'Edit',
+  'Write',
+  'NotebookEdit',
+  'Glob',
+  'Grep',
+  'LSP',
+  'Bash',
+  'Skill',
+  'TaskCreate',
+  'TaskUpdate',
+  'TaskList',
+]);
 
 describe('custom roles from .claude/agents/*.md', () => {
   it("reads Claude Code's format: tools as a comma list, model alias, permission mode, max turns", () => {

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolLedgerEntry } from '../../shared/core/loop/toolLedger.js';
+import type { AnyTool } from '../../shared/core/tool/tool.js';
 import type { CheckRecord } from '../../shared/infra/verify/evidence/evidence.js';
 import { claimsGate, commandsFromLedger } from '../../shared/infra/verify/gates/claims.js';
+import { bashTool } from '../../shared/tools/bash.js';
+import { readTool } from '../../shared/tools/read.js';
 
 const log: CheckRecord[] = [
   { command: 'npm test', exit_code: 1, at: 1 },
@@ -57,10 +60,12 @@ describe('the claims gate', () => {
   });
 
   it("reads a session ledger's Bash calls as a command log: refused or stopped calls have no exit code", () => {
-    const entry = (id: string, input: unknown, isError: boolean, data?: unknown, name = 'Bash'): ToolLedgerEntry => ({
+    // Entries as the loop records them: with the definition each call ran with.
+    const entry = (id: string, input: unknown, isError: boolean, data?: unknown, tool: AnyTool = bashTool): ToolLedgerEntry => ({
       turn: 1,
       id,
-      name,
+      name: tool.name,
+      tool,
       input,
       isError,
       data,
@@ -68,7 +73,7 @@ describe('the claims gate', () => {
     });
     const ledger = [
       entry('1', { command: 'npm test' }, false, { exitCode: 1, signal: null, stdoutBytes: 3, stderrBytes: 0, outputFile: '/tmp/out.txt' }),
-      entry('2', { file_path: 'a.ts' }, false, undefined, 'Read'),
+      entry('2', { file_path: 'a.ts' }, false, undefined, readTool),
       entry('3', { command: 'npm test' }, true),
     ];
     expect(commandsFromLedger(ledger)).toEqual([

@@ -2,6 +2,7 @@ import os from 'node:os';
 import { Workspace } from '../../core/files/workspace.js';
 import { agentShellEnv } from '../../core/runtime/agentEnv.js';
 import { spawnGroup } from '../../core/runtime/processGroup.js';
+import type { ToolFacts } from '../../core/tool/toolFacts.js';
 import { ToolLimit } from '../../policy/permissions/toolLimit.js';
 
 /** How long a command's `!`…`` may run while the command is expanded. */
@@ -11,23 +12,26 @@ const MAX_OUTPUT_CHARS = 30_000;
 /**
  * A slash command's `!`command`` (Claude Code's bash execution): run while the command is
  * expanded, in the repository's checkout, its output (stdout and stderr) put in its place. As in
- * Claude Code, the command's own `allowed-tools` must allow it (`Bash`, or a `Bash(…)` rule
- * covering every part of it, judged as an agent's Bash call is); anything else, a failure or a
- * timeout, is an error naming the command: a prompt is never sent with a hole in it.
+ * Claude Code, the command's own `allowed-tools` must allow it as a call of the shell tool
+ * (`Bash`, or a `Bash(…)` rule covering every part of it, judged as an agent's Bash call is);
+ * anything else, a failure or a timeout, is an error naming the command: a prompt is never sent
+ * with a hole in it.
  */
 export async function runCommandShell(
   command: string,
-  options: { cwd: string; allowedTools: readonly string[]; file: string },
+  options: { cwd: string; shell: ToolFacts; allowedTools: readonly string[]; file: string },
 ): Promise<string> {
+  const { shell } = options;
   const limit = ToolLimit.from(options.allowedTools, options.file);
+  const input = shell.rule ? { [shell.rule.field]: command } : {};
   const refusal = limit
-    ? limit.refusal(
-        { tool: 'Bash', input: { command }, level: 'full-access' },
-        { workspace: new Workspace(options.cwd), home: os.homedir() },
-      )
+    ? limit.refusal({ tool: shell, input, level: 'full-access' }, { workspace: new Workspace(options.cwd), home: os.homedir() })
     : `${options.file} has no allowed-tools`;
-  if (refusal)
-    throw new Error(`${options.file} runs !\`${command}\`, which it does not allow: ${refusal}; add Bash(${command}) to its allowed-tools`);
+  if (refusal) {
+    throw new Error(
+      `${options.file} runs !\`${command}\`, which it does not allow: ${refusal}; add ${shell.name}(${command}) to its allowed-tools`,
+    );
+  }
   const group = await spawnGroup('bash', ['-c', command], { cwd: options.cwd, env: agentShellEnv() });
   const chunks: Buffer[] = [];
   group.child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));

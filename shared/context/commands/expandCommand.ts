@@ -1,4 +1,5 @@
-import { parse as parseShellWords } from 'shell-quote';
+import type { ToolFacts } from '../../core/tool/toolFacts.js';
+import { splitArguments } from './commandArguments.js';
 import { runCommandShell } from './commandShell.js';
 import type { ProjectFiles } from './projectFiles.js';
 import type { SlashCommand } from './slashCommand.js';
@@ -12,7 +13,8 @@ import type { SlashCommand } from './slashCommand.js';
  *   run's base commit are attached after the prompt, once each; an `@word` that is no such file
  *   is left as it is (it may be a mention); `@` inside code spans and blocks is not a reference.
  * - `!`command`` runs in the repository's checkout once the arguments are in, and its output
- *   takes its place, when the command's `allowed-tools` allow it (commandShell.ts).
+ *   takes its place, when the command's `allowed-tools` allow it as a call of `shell`, the
+ *   session's shell tool (commandShell.ts).
  */
 export interface ExpandedCommand {
   prompt: string;
@@ -29,7 +31,7 @@ export async function expandCommand(
   command: SlashCommand,
   args: string,
   files: ProjectFiles,
-  options: { checkout: string },
+  options: { checkout: string; shell: ToolFacts },
 ): Promise<ExpandedCommand> {
   const words = splitArguments(args);
   let used = false;
@@ -41,7 +43,8 @@ export async function expandCommand(
   if (!used && args.trim() !== '') prompt = `${prompt}\n\nARGUMENTS: ${args.trim()}`;
   const outputs: string[] = [];
   for (const match of prompt.matchAll(SHELL)) {
-    outputs.push(await runCommandShell(match[1]!, { cwd: options.checkout, allowedTools: command.allowedTools, file: command.file }));
+    const where = { cwd: options.checkout, shell: options.shell, allowedTools: command.allowedTools, file: command.file };
+    outputs.push(await runCommandShell(match[1]!, where));
   }
   prompt = prompt.replace(SHELL, () => outputs.shift() ?? '');
 
@@ -62,14 +65,6 @@ export async function expandCommand(
     prompt = `${prompt}\n\n${sections.join('\n\n')}`;
   }
   return { prompt: prompt.trim(), files: attached.map((file) => file.name) };
-}
-
-/** Shell-style words: quotes group, operators and globs are kept as text, variables are not expanded. */
-export function splitArguments(args: string): string[] {
-  if (args.trim() === '') return [];
-  return parseShellWords(args, (name) => `$${name}`).map((token) =>
-    typeof token === 'string' ? token : 'op' in token ? String(token.op) : 'pattern' in token ? String(token.pattern) : '',
-  );
 }
 
 /** A path inside the repository (`./a.ts`, `src/a.ts`), or undefined for one that leaves it. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { splitArguments } from './expandCommand.js';
+import { splitArguments } from './commandArguments.js';
 
 /**
  * A skill's body with its arguments in, as Claude Code expands a skill: `$ARGUMENTS` is the

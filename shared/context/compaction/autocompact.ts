@@ -3,6 +3,7 @@ import type { Message, TextBlock } from '../../core/model/message.js';
 import type { SystemBlock } from '../../core/model/model.js';
 import { estimateMessagesTokens } from '../../core/model/tokenEstimate.js';
 import { addUsage } from '../../core/model/usage.js';
+import { resultsKind } from '../../core/tool/toolFacts.js';
 import type { SkillLibrary } from '../instructions/skills.js';
 import { collectCheckEvidence, renderCheckEvidence } from './checkEvidence.js';
 import type { CompactionConfig } from './compactionConfig.js';
@@ -145,7 +146,7 @@ export async function autocompact(input: AutocompactInput): Promise<AutocompactR
   const tail = messages.slice(keepIndex);
   const stillVisible = new Set(
     toolCallsIn(tail, ledger)
-      .filter((call) => call.name === 'Read')
+      .filter((call) => resultsKind(call.tool) === 'file-read')
       .map((call) => filePathOf(call, root))
       .filter((file): file is string => file !== undefined),
   );

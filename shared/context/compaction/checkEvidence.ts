@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import type { Message } from '../../core/model/message.js';
-import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
+import { familyOf, pathInput } from '../../core/tool/toolFacts.js';
 import { isCheckCommand, normalizeCommand } from '../../infra/verify/evidence/checkCommand.js';
 import { resultFileOf } from './resultArchive.js';
 import { bashOutcome, type ToolCall, toolCallsIn } from './toolCalls.js';
@@ -54,14 +54,15 @@ export function collectCheckEvidence(input: {
   const edits: EditRecord[] = [];
   const runs: CheckRun[] = [];
   input.ledger.forEach((entry, order) => {
-    if (EDITING_TOOLS.has(entry.name) && !entry.isError) {
-      const file = (entry.input as { file_path?: unknown } | undefined)?.file_path;
-      if (typeof file === 'string') edits.push({ file: display(file, input.root), tool: entry.name, turn: entry.turn, order });
+    if (familyOf(entry.tool) === 'edit' && !entry.isError) {
+      const file = pathInput(entry.tool, entry.input);
+      if (file !== undefined) edits.push({ file: display(file, input.root), tool: entry.name, turn: entry.turn, order });
       return;
     }
     const call: ToolCall = calls.get(entry.id) ?? {
       id: entry.id,
       name: entry.name,
+      tool: entry.tool,
       input: entry.input,
       use: { type: 'tool_use', id: entry.id, name: entry.name, input: entry.input },
       useIndex: -1,

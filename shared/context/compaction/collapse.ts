@@ -1,18 +1,19 @@
 import type { Message } from '../../core/model/message.js';
+import { resultsKind } from '../../core/tool/toolFacts.js';
 import { isCheckCommand, normalizeCommand } from '../../infra/verify/evidence/checkCommand.js';
 import { bashOutcome, describeInput, failed, type ToolCall } from './toolCalls.js';
 
 /**
  * Level 4, collapse: the VIEW folds finished stretches of work into one line each; the stored
  * transcript keeps them whole. A stretch is finished when:
- * - task: a TaskUpdate set a task `in_progress` and a later TaskUpdate set the same task
- *   `completed` (both succeeded);
+ * - task: a change to the task list (TaskUpdate) set a task `in_progress` and a later one set the
+ *   same task `completed` (both succeeded);
  * - fixed check: a check command (verify/checkCommand.ts) failed and a later run of the same command
  *   passed (exit 0): the failure, the fixes and the passing run become one line.
  * A span runs from the assistant message of its first call to the user message holding its last
  * result: whole exchanges, so no tool_use loses its result. Spans that the model has not seen the
- * end of, that overlap a span already folded, or that contain a Skill call (its instructions must
- * stay in view) are left alone. The outermost span wins when spans nest.
+ * end of, that overlap a span already folded, or that contain a call whose result is instructions
+ * (a Skill call: they must stay in view) are left alone. The outermost span wins when spans nest.
  */
 export interface SpanCandidate {
   startIndex: number;
@@ -29,11 +30,9 @@ export function findCollapsibleSpans(
   const lastSeen = messages.length - 2;
   calls.forEach((call, index) => {
     const later = calls.slice(index + 1);
-    if (call.name === 'TaskUpdate' && !failed(call) && statusOf(call) === 'in_progress') {
+    if (isTaskChange(call) && !failed(call) && statusOf(call) === 'in_progress') {
       const id = taskIdOf(call);
-      const done = later.find(
-        (next) => next.name === 'TaskUpdate' && !failed(next) && taskIdOf(next) === id && statusOf(next) === 'completed',
-      );
+      const done = later.find((next) => isTaskChange(next) && !failed(next) && taskIdOf(next) === id && statusOf(next) === 'completed');
       if (done)
         candidates.push({
           startIndex: call.useIndex,
@@ -63,7 +62,9 @@ export function findCollapsibleSpans(
     if (span.startIndex < 0 || span.endIndex <= span.startIndex || span.endIndex > lastSeen) return false;
     if (messages[span.startIndex]?.role !== 'assistant' || messages[span.endIndex]?.role !== 'user') return false;
     for (let index = span.startIndex; index <= span.endIndex; index += 1) if (options.isFolded(index)) return false;
-    return !calls.some((call) => call.name === 'Skill' && call.useIndex >= span.startIndex && call.useIndex <= span.endIndex);
+    return !calls.some(
+      (call) => resultsKind(call.tool) === 'instructions' && call.useIndex >= span.startIndex && call.useIndex <= span.endIndex,
+    );
   });
   usable.sort((a, b) => a.startIndex - b.startIndex || b.endIndex - a.endIndex);
   const chosen: SpanCandidate[] = [];
@@ -101,10 +102,14 @@ function describeCall(call: ToolCall, root: string): string {
   const bash = bashOutcome(call);
   if (bash) {
     const ended = bash.signal ? `killed by ${bash.signal}` : bash.exitCode !== null && !bash.errored ? `exit ${bash.exitCode}` : 'failed';
-    return `Bash ${describeInput(call, root, 100)} → ${ended}`;
+    return `${call.name} ${describeInput(call, root, 100)} → ${ended}`;
   }
-  const what = call.name === 'TaskUpdate' || call.name === 'TaskCreate' ? JSON.stringify(call.input) : describeInput(call, root, 100);
+  const what = isTaskChange(call) ? JSON.stringify(call.input) : describeInput(call, root, 100);
   return `${call.name} ${what}${failed(call) ? ' (failed)' : ''}`;
+}
+
+function isTaskChange(call: ToolCall): boolean {
+  return resultsKind(call.tool) === 'task-change';
 }
 
 function field(call: ToolCall, key: string): unknown {

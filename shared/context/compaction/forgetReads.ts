@@ -1,12 +1,13 @@
 import type { ReadFileState } from '../../core/files/readFileState.js';
 import type { AgentSession } from '../../core/loop/session.js';
+import { resultsKind } from '../../core/tool/toolFacts.js';
 import { foldedIndexes, sourceMessages, type ViewDecisions } from './requestView.js';
 import { failed, filePathOf, toolCallsIn } from './toolCalls.js';
 
 /**
- * Compaction hides Read results from the view; the session's file state must then forget those
- * files, so Edit asks for a fresh Read and that Read shows the file instead of an "unchanged"
- * stub.
+ * Compaction hides file reads (Read results) from the view; the session's file state must then
+ * forget those files, so Edit asks for a fresh Read and that Read shows the file instead of an
+ * "unchanged" stub.
  *
  * After microcompact or collapse: files whose every full Read is now hidden from the view must be
  * read again before an edit. `visibleAfterCompaction` (the files the last autocompaction showed
@@ -18,7 +19,7 @@ export function forgetUnseenReads(session: AgentSession, decisions: ViewDecision
   const visible = new Set<string>();
   for (const call of toolCallsIn(source, session.ledger.all())) {
     if (
-      call.name !== 'Read' ||
+      resultsKind(call.tool) !== 'file-read' ||
       failed(call) ||
       decisions.snipped.has(call.id) ||
       decisions.cleared.has(call.id) ||
@@ -31,7 +32,7 @@ export function forgetUnseenReads(session: AgentSession, decisions: ViewDecision
   for (const file of visibleAfterCompaction ?? []) visible.add(file);
   const read = new Set(
     toolCallsIn(source, session.ledger.all())
-      .filter((call) => call.name === 'Read')
+      .filter((call) => resultsKind(call.tool) === 'file-read')
       .map((call) => filePathOf(call, session.workspace.root)),
   );
   // Only files read in the part of the transcript the view draws on; older ones were settled by the last autocompaction.

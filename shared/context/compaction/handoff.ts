@@ -5,6 +5,7 @@ import type { Model, SystemBlock, ToolSpec } from '../../core/model/model.js';
 import type { Usage } from '../../core/model/usage.js';
 import { bashResultFields } from '../../core/tool/bashResultData.js';
 import { loadDescription } from '../../core/tool/tool.js';
+import { pathInput, resultsKind, type ToolFacts } from '../../core/tool/toolFacts.js';
 import type { CheckEvidence } from './checkEvidence.js';
 import { resultFileOf } from './resultArchive.js';
 import { describeInput, failed, type ToolCall, toolCallsIn } from './toolCalls.js';
@@ -128,33 +129,44 @@ function keyConcepts(calls: ToolCall[], input: LocalHandoffInput): string {
 function filesTouched(calls: ToolCall[], root: string): string {
   const files = new Map<string, string[]>();
   for (const call of calls) {
-    if (!['Read', 'Edit', 'Write'].includes(call.name) || failed(call)) continue;
-    const given = (call.input as { file_path?: unknown } | undefined)?.file_path;
-    if (typeof given !== 'string') continue;
+    const verb = fileVerb(call.tool);
+    const given = pathInput(call.tool, call.input);
+    if (verb === undefined || given === undefined || failed(call)) continue;
     const rel = path.relative(root, path.resolve(root, given)) || given;
     const verbs = files.get(rel) ?? [];
-    const verb = call.name === 'Read' ? 'read' : call.name === 'Edit' ? 'edited' : 'written';
     if (!verbs.includes(verb)) verbs.push(verb);
     files.set(rel, verbs);
   }
   return [...files].map(([file, verbs]) => `- ${file}: ${verbs.join(', ')}`).join('\n') || 'None.';
 }
 
+/** How a hand-off lists a file a tool's call touched: `read`, or the verb of its change; undefined for tools that touch no file. */
+function fileVerb(tool: ToolFacts | undefined): string | undefined {
+  const results = tool?.results;
+  if (results?.kind === 'file-read') return 'read';
+  return results?.kind === 'file-change' ? results.verb : undefined;
+}
+
 function errorsAndFixes(calls: ToolCall[], root: string): string {
   const lines: string[] = [];
   calls.forEach((call, index) => {
-    const bashExit = bashResultFields(call.entry?.data).exitCode;
-    const nonZero = call.name === 'Bash' && bashExit !== undefined && bashExit !== 0;
+    const bashExit = exitCodeOf(call);
+    const nonZero = bashExit !== undefined && bashExit !== 0;
     if (!failed(call) && !nonZero) return;
     const what = `${call.name} ${describeInput(call, root, 120)}`;
     const how = nonZero ? `exit code ${bashExit}` : firstLine(call.result?.content ?? '');
     const same = (next: ToolCall) => next.name === call.name && JSON.stringify(next.input) === JSON.stringify(call.input);
-    const succeeded = (next: ToolCall) => !failed(next) && (next.name !== 'Bash' || bashResultFields(next.entry?.data).exitCode === 0);
+    const succeeded = (next: ToolCall) => !failed(next) && (resultsKind(next.tool) !== 'command' || exitCodeOf(next) === 0);
     const redone = calls.slice(index + 1).find((next) => same(next) && succeeded(next));
     const after = redone ? `; the same call later succeeded (turn ${redone.entry?.turn ?? '?'})` : '; not shown fixed since';
     lines.push(`- Turn ${call.entry?.turn ?? '?'}: ${what} → ${how}${after}.`);
   });
   return lines.slice(-40).join('\n') || 'None.';
+}
+
+/** A command run's exit code, when it has one. */
+function exitCodeOf(call: ToolCall): number | undefined {
+  return resultsKind(call.tool) === 'command' ? bashResultFields(call.entry?.data).exitCode : undefined;
 }
 
 function currentWork(messages: readonly Message[], calls: ToolCall[], root: string, sessionDir: string): string {
@@ -172,7 +184,7 @@ function currentWork(messages: readonly Message[], calls: ToolCall[], root: stri
       const head = `- ${call.name} ${describeInput(call, root, 160)}${failed(call) ? ' (failed)' : ''}`;
       if (!call.result) return head;
       // Results the summary replaces: a glimpse, and where the whole of it is (files come back below).
-      const where = call.name === 'Read' ? '' : ` (whole result: ${resultFileOf(call, sessionDir)})`;
+      const where = resultsKind(call.tool) === 'file-read' ? '' : ` (whole result: ${resultFileOf(call, sessionDir)})`;
       return `${head} → ${firstLine(call.result.content)}${where}`;
     });
   return [text ? `Last note: ${clip(text, 1_000)}` : '', recent.length > 0 ? `Last tool calls:\n${recent.join('\n')}` : '']

@@ -85,12 +85,12 @@ export async function restoreAfterCompaction(input: RestoreInput): Promise<{ blo
   return { blocks, shownFiles: shown };
 }
 
-/** Files read successfully, newest first, each once. */
+/** Files read successfully (the calls whose results are file reads), newest first, each once. */
 function recentlyRead(ledger: readonly ToolLedgerEntry[], root: string): string[] {
   const files: string[] = [];
   for (let index = ledger.length - 1; index >= 0; index -= 1) {
     const entry = ledger[index]!;
-    if (entry.name !== 'Read' || entry.isError) continue;
+    if (entry.isError) continue;
     const file = readResultFile(entry, root);
     if (file && !files.includes(file)) files.push(file);
   }

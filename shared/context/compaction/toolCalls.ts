@@ -2,15 +2,22 @@ import path from 'node:path';
 import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../../core/model/message.js';
 import { readResultFile } from '../../core/tool/readResultData.js';
+import { commandInput, pathInput, resultsKind, type ToolFacts } from '../../core/tool/toolFacts.js';
 
 /**
  * The tool calls of a transcript, each joined with its result block and the host's ledger entry,
- * and what the host can tell about them from the tools' structured data (Read's file and range,
- * Bash's exit code and log file). Compaction decides from these, never from the model's prose.
+ * and what the host can tell about them from their tools' facts (what kind of result each is) and
+ * structured data (a read's file and range, a command's exit code and log file). Compaction
+ * decides from these, never from the model's prose.
  */
 export interface ToolCall {
   id: string;
   name: string;
+  /**
+   * The definition the call ran with, from the ledger; undefined for a call never run (the
+   * session was aborted first), which is then kept as it is.
+   */
+  tool?: ToolFacts;
   input: unknown;
   use: ToolUseBlock;
   /** Index in the message list of the assistant message holding the use. */
@@ -37,7 +44,10 @@ export function toolCallsIn(messages: readonly Message[], ledger: readonly ToolL
           resultIndex: -1,
           entry: entries.get(block.id),
         };
-        if (call.entry) call.input = call.entry.input;
+        if (call.entry) {
+          call.input = call.entry.input;
+          call.tool = call.entry.tool;
+        }
         calls.push(call);
         byId.set(block.id, call);
       } else if (block.type === 'tool_result') {
@@ -60,14 +70,14 @@ function field(value: unknown, key: string): unknown {
   return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
 }
 
-/** The file a Read, Edit or Write call named, absolute (relative paths taken from `root`). */
+/** The file a file tool's call named (for a read, the file its result names), absolute (relative paths taken from `root`). */
 export function filePathOf(call: ToolCall, root: string): string | undefined {
-  if (call.name === 'Read') return readResultFile({ name: call.name, input: call.input, data: call.entry?.data }, root);
-  const given = field(call.input, 'file_path');
-  return typeof given === 'string' ? path.resolve(root, given) : undefined;
+  if (resultsKind(call.tool) === 'file-read') return readResultFile({ tool: call.tool, input: call.input, data: call.entry?.data }, root);
+  const given = pathInput(call.tool, call.input);
+  return given === undefined ? undefined : path.resolve(root, given);
 }
 
-/** How a Read went: the whole file, part of it, or the "unchanged since your earlier Read" stub. */
+/** How a file read went: the whole file, part of it, or the "unchanged since your earlier Read" stub. */
 export function readView(call: ToolCall): 'full' | 'partial' | 'unchanged' | undefined {
   const data = call.entry?.data;
   if (field(data, 'type') === 'file_unchanged') return 'unchanged';
@@ -94,10 +104,11 @@ export interface BashOutcome {
   outputFile?: string;
 }
 
+/** A shell command's run, from a call whose results are one (`command`); undefined for other calls. */
 export function bashOutcome(call: ToolCall): BashOutcome | undefined {
-  if (call.name !== 'Bash') return undefined;
-  const command = field(call.input, 'command');
-  if (typeof command !== 'string') return undefined;
+  if (resultsKind(call.tool) !== 'command') return undefined;
+  const command = commandInput(call.tool, call.input);
+  if (command === undefined) return undefined;
   const data = call.entry?.data;
   const exitCode = field(data, 'exitCode');
   const signal = field(data, 'signal');

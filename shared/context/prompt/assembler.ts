@@ -1,5 +1,5 @@
 import os from 'node:os';
-import type { AgentSession, ContextAssembler, PreparedContext } from '../../core/loop/session.js';
+import type { AfterToolCall, AgentSession, ContextAssembler, PreparedContext } from '../../core/loop/session.js';
 import type { Message } from '../../core/model/message.js';
 import type { ToolSpec } from '../../core/model/model.js';
 import { readResultFile } from '../../core/tool/readResultData.js';
@@ -85,11 +85,11 @@ class OrcaContextAssembler implements ContextAssembler {
     return { system: state.layers.system, messages, cacheTools: true };
   }
 
-  afterTool(session: AgentSession, call: { name: string; input: unknown; data?: unknown; isError: boolean; mayWrite: boolean }): void {
+  afterTool(session: AgentSession, call: AfterToolCall): void {
     const state = this.states.get(session);
     if (state && call.mayWrite) state.reminders.filesMayHaveChanged();
     // Tools run only after a first prepare(); without one there is no session state to update.
-    if (!state || call.name !== 'Read' || call.isError) return;
+    if (!state || call.isError) return;
     const file = readResultFile(call, session.workspace.root);
     if (file) state.rules.noteRead(file, session.workspace.display(file));
   }

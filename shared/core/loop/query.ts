@@ -399,7 +399,8 @@ class AgentLoop {
       preview: content.slice(0, 200),
       duration_ms: 0,
     });
-    session.ledger.record({ turn, id: use.id, name: use.name, input: use.input, isError: true, at: Date.now() });
+    const tool = session.registry.get(use.name);
+    session.ledger.record({ turn, id: use.id, name: use.name, tool, input: use.input, isError: true, at: Date.now() });
   }
 
   /** One call through the tool pipeline, recorded in the ledger and told to the context layer. */
@@ -413,6 +414,7 @@ class AgentLoop {
       turn,
       id: use.id,
       name: use.name,
+      tool: run.tool,
       input: run.input ?? use.input,
       isError: run.block.is_error === true,
       data: run.output?.data,
@@ -424,12 +426,14 @@ class AgentLoop {
     round.calls.push({
       id: use.id,
       name: use.name,
+      tool: run.tool,
       input: run.input ?? use.input,
       ...(run.output ? { response: run.output.data !== undefined ? run.output.data : run.output.content } : {}),
       isError: run.block.is_error === true,
     });
     session.context.afterTool?.(session, {
       name: use.name,
+      tool: run.tool,
       input: run.input ?? use.input,
       data: run.output?.data,
       isError: run.block.is_error === true,

@@ -13,6 +13,7 @@ import { modeOnlySlots, type ToolPipelineSlots } from '../tool/pipeline.js';
 import { type DeferredTools, ToolRegistry } from '../tool/registry.js';
 import { reportTool } from '../tool/report.js';
 import type { AnyTool, SessionServices, ShellSettings, ToolContext } from '../tool/tool.js';
+import type { ToolFacts } from '../tool/toolFacts.js';
 import { type AgentLimits, DEFAULT_LIMITS } from './limits.js';
 import { budgetTokens, cacheReadWeightOf } from './tokenBudget.js';
 import { ToolLedger } from './toolLedger.js';
@@ -30,13 +31,25 @@ export interface PreparedContext {
  */
 export interface ContextAssembler {
   prepare(session: AgentSession): Promise<PreparedContext>;
-  /** Told of every tool result, so it can react (conditional rules after a Read, …); `data` is the tool's `ToolOutput.data`. */
-  afterTool?(session: AgentSession, call: { name: string; input: unknown; data?: unknown; isError: boolean; mayWrite: boolean }): void;
+  /**
+   * Told of every tool result, so it can react (conditional rules after a file read, …); `tool` is
+   * the definition it ran with, `data` the tool's `ToolOutput.data`.
+   */
+  afterTool?(session: AgentSession, call: AfterToolCall): void;
   /**
    * Compacts the conversation now, whatever the thresholds say: the API has just said it does not
    * fit the model's window (`why`). The next prepare() builds the smaller view.
    */
   compactNow?(session: AgentSession, why: string): Promise<{ ok: true } | { ok: false; reason: string }>;
+}
+
+export interface AfterToolCall {
+  name: string;
+  tool?: ToolFacts;
+  input: unknown;
+  data?: unknown;
+  isError: boolean;
+  mayWrite: boolean;
 }
 
 export interface StopInfo {

@@ -1,3 +1,5 @@
+import type { ToolFacts } from '../tool/toolFacts.js';
+
 /**
  * Every tool call a session made, with what came back: the host's own record, which compaction
  * cannot summarise away and which claims in a Report are checked against.
@@ -6,6 +8,11 @@ export interface ToolLedgerEntry {
   turn: number;
   id: string;
   name: string;
+  /**
+   * The definition the call was made with, whose facts say what its result is (a file read, a
+   * command's run…); absent for a name the session has no tool for.
+   */
+  tool?: ToolFacts;
   /** The input the tool ran with (after any hook rewrite). */
   input: unknown;
   isError: boolean;

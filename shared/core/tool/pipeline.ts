@@ -27,6 +27,8 @@ export interface CheckedCall {
 export interface BatchCall {
   id: string;
   name: string;
+  /** The tool the call named, when the session has it. */
+  tool?: AnyTool;
   input: unknown;
   /** The tool's result data (or its text), when it succeeded. */
   response?: unknown;
@@ -99,6 +101,8 @@ export const modeOnlySlots: ToolPipelineSlots = {
 
 export interface ToolRunResult {
   block: ToolResultBlock;
+  /** The tool the call named, when the session has it. */
+  tool?: AnyTool;
   /** The parsed input the tool ran with (after any hook rewrite), when it got that far. */
   input?: unknown;
   output?: ToolOutput;
@@ -120,20 +124,57 @@ export async function runToolCall(
   slots: ToolPipelineSlots,
   ctx: ToolContext,
 ): Promise<ToolRunResult> {
-  const started = Date.now();
-  const additionalContext: string[] = [];
-  let stop: string | undefined;
+  const run = new CallRun(request, ctx);
+  const tool = registry.get(request.name);
+  if (!tool || !registry.isLoaded(tool.name)) return run.finish(notCallable(request.name, tool, registry), true, { tool });
+  const admitted = await admit(request.id, tool, request.input, `${tool.name} input`, ctx);
+  if ('refusal' in admitted) return run.finish(admitted.refusal, true, { tool, checked: admitted.checked });
+  let checked = admitted.checked;
 
-  const finish = (
-    content: string,
-    isError: boolean,
-    extra: { tool?: AnyTool; checked?: CheckedCall; output?: ToolOutput } = {},
-  ): ToolRunResult => {
-    const budget = applyResultBudget(content, {
-      limit: extra.tool?.resultLimit,
-      sessionDir: ctx.session.dir,
-      toolUseId: request.id,
-    });
+  const pre = run.heed(await slots.preToolUse(checked, ctx));
+  if (pre.decision === 'deny') {
+    return run.finish(`${tool.name} was blocked by a PreToolUse hook: ${pre.reason ?? 'no reason given'}`, true, { tool, checked });
+  }
+  const afterHook = await readmit(checked, pre.updatedInput, 'a PreToolUse hook', ctx);
+  checked = afterHook.checked;
+  if (afterHook.refusal) return run.finish(afterHook.refusal, true, { tool, checked });
+
+  const permission = await slots.permission(checked, pre, ctx);
+  run.stopWith(permission.stop);
+  if (!permission.allowed) return run.finish(`Permission to use ${tool.name} was denied: ${permission.reason}`, true, { tool, checked });
+  const afterAnswer = await readmit(checked, permission.updatedInput, 'a PermissionRequest hook', ctx);
+  checked = afterAnswer.checked;
+  if (afterAnswer.refusal) return run.finish(afterAnswer.refusal, true, { tool, checked });
+
+  if (ctx.signal.aborted) return run.finish(`${tool.name} was not run: the session was aborted.`, true, { tool, checked });
+  return callTool(run, checked, slots, ctx);
+}
+
+/** What the call has gathered on its way (hook context, a stop), and how it ends: a tool_result with its event. */
+class CallRun {
+  private readonly started = Date.now();
+  private readonly additionalContext: string[] = [];
+  private stop: string | undefined;
+
+  constructor(
+    private readonly request: ToolCallRequest,
+    private readonly ctx: ToolContext,
+  ) {}
+
+  /** Keeps what a hook outcome adds for the model and its stop (the first stop wins); returns the outcome. */
+  heed<T extends { additionalContext?: string[]; stop?: string }>(outcome: T): T {
+    this.additionalContext.push(...(outcome.additionalContext ?? []));
+    this.stopWith(outcome.stop);
+    return outcome;
+  }
+
+  stopWith(stop: string | undefined): void {
+    this.stop ??= stop;
+  }
+
+  finish(content: string, isError: boolean, extra: { tool?: AnyTool; checked?: CheckedCall; output?: ToolOutput } = {}): ToolRunResult {
+    const { request, ctx } = this;
+    const budget = applyResultBudget(content, { limit: extra.tool?.resultLimit, sessionDir: ctx.session.dir, toolUseId: request.id });
     ctx.emit({
       type: 'tool_result',
       id: request.id,
@@ -143,94 +184,77 @@ export async function runToolCall(
       // The preview is for people watching (board, transcript): the tool's own words, unwrapped.
       preview: (extra.output?.content ?? content).slice(0, 200),
       spilled_to: budget.spilledTo,
-      duration_ms: Date.now() - started,
+      duration_ms: Date.now() - this.started,
     });
     const block: ToolResultBlock = { type: 'tool_result', tool_use_id: request.id, content: budget.content };
     if (extra.output?.images && extra.output.images.length > 0) block.images = extra.output.images;
     if (isError) block.is_error = true;
-    const mayWrite = extra.checked !== undefined && !extra.checked.readOnly;
-    return { block, input: extra.checked?.input, output: extra.output, additionalContext, stop, spilledTo: budget.spilledTo, mayWrite };
-  };
-
-  const tool = registry.get(request.name);
-  if (tool && !registry.isLoaded(tool.name)) {
-    return finish(
-      `${tool.name} is a deferred tool whose schema is not loaded yet: call ToolSearch with query "select:${tool.name}" first, then call it.`,
-      true,
-    );
+    return {
+      block,
+      tool: extra.tool,
+      input: extra.checked?.input,
+      output: extra.output,
+      additionalContext: this.additionalContext,
+      stop: this.stop,
+      spilledTo: budget.spilledTo,
+      mayWrite: extra.checked !== undefined && !extra.checked.readOnly,
+    };
   }
-  if (!tool) {
-    return finish(`Unknown tool "${request.name}". The tools you can call are: ${registry.names().join(', ')}.`, true);
-  }
+}
 
-  let parsed = tool.input.safeParse(request.input);
-  if (!parsed.success) return finish(describeZodError(parsed.error, `${tool.name} input`), true, { tool });
+/** Why a name cannot be called: no such tool, or a deferred one ToolSearch has not loaded. */
+function notCallable(name: string, tool: AnyTool | undefined, registry: ToolRegistry): string {
+  if (!tool) return `Unknown tool "${name}". The tools you can call are: ${registry.names().join(', ')}.`;
+  return `${tool.name} is a deferred tool whose schema is not loaded yet: call ToolSearch with query "select:${tool.name}" first, then call it.`;
+}
 
-  const check = (input: unknown): CheckedCall => ({
-    id: request.id,
-    tool,
-    input,
-    level: levelOf(tool, input),
-    readOnly: isReadOnly(tool, input),
-  });
-  let checked = check(parsed.data);
+type Admission = { checked: CheckedCall } | { refusal: string; checked?: CheckedCall };
 
+/**
+ * An input as the slots see it: parsed against the tool's schema (`what` names the input in the
+ * refusal) and passed by its `validate`; or the refusal, with the call when only `validate` refused.
+ */
+async function admit(id: string, tool: AnyTool, input: unknown, what: string, ctx: ToolContext): Promise<Admission> {
+  const parsed = tool.input.safeParse(input);
+  if (!parsed.success) return { refusal: describeZodError(parsed.error, what) };
+  const checked: CheckedCall = { id, tool, input: parsed.data, level: levelOf(tool, parsed.data), readOnly: isReadOnly(tool, parsed.data) };
   const invalid = await tool.validate?.(parsed.data, ctx);
-  if (invalid) return finish(invalid, true, { tool, checked });
+  return invalid ? { refusal: invalid, checked } : { checked };
+}
 
-  const pre = await slots.preToolUse(checked, ctx);
-  additionalContext.push(...(pre.additionalContext ?? []));
-  stop = pre.stop;
-  if (pre.decision === 'deny') {
-    return finish(`${tool.name} was blocked by a PreToolUse hook: ${pre.reason ?? 'no reason given'}`, true, { tool, checked });
-  }
-  if (pre.updatedInput !== undefined) {
-    parsed = tool.input.safeParse(pre.updatedInput);
-    if (!parsed.success) {
-      return finish(describeZodError(parsed.error, `${tool.name} input as rewritten by a PreToolUse hook`), true, { tool, checked });
-    }
-    checked = check(parsed.data);
-    const invalidAfter = await tool.validate?.(parsed.data, ctx);
-    if (invalidAfter) return finish(invalidAfter, true, { tool, checked });
-  }
+/**
+ * The call with the input a hook rewrote (`by`), admitted afresh; the call as it was when there
+ * is no rewrite, or when the rewrite does not fit the schema (the refusal says so).
+ */
+async function readmit(
+  checked: CheckedCall,
+  rewritten: unknown,
+  by: string,
+  ctx: ToolContext,
+): Promise<{ checked: CheckedCall; refusal?: string }> {
+  if (rewritten === undefined) return { checked };
+  const admitted = await admit(checked.id, checked.tool, rewritten, `${checked.tool.name} input as rewritten by ${by}`, ctx);
+  return 'refusal' in admitted ? { checked: admitted.checked ?? checked, refusal: admitted.refusal } : admitted;
+}
 
-  const permission = await slots.permission(checked, pre, ctx);
-  stop ??= permission.stop;
-  if (!permission.allowed) {
-    return finish(`Permission to use ${tool.name} was denied: ${permission.reason}`, true, { tool, checked });
-  }
-  if (permission.updatedInput !== undefined) {
-    parsed = tool.input.safeParse(permission.updatedInput);
-    if (!parsed.success) {
-      return finish(describeZodError(parsed.error, `${tool.name} input as rewritten by a PermissionRequest hook`), true, { tool, checked });
-    }
-    checked = check(parsed.data);
-    const invalidAfter = await tool.validate?.(parsed.data, ctx);
-    if (invalidAfter) return finish(invalidAfter, true, { tool, checked });
-  }
-
-  if (ctx.signal.aborted) return finish(`${tool.name} was not run: the session was aborted.`, true, { tool, checked });
-
+/** Runs the tool, then the after-call slots; the output is presented (the untrusted-content wrapper) with the slots' notes after it. */
+async function callTool(run: CallRun, checked: CheckedCall, slots: ToolPipelineSlots, ctx: ToolContext): Promise<ToolRunResult> {
+  const { tool } = checked;
   let output: ToolOutput;
   const callStarted = Date.now();
   try {
     output = await tool.call(checked.input, ctx);
   } catch (error) {
     const message = failureMessage(tool, error, ctx);
-    const post = await slots.postToolUseFailure({ ...checked, durationMs: Date.now() - callStarted }, message, ctx);
-    additionalContext.push(...(post.additionalContext ?? []));
-    stop ??= post.stop;
-    return finish(withFeedback(message, post.feedback), true, { tool, checked });
+    const post = run.heed(await slots.postToolUseFailure({ ...checked, durationMs: Date.now() - callStarted }, message, ctx));
+    return run.finish(withFeedback(message, post.feedback), true, { tool, checked });
   }
-
-  const post = await slots.postToolUse({ ...checked, durationMs: Date.now() - callStarted }, output, ctx);
-  additionalContext.push(...(post.additionalContext ?? []));
-  stop ??= post.stop;
+  const post = run.heed(await slots.postToolUse({ ...checked, durationMs: Date.now() - callStarted }, output, ctx));
   // Only the tool's own output is outside text to be marked as data; the host's refusals and a
   // project hook's feedback are not, so they are added after the wrapper.
   const shown = slots.present ? slots.present(checked, output.content, ctx) : output.content;
   const noted = post.notes && post.notes.length > 0 ? [shown, ...post.notes].join('\n\n') : shown;
-  return finish(withFeedback(noted, post.feedback), false, { tool, checked, output });
+  return run.finish(withFeedback(noted, post.feedback), false, { tool, checked, output });
 }
 
 function failureMessage(tool: AnyTool, error: unknown, ctx: ToolContext): string {

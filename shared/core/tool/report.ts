@@ -20,6 +20,7 @@ export function reportTool<S extends z.ZodType>(outputSchema: S): Tool<S> {
     input: outputSchema,
     level: 'read-only',
     readOnly: true,
+    untrustedOutput: false,
     async call() {
       return { content: RECEIVED };
     },

@@ -5,6 +5,7 @@ import type { ReadFileState } from '../files/readFileState.js';
 import type { Workspace } from '../files/workspace.js';
 import type { ToolResultImage } from '../model/message.js';
 import type { PermissionMode } from './permissionMode.js';
+import type { ToolFacts } from './toolFacts.js';
 
 /** What a tool returns on success; a refusal is thrown as a ToolError instead. */
 export interface ToolOutput {
@@ -62,10 +63,10 @@ export interface ToolContext {
 
 /**
  * A tool, defined once. The JSON Schema the model sees is generated from `input`; `level` is the
- * permission mode the call needs; `readOnly` says whether it changes anything.
+ * permission mode the call needs; `readOnly` says whether it changes anything; what else orca
+ * knows about it are its facts (toolFacts.ts), declared here with it.
  */
-export interface Tool<S extends z.ZodType = z.ZodType> {
-  name: string;
+export interface Tool<S extends z.ZodType = z.ZodType> extends ToolFacts {
   description: string;
   input: S;
   /**

@@ -1,8 +1,8 @@
 import type { AgentSession, StopCheck } from '../../core/loop/session.js';
 import type { ToolLedgerEntry } from '../../core/loop/toolLedger.js';
 import { bashResultFields } from '../../core/tool/bashResultData.js';
-import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import { loadDescription } from '../../core/tool/tool.js';
+import { commandInput, familyOf, resultsKind } from '../../core/tool/toolFacts.js';
 import { isCheckCommand } from '../verify/evidence/checkCommand.js';
 import { judgedExitCode } from '../verify/evidence/pipelineCheck.js';
 import { treeSnapshot } from '../verify/evidence/treeHash.js';
@@ -84,11 +84,11 @@ async function freshPassingEvidence(session: AgentSession): Promise<{ ok: true }
 }
 
 function fromLedger(ledger: readonly ToolLedgerEntry[]): { ok: true } | { ok: false; why: string } {
-  const lastEdit = ledger.findLastIndex((entry) => EDITING_TOOLS.has(entry.name) && !entry.isError);
+  const lastEdit = ledger.findLastIndex((entry) => familyOf(entry.tool) === 'edit' && !entry.isError);
   const lastPass = ledger.findLastIndex((entry) => {
-    if (entry.name !== 'Bash' || entry.isError) return false;
-    const command = (entry.input as { command?: unknown } | undefined)?.command;
-    return typeof command === 'string' && isCheckCommand(command) && judgedExitCode(command, bashResultFields(entry.data)) === 0;
+    if (resultsKind(entry.tool) !== 'command' || entry.isError) return false;
+    const command = commandInput(entry.tool, entry.input);
+    return command !== undefined && isCheckCommand(command) && judgedExitCode(command, bashResultFields(entry.data)) === 0;
   });
   if (lastPass < 0) return { ok: false, why: 'no check (tests, type check, build) has passed in this session' };
   if (lastPass < lastEdit) return { ok: false, why: 'files were edited after the last passing check' };

@@ -21,12 +21,12 @@ import { inputForHooks } from './toolSlots.js';
  */
 export function permissionRequestHook(hooks: HooksConfig) {
   return async (request: PermissionHookRequest, ctx: ToolContext): Promise<PermissionHookAnswer | undefined> => {
-    if (matchingHooks(hooks, 'PermissionRequest', { tool_name: request.tool }).length === 0) return undefined;
+    if (matchingHooks(hooks, 'PermissionRequest', { tool_name: request.tool.name }).length === 0) return undefined;
     const outcome = await runHooks(
       hooks,
       'PermissionRequest',
       {
-        tool_name: request.tool,
+        tool_name: request.tool.name,
         tool_input: inputForHooks(request.input, ctx, request.tool),
         permission_suggestions: suggestionEntries(request.suggestion),
       },

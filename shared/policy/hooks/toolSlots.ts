@@ -2,19 +2,19 @@ import path from 'node:path';
 import type { PostToolUseOutcome, PreToolUseOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
 import { REPORT_TOOL } from '../../core/tool/report.js';
 import type { ToolContext } from '../../core/tool/tool.js';
+import type { ToolFacts } from '../../core/tool/toolFacts.js';
 import { presentToolResult } from '../permissions/untrusted.js';
 import { hookContextFor } from './hookContext.js';
 import type { HookOutcome } from './hookOutcome.js';
 import { runHooks } from './hookRunner.js';
 import type { HooksConfig } from './hooksConfig.js';
-import { claudeCodeToolResponse, withClaudeCodeDefaults } from './toolResponseShapes.js';
 
 export interface HarnessSlotsOptions {
   hooks: HooksConfig;
   /** The permission decider; it receives PreToolUse's decision and must let no allow override a deny rule. */
   permission: ToolPipelineSlots['permission'];
   /** The last look at a result before the model reads it; default: the untrusted-content wrapper. */
-  present?: (toolName: string, content: string) => string;
+  present?: (tool: ToolFacts, content: string) => string;
 }
 
 /**
@@ -33,7 +33,7 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
       const outcome = await runHooks(
         hooks,
         'PreToolUse',
-        { tool_name: call.tool.name, tool_input: inputForHooks(call.input, ctx, call.tool.name), tool_use_id: call.id },
+        { tool_name: call.tool.name, tool_input: inputForHooks(call.input, ctx, call.tool), tool_use_id: call.id },
         hookContextFor(ctx),
       );
       const pre: PreToolUseOutcome = {};
@@ -71,7 +71,7 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
           'PermissionDenied',
           {
             tool_name: call.tool.name,
-            tool_input: inputForHooks(call.input, ctx, call.tool.name),
+            tool_input: inputForHooks(call.input, ctx, call.tool),
             tool_use_id: call.id,
             reason: decided.reason,
           },
@@ -88,8 +88,8 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
         'PostToolUse',
         {
           tool_name: call.tool.name,
-          tool_input: inputForHooks(call.input, ctx, call.tool.name),
-          tool_response: claudeCodeToolResponse(call.tool.name, output.data !== undefined ? output.data : output.content),
+          tool_input: inputForHooks(call.input, ctx, call.tool),
+          tool_response: await responseForHooks(call.tool, output.data !== undefined ? output.data : output.content),
           tool_use_id: call.id,
           ...(call.durationMs !== undefined ? { duration_ms: call.durationMs } : {}),
         },
@@ -105,7 +105,7 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
         'PostToolUseFailure',
         {
           tool_name: call.tool.name,
-          tool_input: inputForHooks(call.input, ctx, call.tool.name),
+          tool_input: inputForHooks(call.input, ctx, call.tool),
           tool_use_id: call.id,
           error,
           is_interrupt: ctx.signal.aborted,
@@ -119,23 +119,19 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
     async postToolBatch(calls, ctx) {
       const shown = calls.filter((call) => call.name !== REPORT_TOOL);
       if (shown.length === 0) return {};
-      const outcome = await runHooks(
-        hooks,
-        'PostToolBatch',
-        {
-          tool_calls: shown.map((call) => ({
-            tool_name: call.name,
-            tool_input: inputForHooks(call.input, ctx, call.name),
-            tool_use_id: call.id,
-            ...(call.response !== undefined ? { tool_response: claudeCodeToolResponse(call.name, call.response) } : {}),
-          })),
-        },
-        hookContextFor(ctx),
+      const toolCalls = await Promise.all(
+        shown.map(async (call) => ({
+          tool_name: call.name,
+          tool_input: inputForHooks(call.input, ctx, call.tool),
+          tool_use_id: call.id,
+          ...(call.response !== undefined ? { tool_response: await responseForHooks(call.tool, call.response) } : {}),
+        })),
       );
+      const outcome = await runHooks(hooks, 'PostToolBatch', { tool_calls: toolCalls }, hookContextFor(ctx));
       return afterCall(outcome);
     },
 
-    present: (call, content) => present(call.tool.name, content),
+    present: (call, content) => present(call.tool, content),
   };
 }
 
@@ -153,17 +149,28 @@ function blockingLabels(outcome: HookOutcome): string {
 }
 
 /**
- * The tool input as Claude Code shows it to hooks: `file_path` (NotebookEdit's `notebook_path`)
- * absolute. The model may give it relative to the workspace; a hook written for Claude Code
- * expects an absolute path.
+ * The tool input as Claude Code shows it to hooks: with the defaults its tool fills in
+ * (`hookInputDefaults`) where the model left them out, and `file_path` (NotebookEdit's
+ * `notebook_path`) absolute. The model may give it relative to the workspace; a hook written for
+ * Claude Code expects an absolute path.
  */
-export function inputForHooks(input: unknown, ctx: ToolContext, toolName?: string): unknown {
+export function inputForHooks(input: unknown, ctx: ToolContext, tool?: ToolFacts): unknown {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
-  let shown = (toolName !== undefined ? withClaudeCodeDefaults(toolName, input) : input) as Record<string, unknown>;
+  const defaults = Object.entries(tool?.hookInputDefaults ?? {}).filter(([key]) => !(key in input));
+  let shown = { ...input, ...Object.fromEntries(defaults) } as Record<string, unknown>;
   for (const field of ['file_path', 'notebook_path']) {
     const given = shown[field];
     if (typeof given === 'string' && given !== '' && !path.isAbsolute(given))
       shown = { ...shown, [field]: path.resolve(ctx.workspace.root, given) };
   }
   return shown;
+}
+
+/**
+ * A tool's result as Claude Code gives it to hooks (`tool_response`), in its tool's shape
+ * (`hookResponse`), so a hook written for Claude Code (`.tool_response.stdout`) reads the same
+ * fields; as it is for a tool that declares none (Read, Glob, Grep already agree).
+ */
+async function responseForHooks(tool: ToolFacts | undefined, response: unknown): Promise<unknown> {
+  return tool?.hookResponse ? tool.hookResponse(response) : response;
 }

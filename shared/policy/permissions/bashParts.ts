@@ -1,5 +1,7 @@
 import path from 'node:path';
+import type { ToolFacts } from '../../core/tool/toolFacts.js';
 import type { CallPart, CallParts, PartsContext } from './callPart.js';
+import { familyRuleName } from './ruleMatch.js';
 import { analyzeBash } from './shell/bashAnalysis.js';
 import { isReadOnlyShellCommand } from './shell/bashLevel.js';
 import { destructiveReason } from './shell/destructiveCommands.js';
@@ -11,10 +13,16 @@ import { guardedOf, type WriteBounds, writtenPaths } from './workspaceWrites.js'
 
 type Refusal = { refusal: { by: string; reason: string } };
 
+/** The shell tool a command is a call of, and the tool what it writes is judged as (its rule's `writesAs`). */
+export interface ShellTools {
+  shell: ToolFacts;
+  writesAs: ToolFacts;
+}
+
 const UNSANDBOXED = 'Bash runs without the sandbox here, so nothing else would stop it writing outside the workspace';
 
 /**
- * What a Bash call touches: each simple command (for command rules, the read-only list and the
+ * What a shell command (a Bash call) touches: each simple command (for command rules, the read-only list and the
  * destructive list), each file a redirection writes, and each path a command writes by its
  * arguments (`cp x DEST`, `touch f`, `tar -x -C DIR`, …). Writes are checked whether or not the
  * sandbox is on; a write outside the workspace is refused, one on a guarded path needs an allow
@@ -22,15 +30,15 @@ const UNSANDBOXED = 'Bash runs without the sandbox here, so nothing else would s
  * cannot be told before it runs (`cp x $DEST`, a command after `cd` to an unknown or outside
  * folder that is not read-only) is refused too; in the sandbox bwrap stops those writes itself.
  */
-export function bashParts(command: string, context: PartsContext): CallParts {
+export function bashParts(tools: ShellTools, command: string, context: PartsContext): CallParts {
   const summary = command;
   const refuse = (found: Refusal): CallParts => ({ refusal: found.refusal, parts: [], denyOnly: [], summary });
   const analysis = analyzeBash(command);
   if (!analysis.ok) return refuse(refusal('bash-analysis', `the command cannot be checked: ${analysis.reason}`));
-  const parts: CallPart[] = analysis.commands.map((found) => commandPart(found, context));
+  const parts: CallPart[] = analysis.commands.map((found) => commandPart(tools.shell, found, context));
   const denyOnly: CallPart[] = [];
   for (const write of analysis.writes) {
-    const outcome = redirectPart(write, context);
+    const outcome = redirectPart(tools.writesAs, write, context);
     if (outcome === undefined) continue;
     if ('refusal' in outcome) return refuse(outcome);
     parts.push(outcome);
@@ -38,20 +46,20 @@ export function bashParts(command: string, context: PartsContext): CallParts {
   // A command's own redirections are opened before it runs, so they cannot pass through a link it makes.
   const alone = analysis.commands.length === 1;
   for (const found of analysis.commands) {
-    const outcome = argumentWrites(found, context, alone);
+    const outcome = argumentWrites(tools.writesAs, found, context, alone);
     if ('refusal' in outcome) return refuse(outcome);
     // Rules and the mode judge the command; its writes add only Edit deny and ask rules, and guarded paths.
     for (const part of outcome) (part.needsNamedAllow ? parts : denyOnly).push(part);
   }
-  denyOnly.push({ tool: 'Bash', subject: { kind: 'command', texts: [command.trim()] }, label: command.trim(), level: 'read-only' });
+  denyOnly.push({ tool: tools.shell, subject: { kind: 'command', texts: [command.trim()] }, label: command.trim(), level: 'read-only' });
   return { parts, denyOnly, summary };
 }
 
-function commandPart(found: ShellCommand, context: PartsContext): CallPart {
+function commandPart(shell: ToolFacts, found: ShellCommand, context: PartsContext): CallPart {
   const written = textOf(found);
   const runs = found.argv.map((word) => word.raw).join(' ');
   const part: CallPart = {
-    tool: 'Bash',
+    tool: shell,
     subject: { kind: 'command', texts: [...new Set([written, runs])] },
     label: written,
     level: isReadOnlyShellCommand(found) ? 'read-only' : context.shellLevel,
@@ -61,13 +69,13 @@ function commandPart(found: ShellCommand, context: PartsContext): CallPart {
   const concern = destructive ?? found.unclear;
   if (concern) {
     const by = destructive ? 'destructive' : 'bash-analysis';
-    part.needsNamedAllow = { by, reason: `\`${written}\`: ${concern}`, example: `Bash(${runs})` };
+    part.needsNamedAllow = { by, reason: `\`${written}\`: ${concern}`, example: `${shell.name}(${runs})` };
   }
   return part;
 }
 
 /** A redirection as a write of its target, checked like a Write of that path; undefined when it writes nowhere. */
-function redirectPart(write: ShellWrite, context: PartsContext): CallPart | Refusal | undefined {
+function redirectPart(writesAs: ToolFacts, write: ShellWrite, context: PartsContext): CallPart | Refusal | undefined {
   const target = write.target;
   const shown = `${write.op} ${target.raw}`;
   if (target.dynamic || /[*?[]/.test(target.value)) {
@@ -85,12 +93,12 @@ function redirectPart(write: ShellWrite, context: PartsContext): CallPart | Refu
     case 'refused':
       return refusal('workspace', `\`${shown}\`: ${found.reason}`);
     case 'paths':
-      return writePart(shown, found.paths, found.relatives);
+      return writePart(writesAs, shown, found.paths, found.relatives);
   }
 }
 
 /** The paths a command writes by its arguments, and the folder it runs in, as parts or a refusal. */
-function argumentWrites(found: ShellCommand, context: PartsContext, alone: boolean): CallPart[] | Refusal {
+function argumentWrites(writesAs: ToolFacts, found: ShellCommand, context: PartsContext, alone: boolean): CallPart[] | Refusal {
   const shown = textOf(found);
   const writes = commandWrites(found);
   if (writes.unknown && !context.sandboxed) {
@@ -109,7 +117,7 @@ function argumentWrites(found: ShellCommand, context: PartsContext, alone: boole
         `cannot tell where \`${shown}\` writes ${target.path.raw}: ${verdict.why}. ${UNSANDBOXED}; name the path literally, inside the workspace, from a folder that is known`,
       );
     }
-    if (verdict.kind === 'paths') parts.push(writePart(shown, verdict.paths, target.unguarded ? [] : verdict.relatives));
+    if (verdict.kind === 'paths') parts.push(writePart(writesAs, shown, verdict.paths, target.unguarded ? [] : verdict.relatives));
   }
   for (const source of writes.hardLinked) {
     const verdict = judged(source, context);
@@ -164,10 +172,12 @@ function judged(target: WriteTarget, context: PartsContext) {
   return writtenPaths({ value: target.path.value, cwd: target.cwd, glob, entry: target.entry }, bounds(context));
 }
 
-function writePart(label: string, paths: string[], relatives: string[]): CallPart {
-  const part: CallPart = { tool: 'Write', subject: { kind: 'path', paths }, label, level: 'workspace-write' };
+function writePart(writesAs: ToolFacts, label: string, paths: string[], relatives: string[]): CallPart {
+  const part: CallPart = { tool: writesAs, subject: { kind: 'path', paths }, label, level: 'workspace-write' };
   const guarded = guardedOf(relatives);
-  if (guarded) part.needsNamedAllow = { by: 'guarded-path', reason: guarded.reason, example: `Edit(${guarded.relative})` };
+  if (guarded) {
+    part.needsNamedAllow = { by: 'guarded-path', reason: guarded.reason, example: `${familyRuleName(writesAs)}(${guarded.relative})` };
+  }
   return part;
 }
 

@@ -1,15 +1,16 @@
 import type { Workspace } from '../../core/files/workspace.js';
 import type { PermissionMode } from '../../core/tool/permissionMode.js';
+import type { ToolFacts } from '../../core/tool/toolFacts.js';
 import type { RuleSubject } from './ruleMatch.js';
 
 /**
- * One thing a call does that rules are checked against: the call itself for most tools; for
- * Bash, each simple command, each file a redirection writes and each path a command writes. A
- * call is allowed by rules only when every part is.
+ * One thing a call does that rules are checked against: the call itself for most tools; for a
+ * shell command, each simple command, each file a redirection writes and each path a command
+ * writes. A call is allowed by rules only when every part is.
  */
 export interface CallPart {
-  /** The tool name rules are matched against (`Write` for a path a Bash command writes). */
-  tool: string;
+  /** The tool rules are matched against (the shell's `writesAs`, Write, for a path a command writes). */
+  tool: ToolFacts;
   subject: RuleSubject;
   /** How the part is shown in reasons: a command or a path. */
   label: string;
@@ -23,7 +24,7 @@ export interface CallParts {
   /** Set when the call is refused whatever the rules say: it writes outside the workspace, or cannot be analysed. */
   refusal?: { by: string; reason: string };
   parts: CallPart[];
-  /** Checked against deny and ask rules only (the whole Bash command, so `Bash(curl * | sh)` can deny). */
+  /** Checked against deny and ask rules only (the whole shell command, so `Bash(curl * | sh)` can deny). */
   denyOnly: CallPart[];
   /** What a permission prompt shows. */
   summary: string;

@@ -1,7 +1,7 @@
 import type { AgentSession, StopCheck } from '../../core/loop/session.js';
-import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import type { CheckedCall, PostToolUseOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
 import { loadDescription, type ToolContext } from '../../core/tool/tool.js';
+import { familyOf, pathInput } from '../../core/tool/toolFacts.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
 import type { WatchFindings, WorktreeWatch } from './worktreeWatch.js';
 
@@ -16,8 +16,9 @@ export interface OwnedPathsGuard {
 
 /**
  * Owned and guarded paths held by the host, on what changes rather than on a command's words: a
- * file tool aimed outside the owned paths is refused before it runs, and after every Bash call
- * (and every other call that may write) the worktree is compared with its start (worktreeWatch.ts).
+ * file tool aimed outside the owned paths is refused before it runs, and after every call of a
+ * tool that runs commands (Bash) and every other call that may write, the worktree is compared
+ * with its start (worktreeWatch.ts).
  */
 export function ownedPathsGuard(owned: OwnedPaths, watch: WorktreeWatch, start: string): OwnedPathsGuard {
   const fill = (template: string, items: ChangeRefusal[]) =>
@@ -26,7 +27,8 @@ export function ownedPathsGuard(owned: OwnedPaths, watch: WorktreeWatch, start: 
       .replaceAll('{start}', start.slice(0, 12))
       .replace('{owned}', owned.describe());
   const look = async (call: CheckedCall, ctx: ToolContext): Promise<string | undefined> => {
-    if (call.tool.name !== 'Bash' && call.readOnly) return undefined;
+    // A command judged read-only by its words may still write: only the worktree tells.
+    if (familyOf(call.tool) !== 'run' && call.readOnly) return undefined;
     const found = await watch.check();
     const items = [...found.reverted, ...found.toUndo, ...found.outside];
     if (items.length === 0) return undefined;
@@ -81,10 +83,9 @@ export function ownedPathsGuard(owned: OwnedPaths, watch: WorktreeWatch, start: 
 
 /** The workspace-relative file an editing tool's call writes; undefined for other tools, or a path outside (the tool refuses it). */
 function editTarget(call: CheckedCall, ctx: ToolContext): string | undefined {
-  if (!EDITING_TOOLS.has(call.tool.name)) return undefined;
-  const input = call.input as { file_path?: unknown; notebook_path?: unknown };
-  const given = typeof input.file_path === 'string' ? input.file_path : input.notebook_path;
-  if (typeof given !== 'string') return undefined;
+  if (familyOf(call.tool) !== 'edit') return undefined;
+  const given = pathInput(call.tool, call.input);
+  if (given === undefined) return undefined;
   try {
     const real = ctx.workspace.resolve(given, 'write');
     return ctx.workspace.contains(real) ? ctx.workspace.relative(real) : undefined;

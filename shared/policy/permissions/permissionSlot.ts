@@ -4,6 +4,7 @@ import { describeZodError } from '../../core/boundary/zodIssues.js';
 import type { AgentEventInput } from '../../core/events/agentEvent.js';
 import type { CheckedCall, PermissionOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
 import { levelOf, type ToolContext } from '../../core/tool/tool.js';
+import type { ToolFacts } from '../../core/tool/toolFacts.js';
 import type { DecisionContext, PermissionCall, PermissionDecision, PermissionPolicy } from './policy.js';
 import type { AnswersInAdvance, Prompter } from './prompter.js';
 import { isBroken, type PermissionRule, parseRule } from './rule.js';
@@ -11,7 +12,7 @@ import type { ToolLimit } from './toolLimit.js';
 
 /** What a PermissionRequest hook is told about a call nobody has answered yet. */
 export interface PermissionHookRequest {
-  tool: string;
+  tool: ToolFacts;
   input: unknown;
   /** Allow rules that would answer calls like it (Claude Code's `permission_suggestions`). */
   suggestion: string[];
@@ -79,7 +80,7 @@ export function createPermissionDecider(options: PermissionDeciderOptions): Tool
     const announce = options.announce ?? ((event: AgentEventInput) => ctx.emit(event));
     const tool = call.tool.name;
     const outside = options.limit?.refusal(
-      { tool, input: call.input, level: call.level },
+      { tool: call.tool, input: call.input, level: call.level },
       { workspace: ctx.workspace, home: options.home ?? os.homedir() },
     );
     if (outside) {
@@ -91,7 +92,7 @@ export function createPermissionDecider(options: PermissionDeciderOptions): Tool
     const preHook = pre.decision ? { decision: pre.decision, reason: pre.reason } : undefined;
     const judge = (input: unknown, extra: { hook?: typeof preHook; answers?: PermissionRule[] } = {}): PermissionDecision =>
       policy.decide(
-        { tool, input, level: input === call.input ? call.level : levelOf(call.tool, input) },
+        { tool: call.tool, input, level: input === call.input ? call.level : levelOf(call.tool, input) },
         { mode: ctx.mode, workspace: ctx.workspace, hook: 'hook' in extra ? extra.hook : preHook, answers: extra.answers },
       );
     const emit = (decision: PermissionDecision) =>
@@ -113,7 +114,10 @@ export function createPermissionDecider(options: PermissionDeciderOptions): Tool
     let input = call.input;
     let asking = decision;
     if (options.requestHook) {
-      const hook = await options.requestHook({ tool, input, suggestion: policy.suggest(policyCall(call), decisionContext(ctx)) }, ctx);
+      const hook = await options.requestHook(
+        { tool: call.tool, input, suggestion: policy.suggest(policyCall(call), decisionContext(ctx)) },
+        ctx,
+      );
       if (hook) {
         const judged = judgeHookAnswer(hook, call, (rewritten) => judge(rewritten, { hook: { decision: 'allow', reason: hook.reason } }));
         if (hook.remember.length > 0) sessionAnswers.push({ rules: hook.remember, source: `PermissionRequest hook ${hook.by}` });
@@ -205,7 +209,7 @@ function answerRules(groups: AnswersInAdvance[]): PermissionRule[] {
 
 /** The call as the policy judges it. */
 function policyCall(call: CheckedCall): PermissionCall {
-  return { tool: call.tool.name, input: call.input, level: levelOf(call.tool, call.input) };
+  return { tool: call.tool, input: call.input, level: levelOf(call.tool, call.input) };
 }
 
 function decisionContext(ctx: ToolContext): DecisionContext {

@@ -1,19 +1,20 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { Workspace } from '../../core/files/workspace.js';
-import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import { modeCovers, modeRank, type PermissionMode } from '../../core/tool/permissionMode.js';
+import type { ToolFacts } from '../../core/tool/toolFacts.js';
 import type { LoadedSettings } from '../settings/loadSettings.js';
 import type { CallPart } from './callPart.js';
 import { callParts } from './callParts.js';
 import { type BrokenRule, isBroken, type PermissionRule, parseRule, RULE_BEHAVIORS, type RuleBehavior, ruleLabel } from './rule.js';
-import { namesItsTarget, READ_TOOLS, ruleAppliesTo, ruleCovers } from './ruleMatch.js';
+import { familyRuleName, namesItsTarget, ruleAppliesTo, ruleCovers } from './ruleMatch.js';
 
 export interface PermissionCall {
-  tool: string;
+  /** The tool called: its name, and its facts (what its rules name, its family). */
+  tool: ToolFacts;
   /** The input as the tool's schema parsed it. */
   input: unknown;
-  /** The level the tool declares for this input. Bash is judged part by part from its analysis instead. */
+  /** The level the tool declares for this input. A shell command is judged part by part from its analysis instead. */
   level: PermissionMode;
 }
 
@@ -210,8 +211,8 @@ export class PermissionPolicy {
       return decision('allow', `mode:${context.mode}`, covers);
     }
     const blocking = uncovered.find((part) => !modeCovers(context.mode, part.level));
-    const what = blocking && call.tool === 'Bash' ? ` (\`${blocking.label}\` needs ${blocking.level})` : '';
-    const reason = `${call.tool} needs ${needed} and this session runs in ${context.mode}${what}`;
+    const what = blocking && call.tool.rule?.kind === 'command' ? ` (\`${blocking.label}\` needs ${blocking.level})` : '';
+    const reason = `${call.tool.name} needs ${needed} and this session runs in ${context.mode}${what}`;
     if (context.hook?.decision === 'allow')
       return decision(
         'allow',
@@ -226,7 +227,7 @@ export class PermissionPolicy {
    * the run, remembers; Claude Code's `permission_suggestions`): one per part of the call that an
    * ask rule asks about, that needs a named allow, or that the mode does not cover. A command is
    * named by its first word and subcommand (`Bash(npm publish:*)`), a path from the project root
-   * (`Edit(/src/app.ts)`) so it holds in every agent's worktree.
+   * (`Edit(/src/app.ts)`, by the rule name of the tool's family) so it holds in every agent's worktree.
    */
   suggest(call: PermissionCall, context: DecisionContext): string[] {
     const facts = callParts(call.tool, call.input, call.level, {
@@ -274,10 +275,10 @@ function suggestedRule(part: CallPart, root: string, whole: boolean): string {
   switch (subject.kind) {
     case 'command': {
       const text = subject.texts[subject.texts.length - 1]!.trim();
-      if (whole) return `Bash(${text.replace(/\*/g, '\\*')})`;
+      if (whole) return `${part.tool.name}(${text.replace(/\*/g, '\\*')})`;
       const [first = '', second] = text.split(/\s+/);
       const prefix = second !== undefined && /^[A-Za-z][\w.:-]*$/.test(second) ? `${first} ${second}` : first;
-      return `Bash(${prefix}:*)`;
+      return `${part.tool.name}(${prefix}:*)`;
     }
     case 'path': {
       const target = subject.paths[0]!;
@@ -286,12 +287,11 @@ function suggestedRule(part: CallPart, root: string, whole: boolean): string {
         relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)
           ? `/${relative.split(path.sep).join('/')}`
           : `/${target}`;
-      const family = EDITING_TOOLS.has(part.tool) ? 'Edit' : READ_TOOLS.has(part.tool) ? 'Read' : part.tool;
-      return `${family}(${pattern})`;
+      return `${familyRuleName(part.tool)}(${pattern})`;
     }
     case 'value':
-      return `${part.tool}(${subject.value})`;
+      return `${part.tool.name}(${subject.value})`;
     case 'none':
-      return part.tool;
+      return part.tool.name;
   }
 }

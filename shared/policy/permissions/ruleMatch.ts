@@ -1,11 +1,20 @@
-import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
+import { familyOf, type ToolFacts, type ToolFamily } from '../../core/tool/toolFacts.js';
 import { type PathAnchors, pathPatternMatches } from './pathPattern.js';
 import type { PermissionRule } from './rule.js';
 
-/** Tools a `Read(…)` rule governs; an `Edit(…)` rule governs the editing tools (Write among them). */
-export const READ_TOOLS = new Set(['Read', 'Grep', 'Glob', 'LS', 'NotebookRead']);
+/**
+ * Claude Code's rule names for a family of tools: `Read(…)` governs every tool that reads files,
+ * `Edit(…)` every tool that changes them (ToolFamily). A rule naming any other tool (Claude
+ * Code's MultiEdit, LS, NotebookRead, which orca lacks, among them) governs that tool alone.
+ */
+const FAMILY_RULE_NAMES: Partial<Record<ToolFamily, string>> = { read: 'Read', edit: 'Edit' };
 
-/** What a rule's specifier is compared with, for one call (or one part of a Bash call). */
+/** The name a rule that covers this tool and its family gives (`Edit` for Write), else its own. */
+export function familyRuleName(tool: ToolFacts): string {
+  return FAMILY_RULE_NAMES[familyOf(tool)] ?? tool.name;
+}
+
+/** What a rule's specifier is compared with, for one call (or one part of a shell command). */
 export type RuleSubject =
   /** One simple command: as written and with wrappers such as `timeout 5` stripped. */
   | { kind: 'command'; texts: string[] }
@@ -17,11 +26,12 @@ export type RuleSubject =
   | { kind: 'none' };
 
 /**
- * Whether a rule naming `ruleTool` is about `toolName`: by name, by family for Read and Edit
+ * Whether a rule naming `ruleTool` is about `tool`: by name, by its family for Read and Edit
  * rules, and for MCP tools by server as in Claude Code: `mcp__github` and `mcp__github__*` are
  * about every tool of the github server.
  */
-export function ruleAppliesTo(ruleTool: string, toolName: string): boolean {
+export function ruleAppliesTo(ruleTool: string, tool: ToolFacts): boolean {
+  const toolName = tool.name;
   if (ruleTool === toolName) return true;
   if (toolName.startsWith('mcp__')) {
     if (ruleTool.endsWith('__*')) return toolName.startsWith(ruleTool.slice(0, -1));
@@ -29,9 +39,7 @@ export function ruleAppliesTo(ruleTool: string, toolName: string): boolean {
       return toolName.startsWith(`${ruleTool}__`);
     }
   }
-  if (ruleTool === 'Read') return READ_TOOLS.has(toolName);
-  if (ruleTool === 'Edit') return EDITING_TOOLS.has(toolName);
-  return false;
+  return ruleTool === FAMILY_RULE_NAMES[familyOf(tool)];
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Workspace } from '../../core/files/workspace.js';
 import type { PermissionMode } from '../../core/tool/permissionMode.js';
 import { REPORT_TOOL } from '../../core/tool/report.js';
+import type { ToolFacts } from '../../core/tool/toolFacts.js';
 import { callParts } from './callParts.js';
 import { isBroken, type PermissionRule, parseRule } from './rule.js';
 import { ruleAppliesTo, ruleCovers } from './ruleMatch.js';
@@ -35,19 +36,19 @@ export class ToolLimit {
   }
 
   /** Whether an agent of the run may have this tool at all. */
-  allowsTool(tool: string): boolean {
-    return tool === REPORT_TOOL || this.rules.some((rule) => ruleAppliesTo(rule.tool, tool));
+  allowsTool(tool: ToolFacts): boolean {
+    return tool.name === REPORT_TOOL || this.rules.some((rule) => ruleAppliesTo(rule.tool, tool));
   }
 
   /** Why the call is outside the limit, or undefined when it is inside. */
   refusal(
-    call: { tool: string; input: unknown; level: PermissionMode },
+    call: { tool: ToolFacts; input: unknown; level: PermissionMode },
     context: { workspace: Workspace; home: string },
   ): string | undefined {
     // Every agent can hand back its Report, whatever the command allows.
-    if (call.tool === REPORT_TOOL) return undefined;
+    if (call.tool.name === REPORT_TOOL) return undefined;
     const rules = this.rules.filter((rule) => ruleAppliesTo(rule.tool, call.tool));
-    if (rules.length === 0) return `${call.tool} is not in the allowed-tools of ${this.source}`;
+    if (rules.length === 0) return `${call.tool.name} is not in the allowed-tools of ${this.source}`;
     if (rules.some((rule) => rule.specifier === undefined)) return undefined;
     const facts = callParts(call.tool, call.input, call.level, {
       workspace: context.workspace,
@@ -58,9 +59,9 @@ export class ToolLimit {
     if (facts.refusal) return undefined; // The policy refuses it, saying why.
     const anchors = { root: context.workspace.root, home: context.home };
     const outside = facts.parts
-      .filter((part) => part.tool === call.tool)
+      .filter((part) => part.tool.name === call.tool.name)
       .find((part) => !rules.some((rule) => ruleCovers(rule, part.subject, anchors) === true));
     if (!outside) return undefined;
-    return `\`${outside.label}\` is outside the allowed-tools of ${this.source}: ${call.tool} may be used only as ${rules.map((rule) => rule.text).join(', ')}`;
+    return `\`${outside.label}\` is outside the allowed-tools of ${this.source}: ${call.tool.name} may be used only as ${rules.map((rule) => rule.text).join(', ')}`;
   }
 }

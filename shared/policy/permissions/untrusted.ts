@@ -1,14 +1,6 @@
 import { createHash } from 'node:crypto';
-import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import { loadDescription } from '../../core/tool/tool.js';
-
-/**
- * Tool results that carry text from outside orca (files, command output, search hits, anything
- * fetched) reach the model fenced and labelled as data, so text inside that poses as an
- * instruction ("ignore previous instructions", "SYSTEM:", a fake end marker) reads as what it
- * is; such text is also flagged above the block. Results orca writes itself pass unchanged.
- */
-const OWN_RESULTS = new Set([...EDITING_TOOLS, 'Report', 'TaskCreate', 'TaskUpdate', 'TaskList', 'TaskGet', 'Skill']);
+import { isUntrustedOutput, type ToolFacts } from '../../core/tool/toolFacts.js';
 
 const NOTE = loadDescription(import.meta.url, './untrustedNote.txt');
 const WARNING = loadDescription(import.meta.url, './untrustedWarning.txt');
@@ -60,12 +52,17 @@ export function findSuspiciousLines(content: string): SuspiciousLine[] {
 }
 
 /**
- * The text the model sees for a tool's result: for tools that return outside text, the content
- * between two markers whose id is derived from the content (so the content cannot contain its
- * own end marker), after a note saying it is data and a warning naming any suspicious lines.
+ * The text the model sees for a tool's result. Results that carry text from outside orca (files,
+ * command output, search hits, anything fetched) reach the model fenced and labelled as data, so
+ * text inside that poses as an instruction ("ignore previous instructions", "SYSTEM:", a fake end
+ * marker) reads as what it is: the content between two markers whose id is derived from the
+ * content (so the content cannot contain its own end marker), after a note saying it is data and
+ * a warning naming any suspicious lines. Results orca writes itself (a tool whose
+ * `untrustedOutput` is false) pass unchanged.
  */
-export function presentToolResult(toolName: string, content: string): string {
-  if (OWN_RESULTS.has(toolName) || content === '') return content;
+export function presentToolResult(tool: ToolFacts, content: string): string {
+  if (!isUntrustedOutput(tool) || content === '') return content;
+  const toolName = tool.name;
   const id = createHash('sha256').update(content).digest('hex').slice(0, 12);
   const parts: string[] = [];
   const findings = findSuspiciousLines(content);

@@ -1,6 +1,6 @@
-import { EDITING_TOOLS } from '../../core/tool/editingTools.js';
 import type { CheckedCall, PostToolUseOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
 import type { ToolContext } from '../../core/tool/tool.js';
+import { familyOf, pathInput, resultsKind } from '../../core/tool/toolFacts.js';
 import { newErrors, type SeenDiagnostics } from './diagnosticDiff.js';
 import { cappedLines, diagnosticLine } from './diagnosticText.js';
 import type { LspDocument } from './lspDocument.js';
@@ -87,17 +87,17 @@ export class EditDiagnostics {
       postToolUse: async (call, output, ctx): Promise<PostToolUseOutcome> => {
         const baseline = baselines.get(call.id);
         baselines.delete(call.id);
-        if (!call.readOnly && !EDITING_TOOLS.has(call.tool.name)) this.lsp.invalidate();
+        if (!call.readOnly && familyOf(call.tool) !== 'edit') this.lsp.invalidate();
         const notes = typeof baseline === 'string' ? [baseline] : baseline ? await this.after(baseline, ctx) : [];
         notes.unshift(...this.lsp.takeNotes());
-        if (options.warmOnRead && call.tool.name === 'Read') this.warm(call, ctx);
+        if (options.warmOnRead && resultsKind(call.tool) === 'file-read') this.warm(call, ctx);
         const outcome = await inner.postToolUse(call, output, ctx);
         return notes.length > 0 ? { ...outcome, notes: [...notes, ...(outcome.notes ?? [])] } : outcome;
       },
       postToolUseFailure: async (call, error, ctx) => {
         baselines.delete(call.id);
         // A command that failed may still have written files.
-        if (!call.readOnly && !EDITING_TOOLS.has(call.tool.name)) this.lsp.invalidate();
+        if (!call.readOnly && familyOf(call.tool) !== 'edit') this.lsp.invalidate();
         return inner.postToolUseFailure(call, error, ctx);
       },
     };
@@ -246,7 +246,7 @@ export class EditDiagnostics {
 
   /** After a Read: the file opened in its server in the background, so the server loads while the model thinks. */
   private warm(call: CheckedCall, ctx: ToolContext): void {
-    const file = pathInput(call, ctx);
+    const file = pathOf(call, ctx);
     if (file === undefined) return;
     const run = async () => {
       const doc = this.lsp.document(file, ctx);
@@ -269,13 +269,13 @@ export class EditDiagnostics {
 
 /** The file an editing call changes, resolved as the tool will resolve it; undefined when it is not one, or the path is refused. */
 function editedFile(call: CheckedCall, ctx: ToolContext): string | undefined {
-  return EDITING_TOOLS.has(call.tool.name) ? pathInput(call, ctx) : undefined;
+  return familyOf(call.tool) === 'edit' ? pathOf(call, ctx) : undefined;
 }
 
-function pathInput(call: CheckedCall, ctx: ToolContext): string | undefined {
-  const input = call.input as { file_path?: unknown; notebook_path?: unknown } | undefined;
-  const given = input?.file_path ?? input?.notebook_path;
-  if (typeof given !== 'string') return undefined;
+/** The file a call names in its rule's path field, resolved in the workspace. */
+function pathOf(call: CheckedCall, ctx: ToolContext): string | undefined {
+  const given = pathInput(call.tool, call.input);
+  if (given === undefined) return undefined;
   try {
     return ctx.workspace.resolve(given, 'read');
   } catch {

@@ -25,6 +25,9 @@ export function mcpTool(server: string, spec: McpToolSpec, connection: McpConnec
     inputJsonSchema: schema,
     level: readOnly ? 'read-only' : 'full-access',
     readOnly,
+    // Another program's output, whatever it does: data to the model, and no family of orca's own.
+    family: 'other',
+    untrustedOutput: true,
     async call(input, ctx) {
       let result: Awaited<ReturnType<McpConnection['callTool']>>;
       try {

@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type BashResultFields, bashResultFields, type PipelineStage } from '../../../core/tool/bashResultData.js';
-import type { PostToolUseOutcome, ToolPipelineSlots } from '../../../core/tool/pipeline.js';
+import type { CheckedCall, PostToolUseOutcome, ToolPipelineSlots } from '../../../core/tool/pipeline.js';
 import type { SessionServices, ToolContext, ToolOutput } from '../../../core/tool/tool.js';
+import { commandInput, resultsKind, type ToolFacts } from '../../../core/tool/toolFacts.js';
 import { isCheckCommand, normalizeCommand } from '../evidence/checkCommand.js';
 import type { CheckEvidence, TargetObservation } from '../evidence/evidence.js';
 import { firstStageRun } from '../evidence/pipelineCheck.js';
@@ -76,16 +77,16 @@ export class CheckRecorder {
       ...inner,
       permission: async (call, pre, ctx) => {
         const outcome = await inner.permission(call, pre, ctx);
-        const command = commandOf(call.tool.name, call.input);
+        const command = commandOf(call.tool, call.input);
         if (outcome.allowed && command !== undefined && this.records(command)) this.pending.set(call.id, await this.start(command, ctx));
         return outcome;
       },
       postToolUse: async (call, output, ctx): Promise<PostToolUseOutcome> => {
-        await this.finish(call.id, call.input, ctx, { output });
+        await this.finish(call, ctx, { output });
         return inner.postToolUse(call, output, ctx);
       },
       postToolUseFailure: async (call, error, ctx): Promise<PostToolUseOutcome> => {
-        await this.finish(call.id, call.input, ctx, { error });
+        await this.finish(call, ctx, { error });
         return inner.postToolUseFailure(call, error, ctx);
       },
     };
@@ -108,13 +109,14 @@ export class CheckRecorder {
     return { tree, manifest, startedAt: Date.now(), ports, watcher: watchTargets(ports) };
   }
 
-  private async finish(id: string, input: unknown, ctx: ToolContext, result: { output?: ToolOutput; error?: string }): Promise<void> {
+  private async finish(call: CheckedCall, ctx: ToolContext, result: { output?: ToolOutput; error?: string }): Promise<void> {
+    const { id } = call;
     const pending = this.pending.get(id);
     if (!pending) return;
     this.pending.delete(id);
     const finishedAt = Date.now();
     const targets = pending.watcher.stop();
-    const command = commandOf('Bash', input) ?? '';
+    const command = commandOf(call.tool, call.input) ?? '';
     const data = bashResultFields(result.output?.data);
     // The result as the model saw it holds stdout, then `[stderr]` and stderr; a stream that
     // outgrew memory was spilled whole to a file, which then stands for it.
@@ -183,8 +185,7 @@ function writeLog(file: string, text: string): string {
   return file;
 }
 
-function commandOf(tool: string, input: unknown): string | undefined {
-  if (tool !== 'Bash') return undefined;
-  const command = (input as { command?: unknown } | undefined)?.command;
-  return typeof command === 'string' ? command : undefined;
+/** The command a call runs, when its results are a command's run (Bash's); undefined for other tools. */
+function commandOf(tool: ToolFacts, input: unknown): string | undefined {
+  return resultsKind(tool) === 'command' ? commandInput(tool, input) : undefined;
 }

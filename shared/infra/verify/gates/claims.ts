@@ -1,5 +1,6 @@
 import type { ToolLedgerEntry } from '../../../core/loop/toolLedger.js';
 import { bashResultFields } from '../../../core/tool/bashResultData.js';
+import { commandInput, resultsKind } from '../../../core/tool/toolFacts.js';
 import { normalizeCommand } from '../evidence/checkCommand.js';
 import type { CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
 import { firstStageRun, judgedExitCode } from '../evidence/pipelineCheck.js';
@@ -72,18 +73,17 @@ function mismatch(claim: ClaimedCheck, runs: readonly CheckRecord[]): string | u
 }
 
 /**
- * The Bash commands of a session's ledger as a command log (what a job result's `commands` holds).
+ * The command runs (Bash calls) of a session's ledger as a command log (what a job result's `commands` holds).
  * A command that was one pipeline also stands for a run of its first stage (pipelineCheck.ts):
  * `npm test 2>&1 | tail -5` is logged as itself and as `npm test`, each with `npm test`'s exit
  * code when that stage is a check (the pipe's own code is tail's).
  */
 export function commandsFromLedger(ledger: readonly ToolLedgerEntry[]): CheckRecord[] {
   return ledger
-    .filter((entry) => entry.name === 'Bash')
+    .filter((entry) => resultsKind(entry.tool) === 'command')
     .flatMap((entry) => {
       const data = bashResultFields(entry.data);
-      const input = (entry.input as { command?: unknown } | undefined)?.command;
-      const command = typeof input === 'string' ? input : '';
+      const command = commandInput(entry.tool, entry.input) ?? '';
       const ran = !entry.isError && data.exitCode !== undefined;
       const judged = judgedExitCode(command, data);
       const record: CheckRecord = {

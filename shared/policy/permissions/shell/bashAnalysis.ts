@@ -1,11 +1,11 @@
 import path from 'node:path';
-import parseShell from '@ericcornelissen/bash-parser';
 import { findLayout } from './findCommand.js';
 import { withoutHereDocuments } from './hereDocuments.js';
+import { parseShellCommand, type ShellNode } from './shellParser.js';
 import type { BashAnalysis, FindPlaceholder, PossibleCwds, ShellCommand, ShellWord, ShellWrite } from './shellTypes.js';
 import { unwrapCommand } from './shellWrappers.js';
 
-type Node = parseShell.Node;
+type Node = ShellNode;
 
 /**
  * Parses a Bash command with a real shell parser and lists every simple command it runs and every
@@ -56,7 +56,7 @@ class ShellWalk {
     if (depth > MAX_DEPTH) throw new Unanalysable(`commands are nested more than ${MAX_DEPTH} levels deep`);
     let ast: Node;
     try {
-      ast = parseShell(source, { mode: 'bash', insertLOC: true });
+      ast = parseShellCommand(source);
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/^Error: /, '');
       throw new Unanalysable(`the shell parser could not read it (${message})`);

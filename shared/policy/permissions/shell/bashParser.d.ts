@@ -1,4 +1,4 @@
-// Types for @ericcornelissen/bash-parser, which ships none. Only the parts bashAnalysis reads.
+// Types for @ericcornelissen/bash-parser, which ships none. Only the parts the shell analysis reads (shellParser.ts).
 declare module '@ericcornelissen/bash-parser' {
   namespace bashParser {
     interface Loc {

@@ -1,6 +1,6 @@
-import parseShell from '@ericcornelissen/bash-parser';
+import { parseShellCommand, type ShellNode } from './shellParser.js';
 
-type Node = parseShell.Node;
+type Node = ShellNode;
 
 /** Redirections of a command's own output (`> log`, `>> log`, `>| log`, `2>&1`, `>&2`): they change where it prints, not what it is. */
 const OUTPUT_OPS = new Set(['great', 'dgreat', 'clobber', 'greatand']);
@@ -15,7 +15,7 @@ const OUTPUT_OPS = new Set(['great', 'dgreat', 'clobber', 'greatand']);
 export function pipelineStages(command: string): string[] | undefined {
   let ast: Node;
   try {
-    ast = parseShell(command, { mode: 'bash', insertLOC: true });
+    ast = parseShellCommand(command);
   } catch {
     return undefined;
   }
