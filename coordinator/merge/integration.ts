@@ -3,7 +3,8 @@ import { branchExists, gitAt, resolveCommit, runGit } from '../../shared/core/gi
 import { linkDependencies } from '../../shared/core/git/linkDependencies.js';
 import { integrationBranch } from '../../shared/core/git/orcaBranch.js';
 import { RefFiles } from '../../shared/core/git/refFiles.js';
-import { addWorktreeForBranch, removeWorktree } from '../../shared/core/git/worktree.js';
+import { addWorktree, removeWorktree } from '../../shared/core/git/worktree.js';
+import { IntegrationError } from './integrationError.js';
 
 export type MergeOutcome =
   | { kind: 'merged'; commit: string; files: string[] }
@@ -15,12 +16,20 @@ export type MergeOutcome =
  * ORCA_HOME while the run goes (removed at its end: `close`). Task branches are merged into it
  * one at a time (`--no-ff`, so each task stays one visible merge); a conflicting merge is
  * aborted, leaving the branch exactly as it was.
+ *
+ * The branch is the coordinator's: it records the head, and only its own merges move it, by
+ * compare-and-swap (`git update-ref <new> <recorded>`): the worktree merges on a detached HEAD,
+ * and the branch follows only if it still holds the recorded head. It is checked before every
+ * merge and whenever the head is asked (the checks, the verdict): a branch moved by anyone else
+ * is an IntegrationError naming the ref, and the run ends FAIL with it.
  */
 export class IntegrationBranch {
   readonly branch: string;
   private queue: Promise<unknown> = Promise.resolve();
   /** The repository's refs, where the branch's head is read without a process (set by `open`). */
   private refs: RefFiles | undefined;
+  /** The head the coordinator recorded: the base, then each of its own merges. */
+  private recorded: string | undefined;
   /** Told the new head after each merge (the run's pool of ready worktrees follows it). */
   onMerged?: (head: string) => void;
 
@@ -32,22 +41,42 @@ export class IntegrationBranch {
     this.branch = integrationBranch(runId);
   }
 
-  /** Creates the branch at `base` (or reuses it on resume) and its worktree. Returns its head. */
-  async open(base: string): Promise<string> {
+  /**
+   * Creates the branch at `base` (or reuses it on resume, where `recorded` is the head the run's
+   * events last gave it) and its worktree, detached at that head. Returns the head.
+   */
+  async open(base: string, recorded?: string): Promise<string> {
     if (!(await branchExists(this.repo, this.branch))) {
       await gitAt(this.repo).raw(['branch', this.branch, await resolveCommit(this.repo, base)]);
     }
-    if (!existsSync(this.dir)) await addWorktreeForBranch(this.repo, this.dir, this.branch);
+    const found = await resolveCommit(this.repo, this.ref);
+    if (recorded !== undefined && found !== recorded) throw IntegrationError.moved(this.ref, recorded, found);
+    this.recorded = found;
+    if (!existsSync(this.dir)) await addWorktree({ repo: this.repo, dir: this.dir, base: found });
+    else await gitAt(this.dir).raw(['checkout', '--quiet', '--force', '--detach', found]);
     // The integration checks build and test here: they need the repository's installed dependencies.
     linkDependencies(this.repo, this.dir);
     this.refs = RefFiles.open(this.dir);
-    return this.head();
+    return found;
   }
 
-  /** The branch's tip, read from the repository: it holds after the worktree is gone. */
+  /** The branch's full ref name. */
+  get ref(): string {
+    return `refs/heads/${this.branch}`;
+  }
+
+  /**
+   * The head the coordinator recorded, once the branch is checked to still hold it (read from the
+   * repository's files: it holds after the worktree is gone); an IntegrationError when it moved.
+   */
   async head(): Promise<string> {
-    const ref = `refs/heads/${this.branch}`;
-    return this.refs?.resolve(ref) ?? resolveCommit(this.repo, ref);
+    const found = this.refs?.resolve(this.ref) ?? (await resolveCommit(this.repo, this.ref).catch(() => undefined));
+    if (this.recorded === undefined) {
+      if (found === undefined) throw new Error(`${this.ref} does not exist in ${this.repo}`);
+      return found;
+    }
+    if (found !== this.recorded) throw IntegrationError.moved(this.ref, this.recorded, found);
+    return this.recorded;
   }
 
   /**
@@ -67,31 +96,46 @@ export class IntegrationBranch {
   }
 
   /**
-   * Two git processes a merge, beside the bare `git merge`'s one: the head before is a file read,
-   * "nothing to merge" is a merge that made no commit (git says "Already up to date" and exits 0),
-   * and the new head and the files it changed are one `git show` of the merge against its first
-   * parent (the head before).
+   * Three git processes a merge, beside the bare `git merge`'s one: the head before is a file read,
+   * checked against the recorded one; "nothing to merge" is a merge that made no commit (git says
+   * "Already up to date" and exits 0); the new head and the files it changed are one `git show` of
+   * the merge against its first parent (the head before); and the branch moves by compare-and-swap.
    */
   private async mergeNow(branch: string, message: string): Promise<MergeOutcome> {
     const git = gitAt(this.dir);
     const before = await this.head();
     const merged = await runGit(this.dir, ['merge', '--no-ff', '--no-edit', '--no-stat', '-m', message, branch]);
-    if (merged.code !== 0) {
-      const unmerged = (await git.raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean);
-      const detail = `${merged.stdout}\n${merged.stderr}`.trim();
-      // Leave the integration branch exactly as it was before this merge.
-      const aborted = await runGit(this.dir, ['merge', '--abort']);
-      if (aborted.code !== 0) await git.raw(['reset', '--hard', before]);
-      if (unmerged.length === 0) throw new Error(`merging ${branch} failed without a conflict: ${detail}`);
-      return { kind: 'conflict', files: unmerged, detail };
-    }
+    if (merged.code !== 0) return this.failedMerge(branch, before, `${merged.stdout}\n${merged.stderr}`.trim());
     const [commit, ...files] = (await git.raw(['show', '--first-parent', '--name-only', '--format=%H', 'HEAD']))
       .split('\n')
       .filter(Boolean);
-    if (!commit) throw new Error(`after merging ${branch}, git show HEAD printed no commit in ${this.dir}`);
+    if (!commit)
+      throw new IntegrationError('merge_failed', `after merging ${branch}, git show HEAD printed no commit in ${this.dir}`, this.ref);
     if (commit === before) return { kind: 'nothing', commit: before };
+    await this.swap(commit, before);
     this.onMerged?.(commit);
     return { kind: 'merged', commit, files };
+  }
+
+  /** A merge git refused: aborted, the worktree back at the head before; a conflict, or an IntegrationError saying why. */
+  private async failedMerge(branch: string, before: string, detail: string): Promise<MergeOutcome> {
+    const unmerged = (await gitAt(this.dir).raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean);
+    const aborted = await runGit(this.dir, ['merge', '--abort']);
+    if (aborted.code !== 0) await gitAt(this.dir).raw(['reset', '--quiet', '--hard', before]);
+    if (unmerged.length === 0)
+      throw new IntegrationError('merge_failed', `merging ${branch} into ${this.branch} failed without a conflict: ${detail}`, this.ref);
+    return { kind: 'conflict', files: unmerged, detail };
+  }
+
+  /** Moves the branch from the recorded head to `commit`, only if it still holds it; else the worktree goes back and the run is told. */
+  private async swap(commit: string, before: string): Promise<void> {
+    const swapped = await runGit(this.repo, ['update-ref', '-m', `orca: merge into ${this.branch}`, this.ref, commit, before]);
+    if (swapped.code !== 0) {
+      await gitAt(this.dir).raw(['reset', '--quiet', '--hard', before]);
+      const found = await resolveCommit(this.repo, this.ref).catch(() => undefined);
+      throw IntegrationError.moved(this.ref, before, found);
+    }
+    this.recorded = commit;
   }
 
   /** Whether the merged tree is the base's own: nothing the run did is in it (no merge, or merges that changed nothing). */

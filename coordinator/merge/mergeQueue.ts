@@ -81,8 +81,9 @@ export class MergeQueue {
     }
     if (await refuseMerge(this.room, task, branch)) return entry.settle.resolve();
     const how = entry.redone > 0 ? ' (redone on the integration head)' : '';
+    // The commit the merge check looked at, never whatever the branch points at by now (agent code can move a ref).
     const outcome = await this.room.integration.merge(
-      branch.branch,
+      branch.commit,
       `Merge ${task.task_id}${how}: ${task.title}\n\norca run ${this.room.recorder.runId}`,
     );
     if (outcome.kind === 'conflict' && entry.redone < RESOLVE_ATTEMPTS && !this.room.signal.aborted) {

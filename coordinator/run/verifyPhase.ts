@@ -269,13 +269,15 @@ async function fixRound(ctx: RunContext, round: number, problems: string[]): Pro
     ownedPaths: fixPaths(ctx),
   });
   if (result.status !== 'completed' || !result.branch) return false;
-  const refused = await mergeRefusal(ctx.integration.repo, result.base, result.commit ?? result.branch, fixPaths(ctx));
+  // The commit the worker reported is what is checked and merged, never whatever its branch points at by then.
+  const tip = result.commit ?? result.branch;
+  const refused = await mergeRefusal(ctx.integration.repo, result.base, tip, fixPaths(ctx));
   if (refused) {
     await ctx.recorder.record({ type: 'merge', task_id: `_fix-${round}`, outcome: 'refused', files: [], detail: refused });
     ctx.say(`fix round ${round}: its branch was ${refused}`);
     return false;
   }
-  const merged = await ctx.integration.merge(result.branch, `Merge fix round ${round}\n\norca run ${ctx.recorder.runId}`);
+  const merged = await ctx.integration.merge(tip, `Merge fix round ${round}\n\norca run ${ctx.recorder.runId}`);
   if (merged.kind === 'conflict') return false;
   await ctx.recorder.record({
     type: 'merge',

@@ -2,9 +2,9 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { gitAt } from '../core/git/git.js';
 import { readStartState, recordStartState, startEntry } from '../core/git/worktreeStartState.js';
+import { agentShellEnv } from '../core/runtime/agentEnv.js';
 import { spawnGroup } from '../core/runtime/processGroup.js';
 import type { SandboxMode } from '../core/runtime/sandboxMode.js';
-import { agentShellEnv } from '../core/runtime/secretRedaction.js';
 import { type ShellWrap, shellSandbox } from '../policy/permissions/sandbox.js';
 
 /** How much of the setup log's end a failure quotes (the JSON `detail`, the board). */

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stamp } from '../../shared/core/events/agentEvent.js';
 import { Transcript } from '../../shared/core/loop/transcript.js';
-import { agentShellEnv, SecretRedactor } from '../../shared/core/runtime/secretRedaction.js';
+import { agentShellEnv } from '../../shared/core/runtime/agentEnv.js';
+import { SecretRedactor } from '../../shared/core/runtime/secretRedaction.js';
 import { tempDir } from '../support/tempDir.js';
 
 describe('transcripts', () => {

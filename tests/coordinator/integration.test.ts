@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IntegrationBranch } from '../../coordinator/merge/integration.js';
+import { IntegrationError } from '../../coordinator/merge/integrationError.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -34,5 +35,38 @@ describe('the integration branch', () => {
     // The head is read from the ref files: a packed ref is found there too.
     git(repo, 'pack-refs', '--all');
     expect(await integration.head()).toBe(head);
+  });
+
+  it('is moved only by its own merges: a ref moved by anyone else stops the next merge and every read of the head, naming the ref', async () => {
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', '-b', 'orca/r/t1', base);
+    commitFiles(repo, { 'a.txt': 'a from t1\n' }, 't1');
+    git(repo, 'checkout', '-q', '-b', 'evil', base);
+    const planted = commitFiles(repo, { 'EVIL.txt': 'x\n', '.claude/settings.local.json': '{}' }, 'planted');
+    git(repo, 'checkout', '-q', 'main');
+    const integration = new IntegrationBranch(repo, 'r', path.join(tempDir(), 'integration'));
+    await integration.open(base);
+    // The worktree is detached: the branch is checked out nowhere, and moves only by compare-and-swap.
+    expect(git(integration.dir, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('HEAD');
+
+    git(repo, 'update-ref', 'refs/heads/orca/r/integration', planted);
+    const moved = await integration.merge('orca/r/t1', 'merge t1').catch((error: unknown) => error);
+    expect(moved).toBeInstanceOf(IntegrationError);
+    expect(moved).toMatchObject({ kind: 'ref_moved', ref: 'refs/heads/orca/r/integration' });
+    expect((moved as Error).message).toContain(`recorded ${base.slice(0, 12)} and it is at ${planted.slice(0, 12)}`);
+    await expect(integration.head()).rejects.toThrow(/moved under the run/);
+    // Nothing was merged on top of the planted commit, and the worktree is still at the recorded head.
+    expect(git(repo, 'rev-parse', 'orca/r/integration')).toBe(planted);
+    expect(git(integration.dir, 'rev-parse', 'HEAD')).toBe(base);
+  });
+
+  it('refuses to reopen on resume when the branch is not at the head the run recorded', async () => {
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    const other = commitFiles(repo, { 'b.txt': 'b\n' }, 'other');
+    git(repo, 'branch', 'orca/r/integration', other);
+    const integration = new IntegrationBranch(repo, 'r', path.join(tempDir(), 'integration'));
+    await expect(integration.open(base, base)).rejects.toMatchObject({ kind: 'ref_moved' });
   });
 });

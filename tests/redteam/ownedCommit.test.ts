@@ -136,4 +136,40 @@ describe('the worktree watch on its own', () => {
     git(dir, 'checkout', '--', 'README.md');
     expect(await watch.remaining()).toEqual([]);
   });
+
+  it("puts back the user's refs a command moved, made or removed (loose, packed, broken), and the object stores it borrowed", async () => {
+    const { repo, base, dir } = taskWorktree();
+    git(repo, 'branch', 'release', base);
+    git(repo, 'tag', 'v1', base);
+    git(repo, 'branch', 'packed', base);
+    git(repo, 'pack-refs', '--all');
+    const other = commitFiles(repo, { 'EVIL.txt': 'x\n' }, 'planted');
+    git(repo, 'reset', '-q', '--hard', base);
+    const watch = await WorktreeWatch.open({ root: dir, start: base, owned: new OwnedPaths(['src/**']), linked: [] });
+    git(dir, 'update-ref', 'refs/heads/main', other);
+    git(dir, 'update-ref', 'refs/heads/packed', other);
+    git(dir, 'branch', 'planted', other);
+    git(dir, 'tag', '-d', 'v1');
+    writeFileSync(path.join(repo, '.git/refs/heads/release'), 'garbage\n');
+    mkdirSync(path.join(repo, '.git/objects/info'), { recursive: true });
+    writeFileSync(path.join(repo, '.git/objects/info/alternates'), `${tempDir('orca-borrowed-')}\n`);
+    // orca's own refs move during a run (its merges, other jobs' commits): not this guard's.
+    git(dir, 'update-ref', 'refs/heads/orca/r/other-task', other);
+    const found = await watch.check();
+    expect(found.reverted.map((item) => item.path.replace(`${repo}/.git/`, '')).sort()).toEqual([
+      'objects/info/alternates',
+      'refs/heads/main',
+      'refs/heads/packed',
+      'refs/heads/planted',
+      'refs/heads/release',
+      'refs/tags/v1',
+    ]);
+    expect(found.reverted.find((item) => item.path === 'refs/heads/main')?.reason).toContain(
+      `moved from ${base.slice(0, 12)} to ${other.slice(0, 12)}, and put back`,
+    );
+    for (const ref of ['main', 'packed', 'release', 'v1']) expect(git(repo, 'rev-parse', ref)).toBe(base);
+    expect(git(repo, 'branch', '--list', 'planted')).toBe('');
+    expect(existsSync(path.join(repo, '.git/objects/info/alternates'))).toBe(false);
+    expect(git(repo, 'rev-parse', 'orca/r/other-task')).toBe(other);
+  });
 });

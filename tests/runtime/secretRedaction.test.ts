@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { agentShellEnv, REDACTED, SecretRedactor } from '../../shared/core/runtime/secretRedaction.js';
+import { agentShellEnv } from '../../shared/core/runtime/agentEnv.js';
+import { REDACTED, SecretRedactor } from '../../shared/core/runtime/secretRedaction.js';
 
 const ENV = {
   ANTHROPIC_API_KEY: 'sk-ant-unit-0123456789',
@@ -12,9 +13,11 @@ const ENV = {
 };
 
 describe('orca’s credentials, kept from agent-written code and from what orca writes down', () => {
-  it('leaves them out of the environment of Bash and the checks, and the password out of a URL', () => {
-    expect(agentShellEnv(ENV)).toEqual({
-      REDIS_URL: 'redis://127.0.0.1:6379/0',
+  it("leaves them out of the environment of Bash and the checks, the password out of a URL, and every variable naming orca's own state", () => {
+    expect(
+      agentShellEnv({ ...ENV, ORCA_HOME: '/h', ORCA_PREFIX: 'p', REDIS_CLUSTER_NODES: 'a:1', ORCA_SHARE: 'git://x', ORCA_RUN_ID: 'r1' }),
+    ).toEqual({
+      ORCA_RUN_ID: 'r1',
       DATABASE_URL: 'postgres://app@localhost:5432/app',
       PLAIN_URL: 'http://localhost:8080/x',
       PATH: '/usr/bin',

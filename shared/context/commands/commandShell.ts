@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { Workspace } from '../../core/files/workspace.js';
+import { agentShellEnv } from '../../core/runtime/agentEnv.js';
 import { spawnGroup } from '../../core/runtime/processGroup.js';
-import { agentShellEnv } from '../../core/runtime/secretRedaction.js';
 import type { ToolFacts } from '../../core/tool/toolFacts.js';
 import { ToolLimit } from '../../policy/permissions/toolLimit.js';
 

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { gitInvocation } from '../../core/git/gitSafety.js';
 
 /**
  * Which project a repository is, for memory: cards of scope `project:<id>` belong to it and to
@@ -53,7 +54,10 @@ export function mainWorktreeRoot(repoDir: string): string {
 
 function git(cwd: string, args: string[]): string | undefined {
   try {
-    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined;
+    const safe = gitInvocation(cwd, args, process.env);
+    return (
+      execFileSync('git', safe.args, { cwd, env: safe.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined
+    );
   } catch {
     // No origin remote (or not a repository): the caller decides what that means.
     return undefined;

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { gitAt } from './git.js';
+import { gitInvocation } from './gitSafety.js';
 
 /**
  * Files of one commit read from git's objects, never from a working tree (which may have moved on,
@@ -21,7 +22,8 @@ export function readCommitBlobs(repo: string, commit: string, paths: readonly st
   const found = new Map<string, Buffer | undefined>(paths.map((file) => [file, undefined]));
   if (wanted.length === 0) return Promise.resolve(found);
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['cat-file', '--batch'], { cwd: repo, stdio: ['pipe', 'pipe', 'pipe'] });
+    const safe = gitInvocation(repo, ['cat-file', '--batch'], process.env);
+    const child = spawn('git', safe.args, { cwd: repo, env: safe.env, stdio: ['pipe', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { gitInvocation } from './gitSafety.js';
 
 /** What orca asks of git in a folder: `raw(args)` runs `git ARGS` there and resolves with stdout. */
 export interface GitClient {
@@ -12,9 +13,11 @@ const ORCA_GIT_CONFIG = ['-c', 'user.name=orca', '-c', 'user.email=orca@localhos
 const MAX_OUTPUT = 512 * 1024 * 1024;
 
 /**
- * A git client for one folder. Prompts are disabled so git never waits on a tty; the environment
- * is otherwise the user's own (GIT_SSH_COMMAND for pushes to a remote, …). orca's own commits
- * skip the repository's commit hooks (`--no-verify`).
+ * A git client for one folder. Prompts are disabled so git never waits on a tty; nothing an agent
+ * could have written makes git run a program (gitSafety.ts: no system or user configuration but
+ * the keys that run nothing, no hooks, filters, fsmonitor or external diffs, no secrets in git's
+ * environment); the environment is otherwise the user's own (GIT_SSH_COMMAND for pushes to a
+ * remote, …).
  *
  * `raw` rejects with git's stderr when git exits non-zero and says why on stderr; a command that
  * fails silently (`rev-parse --verify --quiet` of a missing ref) resolves with its output, for
@@ -29,10 +32,11 @@ export function gitAt(dir: string, signal?: AbortSignal, env: NodeJS.ProcessEnv 
       new Promise((resolve, reject) => {
         // Spawning in a missing folder fails as "spawn git ENOENT", as if git were missing.
         if (!existsSync(dir)) return reject(new Error(`cannot run git in ${dir}: the folder does not exist`));
+        const safe = gitInvocation(dir, [...ORCA_GIT_CONFIG, ...args], { ...process.env, ...env });
         execFile(
           'git',
-          [...ORCA_GIT_CONFIG, ...args],
-          { cwd: dir, env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: MAX_OUTPUT, signal, encoding: 'utf8' },
+          safe.args,
+          { cwd: dir, env: safe.env, maxBuffer: MAX_OUTPUT, signal, encoding: 'utf8' },
           (error, stdout, stderr) => {
             if (error && typeof (error as { code?: unknown }).code !== 'number') return reject(error);
             if (error && stderr.length > 0) return reject(new Error(stderr));
@@ -79,14 +83,10 @@ export async function deleteBranch(repo: string, branch: string): Promise<void> 
  */
 export function runGit(cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      [...ORCA_GIT_CONFIG, ...args],
-      { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error && typeof (error as { code?: unknown }).code !== 'number') return reject(error);
-        resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr });
-      },
-    );
+    const safe = gitInvocation(cwd, [...ORCA_GIT_CONFIG, ...args], process.env);
+    execFile('git', safe.args, { cwd, env: safe.env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error && typeof (error as { code?: unknown }).code !== 'number') return reject(error);
+      resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr });
+    });
   });
 }

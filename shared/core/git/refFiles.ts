@@ -114,7 +114,8 @@ export class RefFiles {
     const worktreeOf = /^worktrees\/([^/]+)\/(.+)$/.exec(name);
     if (worktreeOf) return path.join(this.commonDir, 'worktrees', worktreeOf[1]!, worktreeOf[2]!);
     if (name.startsWith('main-worktree/')) return path.join(this.commonDir, name.slice('main-worktree/'.length));
-    const perWorktree = !name.includes('/') || PER_WORKTREE.some((prefix) => name.startsWith(prefix));
+    // `refs` itself (a listing of every ref) is the common folder's; other names without a slash are pseudo-refs (HEAD).
+    const perWorktree = (!name.includes('/') && name !== 'refs') || PER_WORKTREE.some((prefix) => name.startsWith(prefix));
     return path.join(perWorktree ? this.gitDir : this.commonDir, name);
   }
 

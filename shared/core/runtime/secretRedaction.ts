@@ -19,7 +19,7 @@ export const SECRET_ENV =
  * Variables holding a URL whose password is a secret (orca's Redis, `redis://:pw@host`): kept for
  * the agent's tools, which may talk to the same service, with the password taken out.
  */
-const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]+@/i;
+export const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]+@/i;
 
 export const REDACTED = '[redacted]';
 
@@ -62,35 +62,10 @@ export class SecretRedactor {
   }
 }
 
-/**
- * The environment for agent-written code (an agent's shell, the integration checks): the
- * process's own, minus its secrets (the variables SECRET_ENV names, and the password in a URL
- * such as REDIS_URL's).
- */
-export function agentShellEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || SECRET_ENV.test(name)) continue;
-    out[name] = URL_WITH_PASSWORD.test(value) ? withoutPassword(value) : value;
-  }
-  return out;
-}
-
 function urlPassword(value: string): string | undefined {
   try {
     return decodeURIComponent(new URL(value).password) || undefined;
   } catch {
     return /:\/\/[^/@\s]*:([^/@\s]+)@/.exec(value)?.[1];
-  }
-}
-
-/** The URL with its password (not its user name) taken out: `redis://:pw@host:6379` → `redis://host:6379`. */
-function withoutPassword(value: string): string {
-  try {
-    const url = new URL(value);
-    url.password = '';
-    return url.toString().replace(/^([a-z][a-z0-9+.-]*:\/\/)@/i, '$1');
-  } catch {
-    return value.replace(/(:\/\/[^/@\s:]*):[^/@\s]+@/, '$1@').replace(/:\/\/@/, '://');
   }
 }

@@ -3,6 +3,7 @@ import type { AgentEventInput } from '../../core/events/agentEvent.js';
 import type { PermissionMode } from '../../core/tool/permissionMode.js';
 import type { ToolContext } from '../../core/tool/tool.js';
 import './claudeTranscript.js';
+import { withoutOrcaState } from '../../core/runtime/agentEnv.js';
 import type { ClaudeCodePermissionMode } from './hookInput.js';
 
 declare module '../../core/tool/tool.js' {
@@ -67,8 +68,8 @@ export function hookContextFor(ctx: ToolContext): HookContext {
 
 /** The environment a hook process runs with: ours, the session's, and the variables hooks rely on. */
 export function hookEnvironment(context: HookContext): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+  // The user's environment, as Claude Code gives its hooks, but nothing that names orca's own state (its Redis, its home).
+  const env = withoutOrcaState(process.env);
   Object.assign(env, context.env);
   env.CLAUDE_PROJECT_DIR = context.projectDir;
   env.ORCA_ROLE = context.role;

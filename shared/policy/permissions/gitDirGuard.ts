@@ -7,7 +7,8 @@ import { type EntryState, readEntry, readTree, restoreEntry, sameEntry } from '.
  * worktree's `.git` pointer file, the repository's shared `config`, `hooks/` and `info/` (a
  * worktree shares them with the user's checkout: `git config core.hooksPath`, a hook planted
  * through `git rev-parse --git-common-dir`), and the worktree's own `HEAD` (the branch the host
- * commits on), `config.worktree`, `commondir` and `gitdir`. Kept byte for byte at the start; any change is put back at once,
+ * commits on), `config.worktree`, `commondir` and `gitdir`; and what decides which objects and history
+ * git sees (`objects/info/alternates`, grafts, `shallow`). Kept byte for byte at the start; any change is put back at once,
  * before the host runs git again, and named.
  */
 export class GitDirGuard {
@@ -37,6 +38,10 @@ export class GitDirGuard {
       common = path.resolve(own, commondir);
     }
     watched.push({ root: path.join(common, 'config'), tree: false });
+    // What changes which objects and history git sees: borrowed object stores, grafts, a shallow boundary.
+    for (const name of ['objects/info/alternates', 'objects/info/http-alternates', 'objects/info/grafts', 'shallow']) {
+      watched.push({ root: path.join(common, name), tree: false });
+    }
     for (const name of ['hooks', 'info']) watched.push({ root: path.join(common, name), tree: true });
     return new GitDirGuard(watched, snapshot(watched));
   }

@@ -1,26 +1,18 @@
 import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { gitInvocation } from '../../core/git/gitSafety.js';
 import { type EntryState, readEntry, readTree, sameEntry } from './fileSnapshot.js';
 import { guardedReason } from './guardedPaths.js';
 
-/**
- * Git as the host runs it on a tree an agent wrote: no fsmonitor or hooks from a config the agent
- * may have changed (the git-dir guard has put the config back before this runs, in any case).
- */
-const SAFE_GIT = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.quotePath=false'];
-
-export function safeGit(cwd: string, args: string[]): Promise<string> {
+/** Git as the host runs it on a tree an agent wrote (gitSafety.ts), paths unquoted and no optional locks taken. */
+export function watchGit(cwd: string, args: string[]): Promise<string> {
+  const safe = gitInvocation(cwd, ['-c', 'core.quotePath=false', ...args], { ...process.env, GIT_OPTIONAL_LOCKS: '0' });
   return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      [...SAFE_GIT, ...args],
-      { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' }, maxBuffer: 256 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error) return reject(new Error(`git ${args.join(' ')} failed in ${cwd}: ${stderr.trim() || error.message}`));
-        resolve(stdout);
-      },
-    );
+    execFile('git', safe.args, { cwd, env: safe.env, maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`git ${args.join(' ')} failed in ${cwd}: ${stderr.trim() || error.message}`));
+      resolve(stdout);
+    });
   });
 }
 
@@ -52,7 +44,7 @@ export async function lookAtWorktree(
   linked: readonly string[],
   options: { ignored?: boolean } = {},
 ): Promise<WorktreeLook> {
-  const out = await safeGit(root, [
+  const out = await watchGit(root, [
     'status',
     '--porcelain=v2',
     '--branch',
@@ -88,10 +80,10 @@ export async function lookAtWorktree(
   if (head !== start) {
     // HEAD moved off the start (or is unborn): the tracked changes are the diff with the start commit.
     tracked.clear();
-    for (const file of nulList(await safeGit(root, ['diff', '--name-only', '-z', '--no-renames', start, '--']))) tracked.add(file);
+    for (const file of nulList(await watchGit(root, ['diff', '--name-only', '-z', '--no-renames', start, '--']))) tracked.add(file);
   } else if (unsure.length > 0) {
     const specs = unsure.map((file) => `:(literal)${file}`);
-    for (const file of nulList(await safeGit(root, ['diff', '--name-only', '-z', '--no-renames', start, '--', ...specs])))
+    for (const file of nulList(await watchGit(root, ['diff', '--name-only', '-z', '--no-renames', start, '--', ...specs])))
       tracked.add(file);
   }
   const isLinked = (file: string) => linked.some((name) => file === name || file.startsWith(`${name}/`));

@@ -2,12 +2,14 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { gitInvocation } from '../../core/git/gitSafety.js';
 import { RefFiles } from '../../core/git/refFiles.js';
 import { type EntryState, readEntry, restoreEntry, sameEntry } from './fileSnapshot.js';
 import { GitDirGuard } from './gitDirGuard.js';
 import { guardedReason } from './guardedPaths.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
-import { changedSince, guardedIgnored, linkOutside, lookAtWorktree, safeGit } from './worktreeChanges.js';
+import { RefGuard } from './refGuard.js';
+import { changedSince, guardedIgnored, linkOutside, lookAtWorktree, watchGit } from './worktreeChanges.js';
 
 export interface WorktreeWatchOptions {
   /** The agent's worktree. */
@@ -67,12 +69,13 @@ export class WorktreeWatch {
   private constructor(
     private readonly options: WorktreeWatchOptions,
     private readonly gitDir: GitDirGuard,
+    private readonly refs: RefGuard,
   ) {
     this.root = realpathSync(options.root);
   }
 
   static async open(options: WorktreeWatchOptions): Promise<WorktreeWatch> {
-    const watch = new WorktreeWatch(options, GitDirGuard.open(options.root));
+    const watch = new WorktreeWatch(options, GitDirGuard.open(options.root), await RefGuard.open(options.root));
     await watch.recordStart();
     return watch;
   }
@@ -112,8 +115,22 @@ export class WorktreeWatch {
         path: file,
         kind: 'guarded',
         reason: restored
-          ? `${file} is git's own configuration, hooks or worktree pointer: changed, and put back as it was`
-          : `${file} is git's own configuration, hooks or worktree pointer: changed, and could not be put back`,
+          ? `${file} is one of git's own files (its configuration, hooks, worktree pointer or object stores): changed, and put back as it was`
+          : `${file} is one of git's own files (its configuration, hooks, worktree pointer or object stores): changed, and could not be put back`,
+      });
+    }
+    // The user's refs next: a branch or tag moved by a command is put back before anyone reads it.
+    for (const ref of await this.refs.restore()) {
+      const what =
+        ref.was === undefined
+          ? 'created'
+          : ref.now === undefined
+            ? 'deleted'
+            : `moved from ${ref.was.slice(0, 12)} to ${ref.now.slice(0, 12)}`;
+      reverted.push({
+        path: ref.path,
+        kind: 'guarded',
+        reason: `${ref.path} is a ref of the repository, shared with the user's checkout: ${what}, and ${ref.restored ? 'put back as it was' : 'could not be put back'}`,
       });
     }
     // Asked at once: a git status of each, after every writing call.
@@ -187,7 +204,7 @@ export class WorktreeWatch {
 
   /** A path's state in the start commit: missing, or as git would check it out (for a link: its target). */
   private async startState(file: string): Promise<EntryState> {
-    const listed = await safeGit(this.root, ['ls-tree', '-z', this.options.start, '--', file]);
+    const listed = await watchGit(this.root, ['ls-tree', '-z', this.options.start, '--', file]);
     const [, mode, type, sha] = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(listed) ?? [];
     if (type !== 'blob' || !sha) return { kind: 'missing' };
     const bytes = await blobBytes(this.root, sha);
@@ -208,9 +225,9 @@ export async function checkoutState(checkout: string): Promise<CheckoutState> {
   const state: CheckoutState = new Map();
   const files = RefFiles.open(checkout);
   const [status, listed, head] = await Promise.all([
-    safeGit(checkout, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']),
-    files ? undefined : safeGit(checkout, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']),
-    files ? undefined : safeGit(checkout, ['rev-parse', '--symbolic-full-name', 'HEAD']).catch(() => 'unborn'),
+    watchGit(checkout, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']),
+    files ? undefined : watchGit(checkout, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']),
+    files ? undefined : watchGit(checkout, ['rev-parse', '--symbolic-full-name', 'HEAD']).catch(() => 'unborn'),
   ]);
   for (const entry of status.split('\0').filter(Boolean)) {
     const file = entry.slice(3);
@@ -243,7 +260,8 @@ function fingerprint(state: EntryState): string {
 
 function blobBytes(cwd: string, sha: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    execFile('git', ['cat-file', 'blob', sha], { cwd, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 }, (error, stdout) =>
+    const safe = gitInvocation(cwd, ['cat-file', 'blob', sha], process.env);
+    execFile('git', safe.args, { cwd, env: safe.env, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 }, (error, stdout) =>
       error ? reject(error) : resolve(stdout),
     );
   });

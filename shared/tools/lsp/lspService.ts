@@ -1,4 +1,4 @@
-import { agentShellEnv } from '../../core/runtime/secretRedaction.js';
+import { agentShellEnv } from '../../core/runtime/agentEnv.js';
 import type { ToolContext } from '../../core/tool/tool.js';
 import { LANGUAGE_SERVERS, type LanguageServerSpec } from './languageServers.js';
 import { documentFor, type LspDocument } from './lspDocument.js';

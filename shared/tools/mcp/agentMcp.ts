@@ -1,3 +1,4 @@
+import { withoutOrcaState } from '../../core/runtime/agentEnv.js';
 import { type LoadedSettings, loadSettings } from '../../policy/settings/loadSettings.js';
 import { McpConfigError } from './mcpConfig.js';
 import type { McpLimits } from './mcpConnection.js';
@@ -50,5 +51,6 @@ export async function startAgentMcp(options: AgentMcpOptions): Promise<McpServer
     const names = options.wanted.flatMap((item) => (typeof item === 'string' ? [item] : Object.keys(item)));
     selection = { start: [], refused: names.map((name) => ({ name, reason: error.message })) };
   }
-  return McpServers.start({ selection, cwd: options.projectRoot, env, pool: options.pool, limits: options.limits });
+  // Servers get the user's environment, as in Claude Code, but nothing that names orca's own state.
+  return McpServers.start({ selection, cwd: options.projectRoot, env: withoutOrcaState(env), pool: options.pool, limits: options.limits });
 }
