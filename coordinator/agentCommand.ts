@@ -206,6 +206,8 @@ async function handOver(repo: string, runId: string, home: OrcaHome, quiet: bool
 function printResult(result: AgentJobResult, json: boolean): void {
   if (json) {
     const out: Record<string, unknown> = { run_id: result.run_id, task_id: result.task_id, role: result.role, status: result.status };
+    out.end_reason = result.end_reason;
+    if (result.detail) out.detail = result.detail;
     if (result.commit) {
       out.branch = result.branch;
       out.commit = result.commit;

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { claimsReader, failureAdmission, outputSchema, WorkerOutputSchema } from '../roles/outputs.js';
@@ -14,6 +15,7 @@ import type { SessionServices } from '../shared/core/tool/tool.js';
 import { Harness } from '../shared/harness/harness.js';
 import type { HarnessOptions } from '../shared/harness/harnessOptions.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
+import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { projectConfigFile, type TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import type { Keys } from '../shared/infra/redis/keys.js';
 import { RedisTaskStore } from '../shared/infra/tasks/redisTaskStore.js';
@@ -21,9 +23,11 @@ import { createVerificationNudge } from '../shared/infra/tasks/verificationNudge
 import { CheckRecorder } from '../shared/infra/verify/checks/checkRecorder.js';
 import { createReportGate, gateSession, type ReportGateOptions } from '../shared/infra/verify/checks/reportGate.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
+import { HostFilesWatch } from '../shared/policy/permissions/hostFilesWatch.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
 import { type OwnedPathsGuard, ownedPathsGuard } from '../shared/policy/permissions/ownedPathsSlots.js';
 import { type CheckoutState, WorktreeWatch } from '../shared/policy/permissions/worktreeWatch.js';
+import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { toolsNamed } from '../shared/tools/catalog.js';
 import { createDiagnosticsReminder } from '../shared/tools/lsp/diagnosticsReminder.js';
 import { startAgentMcp } from '../shared/tools/mcp/agentMcp.js';
@@ -60,6 +64,8 @@ export interface JobHarnessInput {
   progress: ProgressReporter;
   /** The job's sandbox mode on this worker (the stricter of the job's and the worker's). */
   sandboxMode: SandboxMode;
+  /** This worker's ORCA_HOME: its memory, run records and secrets are watched for changes agent code makes. */
+  orcaHome?: string;
 }
 
 /**
@@ -76,7 +82,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     // Independent of each other, asked at once and settled together: MCP servers started while
     // the watch failed are in `mcp`, closed below.
     const [owned, , gitDir, gitAtStart] = await settled([
-      ownedGuard(job, workspace, input.checkoutAtStart),
+      ownedGuard(input),
       startJobMcp(input).then((started) => {
         mcp = started;
       }),
@@ -202,11 +208,8 @@ function jobShellEnv(job: AgentJob, ports: number[]): Record<string, string> {
  * user's checkout): for a task worktree and a scratch one (which owns every path but the guarded
  * ones), not for a read-only view.
  */
-async function ownedGuard(
-  job: AgentJob,
-  workspace: JobWorkspace,
-  checkoutAtStart?: Promise<CheckoutState>,
-): Promise<OwnedPathsGuard | undefined> {
+async function ownedGuard(input: JobHarnessInput): Promise<OwnedPathsGuard | undefined> {
+  const { job, workspace } = input;
   if (workspace.kind === 'view') return undefined;
   const owned = new OwnedPaths(workspace.kind === 'branch' ? job.owned_paths : undefined);
   const watch = await WorktreeWatch.open({
@@ -216,9 +219,17 @@ async function ownedGuard(
     // What orca put there (links, copied files, .env.orca, what the setup made) is the start state, not a change.
     linked: orcaOwnedPaths(workspace.dir),
     checkout: workspace.remote ? undefined : workspace.repo,
-    checkoutAtStart: workspace.remote ? undefined : checkoutAtStart,
+    checkoutAtStart: workspace.remote ? undefined : input.checkoutAtStart,
+    hostFiles: HostFilesWatch.open({
+      home: os.homedir(),
+      userClaudeDir: input.userClaudeDir ?? userClaudeDir(),
+      orcaHome: input.orcaHome,
+      xdgConfigHome: process.env.XDG_CONFIG_HOME || undefined,
+    }),
   });
-  return ownedPathsGuard(owned, watch, workspace.start);
+  // A changed Claude Code or git configuration stops the whole run, as `orca abort` would, saying why.
+  const stopRun = (reason: string) => void publishAbort(input.redis, input.keys, job.run_id, reason);
+  return ownedPathsGuard(owned, watch, workspace.start, stopRun);
 }
 
 /** The gates on the agent's last Report, when one was judged and refused and the agent then ended without another. */

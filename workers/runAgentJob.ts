@@ -177,6 +177,7 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
     checkoutAtStart: checkoutAtStart?.checkout === workspace.repo ? checkoutAtStart.state : undefined,
     progress,
     sandboxMode: run.sandbox.mode,
+    orcaHome: deps.home.root,
   });
   held.harness = session.harness;
   return runAgent(run, session, workspace, model);
@@ -249,7 +250,9 @@ async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspac
   const commit = committed.commit;
   held.outcome = { committed: commit !== undefined, keep: keepsChanges(status, run.deps), completed: status === 'completed', job };
   const ran = ranResult({ workspace, model, harness, result, status, gates, commit, files: committed.files });
-  return resultOf(tampered ? { ...ran, end_reason: 'guarded_change', detail: tampered } : ran);
+  if (tampered) return resultOf({ ...ran, end_reason: 'guarded_change', detail: tampered });
+  // An aborted agent says why its run was aborted (`orca abort`, a budget, a changed configuration), when the loop did not.
+  return resultOf(status === 'aborted' && !ran.detail ? { ...ran, detail: abortReason(run.signal) } : ran);
 }
 
 /** Everything the job held, given back whatever happened. */
@@ -358,4 +361,11 @@ function earlyCheckoutState(job: AgentJob, hooks: HooksConfig): { checkout: stri
 async function freshSnapshot(workspace: JobWorkspace, base: string): Promise<GitSnapshot | undefined> {
   if (workspace.kind !== 'branch' || !workspace.branch || workspace.madeByHook || workspace.start !== base) return undefined;
   return readFreshWorktreeSnapshot(workspace.dir, workspace.branch, workspace.start, workspace.linked);
+}
+
+/** The reason an abort signal carries, as text. */
+function abortReason(signal: AbortSignal): string | undefined {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason.message;
+  return typeof reason === 'string' ? reason : undefined;
 }

@@ -16,6 +16,8 @@ const AgentJsonSchema = z.strictObject({
   task_id: z.string().min(1),
   role: z.literal('worker'),
   status: z.enum(['completed', 'failed', 'aborted']),
+  end_reason: z.string().min(1),
+  detail: z.string().min(1).optional(),
   branch: z.string(),
   commit: Sha,
   report: z.strictObject({

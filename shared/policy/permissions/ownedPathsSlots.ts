@@ -20,7 +20,13 @@ export interface OwnedPathsGuard {
  * tool that runs commands (Bash) and every other call that may write, the worktree is compared
  * with its start (worktreeWatch.ts).
  */
-export function ownedPathsGuard(owned: OwnedPaths, watch: WorktreeWatch, start: string): OwnedPathsGuard {
+export function ownedPathsGuard(
+  owned: OwnedPaths,
+  watch: WorktreeWatch,
+  start: string,
+  /** Told when the user's Claude Code or git configuration changed during a call: the run must not go on. */
+  onStopRun: (reason: string) => void = () => {},
+): OwnedPathsGuard {
   const fill = (template: string, items: ChangeRefusal[]) =>
     template
       .replace('{items}', items.map((item) => `- ${item.path}: ${item.reason}`).join('\n'))
@@ -28,8 +34,10 @@ export function ownedPathsGuard(owned: OwnedPaths, watch: WorktreeWatch, start: 
       .replace('{owned}', owned.describe());
   const look = async (call: CheckedCall, ctx: ToolContext): Promise<string | undefined> => {
     // A command judged read-only by its words may still write: only the worktree tells.
-    if (familyOf(call.tool) !== 'run' && call.readOnly) return undefined;
-    const found = await watch.check();
+    const ranCode = familyOf(call.tool) === 'run';
+    if (!ranCode && call.readOnly) return undefined;
+    const found = await watch.check({ ranCode });
+    if (found.stopRun) onStopRun(found.stopRun);
     const items = [...found.reverted, ...found.toUndo, ...found.outside];
     if (items.length === 0) return undefined;
     announce(ctx, `after ${call.tool.name}`, found);
@@ -72,6 +80,7 @@ export function ownedPathsGuard(owned: OwnedPaths, watch: WorktreeWatch, start: 
       async beforeStop(session: AgentSession, info) {
         if (info.reason !== 'report') return undefined;
         const found = await watch.check();
+        if (found.stopRun) onStopRun(found.stopRun);
         const items = [...found.reverted, ...found.toUndo];
         if (items.length > 0 || found.outside.length > 0) announce(session.toolContext, 'before the Report', found);
         if (items.length === 0) return undefined;

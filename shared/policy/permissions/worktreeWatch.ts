@@ -7,6 +7,7 @@ import { RefFiles } from '../../core/git/refFiles.js';
 import { type EntryState, readEntry, restoreEntry, sameEntry } from './fileSnapshot.js';
 import { GitDirGuard } from './gitDirGuard.js';
 import { guardedReason } from './guardedPaths.js';
+import type { HostFileChange, HostFilesWatch } from './hostFilesWatch.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
 import { RefGuard } from './refGuard.js';
 import { changedSince, guardedIgnored, linkOutside, lookAtWorktree, watchGit } from './worktreeChanges.js';
@@ -26,6 +27,8 @@ export interface WorktreeWatchOptions {
    * does not depend on the worktree, so a job asks for it while its worktree is made.
    */
   checkoutAtStart?: Promise<CheckoutState>;
+  /** The user's configuration and orca's state outside the worktree (hostFilesWatch.ts): changes named, some stop the run. */
+  hostFiles?: HostFilesWatch;
 }
 
 /** The user's checkout as keys and fingerprints (checkoutState). */
@@ -39,6 +42,8 @@ export interface WatchFindings {
   toUndo: ChangeRefusal[];
   /** Changes in the user's checkout while the call ran: named, never touched by the host (it cannot tell them from the user's own). */
   outside: ChangeRefusal[];
+  /** Set when Claude Code's or git's configuration of the user's changed: the run may not go on (hostFilesWatch.ts). */
+  stopRun?: string;
 }
 
 /**
@@ -106,8 +111,13 @@ export class WorktreeWatch {
     this.admitted.set(relative, readEntry(path.join(this.root, relative)));
   }
 
-  /** After a call that may have written: puts back what the host puts back, and names what the agent must undo. */
-  async check(): Promise<WatchFindings> {
+  /**
+   * After a call that may have written: puts back what the host puts back, and names what the
+   * agent must undo. `ranCode` says whether agent code ran (a command): only then are changes to
+   * the user's configuration and orca's state the agent's; after a host-side tool (Remember writes
+   * a memory card) they are taken as they are.
+   */
+  async check(options: { ranCode: boolean } = { ranCode: true }): Promise<WatchFindings> {
     const reverted: ChangeRefusal[] = [];
     // The git folders first: nothing of git's runs on a config the agent wrote.
     for (const { path: file, restored } of this.gitDir.restore()) {
@@ -183,8 +193,15 @@ export class WorktreeWatch {
       }
       this.checkoutBaseline = now;
     }
+    const host = options.ranCode ? (this.options.hostFiles?.check() ?? []) : (this.options.hostFiles?.rebaseline() ?? []);
+    for (const change of host) outside.push({ path: change.path, kind: 'outside', reason: hostReason(change) });
+    const stops = host.filter((change) => change.stops);
+    const stopRun =
+      stops.length > 0
+        ? `${stops.map((change) => change.path).join(', ')} changed while an agent's call ran: the run does not go on with a ${stops.some((change) => change.kind === 'claude') ? 'Claude Code' : 'git'} configuration nobody reviewed; look at the file, then start again`
+        : undefined;
     // What was put back is no longer changed (a link put back as it was at the start included).
-    return { reverted, toUndo: this.undoable(changed.filter((file) => !putBack.has(file))), outside };
+    return { reverted, toUndo: this.undoable(changed.filter((file) => !putBack.has(file))), outside, ...(stopRun ? { stopRun } : {}) };
   }
 
   /** What the agent must still undo (its Report is refused while anything is here). */
@@ -214,6 +231,16 @@ export class WorktreeWatch {
 }
 
 const CLEAN = 'clean';
+
+function hostReason(change: HostFileChange): string {
+  const what =
+    change.kind === 'claude'
+      ? "Claude Code's configuration"
+      : change.kind === 'git'
+        ? "git's configuration"
+        : "orca's own state (ORCA_HOME)";
+  return `${change.path} is ${what}, outside your worktree, where you may not write: it changed while the call ran${change.stops ? ', and the run stops' : ''}`;
+}
 
 /**
  * The user's checkout as keys and fingerprints: each path git status lists (with its bytes'
