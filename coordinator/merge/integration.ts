@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { branchExists, gitAt, resolveCommit, runGit } from '../../shared/core/git/git.js';
-import { linkDependencies } from '../../shared/core/git/linkDependencies.js';
 import { integrationBranch } from '../../shared/core/git/orcaBranch.js';
 import { RefFiles } from '../../shared/core/git/refFiles.js';
+import { linkStartDependencies } from '../../shared/core/git/startFiles.js';
 import { addWorktree, removeWorktree } from '../../shared/core/git/worktree.js';
 import { IntegrationError } from './integrationError.js';
 
@@ -55,7 +55,7 @@ export class IntegrationBranch {
     if (!existsSync(this.dir)) await addWorktree({ repo: this.repo, dir: this.dir, base: found });
     else await gitAt(this.dir).raw(['checkout', '--quiet', '--force', '--detach', found]);
     // The integration checks build and test here: they need the repository's installed dependencies.
-    linkDependencies(this.repo, this.dir);
+    await linkStartDependencies(this.repo, this.dir);
     this.refs = RefFiles.open(this.dir);
     return found;
   }
