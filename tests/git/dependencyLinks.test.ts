@@ -1,11 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commitAll } from '../../shared/core/git/commit.js';
 import { placeStartFiles } from '../../shared/core/git/startFiles.js';
 import { addWorktree } from '../../shared/core/git/worktree.js';
 import { bwrapWrap, findOnPath } from '../../shared/core/runtime/bwrap.js';
+import { readOnlyDependencyNote } from '../../shared/core/runtime/readOnlyDependencies.js';
+import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
 import { git, makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -137,5 +139,21 @@ describe('a worktree runs its own code: node_modules linked entry by entry', () 
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(existsSync(path.join(dir, 'node_modules/.cache/xo/results.json'))).toBe(true);
     expect(existsSync(path.join(repo, 'node_modules/.vite-temp'))).toBe(false);
+  });
+
+  it('a write inside an installed package fails in the sandbox, and the output says that node_modules is read-only and what to do', async () => {
+    const { repo, dir } = await workspacesWorktree();
+    const bwrap = findOnPath('bwrap');
+    if (!bwrap) throw new Error('bwrap is not installed: scripts/system-tools.sh installs it');
+    const wrap = bwrapWrap(bwrap, { worktree: dir, tempDir: tempDir('orca-sandbox-tmp-'), network: false, extraReadable: [repo] });
+    const command = `${process.execPath} -e "require('fs').writeFileSync('node_modules/installed/cache.json', '{}')"`;
+    const evidence = await runCheck({ command }, { cwd: dir, logDir: tempDir('orca-check-log-'), launcher: { sandbox: 'bwrap', wrap } });
+    expect(evidence.exit_code).toBe(1);
+    const log = readFileSync(evidence.log, 'utf8');
+    expect(log).toContain('EROFS');
+    expect(log).toMatch(/^orca: node_modules\/installed\/cache\.json is read-only here: .*links to the user's checkout.*`npm ci`/m);
+    expect(existsSync(path.join(repo, 'node_modules/installed/cache.json'))).toBe(false);
+    // Output with no such failure gets no note.
+    expect(readOnlyDependencyNote("EACCES: permission denied, open '/etc/shadow'")).toBeUndefined();
   });
 });
