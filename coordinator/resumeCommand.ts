@@ -1,6 +1,7 @@
 import { DONE_WELL } from '../shared/core/events/taskStatusGroups.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { parseScript } from '../shared/core/model/scriptFile.js';
+import { DEFAULT_CHECK_NETWORK } from '../shared/core/sandbox/checkNetwork.js';
 import { DEFAULT_ASK_TIMEOUT_MS } from '../shared/infra/queue/agentJob.js';
 import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { RunMemory } from './memory/runMemory.js';
@@ -52,7 +53,7 @@ export async function resumeCommand(
       repo: run.repo ?? '',
       base: run.base ?? '',
       checks: run.checks,
-      checkNetwork: settings?.check_network ?? 'host',
+      checkNetwork: settings?.check_network ?? DEFAULT_CHECK_NETWORK,
       model: settings?.model_id ? { id: settings.model_id, thinking: settings.thinking, effort: settings.effort } : undefined,
       script,
       approve: settings?.approve ?? false,

@@ -1,0 +1,94 @@
+import type { LookupAddress } from 'node:dns';
+import { lookup } from 'node:dns/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { isIP } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { RequestError, Server } from 'proxy-chain';
+import { type EgressRule, isHostAddress, matchingRule, parseEgressRule, proxyHosts } from './egressRules.js';
+import type { ProxyEndpoint } from './sandboxPolicy.js';
+
+/**
+ * The filtering HTTP/HTTPS (CONNECT) proxy on the host: the sandbox's one way out. proxy-chain
+ * (pinned) does the proxying; orca decides each request before it connects: the rule that lets
+ * the host and port through, the address resolved once (ORCA_PROXY_HOSTS first, then DNS) and
+ * checked, and that address, not a second lookup, connected to. A refusal is a 403 naming the
+ * rule that is missing. One proxy per set of rules per process, on a unix socket (Linux) or a
+ * loopback port (macOS); it never keeps the process alive, and its socket goes when it exits.
+ */
+export interface EgressProxy {
+  endpoint(): ProxyEndpoint;
+}
+
+const proxies = new Map<string, EgressProxy>();
+
+export function egressProxy(domains: string[], platform: NodeJS.Platform = process.platform): EgressProxy {
+  const rules = domains.map(parseEgressRule);
+  const key = `${platform}\n${rules
+    .map((rule) => `${rule.host}:${rule.port ?? ''}`)
+    .sort()
+    .join('\n')}`;
+  let proxy = proxies.get(key);
+  if (!proxy) {
+    proxy = startProxy(rules, platform === 'linux' ? 'socket' : 'port');
+    proxies.set(key, proxy);
+  }
+  return proxy;
+}
+
+function startProxy(rules: EgressRule[], listen: 'socket' | 'port'): EgressProxy {
+  const server = new Server({ port: 0, host: '127.0.0.1', prepareRequestFunction: ({ hostname, port }) => decide(rules, hostname, port) });
+  if (listen === 'socket') {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'orca-egress-'));
+    const socket = path.join(dir, 'proxy.sock');
+    // A unix socket is bound before listen() returns: the socket exists for the first sandbox.
+    server.server.listen(socket);
+    server.server.unref();
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return { endpoint: () => ({ socket }) };
+  }
+  void server.listen().then(() => server.server.unref());
+  return {
+    endpoint: () => {
+      const address = server.server.address();
+      if (address === null || typeof address === 'string') throw new Error('the egress proxy is not listening yet');
+      return { port: address.port };
+    },
+  };
+}
+
+/** What the proxy does with one request: refuse it (403) or connect to the one address it checked. */
+async function decide(rules: EgressRule[], hostname: string, port: number) {
+  const rule = matchingRule(rules, hostname, port);
+  if (!rule)
+    throw new RequestError(`orca: ${hostname}:${port} is not an allowed domain (sandbox.network.allowedDomains, WebFetch(domain:…))`, 403);
+  const address = await resolve(hostname);
+  if (isHostAddress(address.address) && rule.port === undefined)
+    throw new RequestError(
+      `orca: ${hostname} is this host (${address.address}): a host address is reached only on a port its rule names (${hostname}:${port})`,
+      403,
+    );
+  return { dnsLookup: fixedLookup(address) };
+}
+
+async function resolve(hostname: string): Promise<LookupAddress> {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  if (family !== 0) return { address: bare, family };
+  const mapped = proxyHosts().get(bare.toLowerCase());
+  if (mapped) return { address: mapped, family: isIP(mapped) };
+  try {
+    return await lookup(bare);
+  } catch (error) {
+    throw new RequestError(`orca: ${hostname} does not resolve (${(error as Error).message})`, 502);
+  }
+}
+
+/** A dns.lookup that answers with the address already checked, so the connection goes there and nowhere else. */
+function fixedLookup(address: LookupAddress) {
+  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (typeof options === 'function') (options as (...args: unknown[]) => void)(null, address.address, address.family);
+    else if (options?.all) callback(null, [address]);
+    else callback(null, address.address, address.family);
+  }) as never;
+}
