@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { isIP } from 'node:net';
+import { connect, createServer, isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { RequestError, Server } from 'proxy-chain';
@@ -13,8 +13,8 @@ import type { ProxyEndpoint } from './sandboxPolicy.js';
  * (pinned) does the proxying; orca decides each request before it connects: the rule that lets
  * the host and port through, the address resolved once (ORCA_PROXY_HOSTS first, then DNS) and
  * checked, and that address, not a second lookup, connected to. A refusal is a 403 naming the
- * rule that is missing. One proxy per set of rules per process, on a unix socket (Linux) or a
- * loopback port (macOS); it never keeps the process alive, and its socket goes when it exits.
+ * rule that is missing. One proxy per set of rules per process, on a loopback port, with a unix
+ * socket in front of it for Linux; it never keeps the process alive, and its socket goes when it exits.
  */
 export interface EgressProxy {
   endpoint(): ProxyEndpoint;
@@ -38,23 +38,40 @@ export function egressProxy(domains: string[], platform: NodeJS.Platform = proce
 
 function startProxy(rules: EgressRule[], listen: 'socket' | 'port'): EgressProxy {
   const server = new Server({ port: 0, host: '127.0.0.1', prepareRequestFunction: ({ hostname, port }) => decide(rules, hostname, port) });
-  if (listen === 'socket') {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'orca-egress-'));
-    const socket = path.join(dir, 'proxy.sock');
-    // A unix socket is bound before listen() returns: the socket exists for the first sandbox.
-    server.server.listen(socket);
+  const listening = server.listen().then(() => {
     server.server.unref();
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    return { endpoint: () => ({ socket }) };
-  }
-  void server.listen().then(() => server.server.unref());
-  return {
-    endpoint: () => {
-      const address = server.server.address();
-      if (address === null || typeof address === 'string') throw new Error('the egress proxy is not listening yet');
-      return { port: address.port };
-    },
+    return server.port;
+  });
+  const port = () => {
+    const address = server.server.address();
+    if (address === null || typeof address === 'string') throw new Error('the egress proxy is not listening yet');
+    return address.port;
   };
+  if (listen === 'port') return { endpoint: () => ({ port: port() }) };
+  const socket = unixBridge(listening);
+  return { endpoint: () => ({ socket }) };
+}
+
+/**
+ * A unix socket in front of the proxy's loopback port: what the Linux sandbox gets bound in.
+ * proxy-chain drops a connection without a remote address, which a unix socket's has not, so
+ * the socket relays to its port. Bound before this returns: the socket is there for the first sandbox.
+ */
+function unixBridge(port: Promise<number>): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'orca-egress-'));
+  const socket = path.join(dir, 'proxy.sock');
+  const bridge = createServer((inside) => {
+    inside.on('error', () => inside.destroy());
+    void port.then((listening) => {
+      const outside = connect(listening, '127.0.0.1');
+      outside.on('error', () => inside.destroy());
+      inside.pipe(outside).pipe(inside);
+    });
+  });
+  bridge.listen(socket);
+  bridge.unref();
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return socket;
 }
 
 /** What the proxy does with one request: refuse it (403) or connect to the one address it checked. */

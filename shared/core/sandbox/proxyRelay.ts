@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { fstatSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { constants } from 'node:os';
 
@@ -28,7 +29,7 @@ relay.on('error', (error) => {
   process.exit(126);
 });
 relay.listen(Number(portText), '127.0.0.1', () => {
-  const child = spawn(program, args, { stdio: 'inherit' });
+  const child = spawn(program, args, { stdio: openDescriptors() });
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => child.kill(signal));
   child.on('error', (error) => {
     process.stderr.write(`orca proxy relay: cannot start ${program} (${error.message})\n`);
@@ -36,6 +37,20 @@ relay.listen(Number(portText), '127.0.0.1', () => {
   });
   child.on('exit', (code, signal) => process.exit(code ?? 128 + signalNumber(signal)));
 });
+
+/** stdin, stdout, stderr and any further descriptor the caller gave (the Bash tool's status pipe is fd 3). */
+function openDescriptors(): number[] {
+  const open = [0, 1, 2];
+  for (let fd = 3; fd < 10; fd++) {
+    try {
+      fstatSync(fd);
+      open.push(fd);
+    } catch {
+      break;
+    }
+  }
+  return open;
+}
 
 // Killed by a signal: exit as a shell reports it, 128 + its number.
 function signalNumber(signal: NodeJS.Signals | null): number {
