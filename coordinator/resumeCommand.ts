@@ -32,7 +32,7 @@ export async function resumeCommand(
     const settings = run.settings;
     const script = settings?.script ? parseScript(settings.script as object, `the script of run ${runId}`) : undefined;
     if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
-    // The run's own --sandbox, as it began: required still refuses to go on without bwrap.
+    // The run's own --sandbox, as it began: without a sandbox, only off goes on.
     const sandbox = sandboxStatus(settings?.sandbox ?? 'auto', { source: `--sandbox ${settings?.sandbox ?? 'auto'}` });
     if (sandbox.refusal) throw new UserError(sandbox.refusal);
     process.stderr.write(`orca: run ${runId}\n`);

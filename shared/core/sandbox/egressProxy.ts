@@ -92,7 +92,12 @@ async function resolve(hostname: string): Promise<LookupAddress> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   const family = isIP(bare);
   if (family !== 0) return { address: bare, family };
-  const mapped = proxyHosts().get(bare.toLowerCase());
+  let mapped: string | undefined;
+  try {
+    mapped = proxyHosts().get(bare.toLowerCase());
+  } catch (error) {
+    throw new RequestError(`orca: ${(error as Error).message}`, 502);
+  }
   if (mapped) return { address: mapped, family: isIP(mapped) };
   try {
     return await lookup(bare);
