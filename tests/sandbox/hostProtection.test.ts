@@ -41,6 +41,8 @@ function protectedHost() {
     worktree,
     tempDir: path.join(tempDir('orca-session-'), 'tmp'),
     host: { home, orcaHome, checkout, env: {} },
+    // As a session passes it: its own workspace listed readable too (for read-only views); still writable.
+    extraReadable: [worktree],
     notify: () => {},
   });
   const ctx = makeToolContext({ root: worktree });
