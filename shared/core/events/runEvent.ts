@@ -194,6 +194,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     task_id: z.string().optional(),
     /** An integration check's sandbox: `bwrap`, `sandbox-exec`, or `none` when it ran unsandboxed (infra/verify/checks/checkSandbox.ts). */
     sandbox: SandboxKindSchema.optional(),
+    /** What an integration check changed that it may not (a ref), each put back: the check did not pass. */
+    tampered: z.array(z.string()).optional(),
   }),
   z.object({ type: z.literal('gate'), ...at, name: z.string(), ok: z.boolean(), reason: z.string(), task_id: z.string().optional() }),
   /** An answer to an agent's permission request, from whoever answered first (./permissionAsk.ts). */

@@ -16,5 +16,6 @@ export function checkRunEvent(evidence: CheckEvidence, taskId?: string, sandbox?
     log: evidence.log,
     ...(taskId !== undefined ? { task_id: taskId } : {}),
     ...(sandbox !== undefined ? { sandbox } : {}),
+    ...(evidence.tampered ? { tampered: evidence.tampered } : {}),
   };
 }
