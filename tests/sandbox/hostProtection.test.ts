@@ -41,7 +41,7 @@ function protectedHost() {
     worktree,
     tempDir: path.join(tempDir('orca-session-'), 'tmp'),
     host: { home, orcaHome, checkout, env: {} },
-    // As a session passes it: its own workspace listed readable too (for read-only views); still writable.
+    // As a session lists it (sessionSandbox.ts): the workspace is also to be seen; writable wins.
     extraReadable: [worktree],
     notify: () => {},
   });

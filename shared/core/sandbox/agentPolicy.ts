@@ -1,6 +1,6 @@
 import { OrcaHome } from '../runtime/orcaHome.js';
 import { egressProxy } from './egressProxy.js';
-import { type HostPaths, protectedHostPaths, realPath, type SandboxNetwork, type SandboxPolicy } from './sandboxPolicy.js';
+import { type HostPaths, protectedHostPaths, type SandboxNetwork, type SandboxPolicy } from './sandboxPolicy.js';
 
 export interface SandboxOptions {
   /** The agent's worktree: the one place on the host the command may write. */
@@ -29,13 +29,9 @@ export function sandboxPolicy(options: SandboxOptions): SandboxPolicy {
   const host = protectedHostPaths({ ...options.host, orcaHome });
   const network: SandboxNetwork =
     (options.domains ?? []).length > 0 ? { kind: 'proxy', endpoint: egressProxy(options.domains ?? []).endpoint } : { kind: 'none' };
-  const writable = [options.worktree, ...(options.extraWritable ?? [])];
-  // A folder named both writable and readable (a session lists its own workspace as readable, for
-  // the read-only views) is writable: read-only wins only for paths nested inside a writable one.
-  const isWritable = new Set(writable.map((dir) => realPath(dir) ?? dir));
   return {
-    writable,
-    readOnly: [...host.readOnly, ...(options.extraReadable ?? [])].filter((dir) => !isWritable.has(realPath(dir) ?? dir)),
+    writable: [options.worktree, ...(options.extraWritable ?? [])],
+    readOnly: [...host.readOnly, ...(options.extraReadable ?? [])],
     hidden: host.hidden,
     tempDir: options.tempDir,
     network,
