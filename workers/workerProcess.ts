@@ -2,6 +2,7 @@ import { containmentLine } from '../shared/core/runtime/agentCgroup.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { Keys } from '../shared/infra/redis/keys.js';
+import { redisUrlFromParent } from '../shared/infra/redis/redisOverIpc.js';
 import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { AgentWorker } from './agentWorker.js';
 
@@ -19,6 +20,7 @@ export interface WorkerProcessOptions {
  */
 export async function runWorkerProcess(options: WorkerProcessOptions): Promise<void> {
   const worker = new AgentWorker({
+    redisUrl: await redisUrlFromParent(),
     keys: new Keys(options.prefix),
     home: new OrcaHome(),
     concurrency: options.concurrency,

@@ -19,7 +19,14 @@ export interface SandboxStatus {
  * and, when that is nothing, what still holds and how to get bwrap. `source` names where the mode
  * came from (`--sandbox off`, `ORCA_SANDBOX=off`).
  */
-export function sandboxStatus(mode: SandboxMode, options: { source?: string; env?: NodeJS.ProcessEnv } = {}): SandboxStatus {
+export function sandboxStatus(
+  mode: SandboxMode,
+  options: {
+    source?: string;
+    env?: NodeJS.ProcessEnv /** Where the Redis in use is when it takes no password. */;
+    passwordlessRedis?: string;
+  } = {},
+): SandboxStatus {
   const found: SandboxAvailability = mode === 'off' ? { problem: 'off' } : sandboxAvailability(options.env);
   const checks = CHECKS_SANDBOXED ? 'in it' : 'unsandboxed on the host';
   if (found.bwrap !== undefined) {
@@ -44,7 +51,14 @@ export function sandboxStatus(mode: SandboxMode, options: { source?: string; env
   return {
     mode,
     kind: 'none',
-    line: `sandbox: none (${why}): Bash, hooks and integration checks run unsandboxed on this host, ${holds}; ${fix}`,
+    line: `sandbox: none (${why}): Bash, hooks and integration checks run unsandboxed on this host, ${holds}${redisClause(options.passwordlessRedis)}; ${fix}`,
     ...(mode === 'required' ? { refusal: new SandboxRequiredError(found.problem).message } : {}),
   };
+}
+
+/** Without a sandbox, agent code reaches loopback: a Redis without a password is then open to it (docs/security.md, Redis). */
+function redisClause(where: string | undefined): string {
+  return where === undefined
+    ? ''
+    : `; the Redis in use (${where}) takes no password, so agent code can read and write orca's queue and answer its own asks`;
 }
