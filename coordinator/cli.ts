@@ -5,7 +5,7 @@ import { EFFORT_LEVELS, type Effort, parseThinking } from '../shared/core/model/
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { Keys } from '../shared/infra/redis/keys.js';
-import { connectRedis, pingRedis, redisAddress, redisUrl } from '../shared/infra/redis/redisConnection.js';
+import { connectRedis, pingRedis, redisUrl, shownRedisUrl } from '../shared/infra/redis/redisConnection.js';
 import { collectYesTo, parseAskTimeout } from './asks/askOptions.js';
 import { CLEAN_RULES, parseAge } from './cleanOptions.js';
 import { findOrcaRedis } from './redisService.js';
@@ -126,7 +126,7 @@ for (const [name, approved] of [
       try {
         const keys = new Keys();
         if ((await redis.exists(keys.events(run))) === 0)
-          throw new UserError(`run ${run} is not known to this Redis (${redisAddress(url)}).`);
+          throw new UserError(`run ${run} is not known to this Redis (${shownRedisUrl(url)}).`);
         const { appendRunEvent } = await import('../shared/infra/board/runEvents.js');
         await appendRunEvent(redis, keys, {
           run_id: run,

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { isSlug } from '../../shared/core/git/slug.js';
 import { latestRunId, readRunBoard } from '../../shared/infra/board/readBoard.js';
 import { Keys } from '../../shared/infra/redis/keys.js';
-import { connectRedis, pingRedis, redisAddress } from '../../shared/infra/redis/redisConnection.js';
+import { connectRedis, pingRedis, shownRedisUrl } from '../../shared/infra/redis/redisConnection.js';
 import { findOrcaRedis } from '../redisService.js';
 import { UserError } from '../repoCheck.js';
 import { type BoardWithResult, withResultState } from './runResultState.js';
@@ -50,7 +50,7 @@ export class BoardSource {
     const latest = await latestRunId(this.redis, this.keys);
     if (!latest)
       throw new UserError(
-        `no runs are recorded on ${redisAddress(this.url)} (prefix ${this.keys.prefix}): start one with orca run or orca agent.`,
+        `no runs are recorded on ${shownRedisUrl(this.url)} (prefix ${this.keys.prefix}): start one with orca run or orca agent.`,
       );
     return latest;
   }
@@ -60,7 +60,7 @@ export class BoardSource {
     const board = await readRunBoard(this.redis, this.keys, runId);
     if (!board)
       throw new UserError(
-        `run ${runId} is not recorded on ${redisAddress(this.url)} (prefix ${this.keys.prefix}): check the id, or run orca status for the latest.`,
+        `run ${runId} is not recorded on ${shownRedisUrl(this.url)} (prefix ${this.keys.prefix}): check the id, or run orca status for the latest.`,
       );
     return withResultState(board);
   }

@@ -101,6 +101,18 @@ export function redisAddress(url: string): string {
   }
 }
 
+/** The URL as it may be shown: `redis://:pw@host:port` as `redis://host:port` (a cluster's nodes as they are). */
+export function shownRedisUrl(url: string): string {
+  if (url.startsWith(CLUSTER_SCHEME)) return url;
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    return parsed.toString().replace(/^redis(s?):\/\/@/, 'redis$1://');
+  } catch {
+    return 'the configured address';
+  }
+}
+
 /** Resolves when Redis answers PING, or rejects with a message saying how to start it. */
 export async function pingRedis(url = redisUrl(), timeoutMs = 2_000): Promise<void> {
   const nodes = clusterNodes(url);
@@ -113,7 +125,7 @@ export async function pingRedis(url = redisUrl(), timeoutMs = 2_000): Promise<vo
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     throw new Error(
-      `Redis does not answer at ${redisAddress(url)} (${detail}): start one (\`redis-server\`, or \`docker compose up -d redis\`) or set REDIS_URL.`,
+      `Redis does not answer at ${shownRedisUrl(url)} (${detail}): start one (\`redis-server\`, or \`docker compose up -d redis\`) or set REDIS_URL.`,
     );
   } finally {
     client.disconnect();
