@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { packageTestCommand } from './packageScript.js';
 
 /**
  * The integration checks orca runs when `--check` names none: the repository's own test command,
@@ -7,12 +8,8 @@ import path from 'node:path';
  */
 export function detectChecks(repo: string): Array<{ command: string; because: string }> {
   const found: Array<{ command: string; because: string }> = [];
-  const pkg = path.join(repo, 'package.json');
-  if (existsSync(pkg)) {
-    const scripts = (JSON.parse(readFileSync(pkg, 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
-    const test = scripts.test;
-    if (test && !/no test specified/.test(test)) found.push({ command: 'npm test', because: 'package.json has a test script' });
-  }
+  const packageTest = packageTestCommand(repo);
+  if (packageTest) found.push(packageTest);
   if (['pytest.ini', 'conftest.py', 'tox.ini'].some((f) => existsSync(path.join(repo, f))) || pyprojectHasPytest(repo)) {
     found.push({ command: 'pytest', because: 'the repository is set up for pytest' });
   }

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { branchExists, gitAt, resolveCommit, runGit } from '../../shared/core/git/git.js';
-import { linkDependencies } from '../../shared/core/git/linkDependencies.js';
 import { integrationBranch } from '../../shared/core/git/orcaBranch.js';
 import { RefFiles } from '../../shared/core/git/refFiles.js';
+import { linkStartDependencies } from '../../shared/core/git/startFiles.js';
 import { addWorktree, removeWorktree } from '../../shared/core/git/worktree.js';
 import { IntegrationError } from './integrationError.js';
 
@@ -55,7 +55,7 @@ export class IntegrationBranch {
     if (!existsSync(this.dir)) await addWorktree({ repo: this.repo, dir: this.dir, base: found });
     else await gitAt(this.dir).raw(['checkout', '--quiet', '--force', '--detach', found]);
     // The integration checks build and test here: they need the repository's installed dependencies.
-    linkDependencies(this.repo, this.dir);
+    await linkStartDependencies(this.repo, this.dir);
     this.refs = RefFiles.open(this.dir);
     return found;
   }
@@ -104,6 +104,9 @@ export class IntegrationBranch {
   private async mergeNow(branch: string, message: string): Promise<MergeOutcome> {
     const git = gitAt(this.dir);
     const before = await this.head();
+    // The integration checks ran agent-written tests in this worktree: whatever they left in its
+    // tracked files or its HEAD (a commit of their own) is not merged along; untracked build output stays.
+    await git.raw(['reset', '--quiet', '--hard', before]);
     const merged = await runGit(this.dir, ['merge', '--no-ff', '--no-edit', '--no-stat', '-m', message, branch]);
     if (merged.code !== 0) return this.failedMerge(branch, before, `${merged.stdout}\n${merged.stderr}`.trim());
     const [commit, ...files] = (await git.raw(['show', '--first-parent', '--name-only', '--format=%H', 'HEAD']))
@@ -138,15 +141,15 @@ export class IntegrationBranch {
     this.recorded = commit;
   }
 
-  /** Whether the merged tree is the base's own: nothing the run did is in it (no merge, or merges that changed nothing). */
+  /** Whether the merged tree (the recorded head's, not the worktree's HEAD, which checks could move) is the base's own: nothing the run did is in it (no merge, or merges that changed nothing). */
   async sameTreeAs(base: string): Promise<boolean> {
-    const trees = await gitAt(this.dir).raw(['rev-parse', `${base}^{tree}`, 'HEAD^{tree}']);
+    const trees = await gitAt(this.dir).raw(['rev-parse', `${base}^{tree}`, `${await this.head()}^{tree}`]);
     const [baseTree, headTree] = trees.trim().split('\n');
     return baseTree === headTree;
   }
 
   /** The diff of the merged work against the run's base: what verification is shown. */
   async diffFrom(base: string): Promise<string> {
-    return gitAt(this.dir).raw(['diff', `${base}..HEAD`]);
+    return gitAt(this.dir).raw(['diff', `${base}..${await this.head()}`]);
   }
 }

@@ -14,17 +14,26 @@ export const INTEGRATION_TASK = '_integration';
  * The integration worktree is where the run's checks build and test the merged tree: it is made
  * ready as a task's worktree is (docs/worktrees.md), once per run (a resumed run finds it ready).
  * Its setup is recorded as `check` events (`setup: CMD`), and a failing one fails the run.
- * Returns the repository's linked folders (`symlinkDirectories`): the checks' sandbox must see
- * where their links lead, which may be under the host's /tmp that the sandbox's private /tmp hides.
+ * Returns the repository's linked folders (`symlinkDirectories`, and each workspace package's
+ * `node_modules`): the checks' sandbox must see where their links lead, which may be under the
+ * host's /tmp that the sandbox's private /tmp hides.
  */
 export async function prepareIntegrationWorktree(ctx: RunContext): Promise<string[]> {
   const { dir, repo } = ctx.integration;
   const config = await readOrcaProjectConfig(repo, ctx.base);
-  const linkedDirs = config.symlinkDirectories.map((name) => path.join(repo, name));
-  if (readStartState(dir).length > 0) return linkedDirs;
+  const linkedDirs = () => [
+    ...new Set([
+      ...config.symlinkDirectories.map((name) => path.join(repo, name)),
+      ...readStartState(dir)
+        .filter((entry) => entry.kind === 'linked')
+        .map((entry) => path.join(repo, entry.path)),
+    ]),
+  ];
+  // Made ready once: `.env.orca` is written last of what orca places (the dependencies were linked when the branch opened).
+  if (readStartState(dir).some((entry) => entry.kind === 'env')) return linkedDirs();
   const env = { runId: ctx.recorder.runId, taskId: INTEGRATION_TASK, ports: [] };
-  const entries = await placeStartFiles({ repo, checkout: repo, dir, symlinkDirectories: config.symlinkDirectories, env });
-  if (config.setup.length === 0) return linkedDirs;
+  await placeStartFiles({ repo, checkout: repo, dir, symlinkDirectories: config.symlinkDirectories, env });
+  if (config.setup.length === 0) return linkedDirs();
   const logDir = ctx.services.home.integrationCheckLogs(ctx.recorder.runId, 0);
   const outcome = await runWorktreeSetup({
     dir,
@@ -33,8 +42,8 @@ export async function prepareIntegrationWorktree(ctx: RunContext): Promise<strin
     logFile: path.join(logDir, 'setup.log'),
     tempDir: path.join(logDir, 'tmp'),
     sandbox: ctx.role('worker').sandbox,
-    network: true,
-    extraReadable: [await commonGitDir(repo), ...entries.filter((e) => e.kind === 'linked').map((e) => path.join(repo, e.path))],
+    domains: ctx.checkDomains,
+    extraReadable: [await commonGitDir(repo), ...linkedDirs()],
     env: worktreeEnvVars(env),
     signal: ctx.signal,
     onCommand: async (result) => {
@@ -50,5 +59,5 @@ export async function prepareIntegrationWorktree(ctx: RunContext): Promise<strin
     },
   });
   if (!outcome.ok) throw new RunFailure(`the integration worktree's ${outcome.detail}`);
-  return linkedDirs;
+  return linkedDirs();
 }

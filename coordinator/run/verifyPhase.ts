@@ -18,6 +18,7 @@ import { runMayPass } from '../../shared/infra/verify/gates/runPass.js';
 import { bulletList, fillBrief } from '../briefs/briefTemplate.js';
 import { prepareIntegrationWorktree } from '../merge/integrationSetup.js';
 import { mergeRefusal } from '../merge/mergeCheck.js';
+import { refGuardedCheck } from './refGuardedCheck.js';
 import type { RunContext } from './runContext.js';
 import type { CheckRecordOut, GateRecord } from './runResult.js';
 
@@ -140,31 +141,36 @@ async function runIntegrationChecks(
       ? checkLauncher({
           worktree: integration.dir,
           tempDir: path.join(logDir, 'tmp'),
-          network: ctx.checkNetwork === 'host',
+          mode: ctx.sandbox,
+          network: ctx.checkNetwork,
+          domains: ctx.checkDomains,
+          checkout: ctx.repo,
           // The linked folders too: their links may lead under the host's /tmp, which the private /tmp hides.
           readable: [ctx.repo, await commonGitDir(ctx.repo), ...linkedDirs],
         })
       : undefined;
   if (launcher && round === 1)
     ctx.say(
-      launcher.sandbox === 'bwrap'
-        ? `integration checks run in the bwrap sandbox (network: ${ctx.checkNetwork}), without orca's credentials`
-        : `integration checks run unsandboxed (${launcher.problem}), without orca's credentials: install bubblewrap (apt-get install bubblewrap) to sandbox them`,
+      launcher.sandbox !== 'none'
+        ? `integration checks run in the ${launcher.sandbox} sandbox (network: ${ctx.checkNetwork}), without orca's credentials`
+        : `integration checks run unsandboxed (${launcher.problem}), without orca's credentials`,
     );
   const evidence: CheckEvidence[] = [];
   for (const command of ctx.checks) {
     if (ctx.signal.aborted) break;
-    const one = await runCheck(CheckSpecSchema.parse(command), {
-      cwd: integration.dir,
-      logDir,
-      env: { PORT: String(ports[0]), ORCA_PORTS: ports.join(',') },
-      signal: ctx.signal,
-      launcher,
-    });
+    const one = await refGuardedCheck(ctx.repo, () =>
+      runCheck(CheckSpecSchema.parse(command), {
+        cwd: integration.dir,
+        logDir,
+        env: { PORT: String(ports[0]), ORCA_PORTS: ports.join(',') },
+        signal: ctx.signal,
+        launcher,
+      }),
+    );
     evidence.push(one);
     await recorder.record(checkRunEvent(one, undefined, launcher?.sandbox ?? 'none'));
     ctx.say(
-      `integration check \`${one.command}\`: exit ${one.exit_code ?? one.outcome}, ${one.counts.known ? `${one.counts.executed} test(s) executed` : 'tests not counted'}`,
+      `integration check \`${one.command}\`: exit ${one.exit_code ?? one.outcome}, ${one.counts.known ? `${one.counts.executed} test(s) executed` : 'tests not counted'}${one.outcome === 'tampered' ? `; ${checkFailure(one)}` : ''}`,
     );
   }
   return evidence;
@@ -198,8 +204,7 @@ function judge(input: {
   const { report, reported, evidence, gates, pass } = input;
   const failedChecks = evidence.filter((one) => one.outcome !== 'exited' || one.exit_code !== 0);
   const problems = failedChecks.map(
-    (one) =>
-      `\`${one.command}\` failed on the merged tree (${one.outcome === 'exited' ? `exit ${one.exit_code}` : one.outcome}); its output is in ${one.log}`,
+    (one) => `\`${one.command}\` failed on the merged tree (${checkFailure(one)}); its output is in ${one.log}`,
   );
   problems.push(
     ...reported.map(
@@ -216,7 +221,7 @@ function judge(input: {
   const unconfirmed = reported.filter((problem) => !problem.verified).length;
   const note = unconfirmed > 0 ? `; ${unconfirmed} reported problem(s) could not be confirmed on the merged tree` : '';
   if (failedChecks.length > 0)
-    return { ...base, status: 'FAIL', detail: `integration checks failed: ${failedChecks.map((one) => one.command).join(', ')}${note}` };
+    return { ...base, status: 'FAIL', detail: `integration checks failed: ${failedChecks.map(failedCheckName).join(', ')}${note}` };
   if (report.verdict === 'FAIL') return { ...base, status: 'FAIL', detail: `verification FAIL: ${problems.join('; ')}${note}` };
   if (!pass.ok) return { ...base, status: 'PARTIAL', detail: `not a pass: ${pass.reason}${note}` };
   if (report.verdict === 'PARTIAL') return { ...base, status: 'PARTIAL', detail: `verification PARTIAL${note}` };
@@ -287,4 +292,15 @@ async function fixRound(ctx: RunContext, round: number, problems: string[]): Pro
     files: merged.kind === 'merged' ? merged.files : [],
   });
   return true;
+}
+
+/** A failed check in the run's detail: its command, and what it changed when that is why. */
+function failedCheckName(one: CheckEvidence): string {
+  return one.outcome === 'tampered' ? `${one.command} (${checkFailure(one)})` : one.command;
+}
+
+/** How a failed integration check failed, in a few words. */
+function checkFailure(one: CheckEvidence): string {
+  if (one.outcome === 'tampered') return `it changed refs it may not: ${(one.tampered ?? []).join('; ')}`;
+  return one.outcome === 'exited' ? `exit ${one.exit_code}` : one.outcome;
 }

@@ -7,6 +7,7 @@ import { ToolError } from '../core/boundary/toolError.js';
 import { agentShellEnv } from '../core/runtime/agentEnv.js';
 import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS, OutputCapture } from '../core/runtime/outputCapture.js';
 import { DEFAULT_KILL_GRACE_MS, type LeaderExit, spawnGroup } from '../core/runtime/processGroup.js';
+import { readOnlyDependencyNote } from '../core/runtime/readOnlyDependencies.js';
 import type { BashResultData } from '../core/tool/bashResultData.js';
 import { DEFAULT_RESULT_LIMIT } from '../core/tool/resultBudget.js';
 import { defineTool, loadDescription, type ToolContext, type ToolOutput } from '../core/tool/tool.js';
@@ -137,7 +138,9 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
       ? stages.map((command, index) => ({ command, exitCode: pipeStatus[index]! }))
       : undefined;
   const status = exitStatus(exit, pipeline);
-  const body = `${output === '' ? '(no output)' : output}\n${status}`;
+  // A sandboxed command that failed writing into node_modules is told why, and what to do.
+  const note = ctx.shell.wrap && exit.code !== 0 ? readOnlyDependencyNote(output) : undefined;
+  const body = `${output === '' ? '(no output)' : output}\n${status}${note ? `\n${note}` : ''}`;
   const data: BashResultData = {
     exitCode: exit.code,
     signal: exit.signal,

@@ -117,7 +117,7 @@ describe('the Redis in use without a password', () => {
 
   it('is said on the --sandbox off line, and only then', () => {
     const open = sandboxStatus('off', { passwordlessRedis: '127.0.0.1:6379' }).line;
-    expect(open).toContain("the Redis in use (127.0.0.1:6379) takes no password, so agent code can read and write orca's queue");
+    expect(open).toMatch(/, and orca's Redis \(127\.0\.0\.1:6379\), which takes no password$/);
     expect(sandboxStatus('off', {}).line).not.toContain('Redis');
   });
 });

@@ -47,8 +47,8 @@ describe('a new worktree’s start files', () => {
       /^ORCA_PORTS=4100,4101\nPORT=4100\nORCA_RUN_ID=r1\nORCA_TASK_ID=t1\n$/m,
     );
     expect(readStartState(dir)).toEqual(entries);
-    // To git the worktree holds only the linked folder (a link, which no folder rule hides); the agent's commit takes its own change only.
-    expect(git(dir, 'status', '--porcelain')).toBe('?? node_modules');
+    // node_modules is a folder of links (./dependencyLinks.test.ts), which the project's `node_modules/` rule hides; the agent's commit takes its own change only.
+    expect(git(dir, 'status', '--porcelain')).toBe('');
     writeFileSync(path.join(dir, 'src/app.ts'), 'export const x = 1;\n');
     const commit = await commitAll(dir, 'the agent’s change');
     expect(git(dir, 'show', '--name-only', '--format=', commit!)).toBe('src/app.ts');
@@ -67,13 +67,13 @@ describe('a new worktree’s start files', () => {
   it('links the folders orca.json names, nested ones too', async () => {
     const repo = makeRepo({ '.gitignore': '.venv/\n', 'app/main.py': 'print(1)\n' });
     mkdirSync(path.join(repo, '.venv/bin'), { recursive: true });
-    mkdirSync(path.join(repo, 'web/node_modules'), { recursive: true });
+    writeFiles(repo, { 'web/node_modules/dep/index.js': 'module.exports = 1;\n' });
     const dir = path.join(tempDir('orca-wt-'), 'task');
     await addWorktree({ repo, dir, base: git(repo, 'rev-parse', 'HEAD'), branch: 'task' });
     const entries = await placeStartFiles({ repo, checkout: repo, dir, symlinkDirectories: ['.venv', 'web/node_modules'] });
     expect(entries.map((entry) => entry.path)).toEqual(['.venv', 'web/node_modules']);
-    // A link is no folder to git, so `.venv/` rules do not hide it: it is kept out of commits by the start state.
-    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('?? .venv\n?? web/node_modules');
+    // A link is no folder to git, so `.venv/` rules do not hide it, and no rule hides web/node_modules here: both are kept out of commits by the start state.
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('?? .venv\n?? web/node_modules/dep');
     writeFileSync(path.join(dir, 'app/main.py'), 'print(2)\n');
     const commit = await commitAll(dir, 'change');
     expect(git(dir, 'show', '--name-only', '--format=', commit!)).toBe('app/main.py');

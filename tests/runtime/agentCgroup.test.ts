@@ -5,8 +5,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentCgroup, CGROUP_ROOT_ENV, cgroupHost, sweepStaleCgroups } from '../../shared/core/runtime/agentCgroup.js';
-import { bwrapWrap, findOnPath } from '../../shared/core/runtime/bwrap.js';
 import { killAllProcessGroups, spawnGroup } from '../../shared/core/runtime/processGroup.js';
+import { sandboxPolicy } from '../../shared/core/sandbox/agentPolicy.js';
+import { bwrapWrap, findOnPath } from '../../shared/core/sandbox/bwrap.js';
 import { processesMatching, waitForNoProcess, waitForProcesses } from '../support/processTable.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -40,7 +41,7 @@ async function escapeAndStop(way: string, sandboxed: boolean): Promise<{ sleep: 
   const job = `sleep 600.$((${marker})); echo late > ${late}`;
   const script = `${ESCAPES[way]!(job)}\necho started\nsleep 600`;
   const { file, args } = sandboxed
-    ? bwrapWrap(bwrap!, { worktree: dir, tempDir: tempDir(), network: false })(script, dir)
+    ? bwrapWrap(bwrap!, sandboxPolicy({ worktree: dir, tempDir: tempDir(), host: { orcaHome: tempDir() } }))(script, dir)
     : { file: 'bash', args: ['-c', script] };
   const group = await spawnGroup(file, args, { cwd: dir, env: process.env });
   await waitForProcesses([sleeper]);

@@ -23,7 +23,7 @@ export async function placeStartFiles(spec: StartFilesSpec): Promise<StartEntry[
   const { dir } = spec;
   const entries: StartEntry[] = [];
   // A clone of a remote links what the clone has (nothing, as a rule): there is no user's checkout on this host.
-  for (const name of linkDependencies(spec.checkout ?? spec.repo, dir, spec.symlinkDirectories))
+  for (const name of await linkDependencies(spec.checkout ?? spec.repo, dir, spec.symlinkDirectories))
     entries.push(startEntry(dir, name, 'linked'));
   if (spec.checkout) {
     for (const file of await copyWorktreeIncludes(spec.checkout, dir, spec.symlinkDirectories)) {
@@ -36,4 +36,16 @@ export async function placeStartFiles(spec: StartFilesSpec): Promise<StartEntry[
   }
   recordStartState(dir, entries);
   return entries;
+}
+
+/**
+ * Links the repository's installed dependencies into a worktree no job owns (the integration
+ * worktree, before its first merge) and records them as its start state, so no commit takes them.
+ */
+export async function linkStartDependencies(repo: string, dir: string): Promise<void> {
+  const linked = await linkDependencies(repo, dir);
+  recordStartState(
+    dir,
+    linked.map((name) => startEntry(dir, name, 'linked')),
+  );
 }

@@ -1,9 +1,10 @@
 import { createWriteStream, mkdirSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { agentShellEnv } from '../../../core/runtime/agentEnv.js';
 import { DEFAULT_KILL_GRACE_MS, spawnGroup } from '../../../core/runtime/processGroup.js';
+import { readOnlyDependencyNote } from '../../../core/runtime/readOnlyDependencies.js';
 import type { CheckEvidence, CheckSpec, TestCounts } from '../evidence/evidence.js';
 import { DEFAULT_JUNIT_GLOBS, junitCounts } from '../evidence/junit.js';
 import { watchTargets } from '../evidence/portOwner.js';
@@ -92,6 +93,7 @@ export async function runCheck(spec: CheckSpec, options: RunCheckOptions): Promi
   }
   log.end();
   await finished(file);
+  if (options.launcher?.wrap && exit.code !== 0) await noteReadOnlyDependencies(logFile);
 
   const outcome = stoppedBy === 'timeout' ? 'timed_out' : stoppedBy === 'abort' ? 'aborted' : exit.code !== null ? 'exited' : 'killed';
   return {
@@ -134,6 +136,13 @@ export async function countTests(
   }
   const texts = await Promise.all(logFiles.map((file) => readFile(file, 'utf8')));
   return parseTestCounts(texts.join('\n'));
+}
+
+/** A sandboxed check that failed writing into node_modules: its log ends saying why, and what to do (readOnlyDependencies.ts). */
+async function noteReadOnlyDependencies(logFile: string): Promise<void> {
+  if (statSync(logFile).size > MAX_COUNTED_LOG_BYTES) return;
+  const note = readOnlyDependencyNote(await readFile(logFile, 'utf8'));
+  if (note) await appendFile(logFile, `\n${note}\n`);
 }
 
 function slugOf(command: string): string {

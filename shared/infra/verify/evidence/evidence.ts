@@ -64,7 +64,8 @@ export const TargetObservationSchema = z.object({
 });
 export type TargetObservation = z.infer<typeof TargetObservationSchema>;
 
-export const CheckOutcomeSchema = z.enum(['exited', 'killed', 'timed_out', 'aborted', 'refused']);
+/** `tampered`: it changed what a check may not (a ref of the repository); that was put back, and `tampered` names it. */
+export const CheckOutcomeSchema = z.enum(['exited', 'killed', 'timed_out', 'aborted', 'refused', 'tampered']);
 
 export const CheckEvidenceSchema = z.object({
   command: z.string(),
@@ -84,6 +85,8 @@ export const CheckEvidenceSchema = z.object({
   exit_code: z.number().int().nullable(),
   signal: z.string().nullable(),
   outcome: CheckOutcomeSchema,
+  /** What the check changed that it may not, each put back (`refs/heads/main moved from … to …`); with it the outcome is `tampered`. */
+  tampered: z.array(z.string()).optional(),
   /** The whole output (stdout, then stderr unless `stderr_log` holds it). */
   log: z.string(),
   stderr_log: z.string().optional(),

@@ -1,13 +1,16 @@
 import { stripVTControlCharacters } from 'node:util';
 import type { KnownTestCounts, TestCounts } from './evidence.js';
+import { avaParser } from './parsers/ava.js';
 import { cargoTestParser } from './parsers/cargoTest.js';
 import { goTestParser } from './parsers/goTest.js';
 import { jestParser } from './parsers/jest.js';
 import { mochaParser } from './parsers/mocha.js';
+import { nodeTapParser } from './parsers/nodeTap.js';
 import { nodeTestParser } from './parsers/nodeTest.js';
 import { pytestParser } from './parsers/pytest.js';
 import type { RunnerCounts, RunnerParser, RunnerWithoutCounts } from './parsers/runnerParser.js';
 import { tapParser } from './parsers/tap.js';
+import { uvuParser } from './parsers/uvu.js';
 import { vitestParser } from './parsers/vitest.js';
 
 /** Specific runners first; their formats do not overlap, so a check that ran several is summed. */
@@ -15,6 +18,9 @@ export const RUNNER_PARSERS: readonly RunnerParser[] = [
   vitestParser,
   jestParser,
   mochaParser,
+  avaParser,
+  uvuParser,
+  nodeTapParser,
   nodeTestParser,
   pytestParser,
   goTestParser,
@@ -22,7 +28,7 @@ export const RUNNER_PARSERS: readonly RunnerParser[] = [
   tapParser,
 ];
 
-const KNOWN_RUNNERS = 'vitest, jest, mocha, node:test, TAP, pytest, go test, cargo test';
+const KNOWN_RUNNERS = 'vitest, jest, mocha, ava, uvu, node-tap, node:test, TAP, pytest, go test, cargo test';
 
 /**
  * The test counts of a check, from JUnit XML when the check wrote some (structured, so it wins),
