@@ -86,7 +86,7 @@ describe('the sandbox line and --sandbox', () => {
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
       const lines = run.stderr.split('\n').filter((line) => line.startsWith('orca: sandbox:'));
       expect(lines).toEqual([
-        "orca: sandbox: off (--sandbox off): agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your git and Claude Code configuration, and orca's Redis",
+        "orca: sandbox: off (--sandbox off): agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your Claude Code configuration and orca's state (ORCA_HOME), and orca's Redis (127.0.0.1:6379), which takes no password",
       ]);
       const json = JSON.parse(run.stdout) as { status: string; run_id: string; tasks: Array<{ id: string; sandbox?: string }> };
       expect(json.status).toBe('PASS');
