@@ -84,7 +84,7 @@ describe('a worktree runs its own code: node_modules linked entry by entry', () 
       'packages/b/package.json': '{"name":"b","type":"module","main":"index.js"}',
       'packages/b/index.js': "export const b = 'checkout';\n",
     });
-    // pnpm's layout: packages/a/node_modules/b is a relative link to its sibling.
+    // pnpm's layout (as pnpm 9 installs a `workspace:*` dependency): packages/a/node_modules/b is a relative link to its sibling.
     writeFiles(repo, { 'node_modules/.modules.yaml': 'layoutVersion: 5\n' });
     mkdirSync(path.join(repo, 'packages/a/node_modules'), { recursive: true });
     symlinkSync('../../b', path.join(repo, 'packages/a/node_modules/b'));
