@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { isSlug } from '../shared/core/git/slug.js';
 import { EFFORT_LEVELS, type Effort, parseThinking } from '../shared/core/model/thinking.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
+import { CHECK_NETWORKS, DEFAULT_CHECK_NETWORK } from '../shared/core/sandbox/checkNetwork.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
@@ -33,9 +34,12 @@ program
   .option('--script <file>', 'run the Scripted model from this file instead of an LLM')
   .option('--check <cmd>', "an integration check (repeatable); default: the repository's own tests", collect, [])
   .addOption(
-    new Option('--check-network <mode>', 'host: the integration checks reach the network (default); none: they get none')
-      .choices(['host', 'none'])
-      .default('host'),
+    new Option(
+      '--check-network <mode>',
+      "proxy (default): the integration checks' own network, the run's allowed domains through orca's proxy; host: the host's network, loopback included; none: nothing",
+    )
+      .choices([...CHECK_NETWORKS])
+      .default(DEFAULT_CHECK_NETWORK),
   )
   .option('--approve', 'stop after planning and wait for approval', false)
   .option('--json', 'print one JSON object when the run ends', false)

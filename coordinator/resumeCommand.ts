@@ -1,6 +1,7 @@
 import { DONE_WELL } from '../shared/core/events/taskStatusGroups.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { parseScript } from '../shared/core/model/scriptFile.js';
+import { DEFAULT_CHECK_NETWORK } from '../shared/core/sandbox/checkNetwork.js';
 import { DEFAULT_ASK_TIMEOUT_MS } from '../shared/infra/queue/agentJob.js';
 import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { RunMemory } from './memory/runMemory.js';
@@ -31,7 +32,7 @@ export async function resumeCommand(
     const settings = run.settings;
     const script = settings?.script ? parseScript(settings.script as object, `the script of run ${runId}`) : undefined;
     if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
-    // The run's own --sandbox, as it began: required still refuses to go on without bwrap.
+    // The run's own --sandbox, as it began: without a sandbox, only off goes on.
     const sandbox = sandboxStatus(settings?.sandbox ?? 'auto', { source: `--sandbox ${settings?.sandbox ?? 'auto'}` });
     if (sandbox.refusal) throw new UserError(sandbox.refusal);
     process.stderr.write(`orca: run ${runId}\n`);
@@ -52,7 +53,7 @@ export async function resumeCommand(
       repo: run.repo ?? '',
       base: run.base ?? '',
       checks: run.checks,
-      checkNetwork: settings?.check_network ?? 'host',
+      checkNetwork: settings?.check_network ?? DEFAULT_CHECK_NETWORK,
       model: settings?.model_id ? { id: settings.model_id, thinking: settings.thinking, effort: settings.effort } : undefined,
       script,
       approve: settings?.approve ?? false,

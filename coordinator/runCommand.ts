@@ -3,6 +3,7 @@ import { integrationBranch } from '../shared/core/git/orcaBranch.js';
 import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import type { Effort } from '../shared/core/model/thinking.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
+import type { CheckNetwork } from '../shared/core/sandbox/checkNetwork.js';
 import { isSlashInvocation, resolveSlashTask, type SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
 import { checkHandOffOptions, handOff } from './handoff/handOff.js';
@@ -28,7 +29,7 @@ export interface RunCommandOptions {
   script?: string;
   checks: string[];
   /** `--check-network`: host (default) or none. */
-  checkNetwork: 'host' | 'none';
+  checkNetwork: CheckNetwork;
   approve: boolean;
   json: boolean;
   allowDirty: boolean;

@@ -17,6 +17,7 @@ export function jobSandbox(job: AgentJob, workerMode: SandboxMode = 'auto'): Job
   const mode = strictestSandboxMode(job.sandbox, workerMode);
   if (mode === 'off' || (mode === 'auto' && !job.role.sandbox)) return { mode, kind: 'none' };
   const found = sandboxAvailability();
-  if (found.bwrap !== undefined) return { mode, kind: 'bwrap' };
-  return { mode, kind: 'none', ...(mode === 'required' ? { refusal: new SandboxRequiredError(found.problem).message } : {}) };
+  if (found.kind !== undefined) return { mode, kind: found.kind };
+  // No silent none: a job that wants the sandbox and did not say off is refused where there is none.
+  return { mode, kind: 'none', refusal: new SandboxRequiredError(found.problem, found.fix).message };
 }

@@ -6,7 +6,7 @@ import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { runWorktreeSetup, type SetupOutcome } from '../shared/harness/setupCommands.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
 import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
-import { networkAllowance } from '../shared/policy/permissions/sandbox.js';
+import { allowedDomains } from '../shared/policy/permissions/sandbox.js';
 import type { ProgressReporter } from './progressReporter.js';
 import type { JobWorkspace } from './workspace/jobWorkspace.js';
 
@@ -43,7 +43,7 @@ export async function setUpWorktree(input: {
     tempDir: path.join(input.sessionDir, 'tmp'),
     sandbox: job.role.sandbox,
     mode: input.sandboxMode,
-    network: networkAllowance(settings).allowed,
+    domains: allowedDomains(settings).domains,
     extraReadable: [await commonGitDir(workspace.repo), ...workspace.linked.map((name) => path.join(workspace.repo, name))],
     env: {
       ...worktreeEnvVars({ runId: job.run_id, taskId: job.task_id, ports: input.ports }),

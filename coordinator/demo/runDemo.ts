@@ -2,7 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { SandboxMode } from '../../shared/core/runtime/sandboxMode.js';
+import { DEFAULT_CHECK_NETWORK } from '../../shared/core/sandbox/checkNetwork.js';
 import { DEFAULT_ASK_TIMEOUT_MS } from '../../shared/infra/queue/agentJob.js';
+import { sandboxStatus } from '../../shared/policy/permissions/sandboxLine.js';
 import { runCommand } from '../runCommand.js';
 import { sandboxChoice } from '../sandboxOption.js';
 import { createSampleRepo } from './sampleRepo.js';
@@ -37,7 +40,7 @@ async function main(): Promise<number> {
     localWorkers: true,
     script: fileURLToPath(new URL('./demo-script.json', import.meta.url)),
     checks: [],
-    checkNetwork: 'host',
+    checkNetwork: DEFAULT_CHECK_NETWORK,
     approve: false,
     json: false,
     allowDirty: false,
@@ -46,10 +49,25 @@ async function main(): Promise<number> {
     // The demo leaves the user's memory alone: it neither reads nor keeps cards.
     memory: false,
     // ORCA_SANDBOX decides, as for orca run; the sandbox line says what the demo's commands run in.
-    ...sandboxChoice(undefined),
+    ...demoSandbox(),
   });
   process.stderr.write(`\nThe merged work is on the integration branch in ${repo.dir} (git log --graph --all).\n`);
   return code;
+}
+
+/**
+ * ORCA_SANDBOX decides, as for orca run; on a host without a sandbox the demo runs knowingly
+ * without one (orca's own sample repository, the Scripted model), and its start line says so.
+ */
+function demoSandbox(): { sandbox: SandboxMode; sandboxSource: string } {
+  const choice = sandboxChoice(undefined);
+  if (choice.sandbox === 'off') return choice;
+  const status = sandboxStatus(choice.sandbox);
+  if (!status.refusal) return choice;
+  return {
+    sandbox: 'off',
+    sandboxSource: `the demo, knowingly: ${status.line.replace(/^sandbox: none /, 'no sandbox here ')}, and it runs only orca's sample repository with the Scripted model`,
+  };
 }
 
 main().then(

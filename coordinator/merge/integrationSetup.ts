@@ -42,7 +42,7 @@ export async function prepareIntegrationWorktree(ctx: RunContext): Promise<strin
     logFile: path.join(logDir, 'setup.log'),
     tempDir: path.join(logDir, 'tmp'),
     sandbox: ctx.role('worker').sandbox,
-    network: true,
+    domains: ctx.checkDomains,
     extraReadable: [await commonGitDir(repo), ...linkedDirs()],
     env: worktreeEnvVars(env),
     signal: ctx.signal,

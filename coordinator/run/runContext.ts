@@ -1,4 +1,6 @@
 import type { RoleDefinition } from '../../roles/role.js';
+import type { SandboxMode } from '../../shared/core/runtime/sandboxMode.js';
+import type { CheckNetwork } from '../../shared/core/sandbox/checkNetwork.js';
 import type { IntegrationBranch } from '../merge/integration.js';
 import type { OrcaServices } from '../services.js';
 import type { JobRunner } from './jobRunner.js';
@@ -15,8 +17,12 @@ export interface RunContext {
   task: string;
   base: string;
   checks: string[];
-  /** Whether the integration checks reach the host network (`--check-network`). */
-  checkNetwork: 'host' | 'none';
+  /** The integration checks' network (`--check-network`): the proxy's by default. */
+  checkNetwork: CheckNetwork;
+  /** The run's allowed domains (its trusted settings): what the proxy lets its checks and setup reach. */
+  checkDomains: string[];
+  /** `--sandbox`: `off` runs the integration checks unsandboxed too. */
+  sandbox: SandboxMode;
   role(name: 'coordinator' | 'explore' | 'plan' | 'worker' | 'verification'): RoleDefinition;
   /** Aborted when the run is: by the user, `orca abort`, or a run budget. */
   signal: AbortSignal;

@@ -1,5 +1,6 @@
 import type { Script } from '../../shared/core/model/scriptFile.js';
 import type { SandboxMode } from '../../shared/core/runtime/sandboxMode.js';
+import type { CheckNetwork } from '../../shared/core/sandbox/checkNetwork.js';
 import type { RunMemory } from '../memory/runMemory.js';
 import type { ModelChoice } from '../modelChoice.js';
 import type { RunBudgets } from './runWatch.js';
@@ -10,8 +11,8 @@ export interface RunSettings {
   repo: string;
   base: string;
   checks: string[];
-  /** Whether the integration checks reach the host network (`--check-network`). */
-  checkNetwork: 'host' | 'none';
+  /** The integration checks' network (`--check-network`): the proxy's by default. */
+  checkNetwork: CheckNetwork;
   /** The model every job carries; unset with the Scripted model, or for a run recorded before the id was. */
   model?: ModelChoice;
   script?: Script;

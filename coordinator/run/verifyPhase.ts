@@ -141,16 +141,19 @@ async function runIntegrationChecks(
       ? checkLauncher({
           worktree: integration.dir,
           tempDir: path.join(logDir, 'tmp'),
-          network: ctx.checkNetwork === 'host',
+          mode: ctx.sandbox,
+          network: ctx.checkNetwork,
+          domains: ctx.checkDomains,
+          checkout: ctx.repo,
           // The linked folders too: their links may lead under the host's /tmp, which the private /tmp hides.
           readable: [ctx.repo, await commonGitDir(ctx.repo), ...linkedDirs],
         })
       : undefined;
   if (launcher && round === 1)
     ctx.say(
-      launcher.sandbox === 'bwrap'
-        ? `integration checks run in the bwrap sandbox (network: ${ctx.checkNetwork}), without orca's credentials`
-        : `integration checks run unsandboxed (${launcher.problem}), without orca's credentials: install bubblewrap (apt-get install bubblewrap) to sandbox them`,
+      launcher.sandbox !== 'none'
+        ? `integration checks run in the ${launcher.sandbox} sandbox (network: ${ctx.checkNetwork}), without orca's credentials`
+        : `integration checks run unsandboxed (${launcher.problem}), without orca's credentials`,
     );
   const evidence: CheckEvidence[] = [];
   for (const command of ctx.checks) {

@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { familyOf } from '../core/tool/toolFacts.js';
-import { networkAllowance, type Sandbox, shellSandbox } from '../policy/permissions/sandbox.js';
+import { allowedDomains, type Sandbox, shellSandbox } from '../policy/permissions/sandbox.js';
 import type { LoadedSettings } from '../policy/settings/loadSettings.js';
 import { LANGUAGE_SERVERS, serverReadablePaths } from '../tools/lsp/languageServers.js';
 import type { HarnessOptions } from './harnessOptions.js';
@@ -25,7 +25,7 @@ export function sessionSandbox(
     // A read-only view is not writable even to its own shell: the private temp folder stands in.
     worktree: options.workspaceWritable ? options.workspaceRoot : scratchDir,
     tempDir: scratchDir,
-    network: networkAllowance(settings).allowed,
+    domains: allowedDomains(settings).domains,
     // The workspace itself (a read-only view is not bound writable) and what the language servers run from.
     extraReadable: [
       ...(options.sandboxReadable ?? []),

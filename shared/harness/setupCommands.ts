@@ -24,7 +24,8 @@ export interface SetupSpec {
   sandbox: boolean;
   /** `--sandbox`: `required` wraps the commands whatever the role says, `off` never. */
   mode?: SandboxMode;
-  network: boolean;
+  /** Hosts the commands may reach through the filtering proxy (the run's allowed domains). */
+  domains: string[];
   /** Host folders the sandboxed commands must see (the repository's git folder, linked folders' targets). */
   extraReadable: string[];
   /** The worktree's variables (.env.orca's), on top of the agent shell's environment. */
@@ -68,7 +69,7 @@ export async function runWorktreeSetup(spec: SetupSpec): Promise<SetupOutcome> {
     mode: spec.mode,
     worktree: spec.dir,
     tempDir: spec.tempDir,
-    network: spec.network,
+    domains: spec.domains,
     extraReadable: [...spec.extraReadable, spec.dir],
     notify: (message) => spec.notify?.(message),
   });

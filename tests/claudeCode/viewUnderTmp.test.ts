@@ -12,7 +12,7 @@ describe('a read-only workspace under /tmp', () => {
   const found = sandboxAvailability();
   it('is where a sandboxed Bash runs, readable and not writable', async () => {
     // The probe is pointless without a working sandbox: this test needs bwrap (scripts/system-tools.sh installs it).
-    expect(found.bwrap, found.problem).toBeDefined();
+    expect(found.kind, found.problem).toBe('bwrap');
     const { repo, events } = await runClaudeCodeProject({
       files: { 'README.md': '# under tmp\n' },
       role: 'explore',

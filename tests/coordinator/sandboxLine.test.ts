@@ -55,25 +55,42 @@ describe('the sandbox line and --sandbox', () => {
     expect(findOnPath('node', { PATH: noBwrap })).toBeDefined();
   });
 
+  it('orca run and orca agent without a sandbox refuse in one line, exit 2, before anything starts', async () => {
+    const repo = tinyRepo(env.dir('repo-none'));
+    const refusal =
+      'orca: no sandbox here (bwrap not found): install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap); or say --sandbox off (ORCA_SANDBOX=off) to run agent code unsandboxed, as you';
+    for (const args of [
+      ['run', 'add a note', '--repo', repo.dir, '--script', ONE_NOTE, '--json'],
+      ['run', 'add a note', '--repo', repo.dir, '--script', ONE_NOTE, '--sandbox', 'required'],
+      ['agent', '--role', 'worker', 'write it', '--repo', repo.dir, '--script', ONE_NOTE],
+    ]) {
+      const run = await env.cli(args, { env: { PATH: noBwrap } });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stdout).toBe('');
+      // One line: no run id was announced, so no run, job or branch was made.
+      expect(run.stderr.trim().split('\n')).toEqual([refusal]);
+    }
+    expect(git(repo.dir, 'branch', '--list', 'orca/*')).toBe('');
+  });
+
   it(
-    'orca run without bwrap says so in one line, how to get it, runs, and shows sandbox "none" per task',
+    'orca run --sandbox off without bwrap says what off means in one line, runs, and shows sandbox "none" per task',
     async () => {
-      const repo = tinyRepo(env.dir('repo-none'));
-      const run = await env.cli(['run', 'add a note', '--repo', repo.dir, '--script', ONE_NOTE, '--json', '--workers', '1'], {
-        env: { PATH: noBwrap },
-        deadlineMs: 280_000,
-      });
+      const repo = tinyRepo(env.dir('repo-off-nobwrap'));
+      const run = await env.cli(
+        ['run', 'add a note', '--repo', repo.dir, '--script', ONE_NOTE, '--json', '--workers', '1', '--sandbox', 'off'],
+        { env: { PATH: noBwrap }, deadlineMs: 280_000 },
+      );
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
       const lines = run.stderr.split('\n').filter((line) => line.startsWith('orca: sandbox:'));
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^orca: sandbox: none \(bwrap not found\): Bash, hooks and integration checks run unsandboxed/);
-      expect(lines[0]).toContain('apt-get install bubblewrap');
-      expect(lines[0]).toContain('Worker and Verification agents run Bash in full-access mode');
-      const json = JSON.parse(run.stdout) as { status: string; tasks: Array<{ id: string; sandbox?: string }> };
+      expect(lines).toEqual([
+        "orca: sandbox: off (--sandbox off): agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your git and Claude Code configuration, and orca's Redis",
+      ]);
+      const json = JSON.parse(run.stdout) as { status: string; run_id: string; tasks: Array<{ id: string; sandbox?: string }> };
       expect(json.status).toBe('PASS');
       expect(json.tasks.map((task) => [task.id, task.sandbox])).toEqual([['note', 'none']]);
       // The board shows it per task too.
-      const status = JSON.parse((await env.cli(['status', (json as unknown as { run_id: string }).run_id, '--json'])).stdout) as {
+      const status = JSON.parse((await env.cli(['status', json.run_id, '--json'])).stdout) as {
         tasks: Array<{ task_id: string; sandbox?: string }>;
       };
       expect(status.tasks.find((task) => task.task_id === 'note')?.sandbox).toBe('none');
@@ -89,40 +106,15 @@ describe('the sandbox line and --sandbox', () => {
         deadlineMs: 280_000,
       });
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
-      expect(run.stderr).toMatch(/^orca: sandbox: bwrap \(\/\S+\/bwrap\): Bash runs in it/m);
+      expect(run.stderr).toMatch(
+        /^orca: sandbox: bwrap \(\/\S+\/bwrap\): Bash, setup commands, language servers and integration checks run in it/m,
+      );
       expect(run.stderr).toContain('hooks run unsandboxed, as Claude Code runs them');
       const json = JSON.parse(run.stdout) as { tasks: Array<{ id: string; sandbox?: string }> };
       expect(json.tasks.map((task) => [task.id, task.sandbox])).toEqual([['note', 'bwrap']]);
     },
     SLOW_TEST_MS,
   );
-
-  it('--sandbox required without bwrap exits 2 with one line, before any run starts', async () => {
-    const repo = tinyRepo(env.dir('repo-required'));
-    for (const [args, extra] of [
-      [['--sandbox', 'required'], {}],
-      [[], { ORCA_SANDBOX: 'required' }],
-    ] as const) {
-      const run = await env.cli(['run', 'add a note', '--repo', repo.dir, '--script', ONE_NOTE, ...args], {
-        env: { PATH: noBwrap, ...extra },
-      });
-      expect(run.code, run.stderr).toBe(2);
-      expect(run.stdout).toBe('');
-      expect(run.stderr.trim().split('\n')).toEqual([
-        'orca: --sandbox required, but bwrap not found: install bubblewrap (apt-get install bubblewrap), or run with --sandbox auto',
-      ]);
-    }
-    const agent = await env.cli(
-      ['agent', '--role', 'worker', 'write it', '--repo', repo.dir, '--script', ONE_NOTE, '--sandbox', 'required'],
-      {
-        env: { PATH: noBwrap },
-      },
-    );
-    expect(agent.code, agent.stderr).toBe(2);
-    expect(agent.stderr.trim().split('\n')).toHaveLength(1);
-    // Nothing was made for it: no run in the repository.
-    expect(git(repo.dir, 'branch', '--list', 'orca/*')).toBe('');
-  });
 
   it('a bad --sandbox or ORCA_SANDBOX value is one line naming the choices', async () => {
     const repo = tinyRepo(env.dir('repo-bad'));
@@ -143,7 +135,7 @@ describe('the sandbox line and --sandbox', () => {
         { deadlineMs: 280_000 },
       );
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
-      expect(run.stderr).toMatch(/^orca: sandbox: none \(--sandbox off\): /m);
+      expect(run.stderr).toMatch(/^orca: sandbox: off \(--sandbox off\): agent code runs as you/m);
       const json = JSON.parse(run.stdout) as { tasks: Array<{ sandbox?: string }> };
       expect(json.tasks.map((task) => task.sandbox)).toEqual(['none']);
     },
@@ -155,7 +147,7 @@ describe('the sandbox line and --sandbox', () => {
     async () => {
       const repo = tinyRepo(env.dir('repo-worker'));
       const worker = await env.startWorker({ env: { PATH: noBwrap, ORCA_SANDBOX: 'required' } });
-      expect(worker.stderr).toContain('--sandbox required, but bwrap not found');
+      expect(worker.stderr).toContain('no sandbox here (bwrap not found)');
       const runId = testRunId('sbx');
       const marker = path.join(repo.dir, 'WROTE.md');
       await env.queue.add(
@@ -170,7 +162,7 @@ describe('the sandbox line and --sandbox', () => {
       const result = await env.result(`${runId}|t1|1`);
       expect(result.status).toBe('failed');
       expect(result.end_reason).toBe('sandbox');
-      expect(result.detail).toMatch(/^worker \S+:\d+: --sandbox required, but bwrap not found: install bubblewrap/);
+      expect(result.detail).toMatch(/^worker \S+:\d+: no sandbox here \(bwrap not found\): install bubblewrap/);
       expect(result.sandbox).toBeUndefined();
       expect(existsSync(marker)).toBe(false);
       expect(existsSync(path.join(env.home, 'worktrees', runId))).toBe(false);

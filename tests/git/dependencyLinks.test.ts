@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { commitAll } from '../../shared/core/git/commit.js';
 import { placeStartFiles } from '../../shared/core/git/startFiles.js';
 import { addWorktree } from '../../shared/core/git/worktree.js';
-import { bwrapWrap, findOnPath } from '../../shared/core/runtime/bwrap.js';
 import { readOnlyDependencyNote } from '../../shared/core/runtime/readOnlyDependencies.js';
+import { sandboxPolicy } from '../../shared/core/sandbox/agentPolicy.js';
+import { bwrapWrap, findOnPath } from '../../shared/core/sandbox/bwrap.js';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
 import { makeBashTool } from '../../shared/tools/bash.js';
 import { git, makeRepo, writeFiles } from '../support/gitRepo.js';
@@ -130,12 +131,10 @@ describe('a worktree runs its own code: node_modules linked entry by entry', () 
     const bwrap = findOnPath('bwrap');
     if (!bwrap) throw new Error('bwrap is not installed: scripts/system-tools.sh installs it');
     // The sandbox checks get: the worktree writable, the checkout (under the host's /tmp) readable only.
-    const wrap = bwrapWrap(bwrap, {
-      worktree: dir,
-      tempDir: tempDir('orca-sandbox-tmp-'),
-      network: false,
-      extraReadable: [path.join(repo, 'node_modules'), repo],
-    });
+    const wrap = bwrapWrap(
+      bwrap,
+      sandboxPolicy({ worktree: dir, tempDir: tempDir('orca-sandbox-tmp-'), extraReadable: [path.join(repo, 'node_modules'), repo] }),
+    );
     const { file, args } = wrap(`${process.execPath} --test test/`, dir);
     const run = spawnSync(file, args, { cwd: dir, encoding: 'utf8' });
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
@@ -147,7 +146,7 @@ describe('a worktree runs its own code: node_modules linked entry by entry', () 
     const { repo, dir } = await workspacesWorktree();
     const bwrap = findOnPath('bwrap');
     if (!bwrap) throw new Error('bwrap is not installed: scripts/system-tools.sh installs it');
-    const wrap = bwrapWrap(bwrap, { worktree: dir, tempDir: tempDir('orca-sandbox-tmp-'), network: false, extraReadable: [repo] });
+    const wrap = bwrapWrap(bwrap, sandboxPolicy({ worktree: dir, tempDir: tempDir('orca-sandbox-tmp-'), extraReadable: [repo] }));
     const command = `${process.execPath} -e "require('fs').writeFileSync('node_modules/installed/cache.json', '{}')"`;
     const evidence = await runCheck({ command }, { cwd: dir, logDir: tempDir('orca-check-log-'), launcher: { sandbox: 'bwrap', wrap } });
     expect(evidence.exit_code).toBe(1);

@@ -23,7 +23,6 @@ function session(sandbox: boolean) {
     enabled: sandbox,
     worktree,
     tempDir: path.join(tempDir('orca-session-'), 'tmp'),
-    network: false,
     notify: (m) => notices.push(m),
   });
   expect(shell.active).toBe(sandbox);

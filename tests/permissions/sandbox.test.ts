@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BashResultData } from '../../shared/core/tool/bashResultData.js';
 import {
+  allowedDomains,
   findOnPath,
-  networkAllowance,
   type Sandbox,
   SandboxRequiredError,
   sandboxAvailability,
@@ -21,7 +21,7 @@ import { makeToolContext } from '../support/toolContext.js';
 // bwrap is installed where orca's tests run; without it these tests must fail, not pass vacuously.
 const bwrap = findOnPath('bwrap');
 
-function sandboxed(options: { network?: boolean; readable?: string[] } = {}) {
+function sandboxed(options: { domains?: string[]; readable?: string[] } = {}) {
   const worktree = tempDir('orca-worktree-');
   const privateTmp = path.join(tempDir('orca-session-'), 'tmp');
   const notices: string[] = [];
@@ -29,7 +29,7 @@ function sandboxed(options: { network?: boolean; readable?: string[] } = {}) {
     enabled: true,
     worktree,
     tempDir: privateTmp,
-    network: options.network ?? false,
+    domains: options.domains ?? [],
     extraReadable: options.readable,
     notify: (message) => notices.push(message),
   });
@@ -174,14 +174,14 @@ describe('Bash under bwrap, through the Bash tool', () => {
     expect(existsSync(path.join('/tmp', marker))).toBe(false);
   });
 
-  it('has no network unless it is allowed', async () => {
+  it('never shares the host network: a host loopback port is out of reach, with or without an allowed domain', async () => {
     const port = await listeningServer();
     const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`;
-    const closed = await sandboxed({ network: false }).run(probe);
+    const closed = await sandboxed().run(probe);
     expect(closed.exitCode).not.toBe(0);
-    const open = await sandboxed({ network: true }).run(probe);
-    expect(open.exitCode).toBe(0);
-    expect(open.content).toContain('hello from the host');
+    const allowed = await sandboxed({ domains: ['example.com'] }).run(probe);
+    expect(allowed.exitCode).not.toBe(0);
+    expect(allowed.content).not.toContain('hello from the host');
   });
 
   it('leaves nothing running after the call, background jobs included', async () => {
@@ -201,7 +201,6 @@ describe('without bwrap', () => {
       enabled: true,
       worktree: tempDir(),
       tempDir: path.join(tempDir(), 'tmp'),
-      network: false,
       notify: (m: string) => notices.push(m),
       env: { PATH: '' },
     };
@@ -220,7 +219,6 @@ describe('without bwrap', () => {
       enabled: true,
       worktree: tempDir(),
       tempDir: tempDir(),
-      network: false,
       notify: (m) => notices.push(m),
       env: { PATH: bin },
     });
@@ -232,11 +230,13 @@ describe('without bwrap', () => {
 
   it('under --sandbox required, refuses with one line saying how to get bwrap', () => {
     const notices: string[] = [];
-    const options = { worktree: tempDir(), tempDir: tempDir(), network: false, notify: (m: string) => notices.push(m), env: { PATH: '' } };
-    expect(() => shellSandbox({ ...options, enabled: true, mode: 'required' })).toThrow(new SandboxRequiredError('bwrap not found'));
+    const options = { worktree: tempDir(), tempDir: tempDir(), notify: (m: string) => notices.push(m), env: { PATH: '' } };
+    expect(() => shellSandbox({ ...options, enabled: true, mode: 'required' })).toThrow(
+      new SandboxRequiredError('bwrap not found', 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap)'),
+    );
     // Whatever the role says: required is required.
     expect(() => shellSandbox({ ...options, enabled: false, mode: 'required' })).toThrow(
-      /--sandbox required, but bwrap not found: install bubblewrap \(apt-get install bubblewrap\)/,
+      /^no sandbox here \(bwrap not found\): install bubblewrap \(apt-get install bubblewrap, dnf install bubblewrap\); or say --sandbox off/,
     );
     expect(notices).toEqual([]);
   });
@@ -248,7 +248,6 @@ describe('without bwrap', () => {
       mode: 'off',
       worktree: tempDir(),
       tempDir: tempDir(),
-      network: false,
       notify: (m) => notices.push(m),
     });
     expect(off).toEqual({ active: false, policy: { writableOutside: [], bashSandboxed: false } });
@@ -256,32 +255,34 @@ describe('without bwrap', () => {
     const status = sandboxStatus('off', { source: '--sandbox off' });
     expect(status.kind).toBe('none');
     expect(status.refusal).toBeUndefined();
-    expect(status.line).toMatch(/^sandbox: none \(--sandbox off\): Bash, hooks and integration checks run unsandboxed on this host/);
+    expect(status.line).toBe(
+      "sandbox: off (--sandbox off): agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your git and Claude Code configuration, and orca's Redis",
+    );
   });
 
   it('stays off when disabled, without a notice', () => {
     const notices: string[] = [];
-    const off = shellSandbox({ enabled: false, worktree: tempDir(), tempDir: tempDir(), network: false, notify: (m) => notices.push(m) });
+    const off = shellSandbox({ enabled: false, worktree: tempDir(), tempDir: tempDir(), notify: (m) => notices.push(m) });
     expect(off.active).toBe(false);
     expect(notices).toEqual([]);
   });
 });
 
-describe('network allowance from settings', () => {
+describe('allowed domains from settings', () => {
   const settings = (...raw: Record<string, unknown>[]): LoadedSettings => ({
     projectRoot: '/p',
     sources: raw.map((settings, index) => ({ scope: 'project', file: `/p/${index}.json`, label: `file${index}`, raw: settings, settings })),
   });
 
-  it('is off by default, and on with allowed domains or a WebFetch allow rule, naming which', () => {
-    expect(networkAllowance(settings({ permissions: { allow: ['Bash(npm test:*)'] } }))).toEqual({ allowed: false });
-    expect(networkAllowance(settings({}, { sandbox: { network: { allowedDomains: ['registry.npmjs.org'] } } }))).toEqual({
-      allowed: true,
-      by: 'sandbox.network.allowedDomains in file1',
+  it('is none by default, and the domains of allowedDomains and WebFetch allow rules otherwise, naming which', () => {
+    expect(allowedDomains(settings({ permissions: { allow: ['Bash(npm test:*)'] } }))).toEqual({ domains: [], by: [] });
+    expect(allowedDomains(settings({}, { sandbox: { network: { allowedDomains: ['registry.npmjs.org'] } } }))).toEqual({
+      domains: ['registry.npmjs.org'],
+      by: ['sandbox.network.allowedDomains in file1'],
     });
-    expect(networkAllowance(settings({ permissions: { allow: ['WebFetch(domain:github.com)'] } }))).toEqual({
-      allowed: true,
-      by: 'allow:WebFetch(domain:github.com) in file0',
+    expect(allowedDomains(settings({ permissions: { allow: ['WebFetch(domain:github.com)', 'WebFetch'] } }))).toEqual({
+      domains: ['github.com', '*'],
+      by: ['allow:WebFetch(domain:github.com) in file0', 'allow:WebFetch in file0'],
     });
   });
 });

@@ -30,6 +30,7 @@ const REDIS_PASSWORD = 'redteam-redis-password';
 function leakTest(targets: Record<string, string>): string {
   return `const test = require('node:test');
 const fs = require('node:fs');
+const { spawnSync } = require('node:child_process');
 test('leak', () => {
   const seen = 'key=' + (process.env.ANTHROPIC_API_KEY ?? 'unset') + ' board=' + (process.env.ORCA_BOARD_TOKEN ?? 'unset') + ' redis=' + (process.env.REDIS_URL ?? 'unset');
   console.log('LEAK ' + seen);
@@ -41,6 +42,9 @@ test('leak', () => {
       console.log('LEAK ' + name + ' write failed: ' + error.code);
     }
   }
+  // Refs belong to the coordinator: a test that moves one changes what the run delivers.
+  const ref = spawnSync('git', ['update-ref', 'refs/heads/redteam-' + process.pid, 'HEAD'], { encoding: 'utf8' });
+  console.log('LEAK ref ' + (ref.status === 0 ? 'moved' : 'refused'));
 });
 `;
 }
@@ -94,12 +98,21 @@ afterAll(async () => {
   await env?.close();
 }, SLOW_TEST_MS);
 
-/** The host's Redis, which a check with the network reaches (on its loopback) and one without does not. */
+/** A key the agent's test tries to write into orca's Redis, and a channel it publishes on. */
+const REDIS_KEY = `orca-redteam-${process.pid}`;
+
+/**
+ * orca's Redis, which only a check on the host's network reaches (its loopback): the test writes a
+ * key and publishes on a channel there, and prints what Redis answered.
+ */
 const NET_TEST = (port: number) => `const test = require('node:test');
 const net = require('node:net');
 test('net', async () => {
   const outcome = await new Promise((resolve) => {
-    const socket = net.connect(${port}, '127.0.0.1', () => { socket.destroy(); resolve('connected'); });
+    const socket = net.connect(${port}, '127.0.0.1', () => {
+      socket.write('SET ${REDIS_KEY} planted\\r\\nPUBLISH ${REDIS_KEY} hello\\r\\n');
+      socket.once('data', (data) => { socket.destroy(); resolve('connected ' + JSON.stringify(String(data))); });
+    });
     socket.on('error', (error) => resolve('failed ' + error.code));
   });
   console.log('NET ' + outcome);
@@ -114,7 +127,7 @@ interface LeakRun {
 }
 
 /** A whole run whose worker adds the leak test; what its integration check printed. */
-async function leakRun(name: string, options: { bwrap: boolean; checkNetwork?: 'none' }): Promise<LeakRun> {
+async function leakRun(name: string, options: { bwrap: boolean; checkNetwork?: 'none' | 'host' }): Promise<LeakRun> {
   const repo = env.dir(name);
   git(repo, 'init', '-q', '-b', 'main');
   commitFiles(
@@ -133,7 +146,9 @@ async function leakRun(name: string, options: { bwrap: boolean; checkNetwork?: '
   const url = new URL(redisUrl());
   url.password = REDIS_PASSWORD;
   const args = ['run', 'add a test', '--repo', repo, '--script', scriptFile, '--json', '--workers', '1', '--check', CHECK];
-  const run = await env.cli([...args, ...(options.checkNetwork ? ['--check-network', options.checkNetwork] : [])], {
+  // Without bwrap the run refuses to start unless told --sandbox off (sandboxLine.test.ts).
+  const sandbox = options.bwrap ? [] : ['--sandbox', 'off'];
+  const run = await env.cli([...args, ...sandbox, ...(options.checkNetwork ? ['--check-network', options.checkNetwork] : [])], {
     env: { ...SECRETS, REDIS_URL: url.toString(), ...(options.bwrap ? {} : { PATH: pathWithout('bwrap', env.dir(`${name}-bin`)) }) },
     deadlineMs: 240_000,
   });
@@ -152,15 +167,19 @@ const escaped = (dir: string) =>
 
 describe('integration checks run the agents’ tests sandboxed, without orca’s credentials', { timeout: SLOW_TEST_MS }, () => {
   for (const sandbox of ['bwrap', 'none'] as const) {
-    it(`a test that reads ANTHROPIC_API_KEY and writes outside its worktree gets neither (sandbox: ${sandbox})`, async () => {
+    it(`a test that reads ANTHROPIC_API_KEY, writes outside its worktree, moves a ref and writes to Redis gets none of it (sandbox: ${sandbox})`, async () => {
+      await env.redis.del(REDIS_KEY);
       const { repo, outside, log, sandbox: recorded } = await leakRun(`leak-${sandbox}`, { bwrap: sandbox === 'bwrap' });
       expect(recorded).toBe(sandbox);
       expect(log).toContain(`LEAK key=unset board=unset redis=unset`);
       expect(log).not.toContain(SECRETS.ANTHROPIC_API_KEY);
       expect(log).not.toContain(REDIS_PASSWORD);
-      // The host network is reachable by default: test suites talk to local services.
-      expect(log).toContain('NET connected');
       if (sandbox === 'bwrap') {
+        // The check's network is its own by default: orca's Redis on the host's loopback is not in it.
+        expect(log).toContain('NET failed ECONNREFUSED');
+        expect(await env.redis.exists(REDIS_KEY)).toBe(0);
+        expect(log).toContain('LEAK ref refused');
+        expect(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads/')).not.toContain('redteam-');
         // The user's checkout is read-only in the sandbox; a folder under the host's /tmp is not even there.
         expect(log).toContain('LEAK checkout write failed: EROFS');
         expect(log).toContain('LEAK outside write failed: ENOENT');
@@ -168,6 +187,9 @@ describe('integration checks run the agents’ tests sandboxed, without orca’s
         expect(escaped(outside)).toEqual([]);
         expect(escaped(repo)).toEqual([]);
       } else {
+        // --sandbox off: the start line says the checks reach orca's Redis, and they do.
+        expect(log).toContain('NET connected');
+        await env.redis.del(REDIS_KEY);
         // Without bwrap nothing stops the writes (orca says so at the start); what they hold is no secret.
         expect(log).toContain('LEAK outside written');
         const leaked = [...escaped(outside), ...escaped(repo)];
@@ -176,6 +198,13 @@ describe('integration checks run the agents’ tests sandboxed, without orca’s
       }
     });
   }
+
+  it('with --check-network host, and only then, a sandboxed check reaches the host network', async () => {
+    const { log, sandbox } = await leakRun('leak-host-network', { bwrap: true, checkNetwork: 'host' });
+    expect(sandbox).toBe('bwrap');
+    expect(log).toContain('NET connected');
+    await env.redis.del(REDIS_KEY);
+  });
 
   it('with --check-network none the checks reach nothing on the network', async () => {
     const { log, sandbox } = await leakRun('leak-offline', { bwrap: true, checkNetwork: 'none' });
@@ -187,6 +216,6 @@ describe('integration checks run the agents’ tests sandboxed, without orca’s
   it('refuses a --check-network it does not know, in one line', async () => {
     const run = await env.cli(['run', 'anything', '--check-network', 'some']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("option '--check-network <mode>' argument 'some' is invalid. Allowed choices are host, none.");
+    expect(run.stderr).toContain("option '--check-network <mode>' argument 'some' is invalid. Allowed choices are proxy, host, none.");
   });
 });

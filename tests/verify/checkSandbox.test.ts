@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SandboxMode } from '../../shared/core/runtime/sandboxMode.js';
+import type { CheckNetwork } from '../../shared/core/sandbox/checkNetwork.js';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
 import { type CheckLauncher, checkLauncher } from '../../shared/infra/verify/checks/checkSandbox.js';
 import { makeRepo } from '../support/gitRepo.js';
@@ -21,11 +23,16 @@ afterEach(() => {
   }
 });
 
-function launcherFor(worktree: string, options: { network?: boolean; path?: string; readable?: string[] } = {}): CheckLauncher {
+function launcherFor(
+  worktree: string,
+  options: { network?: CheckNetwork; path?: string; readable?: string[]; mode?: SandboxMode } = {},
+): CheckLauncher {
   return checkLauncher({
+    mode: options.mode ?? 'auto',
     worktree,
     tempDir: tempDir(),
-    network: options.network ?? true,
+    network: options.network ?? 'proxy',
+    domains: [],
     readable: options.readable ?? [],
     env: options.path ? { PATH: options.path } : process.env,
   });
@@ -65,12 +72,20 @@ describe('integration checks in the bwrap sandbox', () => {
     expect(existsSync(path.join(outside, 'escaped.txt'))).toBe(false);
   });
 
-  it('reach the host network by default, and none with network off (--check-network none)', async () => {
+  it('get a network of their own by default and with --check-network none, the host network only with --check-network host', async () => {
     const repo = makeRepo();
     const probe = "tail -n +3 /proc/net/dev | grep -cv '^ *lo:' || true";
-    const on = await runCheck({ command: probe }, { cwd: repo, logDir: tempDir(), launcher: launcherFor(repo) });
-    const off = await runCheck({ command: probe }, { cwd: repo, logDir: tempDir(), launcher: launcherFor(repo, { network: false }) });
-    expect(Number(readFileSync(off.log, 'utf8').trim())).toBe(0);
-    expect(Number(readFileSync(on.log, 'utf8').trim())).toBeGreaterThan(0);
+    const count = async (network: CheckNetwork) => {
+      const evidence = await runCheck({ command: probe }, { cwd: repo, logDir: tempDir(), launcher: launcherFor(repo, { network }) });
+      return Number(readFileSync(evidence.log, 'utf8').trim());
+    };
+    expect(await count('proxy')).toBe(0);
+    expect(await count('none')).toBe(0);
+    expect(await count('host')).toBeGreaterThan(0);
+  });
+
+  it('run unsandboxed under --sandbox off, although bwrap works here', () => {
+    const launcher = launcherFor(makeRepo(), { mode: 'off' });
+    expect(launcher).toEqual({ sandbox: 'none', problem: '--sandbox off' });
   });
 });

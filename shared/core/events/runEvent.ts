@@ -3,6 +3,7 @@ import { LineRangeSchema } from '../files/lineRanges.js';
 import { EffortSchema, ThinkingOptionSchema } from '../model/thinking.js';
 import { UsageSchema } from '../model/usage.js';
 import { SandboxKindSchema, SandboxModeSchema } from '../runtime/sandboxMode.js';
+import { CHECK_NETWORKS } from '../sandbox/checkNetwork.js';
 import { PermissionAnswerEventSchema } from './permissionAsk.js';
 
 /**
@@ -68,7 +69,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
         mcp: z.array(z.string()).optional(),
         /** `--check-network`: whether the integration checks reach the host network. */
-        check_network: z.enum(['host', 'none']).optional(),
+        check_network: z.enum(CHECK_NETWORKS).optional(),
         /** `--sandbox` (auto when absent: a run recorded before the flag). */
         sandbox: SandboxModeSchema.optional(),
         /** The git remote the run is shared over (`--share`, `ORCA_SHARE`): its jobs name it, not the repository's path. */
@@ -191,8 +192,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     tree: z.string(),
     log: z.string(),
     task_id: z.string().optional(),
-    /** An integration check's sandbox: `bwrap`, or `none` when it ran unsandboxed (infra/verify/checks/checkSandbox.ts). */
-    sandbox: z.enum(['bwrap', 'none']).optional(),
+    /** An integration check's sandbox: `bwrap`, `sandbox-exec`, or `none` when it ran unsandboxed (infra/verify/checks/checkSandbox.ts). */
+    sandbox: SandboxKindSchema.optional(),
     /** What an integration check changed that it may not (a ref), each put back: the check did not pass. */
     tampered: z.array(z.string()).optional(),
   }),

@@ -10,7 +10,7 @@ export const SandboxModeSchema = z.enum(SANDBOX_MODES);
 export type SandboxMode = z.infer<typeof SandboxModeSchema>;
 
 /** What a task's commands actually ran in: the run JSON's and the board's `sandbox`. */
-export const SandboxKindSchema = z.enum(['bwrap', 'none']);
+export const SandboxKindSchema = z.enum(['bwrap', 'sandbox-exec', 'none']);
 export type SandboxKind = z.infer<typeof SandboxKindSchema>;
 
 /** A mode as written on the command line or in ORCA_SANDBOX; undefined with the problem when it is none of them. */

@@ -1,8 +1,5 @@
 import type { SandboxKind, SandboxMode } from '../../core/runtime/sandboxMode.js';
-import { type SandboxAvailability, SandboxRequiredError, sandboxAvailability } from './sandbox.js';
-
-/** The integration checks run agent-written code: they run in the same sandbox as Bash (infra/verify/checks/checkSandbox.ts). */
-export const CHECKS_SANDBOXED = true;
+import { SandboxRequiredError, sandboxAvailability } from './sandbox.js';
 
 export interface SandboxStatus {
   mode: SandboxMode;
@@ -10,41 +7,42 @@ export interface SandboxStatus {
   kind: SandboxKind;
   /** The one line `orca run`, `orca agent`, `orca worker` and the demo print at start (docs/cli.md). */
   line: string;
-  /** Set under `required` without a working sandbox: the one line to exit 2 with. */
+  /** Set when there is no working sandbox and the user did not say `--sandbox off`: the one line to exit 2 with. */
   refusal?: string;
 }
 
+/** What `--sandbox off` means, said in the line: agent code runs as the user does. */
+export const OFF_MEANS =
+  "agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your git and Claude Code configuration, and orca's Redis";
+
 /**
- * The sandbox as this host will run it, said in one line: what Bash, hooks and checks run in,
- * and, when that is nothing, what still holds and how to get bwrap. `source` names where the mode
- * came from (`--sandbox off`, `ORCA_SANDBOX=off`).
+ * The sandbox as this host will run it, said in one line: what Bash, setup commands, language
+ * servers, hooks and checks run in. No silent "none": without a working sandbox the status
+ * carries a refusal naming what is missing and how to get it, unless the user said off. `source`
+ * names where the mode came from (`--sandbox off`, `ORCA_SANDBOX=off`).
  */
 export function sandboxStatus(mode: SandboxMode, options: { source?: string; env?: NodeJS.ProcessEnv } = {}): SandboxStatus {
-  const found: SandboxAvailability = mode === 'off' ? { problem: 'off' } : sandboxAvailability(options.env);
-  const checks = CHECKS_SANDBOXED ? 'in it' : 'unsandboxed on the host';
-  if (found.bwrap !== undefined) {
-    const hooks =
-      mode === 'required'
-        ? 'hooks run in it too (--sandbox required)'
-        : 'hooks run unsandboxed, as Claude Code runs them (--sandbox required puts them in it)';
+  if (mode === 'off') return { mode, kind: 'none', line: `sandbox: off (${options.source ?? '--sandbox off'}): ${OFF_MEANS}` };
+  const found = sandboxAvailability(options.env);
+  if (found.kind === undefined) {
     return {
       mode,
-      kind: 'bwrap',
-      line: `sandbox: bwrap (${found.bwrap}): Bash runs in it (the worktree and a private /tmp writable); ${hooks}; integration checks run ${checks}`,
+      kind: 'none',
+      line: `sandbox: none (${found.problem})`,
+      refusal: new SandboxRequiredError(found.problem, found.fix).message,
     };
   }
-  const why = mode === 'off' ? (options.source ?? '--sandbox off') : found.problem;
-  const holds =
-    "held only by orca's permission checks (a write the command names must be inside the worktree; one it cannot show is refused), " +
-    'while Worker and Verification agents run Bash in full-access mode';
-  const fix =
-    mode === 'off'
-      ? 'drop --sandbox off to use bwrap'
-      : 'install bwrap: apt-get install bubblewrap (or --sandbox required to refuse to run without it)';
+  const hooks =
+    mode === 'required'
+      ? 'hooks run in it too (--sandbox required)'
+      : 'hooks run unsandboxed, as Claude Code runs them (--sandbox required puts them in it)';
   return {
     mode,
-    kind: 'none',
-    line: `sandbox: none (${why}): Bash, hooks and integration checks run unsandboxed on this host, ${holds}; ${fix}`,
-    ...(mode === 'required' ? { refusal: new SandboxRequiredError(found.problem).message } : {}),
+    kind: found.kind,
+    line:
+      `sandbox: ${found.kind} (${found.program}): Bash, setup commands, language servers and integration checks run in it ` +
+      "(their worktree and a private /tmp writable; ORCA_HOME, ~/.claude, git's config and your checkout read-only; " +
+      "no network but allowed domains through orca's proxy); " +
+      hooks,
   };
 }

@@ -1,46 +1,55 @@
-import { existsSync } from 'node:fs';
-import { bwrapWrap, findOnPath, probeBwrap, type WrappedCommand } from '../../../core/runtime/bwrap.js';
+import type { SandboxMode } from '../../../core/runtime/sandboxMode.js';
+import { sandboxPolicy } from '../../../core/sandbox/agentPolicy.js';
+import type { WrappedCommand } from '../../../core/sandbox/bwrap.js';
+import type { CheckNetwork } from '../../../core/sandbox/checkNetwork.js';
+import { type HostSandboxKind, hostSandbox } from '../../../core/sandbox/hostSandbox.js';
 
 /**
  * Where an integration check runs. The checks run the merged code, tests included, which agents
- * wrote: they get the bwrap sandbox an agent's Bash gets (the whole filesystem read-only, their
- * worktree and a private /tmp writable, no capabilities), and orca's credentials are taken out of
- * their environment by checkRun.ts in every case. The host network stays on unless the run says
- * `--check-network none`: test suites talk to local databases and services.
+ * wrote: they get the sandbox an agent's Bash gets (its worktree and a private /tmp writable,
+ * ORCA_HOME, ~/.claude, git's config and the checkout read-only, host sockets hidden, a network
+ * of its own with the run's allowed domains through the proxy), and orca's credentials are taken
+ * out of their environment by checkRun.ts in every case. The host's network only with
+ * `--check-network host`; none with `--sandbox off`, which the start line says.
  */
 export interface CheckSandbox {
+  /** `--sandbox`: `off` runs the checks unsandboxed, as everything else. */
+  mode: SandboxMode;
   /** The worktree the check may write (the integration worktree). */
   worktree: string;
   /** A private folder mounted as the check's /tmp. */
   tempDir: string;
-  /** False with `--check-network none`: a network namespace of its own, with nothing in it. */
-  network: boolean;
+  network: CheckNetwork;
+  /** The run's allowed domains (its trusted settings): what the proxy lets through. */
+  domains: string[];
   /** Host folders it must see although the private /tmp hides them (the repository, its git folder). */
   readable: string[];
+  /** The user's checkout: read-only inside. */
+  checkout?: string;
   /** Where bwrap is looked for (`PATH`); the process's environment by default. */
   env?: NodeJS.ProcessEnv;
 }
 
 export interface CheckLauncher {
-  /** How each check is started: under bwrap, or plainly when there is no working bwrap. */
+  /** How each check is started: in the sandbox, or plainly under `--sandbox off` or without one. */
   wrap?: WrappedCommand;
-  sandbox: 'bwrap' | 'none';
+  sandbox: HostSandboxKind | 'none';
   /** Why it is not sandboxed, when it is not. */
   problem?: string;
 }
 
-/** The launcher for a run's integration checks: bwrap when this host has a working one. */
+/** The launcher for a run's integration checks: the host's sandbox, unless the run said `--sandbox off`. */
 export function checkLauncher(options: CheckSandbox): CheckLauncher {
-  const bwrap = findOnPath('bwrap', options.env);
-  const problem = bwrap === undefined ? 'bwrap not found' : probeBwrap(bwrap);
-  if (bwrap === undefined || problem !== undefined) return { sandbox: 'none', problem };
-  return {
-    sandbox: 'bwrap',
-    wrap: bwrapWrap(bwrap, {
-      worktree: options.worktree,
-      tempDir: options.tempDir,
-      network: options.network,
-      extraReadable: options.readable.filter((dir) => existsSync(dir)),
-    }),
-  };
+  if (options.mode === 'off') return { sandbox: 'none', problem: '--sandbox off' };
+  const found = hostSandbox(options.env);
+  if (found.kind === undefined) return { sandbox: 'none', problem: found.problem };
+  const policy = sandboxPolicy({
+    worktree: options.worktree,
+    tempDir: options.tempDir,
+    domains: options.network === 'proxy' ? options.domains : [],
+    extraReadable: options.readable,
+    host: { checkout: options.checkout },
+  });
+  if (options.network === 'host') policy.network = { kind: 'host' };
+  return { sandbox: found.kind, wrap: found.wrap(policy) };
 }

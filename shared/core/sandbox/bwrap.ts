@@ -1,0 +1,163 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, type Dirent, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { compiledEntry } from '../runtime/compiledEntry.js';
+import { depthOf, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE, realPath, type SandboxPolicy } from './sandboxPolicy.js';
+
+/** How to start one command: the program and its arguments. */
+export type WrappedCommand = (command: string, cwd: string) => { file: string; args: string[] };
+
+/** One mount, applied in order of depth: where two nest, the deeper one decides. */
+interface Mount {
+  target: string;
+  args: string[];
+}
+
+const probes = new Map<string, string | undefined>();
+
+/**
+ * A policy as bubblewrap runs it: the whole filesystem read-only, the policy's writable folders
+ * and a private /tmp (TMPDIR, at the private folder's own path too) writable, its read-only paths
+ * read-only even inside those, its hidden paths replaced by empty ones, fresh /dev and /proc, its
+ * own process namespace (killing bwrap kills everything inside), no capabilities (even for root),
+ * and a network namespace of its own unless the policy says `host`: with `proxy`, the proxy's
+ * socket is bound in and proxyRelay.ts serves it on 127.0.0.1:3128 before the command starts.
+ */
+export function bwrapWrap(bwrap: string, policy: SandboxPolicy): WrappedCommand {
+  mkdirSync(policy.tempDir, { recursive: true });
+  const tempDir = realpathSync(policy.tempDir);
+  const mounts = [...fileMounts(policy, tempDir)].sort((a, b) => depthOf(a.target) - depthOf(b.target));
+  const network = policy.network;
+  const endpoint = network.kind === 'proxy' ? network.endpoint() : undefined;
+  if (endpoint && !('socket' in endpoint)) throw new Error('bwrap reaches the proxy through a unix socket: start it with { socket }');
+  const fixed = [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-pid',
+    '--cap-drop',
+    'ALL',
+    ...(network.kind === 'host' ? [] : ['--unshare-net']),
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    ...mounts.flatMap((mount) => mount.args),
+    ...(endpoint ? ['--bind', endpoint.socket, PROXY_SOCKET_INSIDE] : []),
+    '--setenv',
+    'TMPDIR',
+    tempDir,
+    ...(endpoint ? proxyEnv(`http://127.0.0.1:${PROXY_PORT_INSIDE}`).flatMap(([name, value]) => ['--setenv', name, value]) : []),
+  ];
+  const start = endpoint
+    ? [process.execPath, compiledEntry('shared/core/sandbox/proxyRelay.ts'), String(PROXY_PORT_INSIDE), PROXY_SOCKET_INSIDE]
+    : [];
+  return (command, cwd) => ({ file: bwrap, args: [...fixed, '--chdir', cwd, '--', ...start, 'bash', '-c', command] });
+}
+
+/**
+ * The variables that send HTTP clients through the proxy. Loopback stays direct: a test's own
+ * server inside the sandbox is reached as itself; a host service is reached by a name the rules allow.
+ */
+export function proxyEnv(url: string): Array<[string, string]> {
+  const noProxy = 'localhost,127.0.0.1,::1';
+  return [
+    ['HTTP_PROXY', url],
+    ['HTTPS_PROXY', url],
+    ['http_proxy', url],
+    ['https_proxy', url],
+    ['ALL_PROXY', url],
+    ['all_proxy', url],
+    ['NO_PROXY', noProxy],
+    ['no_proxy', noProxy],
+  ];
+}
+
+/** The policy's paths as mounts: private /tmp, writable, read-only, hidden, then named sockets. */
+function* fileMounts(policy: SandboxPolicy, tempDir: string): Generator<Mount> {
+  yield { target: '/tmp', args: ['--bind', tempDir, '/tmp'] };
+  // Also at its own path, which TMPDIR names: a scratch file written there is at the same path
+  // for the host's tools, so Read and Grep reach it.
+  yield { target: tempDir, args: ['--bind', tempDir, tempDir] };
+  for (const dir of existing(policy.writable)) yield { target: dir, args: ['--bind', dir, dir] };
+  for (const file of withHiddenLinkTargets(existing(policy.readOnly))) yield { target: file, args: ['--ro-bind', file, file] };
+  for (const file of existing(policy.hidden)) {
+    yield { target: file, args: statSync(file).isDirectory() ? ['--tmpfs', file] : ['--ro-bind', '/dev/null', file] };
+  }
+  for (const socket of existing(policy.sockets)) yield { target: socket, args: ['--bind', socket, socket] };
+}
+
+/** The paths that exist, resolved and each once (`/var/run` is `/run` on most hosts). */
+function existing(paths: string[]): string[] {
+  return [...new Set(paths.map(realPath).filter((file): file is string => file !== undefined))];
+}
+
+/**
+ * The read-only folders and, one level down (two for npm's `@scope/` folders and `.bin`), what
+ * their symlinks point to under the host's /tmp, which the private /tmp hides: a dependency folder
+ * linked in from a checkout under /tmp (`npm link`, a package borrowed from another install)
+ * would otherwise hold links that lead nowhere inside the sandbox.
+ */
+function withHiddenLinkTargets(dirs: string[]): string[] {
+  const found = new Set(dirs);
+  const hidden = (target: string) => target === '/tmp' || target.startsWith('/tmp/');
+  const follow = (dir: string, depth: number) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return; // Unreadable here is unreadable in the sandbox too: nothing to add.
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isSymbolicLink()) {
+        let target: string;
+        try {
+          target = realpathSync(full);
+        } catch {
+          continue; // A dangling link leads nowhere on the host either.
+        }
+        if (hidden(target) && !dirs.some((root) => target === root || target.startsWith(root + path.sep))) {
+          found.add(statSync(target).isDirectory() ? target : path.dirname(target));
+        }
+      } else if (depth > 0 && entry.isDirectory() && (entry.name.startsWith('@') || entry.name === '.bin')) {
+        follow(full, depth - 1);
+      }
+    }
+  };
+  for (const dir of dirs) if (hidden(dir) && statSync(dir).isDirectory()) follow(dir, 1);
+  return [...found];
+}
+
+export function findOnPath(program: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, program);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not in this folder: try the next one.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether bwrap can build a sandbox here (it cannot where user namespaces are turned off), tried
+ * once per process: undefined when it can, otherwise what went wrong.
+ */
+export function probeBwrap(bwrap: string): string | undefined {
+  if (!probes.has(bwrap)) {
+    const probe = spawnSync(bwrap, ['--ro-bind', '/', '/', '--unshare-net', '--unshare-pid', '--cap-drop', 'ALL', '--', 'true'], {
+      encoding: 'utf8',
+    });
+    let failed: string | undefined;
+    if (probe.error) failed = probe.error.message;
+    else if (probe.status !== 0) failed = probe.stderr.trim() || `exit code ${probe.status}`;
+    probes.set(bwrap, failed === undefined ? undefined : `bwrap cannot create a sandbox here (${failed})`);
+  }
+  return probes.get(bwrap);
+}

@@ -1,0 +1,116 @@
+import type { LookupAddress } from 'node:dns';
+import { lookup } from 'node:dns/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, isIP } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { RequestError, Server } from 'proxy-chain';
+import { type EgressRule, isHostAddress, matchingRule, parseEgressRule, proxyHosts } from './egressRules.js';
+import type { ProxyEndpoint } from './sandboxPolicy.js';
+
+/**
+ * The filtering HTTP/HTTPS (CONNECT) proxy on the host: the sandbox's one way out. proxy-chain
+ * (pinned) does the proxying; orca decides each request before it connects: the rule that lets
+ * the host and port through, the address resolved once (ORCA_PROXY_HOSTS first, then DNS) and
+ * checked, and that address, not a second lookup, connected to. A refusal is a 403 naming the
+ * rule that is missing. One proxy per set of rules per process, on a loopback port, with a unix
+ * socket in front of it for Linux; it never keeps the process alive, and its socket goes when it exits.
+ */
+export interface EgressProxy {
+  endpoint(): ProxyEndpoint;
+}
+
+const proxies = new Map<string, EgressProxy>();
+
+export function egressProxy(domains: string[], platform: NodeJS.Platform = process.platform): EgressProxy {
+  const rules = domains.map(parseEgressRule);
+  const key = `${platform}\n${rules
+    .map((rule) => `${rule.host}:${rule.port ?? ''}`)
+    .sort()
+    .join('\n')}`;
+  let proxy = proxies.get(key);
+  if (!proxy) {
+    proxy = startProxy(rules, platform === 'linux' ? 'socket' : 'port');
+    proxies.set(key, proxy);
+  }
+  return proxy;
+}
+
+function startProxy(rules: EgressRule[], listen: 'socket' | 'port'): EgressProxy {
+  const server = new Server({ port: 0, host: '127.0.0.1', prepareRequestFunction: ({ hostname, port }) => decide(rules, hostname, port) });
+  const listening = server.listen().then(() => {
+    server.server.unref();
+    return server.port;
+  });
+  const port = () => {
+    const address = server.server.address();
+    if (address === null || typeof address === 'string') throw new Error('the egress proxy is not listening yet');
+    return address.port;
+  };
+  if (listen === 'port') return { endpoint: () => ({ port: port() }) };
+  const socket = unixBridge(listening);
+  return { endpoint: () => ({ socket }) };
+}
+
+/**
+ * A unix socket in front of the proxy's loopback port: what the Linux sandbox gets bound in.
+ * proxy-chain drops a connection without a remote address, which a unix socket's has not, so
+ * the socket relays to its port. Bound before this returns: the socket is there for the first sandbox.
+ */
+function unixBridge(port: Promise<number>): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'orca-egress-'));
+  const socket = path.join(dir, 'proxy.sock');
+  const bridge = createServer((inside) => {
+    inside.on('error', () => inside.destroy());
+    void port.then((listening) => {
+      const outside = connect(listening, '127.0.0.1');
+      outside.on('error', () => inside.destroy());
+      inside.pipe(outside).pipe(inside);
+    });
+  });
+  bridge.listen(socket);
+  bridge.unref();
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return socket;
+}
+
+/** What the proxy does with one request: refuse it (403) or connect to the one address it checked. */
+async function decide(rules: EgressRule[], hostname: string, port: number) {
+  const rule = matchingRule(rules, hostname, port);
+  if (!rule)
+    throw new RequestError(`orca: ${hostname}:${port} is not an allowed domain (sandbox.network.allowedDomains, WebFetch(domain:…))`, 403);
+  const address = await resolve(hostname);
+  if (isHostAddress(address.address) && rule.port === undefined)
+    throw new RequestError(
+      `orca: ${hostname} is this host (${address.address}): a host address is reached only on a port its rule names (${hostname}:${port})`,
+      403,
+    );
+  return { dnsLookup: fixedLookup(address) };
+}
+
+async function resolve(hostname: string): Promise<LookupAddress> {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  if (family !== 0) return { address: bare, family };
+  let mapped: string | undefined;
+  try {
+    mapped = proxyHosts().get(bare.toLowerCase());
+  } catch (error) {
+    throw new RequestError(`orca: ${(error as Error).message}`, 502);
+  }
+  if (mapped) return { address: mapped, family: isIP(mapped) };
+  try {
+    return await lookup(bare);
+  } catch (error) {
+    throw new RequestError(`orca: ${hostname} does not resolve (${(error as Error).message})`, 502);
+  }
+}
+
+/** A dns.lookup that answers with the address already checked, so the connection goes there and nowhere else. */
+function fixedLookup(address: LookupAddress) {
+  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (typeof options === 'function') (options as (...args: unknown[]) => void)(null, address.address, address.family);
+    else if (options?.all) callback(null, [address]);
+    else callback(null, address.address, address.family);
+  }) as never;
+}
