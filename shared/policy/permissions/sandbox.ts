@@ -69,24 +69,31 @@ export function shellSandbox(
 }
 
 /**
- * The hosts settings let sandboxed commands reach through the proxy, and which settings said so:
- * `sandbox.network.allowedDomains` entries, `WebFetch(domain:…)` allow rules, and `*` for a bare
- * `WebFetch` allow rule (any host, still never this host's own addresses).
+ * What settings let sandboxed commands reach, and which settings said so: hosts through the proxy
+ * (`sandbox.network.allowedDomains` entries, `WebFetch(domain:…)` allow rules, and `*` for a bare
+ * `WebFetch` allow rule: any host, still never this host's own addresses) and host unix sockets
+ * (`sandbox.network.allowUnixSockets`).
  */
-export function allowedDomains(settings: LoadedSettings): { domains: string[]; by: string[] } {
+export function networkRules(settings: LoadedSettings): { domains: string[]; sockets: string[]; by: string[] } {
   const domains = new Set<string>();
-  const by: string[] = [];
+  const sockets = new Set<string>();
+  const by = new Set<string>();
   for (const source of settings.sources) {
-    for (const domain of source.settings.sandbox?.network?.allowedDomains ?? []) {
+    const network = source.settings.sandbox?.network;
+    for (const domain of network?.allowedDomains ?? []) {
       domains.add(domain);
-      by.push(`sandbox.network.allowedDomains in ${source.label}`);
+      by.add(`sandbox.network.allowedDomains in ${source.label}`);
+    }
+    for (const socket of network?.allowUnixSockets ?? []) {
+      sockets.add(socket);
+      by.add(`sandbox.network.allowUnixSockets in ${source.label}`);
     }
     for (const rule of (source.settings.permissions?.allow ?? []).map((text) => text.trim())) {
       const match = /^WebFetch(?:\((?:domain:)?([^)]*)\))?$/.exec(rule);
       if (!match) continue;
       domains.add(match[1]?.trim() || '*');
-      by.push(`allow:${rule} in ${source.label}`);
+      by.add(`allow:${rule} in ${source.label}`);
     }
   }
-  return { domains: [...domains], by: [...new Set(by)] };
+  return { domains: [...domains], sockets: [...sockets], by: [...by] };
 }
