@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { BashResultData } from '../../shared/core/tool/bashResultData.js';
 import {
   findOnPath,
+  NoSandboxError,
   networkRules,
   type Sandbox,
-  SandboxRequiredError,
   sandboxAvailability,
   shellSandbox,
 } from '../../shared/policy/permissions/sandbox.js';
@@ -232,7 +232,7 @@ describe('without bwrap', () => {
     const notices: string[] = [];
     const options = { worktree: tempDir(), tempDir: tempDir(), notify: (m: string) => notices.push(m), env: { PATH: '' } };
     expect(() => shellSandbox({ ...options, enabled: true, mode: 'required' })).toThrow(
-      new SandboxRequiredError('bwrap not found', 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap)'),
+      new NoSandboxError('bwrap not found', 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap)'),
     );
     // Whatever the role says: required is required.
     expect(() => shellSandbox({ ...options, enabled: false, mode: 'required' })).toThrow(

@@ -29,10 +29,10 @@ export function sandboxAvailability(env?: NodeJS.ProcessEnv): HostSandbox {
  * What orca says where there is no working sandbox and the user did not say off: one line naming
  * what is missing, how to get it, and the one way to go on without it.
  */
-export class SandboxRequiredError extends Error {
+export class NoSandboxError extends Error {
   constructor(problem: string, fix: string) {
     super(`no sandbox here (${problem}): ${fix}; or say --sandbox off (ORCA_SANDBOX=off) to run agent code unsandboxed, as you`);
-    this.name = 'SandboxRequiredError';
+    this.name = 'NoSandboxError';
   }
 }
 
@@ -41,7 +41,7 @@ export class SandboxRequiredError extends Error {
  * and a working sandbox, commands are wrapped; without one, `notify` is told once per process and
  * commands run plainly, checked only by the permission policy (the CLI refuses to start there
  * unless told `--sandbox off`). `required` wraps them whatever the role says and throws
- * SandboxRequiredError when it cannot; `off` never wraps.
+ * NoSandboxError when it cannot; `off` never wraps.
  */
 export function shellSandbox(
   options: SandboxOptions & { enabled: boolean; mode?: SandboxMode; notify: (message: string) => void; env?: NodeJS.ProcessEnv },
@@ -60,7 +60,7 @@ export function shellSandbox(
   if (mode === 'auto' && !options.enabled) return unsandboxed;
   const found = sandboxAvailability(options.env);
   if (found.kind === undefined) {
-    if (mode === 'required') throw new SandboxRequiredError(found.problem, found.fix);
+    if (mode === 'required') throw new NoSandboxError(found.problem, found.fix);
     notifyOnce(`${found.problem}: Bash runs unsandboxed, relying on the permission checks`);
     return unsandboxed;
   }
