@@ -27,7 +27,7 @@ export interface RoleDefinition {
   output: OutputKind;
   /** See RoleSpec: `branch` (writes and commits), `scratch` (builds, never commits) or `view` (reads). */
   workspace: 'view' | 'scratch' | 'branch';
-  /** Run Bash inside the bwrap sandbox when it is available. */
+  /** Run Bash (and setup, language servers) in the sandbox; `--sandbox required` does for every role. */
   sandbox: boolean;
   /** The MCP servers the role uses: names from the MCP config, or inline definitions (docs/mcp.md). Built-in roles: none. */
   mcpServers?: Array<string | Record<string, unknown>>;

@@ -1,6 +1,6 @@
 import { type SandboxKind, type SandboxMode, strictestSandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
-import { SandboxRequiredError, sandboxAvailability } from '../shared/policy/permissions/sandbox.js';
+import { NoSandboxError, sandboxAvailability } from '../shared/policy/permissions/sandbox.js';
 
 /** The sandbox a job's commands run in on this worker, or why the job is refused. */
 export interface JobSandbox {
@@ -19,5 +19,5 @@ export function jobSandbox(job: AgentJob, workerMode: SandboxMode = 'auto'): Job
   const found = sandboxAvailability();
   if (found.kind !== undefined) return { mode, kind: found.kind };
   // No silent none: a job that wants the sandbox and did not say off is refused where there is none.
-  return { mode, kind: 'none', refusal: new SandboxRequiredError(found.problem, found.fix).message };
+  return { mode, kind: 'none', refusal: new NoSandboxError(found.problem, found.fix).message };
 }

@@ -6,7 +6,7 @@ import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { runWorktreeSetup, type SetupOutcome } from '../shared/harness/setupCommands.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
 import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
-import { allowedDomains } from '../shared/policy/permissions/sandbox.js';
+import { networkRules } from '../shared/policy/permissions/sandbox.js';
 import type { ProgressReporter } from './progressReporter.js';
 import type { JobWorkspace } from './workspace/jobWorkspace.js';
 
@@ -35,6 +35,7 @@ export async function setUpWorktree(input: {
   const { job, workspace, progress } = input;
   if (workspace.kind === 'view' || workspace.config.setup.length === 0) return { ok: true, results: [] };
   const settings = settingsFromConfig(workspace.dir, input.config);
+  const rules = networkRules(settings);
   return runWorktreeSetup({
     dir: workspace.dir,
     commands: workspace.config.setup,
@@ -43,7 +44,8 @@ export async function setUpWorktree(input: {
     tempDir: path.join(input.sessionDir, 'tmp'),
     sandbox: job.role.sandbox,
     mode: input.sandboxMode,
-    domains: allowedDomains(settings).domains,
+    domains: rules.domains,
+    sockets: rules.sockets,
     extraReadable: [await commonGitDir(workspace.repo), ...workspace.linked.map((name) => path.join(workspace.repo, name))],
     env: {
       ...worktreeEnvVars({ runId: job.run_id, taskId: job.task_id, ports: input.ports }),

@@ -3,7 +3,7 @@ import { availableRoles } from '../../roles/roleCatalog.js';
 import { settingsFromConfig } from '../../shared/context/config/trustedSettings.js';
 import { type OrcaProjectConfig, readOrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
 import type { TrustedConfig } from '../../shared/infra/queue/trustedConfig.js';
-import { allowedDomains } from '../../shared/policy/permissions/sandbox.js';
+import { networkRules } from '../../shared/policy/permissions/sandbox.js';
 import { IntegrationBranch } from '../merge/integration.js';
 import { readRunConfig } from '../runConfig.js';
 import type { OrcaServices } from '../services.js';
@@ -55,7 +55,7 @@ export async function openRun(
     base: settings.base,
     checks: settings.checks,
     checkNetwork: settings.checkNetwork,
-    checkDomains: allowedDomains(settingsFromConfig(settings.repo, config)).domains,
+    checkRules: networkRules(settingsFromConfig(settings.repo, config)),
     sandbox: settings.sandbox,
     role: (name) => roles.get(name) as RoleDefinition,
     signal,

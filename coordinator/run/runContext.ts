@@ -19,8 +19,8 @@ export interface RunContext {
   checks: string[];
   /** The integration checks' network (`--check-network`): the proxy's by default. */
   checkNetwork: CheckNetwork;
-  /** The run's allowed domains (its trusted settings): what the proxy lets its checks and setup reach. */
-  checkDomains: string[];
+  /** What the run's trusted settings let its checks and setup reach: hosts through the proxy, host unix sockets. */
+  checkRules: { domains: string[]; sockets: string[] };
   /** `--sandbox`: `off` runs the integration checks unsandboxed too. */
   sandbox: SandboxMode;
   role(name: 'coordinator' | 'explore' | 'plan' | 'worker' | 'verification'): RoleDefinition;

@@ -143,7 +143,8 @@ async function runIntegrationChecks(
           tempDir: path.join(logDir, 'tmp'),
           mode: ctx.sandbox,
           network: ctx.checkNetwork,
-          domains: ctx.checkDomains,
+          domains: ctx.checkRules.domains,
+          sockets: ctx.checkRules.sockets,
           checkout: ctx.repo,
           // The linked folders too: their links may lead under the host's /tmp, which the private /tmp hides.
           readable: [ctx.repo, await commonGitDir(ctx.repo), ...linkedDirs],

@@ -36,7 +36,7 @@ export interface HarnessOptions {
   workspaceWritable: boolean;
   /** Folders the sandboxed shell must be able to read (the repository's git folder, linked dependencies). */
   sandboxReadable?: string[];
-  /** The job's `--sandbox` mode (auto by default): `required` throws SandboxRequiredError without a working bwrap. */
+  /** The job's `--sandbox` mode (auto by default): `required` throws NoSandboxError without a working bwrap. */
   sandboxMode?: SandboxMode;
   sessionDir: string;
   /** Environment for the agent's commands and hooks: PORT, ORCA_PORTS, ORCA_RUN_ID, ORCA_TASK_ID, … */

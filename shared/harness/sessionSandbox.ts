@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { familyOf } from '../core/tool/toolFacts.js';
-import { allowedDomains, type Sandbox, shellSandbox } from '../policy/permissions/sandbox.js';
+import { networkRules, type Sandbox, shellSandbox } from '../policy/permissions/sandbox.js';
 import type { LoadedSettings } from '../policy/settings/loadSettings.js';
 import { LANGUAGE_SERVERS, serverReadablePaths } from '../tools/lsp/languageServers.js';
 import type { HarnessOptions } from './harnessOptions.js';
@@ -19,13 +19,15 @@ export function sessionSandbox(
   const scratch = path.join(options.sessionDir, 'tmp');
   mkdirSync(scratch, { recursive: true });
   const scratchDir = realpathSync(scratch);
+  const { domains, sockets } = networkRules(settings);
   const sandbox = shellSandbox({
     enabled: options.role.sandbox,
     mode: options.sandboxMode,
     // A read-only view is not writable even to its own shell: the private temp folder stands in.
     worktree: options.workspaceWritable ? options.workspaceRoot : scratchDir,
     tempDir: scratchDir,
-    domains: allowedDomains(settings).domains,
+    domains,
+    sockets,
     // The workspace itself (a read-only view is not bound writable) and what the language servers run from.
     extraReadable: [
       ...(options.sandboxReadable ?? []),

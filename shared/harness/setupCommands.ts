@@ -26,6 +26,8 @@ export interface SetupSpec {
   mode?: SandboxMode;
   /** Hosts the commands may reach through the filtering proxy (the run's allowed domains). */
   domains: string[];
+  /** Host unix sockets the commands may reach (`sandbox.network.allowUnixSockets`). */
+  sockets?: string[];
   /** Host folders the sandboxed commands must see (the repository's git folder, linked folders' targets). */
   extraReadable: string[];
   /** The worktree's variables (.env.orca's), on top of the agent shell's environment. */
@@ -70,6 +72,7 @@ export async function runWorktreeSetup(spec: SetupSpec): Promise<SetupOutcome> {
     worktree: spec.dir,
     tempDir: spec.tempDir,
     domains: spec.domains,
+    sockets: spec.sockets,
     extraReadable: [...spec.extraReadable, spec.dir],
     notify: (message) => spec.notify?.(message),
   });

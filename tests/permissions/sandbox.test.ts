@@ -4,10 +4,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BashResultData } from '../../shared/core/tool/bashResultData.js';
 import {
-  allowedDomains,
   findOnPath,
+  NoSandboxError,
+  networkRules,
   type Sandbox,
-  SandboxRequiredError,
   sandboxAvailability,
   shellSandbox,
 } from '../../shared/policy/permissions/sandbox.js';
@@ -232,7 +232,7 @@ describe('without bwrap', () => {
     const notices: string[] = [];
     const options = { worktree: tempDir(), tempDir: tempDir(), notify: (m: string) => notices.push(m), env: { PATH: '' } };
     expect(() => shellSandbox({ ...options, enabled: true, mode: 'required' })).toThrow(
-      new SandboxRequiredError('bwrap not found', 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap)'),
+      new NoSandboxError('bwrap not found', 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap)'),
     );
     // Whatever the role says: required is required.
     expect(() => shellSandbox({ ...options, enabled: false, mode: 'required' })).toThrow(
@@ -268,20 +268,26 @@ describe('without bwrap', () => {
   });
 });
 
-describe('allowed domains from settings', () => {
+describe('network rules from settings', () => {
   const settings = (...raw: Record<string, unknown>[]): LoadedSettings => ({
     projectRoot: '/p',
     sources: raw.map((settings, index) => ({ scope: 'project', file: `/p/${index}.json`, label: `file${index}`, raw: settings, settings })),
   });
 
-  it('is none by default, and the domains of allowedDomains and WebFetch allow rules otherwise, naming which', () => {
-    expect(allowedDomains(settings({ permissions: { allow: ['Bash(npm test:*)'] } }))).toEqual({ domains: [], by: [] });
-    expect(allowedDomains(settings({}, { sandbox: { network: { allowedDomains: ['registry.npmjs.org'] } } }))).toEqual({
+  it('is none by default, and the domains of allowedDomains and WebFetch allow rules and the sockets of allowUnixSockets otherwise, naming which', () => {
+    expect(networkRules(settings({ permissions: { allow: ['Bash(npm test:*)'] } }))).toEqual({ domains: [], sockets: [], by: [] });
+    expect(
+      networkRules(
+        settings({}, { sandbox: { network: { allowedDomains: ['registry.npmjs.org'], allowUnixSockets: ['/run/docker.sock'] } } }),
+      ),
+    ).toEqual({
       domains: ['registry.npmjs.org'],
-      by: ['sandbox.network.allowedDomains in file1'],
+      sockets: ['/run/docker.sock'],
+      by: ['sandbox.network.allowedDomains in file1', 'sandbox.network.allowUnixSockets in file1'],
     });
-    expect(allowedDomains(settings({ permissions: { allow: ['WebFetch(domain:github.com)', 'WebFetch'] } }))).toEqual({
+    expect(networkRules(settings({ permissions: { allow: ['WebFetch(domain:github.com)', 'WebFetch'] } }))).toEqual({
       domains: ['github.com', '*'],
+      sockets: [],
       by: ['allow:WebFetch(domain:github.com) in file0', 'allow:WebFetch in file0'],
     });
   });

@@ -65,7 +65,7 @@ afterAll(async () => {
 });
 
 /** Sandboxed Bash, through the Bash tool, allowed `api.orca.test:<the stand-in's port>`. */
-function sandboxedBash() {
+function sandboxedBash(options: { sockets?: string[] } = {}) {
   if (sandboxAvailability().kind !== 'bwrap') throw new Error(`no working bwrap here (${sandboxAvailability().problem})`);
   const worktree = tempDir('orca-worktree-');
   const sandbox = shellSandbox({
@@ -73,6 +73,7 @@ function sandboxedBash() {
     worktree,
     tempDir: path.join(tempDir('orca-session-'), 'tmp'),
     domains: [`${NAME}:${allowedPort}`],
+    sockets: options.sockets,
     notify: () => {},
   });
   const ctx = makeToolContext({ root: worktree });
@@ -94,7 +95,8 @@ const PROBES = {
   otherPort: () => `curl -s -o /dev/null -w '%{http_code}\\n' http://${NAME}:${otherPort}/`,
   otherPortDirect: () => `curl -sS --max-time 5 http://127.0.0.1:${otherPort}/ 2>&1 | head -1`,
   notAllowed: () => `curl -s -o /dev/null -w '%{http_code}\\n' http://example.com/`,
-  hostSocket: () => `curl -sS --unix-socket ${hostSocket} http://x/ 2>&1 | head -1`,
+  hostSocket: () =>
+    `node -e "require('net').connect(process.argv[1]).on('data', (d) => process.stdout.write(d)).on('error', (e) => console.log('socket ' + e.code))" ${hostSocket}`,
   runFolder: () => "echo \"run: $(ls -A /run | tr '\\n' ' ')\"",
 };
 
@@ -116,9 +118,17 @@ describe('sandboxed Bash with an allowed domain', () => {
     expect((await run('otherPort')).content).toContain('403');
     expect((await run('otherPortDirect')).content).not.toContain('another host service');
     expect((await run('notAllowed')).content).toContain('403');
-    expect((await run('hostSocket')).content).not.toContain('host socket');
+    expect((await run('hostSocket')).content).toContain('socket ENOENT');
     // The host's /run (Docker's, D-Bus's and databases' sockets) is an empty folder but for the proxy's socket.
     expect((await run('runFolder')).content.split('\n')[0]).toBe('run: orca ');
+  });
+});
+
+describe('a host unix socket a rule names (sandbox.network.allowUnixSockets)', () => {
+  it('is reached from inside, although the folder it lives in is hidden', async () => {
+    const run = sandboxedBash({ sockets: [hostSocket] });
+    expect((await run(PROBES.hostSocket())).content).toContain('host socket');
+    expect((await run(PROBES.runFolder())).content.split('\n')[0]).toBe(`run: orca ${path.basename(hostSocketDir)} `);
   });
 });
 
@@ -144,6 +154,6 @@ describe('integration checks with their default network (--check-network proxy)'
     expect(await check('redisThroughProxy')).toContain('403');
     expect(await check('redisByAllowedName')).toContain('403');
     expect(await check('otherPort')).toContain('403');
-    expect(await check('hostSocket')).not.toContain('host socket');
+    expect(await check('hostSocket')).toContain('socket ENOENT');
   });
 });

@@ -52,12 +52,14 @@ describe('the sandbox-exec profile', () => {
     expect(() => sbplString('/tmp/evil\n(allow default)')).toThrow(/holds a control character/);
   });
 
-  it('closes the network but the proxy port, and unix sockets but those a rule names', () => {
+  it('closes the network but the proxy port, and unix sockets but its own and those a rule names', () => {
     const network = lines.slice(lines.indexOf('(deny network*)'));
     expect(network).toEqual([
       '(deny network*)',
       '(allow network* (local unix-socket))',
       '(deny network-outbound (remote unix-socket))',
+      '(allow network-outbound (remote unix-socket (subpath "/Users/me/.orca/worktrees/r1/t1")))',
+      '(allow network-outbound (remote unix-socket (subpath "/Users/me/.orca/sessions/s1/tmp")))',
       '(allow network-outbound (remote unix-socket (literal "/Users/me/.colima/docker.sock")))',
       '(allow network-outbound (remote ip "localhost:40123"))',
     ]);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * `--sandbox` / `ORCA_SANDBOX`: `auto` uses bwrap when it works here and says so when it does not;
- * `required` refuses to start an agent without it (and runs hooks in it too); `off` runs every
- * command unsandboxed, knowingly.
+ * `--sandbox` / `ORCA_SANDBOX`: `auto` sandboxes the roles that want it and refuses to start where
+ * there is no working sandbox (no silent none); `required` sandboxes every role (and hooks too);
+ * `off` runs every command unsandboxed, knowingly.
  */
 export const SANDBOX_MODES = ['auto', 'required', 'off'] as const;
 export const SandboxModeSchema = z.enum(SANDBOX_MODES);

@@ -9,6 +9,8 @@ export interface SandboxOptions {
   tempDir: string;
   /** Hosts the command may reach, through the filtering proxy (allowedDomains); none: no network at all. */
   domains?: string[];
+  /** Host unix sockets a rule names (`sandbox.network.allowUnixSockets`): reachable although their folder is hidden. */
+  sockets?: string[];
   /** Further host folders the command may write (a worktree's git folder, for instance). */
   extraWritable?: string[];
   /**
@@ -35,6 +37,6 @@ export function sandboxPolicy(options: SandboxOptions): SandboxPolicy {
     hidden: host.hidden,
     tempDir: options.tempDir,
     network,
-    sockets: [],
+    sockets: options.sockets ?? [],
   };
 }

@@ -30,6 +30,8 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
     '(deny network*)',
     '(allow network* (local unix-socket))',
     '(deny network-outbound (remote unix-socket))',
+    // Sockets the command makes itself (a test's server in its worktree or TMPDIR) it may use.
+    ...[...policy.writable, policy.tempDir].map((dir) => `(allow network-outbound (remote unix-socket (subpath ${sbplString(dir)})))`),
     ...policy.sockets.map((socket) => `(allow network-outbound (remote unix-socket (literal ${sbplString(socket)})))`),
     ...networkRules(policy),
   ].join('\n');

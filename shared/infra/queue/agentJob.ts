@@ -94,8 +94,9 @@ export const AgentJobSchema = z.object({
   /** Extra environment for the agent's shell. */
   env: z.record(z.string(), z.string()).default({}),
   /**
-   * The run's `--sandbox` mode: `required` makes the worker refuse the job when it cannot run its
-   * commands (and hooks) in bwrap, `off` runs them unsandboxed. The worker's own `required` wins.
+   * The run's `--sandbox` mode: without a working sandbox the worker refuses a sandboxed role's job unless it
+   * says `off`, which runs its commands unsandboxed; `required` puts hooks in the sandbox too.
+   * The worker's own `required` wins.
    */
   sandbox: SandboxModeSchema.default('auto'),
   /** Which hook event ends the agent: `Stop` on its own (`orca agent`), `SubagentStop` within a run. */

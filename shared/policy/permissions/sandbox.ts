@@ -29,10 +29,10 @@ export function sandboxAvailability(env?: NodeJS.ProcessEnv): HostSandbox {
  * What orca says where there is no working sandbox and the user did not say off: one line naming
  * what is missing, how to get it, and the one way to go on without it.
  */
-export class SandboxRequiredError extends Error {
+export class NoSandboxError extends Error {
   constructor(problem: string, fix: string) {
     super(`no sandbox here (${problem}): ${fix}; or say --sandbox off (ORCA_SANDBOX=off) to run agent code unsandboxed, as you`);
-    this.name = 'SandboxRequiredError';
+    this.name = 'NoSandboxError';
   }
 }
 
@@ -41,7 +41,7 @@ export class SandboxRequiredError extends Error {
  * and a working sandbox, commands are wrapped; without one, `notify` is told once per process and
  * commands run plainly, checked only by the permission policy (the CLI refuses to start there
  * unless told `--sandbox off`). `required` wraps them whatever the role says and throws
- * SandboxRequiredError when it cannot; `off` never wraps.
+ * NoSandboxError when it cannot; `off` never wraps.
  */
 export function shellSandbox(
   options: SandboxOptions & { enabled: boolean; mode?: SandboxMode; notify: (message: string) => void; env?: NodeJS.ProcessEnv },
@@ -60,7 +60,7 @@ export function shellSandbox(
   if (mode === 'auto' && !options.enabled) return unsandboxed;
   const found = sandboxAvailability(options.env);
   if (found.kind === undefined) {
-    if (mode === 'required') throw new SandboxRequiredError(found.problem, found.fix);
+    if (mode === 'required') throw new NoSandboxError(found.problem, found.fix);
     notifyOnce(`${found.problem}: Bash runs unsandboxed, relying on the permission checks`);
     return unsandboxed;
   }
@@ -69,24 +69,31 @@ export function shellSandbox(
 }
 
 /**
- * The hosts settings let sandboxed commands reach through the proxy, and which settings said so:
- * `sandbox.network.allowedDomains` entries, `WebFetch(domain:…)` allow rules, and `*` for a bare
- * `WebFetch` allow rule (any host, still never this host's own addresses).
+ * What settings let sandboxed commands reach, and which settings said so: hosts through the proxy
+ * (`sandbox.network.allowedDomains` entries, `WebFetch(domain:…)` allow rules, and `*` for a bare
+ * `WebFetch` allow rule: any host, still never this host's own addresses) and host unix sockets
+ * (`sandbox.network.allowUnixSockets`).
  */
-export function allowedDomains(settings: LoadedSettings): { domains: string[]; by: string[] } {
+export function networkRules(settings: LoadedSettings): { domains: string[]; sockets: string[]; by: string[] } {
   const domains = new Set<string>();
-  const by: string[] = [];
+  const sockets = new Set<string>();
+  const by = new Set<string>();
   for (const source of settings.sources) {
-    for (const domain of source.settings.sandbox?.network?.allowedDomains ?? []) {
+    const network = source.settings.sandbox?.network;
+    for (const domain of network?.allowedDomains ?? []) {
       domains.add(domain);
-      by.push(`sandbox.network.allowedDomains in ${source.label}`);
+      by.add(`sandbox.network.allowedDomains in ${source.label}`);
+    }
+    for (const socket of network?.allowUnixSockets ?? []) {
+      sockets.add(socket);
+      by.add(`sandbox.network.allowUnixSockets in ${source.label}`);
     }
     for (const rule of (source.settings.permissions?.allow ?? []).map((text) => text.trim())) {
       const match = /^WebFetch(?:\((?:domain:)?([^)]*)\))?$/.exec(rule);
       if (!match) continue;
       domains.add(match[1]?.trim() || '*');
-      by.push(`allow:${rule} in ${source.label}`);
+      by.add(`allow:${rule} in ${source.label}`);
     }
   }
-  return { domains: [...domains], by: [...new Set(by)] };
+  return { domains: [...domains], sockets: [...sockets], by: [...by] };
 }

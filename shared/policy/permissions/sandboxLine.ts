@@ -1,5 +1,5 @@
 import type { SandboxKind, SandboxMode } from '../../core/runtime/sandboxMode.js';
-import { SandboxRequiredError, sandboxAvailability } from './sandbox.js';
+import { NoSandboxError, sandboxAvailability } from './sandbox.js';
 
 export interface SandboxStatus {
   mode: SandboxMode;
@@ -47,7 +47,7 @@ export function sandboxStatus(
       mode,
       kind: 'none',
       line: `sandbox: none (${found.problem})`,
-      refusal: new SandboxRequiredError(found.problem, found.fix).message,
+      refusal: new NoSandboxError(found.problem, found.fix).message,
     };
   }
   const hooks =

@@ -18,6 +18,7 @@ export const SandboxSettingsSchema = z.looseObject({
   network: z
     .looseObject({
       allowedDomains: z.array(z.string()).optional(),
+      allowUnixSockets: z.array(z.string()).optional(),
     })
     .optional(),
 });

@@ -22,6 +22,8 @@ export interface CheckSandbox {
   network: CheckNetwork;
   /** The run's allowed domains (its trusted settings): what the proxy lets through. */
   domains: string[];
+  /** Host unix sockets the run's settings name (`sandbox.network.allowUnixSockets`). */
+  sockets?: string[];
   /** Host folders it must see although the private /tmp hides them (the repository, its git folder). */
   readable: string[];
   /** The user's checkout: read-only inside. */
@@ -47,6 +49,7 @@ export function checkLauncher(options: CheckSandbox): CheckLauncher {
     worktree: options.worktree,
     tempDir: options.tempDir,
     domains: options.network === 'proxy' ? options.domains : [],
+    sockets: options.sockets,
     extraReadable: options.readable,
     host: { checkout: options.checkout },
   });
