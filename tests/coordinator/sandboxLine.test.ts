@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
+import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { findOnPath } from '../../shared/policy/permissions/sandbox.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
@@ -112,6 +114,27 @@ describe('the sandbox line and --sandbox', () => {
       expect(run.stderr).toContain('hooks run unsandboxed, as Claude Code runs them');
       const json = JSON.parse(run.stdout) as { tasks: Array<{ id: string; sandbox?: string }> };
       expect(json.tasks.map((task) => [task.id, task.sandbox])).toEqual([['note', 'bwrap']]);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
+    'the demo on a host without bwrap runs knowingly without one, says so, and passes',
+    async () => {
+      // Its sample repository goes under TMPDIR: this test's folder, removed with it.
+      const child = spawn(process.execPath, [compiledEntry('coordinator/demo/runDemo.ts')], {
+        env: env.processEnv({ PATH: noBwrap, TMPDIR: env.dir('demo-tmp') }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const [code] = (await once(child, 'close')) as [number | null];
+      expect(code, output).toBe(0);
+      expect(output.split('\n').filter((line) => line.startsWith('orca: sandbox:'))).toEqual([
+        "orca: sandbox: off (the demo, knowingly: no sandbox here (bwrap not found), and it runs only orca's sample repository with the Scripted model): agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your Claude Code configuration and orca's state (ORCA_HOME), and orca's Redis (127.0.0.1:6379), which takes no password",
+      ]);
+      expect(output).toContain('verification: PASS');
     },
     SLOW_TEST_MS,
   );

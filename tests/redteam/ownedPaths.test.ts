@@ -113,7 +113,8 @@ describe.each([
     writeFileSync(script, JSON.stringify(redteamScript(repo)));
     const PATH = sandboxed ? (process.env.PATH ?? '') : pathWithout('bwrap', env.dir('path'));
     const run = await env.cli(['run', 'write the notes', '--repo', repo, '--script', script, '--json', '--workers', '1'], {
-      env: { PATH, PLANTED_MARK: planted },
+      // Without bwrap a run refuses to start unless told off (tests/coordinator/sandboxLine.test.ts).
+      env: { PATH, PLANTED_MARK: planted, ...(sandboxed ? {} : { ORCA_SANDBOX: 'off' }) },
       deadlineMs: 240_000,
     });
     try {

@@ -94,9 +94,9 @@ function project(name: string, files: Record<string, string> = {}): { repo: stri
 }
 
 const SANDBOXES = ['bwrap', 'none'] as const;
-/** The environment of the CLI and the workers it starts: without bwrap on PATH for `none`. */
+/** The environment of the CLI and the workers it starts: without bwrap on PATH, and saying off, for `none`. */
 function cliEnv(sandbox: (typeof SANDBOXES)[number], name: string): NodeJS.ProcessEnv {
-  return sandbox === 'bwrap' ? {} : { PATH: pathWithout('bwrap', env.dir(`${name}-bin`)) };
+  return sandbox === 'bwrap' ? {} : { PATH: pathWithout('bwrap', env.dir(`${name}-bin`)), ORCA_SANDBOX: 'off' };
 }
 
 describe('a hook planted for the Verification agent', { timeout: SLOW_TEST_MS }, () => {

@@ -41,6 +41,8 @@ function protectedHost() {
     worktree,
     tempDir: path.join(tempDir('orca-session-'), 'tmp'),
     host: { home, orcaHome, checkout, env: {} },
+    // As a session lists it (sessionSandbox.ts): the workspace is also to be seen; writable wins.
+    extraReadable: [worktree],
     notify: () => {},
   });
   const ctx = makeToolContext({ root: worktree });

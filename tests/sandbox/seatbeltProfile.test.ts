@@ -41,6 +41,11 @@ describe('the sandbox-exec profile', () => {
     expect(at('(deny file-write*)')).toBeLessThan(at('(deny file-write* (subpath "/Users/me/.orca"))'));
   });
 
+  it('keeps a path that is both writable and read-only writable', () => {
+    const both = seatbeltProfile({ ...POLICY, readOnly: [...POLICY.readOnly, POLICY.writable[0]!] });
+    expect(both).not.toContain('(deny file-write* (subpath "/Users/me/.orca/worktrees/r1/t1"))');
+  });
+
   it('escapes quotes and backslashes in paths, and refuses a path with a control character', () => {
     expect(lines).toContain('(deny file-write* (subpath "/Users/me/src/app \\"quoted\\"\\\\dir"))');
     expect(sbplString('a"b\\c')).toBe('"a\\"b\\\\c"');

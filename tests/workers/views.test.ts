@@ -135,9 +135,11 @@ describe('read-only views', () => {
       const home = own.home;
       await own.startWorker({ concurrency: 1, env: { PATH: pathWithoutBwrap(own.dir('path-without-bwrap')) } });
       const runId = testRunId('roview');
-      await own.queue.add(
-        scriptedJob({ runId, taskId: 'look', roleName: 'explore', repo: { path: repo.dir }, base: repo.base, turns: EXPLORE_REPORT }),
-      );
+      // Without a sandbox a job runs only when it says off (--sandbox off), as the run's would.
+      await own.queue.add({
+        ...scriptedJob({ runId, taskId: 'look', roleName: 'explore', repo: { path: repo.dir }, base: repo.base, turns: EXPLORE_REPORT }),
+        sandbox: 'off',
+      });
       const result = await own.result(agentJobId(runId, 'look', 1));
       expect(result.status).toBe('completed');
       expect(result.sandbox).toBe('none');

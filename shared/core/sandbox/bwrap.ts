@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, type Dirent, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { compiledEntry } from '../runtime/compiledEntry.js';
-import { depthOf, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE, realPath, type SandboxPolicy } from './sandboxPolicy.js';
+import { depthOf, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE, readOnlyPaths, realPath, type SandboxPolicy } from './sandboxPolicy.js';
 
 /** How to start one command: the program and its arguments. */
 export type WrappedCommand = (command: string, cwd: string) => { file: string; args: string[] };
@@ -82,7 +82,7 @@ function* fileMounts(policy: SandboxPolicy, tempDir: string): Generator<Mount> {
   // for the host's tools, so Read and Grep reach it.
   yield { target: tempDir, args: ['--bind', tempDir, tempDir] };
   for (const dir of existing(policy.writable)) yield { target: dir, args: ['--bind', dir, dir] };
-  for (const file of withHiddenLinkTargets(existing(policy.readOnly))) yield { target: file, args: ['--ro-bind', file, file] };
+  for (const file of withHiddenLinkTargets(existing(readOnlyPaths(policy)))) yield { target: file, args: ['--ro-bind', file, file] };
   for (const file of existing(policy.hidden)) {
     yield { target: file, args: statSync(file).isDirectory() ? ['--tmpfs', file] : ['--ro-bind', '/dev/null', file] };
   }

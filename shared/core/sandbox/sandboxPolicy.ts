@@ -10,7 +10,10 @@ import path from 'node:path';
 export interface SandboxPolicy {
   /** Host folders the command may write: its worktree, further folders (a scratch folder). */
   writable: string[];
-  /** Host paths it sees but cannot change, even inside a writable folder or under the hidden /tmp. */
+  /**
+   * Host paths it sees but cannot change, even inside a writable folder or under the hidden /tmp;
+   * one that is also writable (a session's workspace, listed to be seen) stays writable.
+   */
   readOnly: string[];
   /** Host paths it cannot see at all: an empty folder (or file) stands in for each. */
   hidden: string[];
@@ -77,6 +80,12 @@ export function protectedHostPaths(paths: HostPaths): Pick<SandboxPolicy, 'readO
 export function realPath(file: string): string | undefined {
   if (!existsSync(file)) return undefined;
   return realpathSync(file);
+}
+
+/** The read-only paths that are not also writable: where the same path is in both, writable wins. */
+export function readOnlyPaths(policy: SandboxPolicy): string[] {
+  const writable = new Set([...policy.writable, policy.tempDir].map((file) => realPath(file) ?? file));
+  return policy.readOnly.filter((file) => !writable.has(realPath(file) ?? file));
 }
 
 /** How deep a path is: where two rules nest, the deeper one is applied last and so decides. */

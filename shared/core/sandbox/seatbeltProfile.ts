@@ -1,5 +1,5 @@
 import { proxyEnv, type WrappedCommand } from './bwrap.js';
-import { depthOf, type SandboxPolicy } from './sandboxPolicy.js';
+import { depthOf, readOnlyPaths, type SandboxPolicy } from './sandboxPolicy.js';
 
 /**
  * A policy as macOS's sandbox-exec runs it: a Seatbelt profile. Everything is allowed but what the
@@ -16,7 +16,7 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
   const rules: Array<{ path: string; rule: string }> = [
     ...policy.writable.map((dir) => ({ path: dir, rule: `(allow file-write* (subpath ${sbplString(dir)}))` })),
     { path: policy.tempDir, rule: `(allow file-write* (subpath ${sbplString(policy.tempDir)}))` },
-    ...policy.readOnly.map((file) => ({ path: file, rule: `(deny file-write* (subpath ${sbplString(file)}))` })),
+    ...readOnlyPaths(policy).map((file) => ({ path: file, rule: `(deny file-write* (subpath ${sbplString(file)}))` })),
     ...policy.hidden.map((file) => ({ path: file, rule: `(deny file-read* file-write* (subpath ${sbplString(file)}))` })),
   ].sort((a, b) => depthOf(a.path) - depthOf(b.path));
   return [
