@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,9 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * group (leaving needs write access to another cgroup's `cgroup.procs`, which the sandbox's
  * read-only /sys denies), and `cgroup.kill` ends them all at once.
  *
- * Layout: `<root>/orca-<pid>/g<n>`, where root is `ORCA_CGROUP_ROOT` or this process's own cgroup
+ * Layout: `<root>/orca-<pid>/g<n>-<random>`, where root is `ORCA_CGROUP_ROOT` or this process's own cgroup
  * (from /proc/self/cgroup, under the cgroup2 mount), `<pid>` the process that made them (a worker,
- * a CLI) and `g<n>` one group. Where the root cannot be written (a container's read-only
+ * a CLI) and `g<n>-…` one group. Where the root cannot be written (a container's read-only
  * /sys/fs/cgroup, a systemd user session without delegation, macOS), there is no cgroup and the
  * sandbox's own pid namespace is what holds (bwrap --unshare-pid --die-with-parent).
  */
@@ -52,7 +53,8 @@ export class AgentCgroup {
     const host = cgroupHost(env);
     if (host.root === undefined) return undefined;
     const owner = processDir(host.root);
-    const dir = path.join(owner, `g${++made}`);
+    // The random part: a folder left by an earlier process that had this pid is never taken for ours.
+    const dir = path.join(owner, `g${++made}-${randomBytes(3).toString('hex')}`);
     mkdirSync(dir);
     return new AgentCgroup(dir, owner);
   }
