@@ -114,7 +114,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         instructions: z.string(),
         paths: z.array(z.string()),
         depends_on: z.array(z.string()),
-        checks: z.array(z.string()),
+        /** Absent: the run's checks are required of its branch; `[]`: it cannot be checked alone (judged right after its merge). */
+        checks: z.array(z.string()).optional(),
       }),
     ),
     risks: z.array(z.string()),
@@ -164,8 +165,12 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('merge'),
     ...at,
     task_id: z.string(),
-    /** `refused`: the coordinator's check refused the branch (a guarded path, or one the task does not own): not merged. */
-    outcome: z.enum(['merged', 'nothing', 'conflict', 'resolved', 'failed', 'refused']),
+    /**
+     * `refused`: the coordinator's check refused the branch (a guarded path, or one the task does not own): not merged.
+     * `rolled_back`: it merged, then failed verification, and the integration branch was moved back off it
+     * (`commit`: the merge taken off; the task's own branch keeps its work).
+     */
+    outcome: z.enum(['merged', 'nothing', 'conflict', 'resolved', 'failed', 'refused', 'rolled_back']),
     commit: z.string().optional(),
     files: z.array(z.string()).default([]),
     detail: z.string().optional(),
