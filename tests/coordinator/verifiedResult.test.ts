@@ -32,8 +32,20 @@ const TESTS = [
 /** The same tests with both assertions deleted: still two tests, both green whatever `add` does. */
 const WEAKENED = TESTS.replace('  assert.equal(add(1, 2), 3);\n', '').replace('  assert.equal(add(-1, -2), -3);\n', '');
 
-function project(): { repo: string; base: string } {
+/** A test that refuses to run under a dot-folder, as express's file-serving tests do (send ignores dotfiles). */
+const REFUSES_DOT_FOLDERS = [
+  "import test from 'node:test';",
+  "import assert from 'node:assert/strict';",
+  '',
+  "test('runs under no dot-folder', () => {",
+  "  assert.deepEqual(process.cwd().split('/').filter((part) => part.startsWith('.')), []);",
+  '});',
+  '',
+].join('\n');
+
+function project(extra: Record<string, string> = {}): { repo: string; base: string } {
   const repo = makeRepo({
+    ...extra,
     'package.json': JSON.stringify({ name: 'adder', private: true, type: 'module', scripts: { test: 'node --test test/' } }, null, 2),
     '.gitignore': 'node_modules/\n',
     'src/add.mjs': 'export const add = (a, b) => a + b;\n',
@@ -195,8 +207,12 @@ describe('the result branch holds verified work only, in real runs', () => {
     await env?.close();
   }, SLOW_TEST_MS);
 
-  async function run(name: string, subtasks: Subtask[]): Promise<{ json: RunJson; repo: string; stderr: string }> {
-    const { repo } = project();
+  async function run(
+    name: string,
+    subtasks: Subtask[],
+    extra: Record<string, string> = {},
+  ): Promise<{ json: RunJson; repo: string; stderr: string }> {
+    const { repo } = project(extra);
     const file = path.join(env.dir('scripts'), `${name}.json`);
     writeFileSync(file, JSON.stringify(script(subtasks)));
     const cli = await env.cli(['run', `scripted: ${name}`, '--repo', repo, '--script', file, '--json', '--workers', '2'], {
@@ -278,6 +294,18 @@ describe('the result branch holds verified work only, in real runs', () => {
       );
       expect(git(repo, 'rev-parse', json.integration_branch)).toBe(json.head);
       expect(json.head).not.toBe(json.base);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
+    'PASSes a project whose tests refuse a dot-folder in their path, in its worker and in integration',
+    async () => {
+      const { json, stderr } = await run('dot-folders', [HONEST], { 'test/paths.test.mjs': REFUSES_DOT_FOLDERS });
+      expect(json.status, `${json.reason}\n${stderr}`).toBe('PASS');
+      // The worker's own required run passed in its worktree, and the integration checks in theirs.
+      expect(task(json, 'honest').gates?.find((gate) => gate.name === 'required')).toMatchObject({ ok: true });
+      expect(json.verification?.checks).toEqual([{ command: 'npm test', exit_code: 0, tests_executed: 5 }]);
     },
     SLOW_TEST_MS,
   );
