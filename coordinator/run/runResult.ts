@@ -47,6 +47,8 @@ export interface RunJson {
   }>;
   /** The Explore findings, each checked at the base commit. */
   findings: Array<{ fact: string; evidence: string; verified: boolean; reason?: string }>;
+  /** The run's integration checks and why each was chosen: `--check`, or `detected: <how>`. */
+  checks: Array<{ command: string; source: string }>;
   gates: GateRecord[];
   verification: { verdict: 'PASS' | 'FAIL' | 'PARTIAL'; checks: CheckRecordOut[]; problems: CheckedProblem[] } | null;
   usage: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number; cost_usd: number };
@@ -100,6 +102,7 @@ export function runJson(
       verified,
       ...(reason ? { reason } : {}),
     })),
+    checks: integrationChecksOf(state),
     gates: extra.gates,
     verification: extra.verification,
     usage: { ...state.run.result_usage, cost_usd: round(state.run.result_cost_usd) },
@@ -107,6 +110,12 @@ export function runJson(
     detail: extra.detail,
     scripted: state.run.scripted,
   };
+}
+
+/** The run's integration checks with why each was chosen (a run recorded before sources were kept says `unknown`). */
+function integrationChecksOf(state: RunFold): RunJson['checks'] {
+  const sources = state.run.settings?.check_sources ?? [];
+  return (state.run.checks ?? []).map((command, at) => ({ command, source: sources[at] ?? 'unknown' }));
 }
 
 /** Why a task ended as it did, in one line: what the coordinator said with its last status, else how its agent ended. */

@@ -289,6 +289,8 @@ describe('the result branch holds verified work only, in real runs', () => {
       const { json, repo, stderr } = await run('honest', [HONEST]);
       expect(json.status, stderr).toBe('PASS');
       expect(task(json, 'honest')).toMatchObject({ status: 'verified', checked_alone: true });
+      // The JSON names the integration checks and why they were chosen.
+      expect(json.checks).toEqual([{ command: 'npm test', source: 'detected: package.json has a test script' }]);
       expect(task(json, 'honest').detail).toMatch(
         /^merged into the integration branch as [0-9a-f]{12} and verified: the integration checks passed/,
       );

@@ -69,6 +69,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         mcp: z.array(z.string()).optional(),
         /** `--check-network`: whether the integration checks reach the host network. */
         check_network: z.enum(['host', 'none']).optional(),
+        /** Why each of `checks` was chosen, in their order: `--check`, or `detected: <how>` (the run JSON's `checks`). */
+        check_sources: z.array(z.string()).optional(),
         /** `--sandbox` (auto when absent: a run recorded before the flag). */
         sandbox: SandboxModeSchema.optional(),
         /** The git remote the run is shared over (`--share`, `ORCA_SHARE`): its jobs name it, not the repository's path. */
