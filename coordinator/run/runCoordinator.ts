@@ -101,13 +101,21 @@ async function runPhases(ctx: RunContext, pool: RunPool | undefined, settings: R
   if (recorder.state.run.approved === false) return { status: 'ABORTED', detail: 'the plan was rejected; nothing was written' };
   const check = ctx.checks.length > 0 ? (label: string) => checkMergedTree(ctx, label) : undefined;
   const landing = new Landing(ctx, opened, check);
-  if (!signal.aborted) await dispatchPhase(ctx, landing);
-  // A tree equal to the base has nothing of the run's to verify: no Verification job passes it.
-  const unchanged = await integration.sameTreeAs(settings.base);
+  let unchanged: boolean;
   let verify: VerifyOutcome | undefined;
-  if (!signal.aborted) {
-    if (unchanged) ctx.say('nothing was merged: the integration tree is the base tree, so nothing is verified');
-    else verify = await verifyPhase(ctx, landing);
+  try {
+    if (!signal.aborted) await dispatchPhase(ctx, landing);
+    // A tree equal to the base has nothing of the run's to verify: no Verification job passes it.
+    unchanged = await integration.sameTreeAs(settings.base);
+    if (!signal.aborted) {
+      if (unchanged) ctx.say('nothing was merged: the integration tree is the base tree, so nothing is verified');
+      else verify = await verifyPhase(ctx, landing);
+    }
+  } catch (error) {
+    // The integration worktree would not take a merge: the run ends FAIL (coordinateRun), with nothing of it left on the branch.
+    // A branch that moved under the run is not the coordinator's to move back.
+    if (error instanceof IntegrationError && error.kind === 'merge_failed') await landing.takeBack(`the run stopped: ${error.message}`);
+    throw error;
   }
   // Verification may have taken work back off (landing.ts): what counts is what is on the branch now.
   const atBase = verify ? await integration.sameTreeAs(settings.base) : unchanged;

@@ -70,6 +70,7 @@ interface Subtask {
   id: string;
   paths: string[];
   checks?: string[];
+  dependsOn?: string[];
   turns: ScriptTurn[];
 }
 
@@ -170,12 +171,12 @@ function script(subtasks: Subtask[]): unknown {
               {
                 name: 'Report',
                 input: {
-                  subtasks: subtasks.map(({ id, paths, checks }) => ({
+                  subtasks: subtasks.map(({ id, paths, checks, dependsOn }) => ({
                     id,
                     title: id,
                     instructions: `Do ${id}.`,
                     paths,
-                    depends_on: [],
+                    depends_on: dependsOn ?? [],
                     ...(checks ? { checks } : {}),
                   })),
                   risks: [],
@@ -196,6 +197,27 @@ function script(subtasks: Subtask[]): unknown {
   };
 }
 
+/**
+ * Once the run's integration branch holds a merge, points it at a commit of someone else's (as a
+ * user's `git update-ref` would); returns that commit. Fails if the run ends before.
+ */
+async function moveIntegrationBranchOnceMerged(repo: string, base: string, run: Promise<unknown>): Promise<string> {
+  let ended = false;
+  void run.finally(() => {
+    ended = true;
+  });
+  const other = git(repo, 'commit-tree', '-p', base, '-m', 'someone else', `${base}^{tree}`);
+  while (!ended) {
+    const [ref, head] = git(repo, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/orca/*/integration').split(' ');
+    if (ref && head && head !== base) {
+      git(repo, 'update-ref', ref, other, head);
+      return other;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the run ended before its integration branch held a merge');
+}
+
 describe('the result branch holds verified work only, in real runs', () => {
   let env: OrcaTestEnv;
 
@@ -211,15 +233,16 @@ describe('the result branch holds verified work only, in real runs', () => {
     name: string,
     subtasks: Subtask[],
     extra: Record<string, string> = {},
-  ): Promise<{ json: RunJson; repo: string; stderr: string }> {
+    args: string[] = [],
+  ): Promise<{ json: RunJson; repo: string; stderr: string; code: number | null }> {
     const { repo } = project(extra);
     const file = path.join(env.dir('scripts'), `${name}.json`);
     writeFileSync(file, JSON.stringify(script(subtasks)));
-    const cli = await env.cli(['run', `scripted: ${name}`, '--repo', repo, '--script', file, '--json', '--workers', '2'], {
+    const cli = await env.cli(['run', `scripted: ${name}`, '--repo', repo, '--script', file, '--json', '--workers', '2', ...args], {
       deadlineMs: 240_000,
     });
     try {
-      return { json: JSON.parse(cli.stdout) as RunJson, repo, stderr: cli.stderr };
+      return { json: JSON.parse(cli.stdout) as RunJson, repo, stderr: cli.stderr, code: cli.code };
     } catch {
       throw new Error(`orca run printed no JSON (exit ${cli.code}):\n${cli.stdout}\n${cli.stderr}`);
     }
@@ -308,6 +331,40 @@ describe('the result branch holds verified work only, in real runs', () => {
       // The worker's own required run passed in its worktree, and the integration checks in theirs.
       expect(task(json, 'honest').gates?.find((gate) => gate.name === 'required')).toMatchObject({ ok: true });
       expect(json.verification?.checks).toEqual([{ command: 'npm test', exit_code: 0, tests_executed: 5 }]);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
+    'ends FAIL with its reason, never a crash, when the integration branch moves under the run',
+    async () => {
+      // The second task waits on the first's merge, then takes its time: meanwhile someone else moves the branch.
+      const second: Subtask = {
+        id: 'later',
+        paths: ['src/later.mjs'],
+        dependsOn: ['honest'],
+        turns: [
+          { ...create('src/later.mjs', 'export const later = 1;\n'), latency_ms: 4_000 },
+          bash('npm test'),
+          report([{ command: 'npm test', exit_code: 0 }]),
+        ],
+      };
+      const { repo, base } = project();
+      const file = path.join(env.dir('scripts'), 'moved.json');
+      writeFileSync(file, JSON.stringify(script([HONEST, second])));
+      const running = env.cli(['run', 'scripted: moved', '--repo', repo, '--script', file, '--json', '--workers', '2'], {
+        deadlineMs: 240_000,
+      });
+      const moved = await moveIntegrationBranchOnceMerged(repo, base, running);
+      const cli = await running;
+      const json = JSON.parse(cli.stdout) as RunJson;
+      expect(cli.code, cli.stderr).toBe(1);
+      expect(json.status).toBe('FAIL');
+      expect(json.reason).toMatch(
+        /^refs\/heads\/orca\/.+\/integration moved under the run: the coordinator recorded [0-9a-f]{12} and it is at /,
+      );
+      expect(json.reason).toContain(moved.slice(0, 12));
+      expect(git(repo, 'rev-parse', json.integration_branch)).toBe(moved);
     },
     SLOW_TEST_MS,
   );
