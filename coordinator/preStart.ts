@@ -2,6 +2,7 @@ import path from 'node:path';
 import { checkShared, shareUrl } from '../shared/core/git/sharedRemote.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile, type Script } from '../shared/core/model/scriptFile.js';
+import { noteLegacyHome } from '../shared/core/runtime/defaultOrcaHome.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { type SandboxStatus, sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
@@ -68,12 +69,12 @@ export async function preStart<T>(
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
   const model = script ? undefined : command.chooseModel(read);
-  new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
+  const home = new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
+  const moved = noteLegacyHome(home.root);
+  if (moved) process.stderr.write(`orca: ${moved}\n`);
   const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource, passwordlessRedis: await passwordlessRedis() });
   if (sandbox.refusal) throw new UserError(sandbox.refusal);
-  const memory = options.memory
-    ? new RunMemory({ orcaHome: new OrcaHome(process.env.ORCA_HOME || undefined).root, repo: root, startedAt: Date.now() })
-    : undefined;
+  const memory = options.memory ? new RunMemory({ orcaHome: home.root, repo: root, startedAt: Date.now() }) : undefined;
   return { ...repository, command: read, share, script, model, sandbox, memory };
 }
 

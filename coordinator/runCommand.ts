@@ -72,7 +72,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const slash = start.command;
   const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
   for (const warning of slash?.warnings ?? []) process.stderr.write(`orca: ${warning}\n`);
-  const checks = integrationChecks(options.checks, start.root, say);
+  const chosen = integrationChecks(options.checks, start.root, say);
+  const checks = chosen.map((check) => check.command);
   const runId = announceRun(start.sandbox);
   sayRunSetup(start, say);
   const services = await OrcaServices.open({
@@ -82,7 +83,14 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   });
   try {
     const recorder = new RunRecorder(services.redis, services.keys, runId);
-    const run: NewRun = { options, start, task: slash?.task ?? options.task, checks, budgets: budgetsOf(options) };
+    const run: NewRun = {
+      options,
+      start,
+      task: slash?.task ?? options.task,
+      checks,
+      checkSources: chosen.map((check) => check.source),
+      budgets: budgetsOf(options),
+    };
     await recorder.record(runCreated(run, runId));
     const result = await coordinateRun(services, recorder, runSettings(run, say));
     const handoff = await handOff(services, start.root, result, options, say);
@@ -107,16 +115,16 @@ async function readRunTask(options: RunCommandOptions, { root, base, pluginDirs 
   return slash;
 }
 
-/** The checks `--check` names, or the ones found in the repository (said, with why each). */
-function integrationChecks(given: string[], root: string, say?: (line: string) => void): string[] {
-  if (given.length > 0) return given;
+/** The checks `--check` names, or the ones found in the repository (said, with why each); each with why it was chosen. */
+function integrationChecks(given: string[], root: string, say?: (line: string) => void): Array<{ command: string; source: string }> {
+  if (given.length > 0) return given.map((command) => ({ command, source: '--check' }));
   const found = detectChecks(root);
   say?.(
     found.length > 0
       ? `integration checks: ${found.map((c) => `${c.command} (${c.because})`).join(', ')}`
       : 'no integration checks found: pass --check CMD to name them',
   );
-  return found.map((check) => check.command);
+  return found.map((check) => ({ command: check.command, source: `detected: ${check.because}` }));
 }
 
 /** What the run starts with, for the person watching: the Scripted model, the shared remote, the slash command, the memory. */
@@ -150,11 +158,13 @@ interface NewRun {
   /** The task the agents get: the slash command's prompt when the task named one. */
   task: string;
   checks: string[];
+  /** Why each check was chosen, in their order. */
+  checkSources: string[];
   budgets: RunSettings['budgets'];
 }
 
 /** The run's first event: everything `orca resume` needs to carry on exactly as the run began. */
-function runCreated({ options, start, task, checks, budgets }: NewRun, runId: string): RunEventInput {
+function runCreated({ options, start, task, checks, checkSources, budgets }: NewRun, runId: string): RunEventInput {
   const { script, model: choice, command: slash } = start;
   const { source: _source, ...scriptContent } = script ?? { source: '' };
   return {
@@ -182,6 +192,7 @@ function runCreated({ options, start, task, checks, budgets }: NewRun, runId: st
       memory: options.memory,
       mcp: options.mcp,
       check_network: options.checkNetwork,
+      check_sources: checkSources,
       sandbox: options.sandbox,
       share: start.share,
       command: slash

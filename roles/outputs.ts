@@ -46,7 +46,10 @@ export const PlanSubtaskSchema = z.object({
   depends_on: z.array(z.string()).describe('Ids of subtasks that must be merged before this one starts.'),
   checks: z
     .array(nonEmpty)
-    .describe('Commands that prove the subtask on its own branch (the test command); its worker must pass each, exactly as written.'),
+    .optional()
+    .describe(
+      "Commands that prove the subtask on its own branch (the test command); its worker must pass each, exactly as written. Leave it out to require the run's checks. `[]`: the subtask cannot pass them alone (one half of a rename, of a change its tests need together): nothing is required on its branch, and the run's checks judge it right after its merge.",
+    ),
 });
 
 export const PlanOutputSchema = z

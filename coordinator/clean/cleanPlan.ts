@@ -150,11 +150,9 @@ function foldersOf(run: string, found: CleanInventory): RunCleanup {
     (worktree): WorktreeRemoval => ({
       dir: worktree.dir,
       repo: worktree.repo,
-      // `.integration` holds merges (commits) and what the checks left: nothing to save.
+      // `_integration` (`.integration` before) holds merges (commits) and what the checks left: nothing to save.
       saveTo:
-        worktree.repo && worktree.changes && isSlug(worktree.task) && !worktree.task.startsWith('.')
-          ? wipRef(run, worktree.task)
-          : undefined,
+        worktree.repo && worktree.changes && isSlug(worktree.task) && !/^[._]/.test(worktree.task) ? wipRef(run, worktree.task) : undefined,
     }),
   );
   return {

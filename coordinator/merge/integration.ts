@@ -65,6 +65,11 @@ export class IntegrationBranch {
     return `refs/heads/${this.branch}`;
   }
 
+  /** The head the coordinator last recorded, unchecked (what a run that ends on an IntegrationError reports). */
+  get recordedHead(): string | undefined {
+    return this.recorded;
+  }
+
   /**
    * The head the coordinator recorded, once the branch is checked to still hold it (read from the
    * repository's files: it holds after the worktree is gone); an IntegrationError when it moved.
@@ -131,14 +136,58 @@ export class IntegrationBranch {
   }
 
   /** Moves the branch from the recorded head to `commit`, only if it still holds it; else the worktree goes back and the run is told. */
-  private async swap(commit: string, before: string): Promise<void> {
-    const swapped = await runGit(this.repo, ['update-ref', '-m', `orca: merge into ${this.branch}`, this.ref, commit, before]);
+  private async swap(commit: string, before: string, why = `orca: merge into ${this.branch}`): Promise<void> {
+    const swapped = await runGit(this.repo, ['update-ref', '-m', why, this.ref, commit, before]);
     if (swapped.code !== 0) {
       await gitAt(this.dir).raw(['reset', '--quiet', '--hard', before]);
       const found = await resolveCommit(this.repo, this.ref).catch(() => undefined);
       throw IntegrationError.moved(this.ref, before, found);
     }
     this.recorded = commit;
+  }
+
+  /**
+   * Moves the branch back to `to` (a head it held before: the last verified point, or the base),
+   * by compare-and-swap from the recorded head, and the worktree with it. Work taken off stays on
+   * its task branch; merges are serialised with this.
+   */
+  rewind(to: string): Promise<void> {
+    const run = this.queue.then(async () => {
+      const before = await this.head();
+      if (before === to) return;
+      await gitAt(this.dir).raw(['reset', '--quiet', '--hard', to]);
+      await this.swap(to, before, `orca: ${this.branch} moved back to verified work`);
+      this.onMerged?.(to);
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Replays a merge made earlier (now off the branch, after a rewind) on the head as it is: its
+   * change against its first parent, as one commit (`git cherry-pick -m 1`), so nothing of what
+   * was taken off comes back through the task branch's history. A conflict is aborted and said.
+   */
+  replay(mergeCommit: string): Promise<MergeOutcome> {
+    const run = this.queue.then(() => this.replayNow(mergeCommit));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async replayNow(mergeCommit: string): Promise<MergeOutcome> {
+    const before = await this.head();
+    const picked = await runGit(this.dir, ['cherry-pick', '-m', '1', '--allow-empty', '--keep-redundant-commits', '-x', mergeCommit]);
+    if (picked.code !== 0) {
+      const unmerged = (await gitAt(this.dir).raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean);
+      const aborted = await runGit(this.dir, ['cherry-pick', '--abort']);
+      if (aborted.code !== 0) await gitAt(this.dir).raw(['reset', '--quiet', '--hard', before]);
+      return { kind: 'conflict', files: unmerged, detail: `${picked.stdout}\n${picked.stderr}`.trim() };
+    }
+    const [commit, ...files] = (await gitAt(this.dir).raw(['show', '--name-only', '--format=%H', 'HEAD'])).split('\n').filter(Boolean);
+    if (!commit || commit === before) return { kind: 'nothing', commit: before };
+    await this.swap(commit, before);
+    this.onMerged?.(commit);
+    return { kind: 'merged', commit, files };
   }
 
   /** Whether the merged tree (the recorded head's, not the worktree's HEAD, which checks could move) is the base's own: nothing the run did is in it (no merge, or merges that changed nothing). */

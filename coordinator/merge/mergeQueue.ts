@@ -1,7 +1,9 @@
 import type { TaskRecord } from '../../shared/infra/board/runChange.js';
 import type { RunContext } from '../run/runContext.js';
+import { checkedAlone } from '../run/subtaskBrief.js';
 import { RESOLVE_ATTEMPTS } from './conflictResolution.js';
 import type { MergeOutcome } from './integration.js';
+import type { Landing } from './landing.js';
 import { finishOrder, type MergeOrder, type WaitingMerge } from './mergeOrder.js';
 import { refuseMerge } from './refuseMerge.js';
 import type { TaskBranch } from './taskBranch.js';
@@ -24,19 +26,33 @@ interface Waiting extends WaitingMerge {
  * Finished tasks merge into the integration branch here, one at a time, in the order mergeOrder.ts
  * gives. A branch that conflicts is redone on the integration head by a worker (conflict
  * resolution), outside the queue so other branches merge meanwhile; the redone branch then waits
- * its turn again, up to RESOLVE_ATTEMPTS times. `step` is the one place a branch goes in and what
- * came of it is recorded.
+ * its turn again, up to RESOLVE_ATTEMPTS times. `step` is the one place a branch goes in; a merge
+ * then lands (landing.ts): the integration checks judge it before it counts, and one they fail is
+ * taken off again.
  */
 export class MergeQueue {
   private readonly waiting: Waiting[] = [];
   private finished = 0;
   private busy = false;
 
+  /** Settles when the step under way (a merge and its checks) is over. */
+  private stepping: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly room: MergeRoom,
     private readonly resolve: ConflictResolver,
+    private readonly landing: Landing,
     private readonly order: MergeOrder = finishOrder,
   ) {}
+
+  /**
+   * The integration head once no merge is being checked: what a task starts from, so none starts
+   * on a merge that its checks may still take off.
+   */
+  async settledHead(): Promise<string> {
+    while (this.busy) await this.stepping;
+    return this.room.integration.head();
+  }
 
   /** Takes a finished task's branch; settles once it is merged or has failed to (refused, a conflict left unresolved). */
   merge(task: TaskRecord, branch: TaskBranch): Promise<void> {
@@ -54,6 +70,10 @@ export class MergeQueue {
     if (this.busy || this.waiting.length === 0) return;
     this.busy = true;
     let entry: Waiting | undefined;
+    let done = () => {};
+    this.stepping = new Promise((resolve) => {
+      done = resolve;
+    });
     try {
       entry = this.take();
       await this.step(entry);
@@ -62,6 +82,7 @@ export class MergeQueue {
       for (const one of entry ? [entry] : this.waiting.splice(0)) one.settle.reject(error);
     }
     this.busy = false;
+    done();
     void this.next();
   }
 
@@ -90,7 +111,20 @@ export class MergeQueue {
       return this.redo(entry, outcome);
     }
     if (outcome.kind === 'conflict') await this.recordUnresolved(entry, outcome);
-    else await this.recordMerged(entry, outcome);
+    else if (outcome.kind === 'nothing') await this.recordNothing(task);
+    else {
+      const plan = this.room.recorder.state.run.plan?.subtasks.find((one) => one.id === task.task_id);
+      await this.landing.land(
+        {
+          taskId: task.task_id,
+          branch: entry.first.branch,
+          commit: branch.commit,
+          checkedAlone: checkedAlone(plan),
+          resolved: entry.redone > 0,
+        },
+        outcome,
+      );
+    }
     entry.settle.resolve();
   }
 
@@ -132,26 +166,6 @@ export class MergeQueue {
       attempt: this.attempt(task),
       detail: 'no changes to merge',
     });
-  }
-
-  private async recordMerged(entry: Waiting, outcome: Exclude<MergeOutcome, Conflict>): Promise<void> {
-    const { task } = entry;
-    const resolved = entry.redone > 0;
-    await this.room.recorder.record({
-      type: 'merge',
-      task_id: task.task_id,
-      outcome: resolved ? 'resolved' : outcome.kind,
-      commit: outcome.commit,
-      files: outcome.kind === 'merged' ? outcome.files : [],
-    });
-    await this.room.recorder.record({
-      type: 'task_state',
-      task_id: task.task_id,
-      status: 'merged',
-      attempt: this.attempt(task),
-      detail: `merged into the integration branch as ${outcome.commit.slice(0, 12)}${resolved ? ', redone on the integration head after a merge conflict' : ''}`,
-    });
-    this.room.say(`${task.task_id} merged${resolved ? ' (after resolving a conflict)' : ''}`);
   }
 
   private async recordUnresolved(entry: Waiting, conflict: Conflict): Promise<void> {

@@ -3,6 +3,7 @@ import type { TaskRecord } from '../../shared/infra/board/runChange.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { fillBrief } from '../briefs/briefTemplate.js';
 import { resolveConflict } from '../merge/conflictResolution.js';
+import type { Landing } from '../merge/landing.js';
 import { MergeQueue } from '../merge/mergeQueue.js';
 import { acceptFinished } from './finishedTask.js';
 import { inheritedFor } from './inheritedFiles.js';
@@ -17,9 +18,9 @@ import { subtaskBrief } from './subtaskBrief.js';
  * task only starts after its dependencies merged. A failed task blocks its dependants;
  * independent tasks go on.
  */
-export async function dispatchPhase(ctx: RunContext): Promise<void> {
+export async function dispatchPhase(ctx: RunContext, landing: Landing): Promise<void> {
   await ctx.recorder.record({ type: 'run_phase', phase: 'dispatching' });
-  const merges = new MergeQueue(ctx, (task, files, round) => resolveConflict(ctx, task, files, round));
+  const merges = new MergeQueue(ctx, (task, files, round) => resolveConflict(ctx, task, files, round), landing);
   const running = new Map<string, Promise<void>>();
   for (;;) {
     await blockDependants(ctx);
@@ -28,6 +29,7 @@ export async function dispatchPhase(ctx: RunContext): Promise<void> {
     await Promise.race(running.values());
   }
   await cancelUnstarted(ctx);
+  await landing.releaseHeld();
 }
 
 function planTasks(ctx: RunContext): TaskRecord[] {
@@ -93,14 +95,13 @@ async function cancelUnstarted(ctx: RunContext): Promise<void> {
 
 /** A task's worker, then its gates, then its merge. */
 async function runTask(ctx: RunContext, merges: MergeQueue, task: TaskRecord): Promise<void> {
-  const result = await dispatch(ctx, task);
+  const result = await dispatch(ctx, task, await merges.settledHead());
   if (result && (await acceptFinished(ctx, task, result))) await merges.merge(task, result);
 }
 
-/** The task's job, started from the integration head as it is now; undefined when it could not run. */
-async function dispatch(ctx: RunContext, task: TaskRecord): Promise<AgentJobResult | undefined> {
+/** The task's job, started from the integration head once no merge is being checked; undefined when it could not run. */
+async function dispatch(ctx: RunContext, task: TaskRecord, base: string): Promise<AgentJobResult | undefined> {
   const { subtask, checks, fields } = subtaskBrief(ctx, task.task_id);
-  const base = await ctx.integration.head();
   try {
     return await ctx.jobs.run({
       taskId: task.task_id,

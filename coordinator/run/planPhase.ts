@@ -48,7 +48,7 @@ export async function planPhase(ctx: RunContext): Promise<void> {
       title: task.title,
       depends_on: task.depends_on,
       paths: task.paths,
-      checks: task.checks,
+      checks: task.checks ?? [],
     });
   }
   for (const note of scheduled.notes) {
@@ -66,7 +66,9 @@ export function describePlan(ctx: RunContext): string {
     lines.push(`  ${task.id}: ${task.title}`);
     lines.push(`      owns: ${task.paths.join(', ')}`);
     if (task.depends_on.length > 0) lines.push(`      after: ${task.depends_on.join(', ')}`);
-    if (task.checks.length > 0) lines.push(`      checks: ${task.checks.join(', ')}`);
+    if (task.checks === undefined) lines.push("      checks: the run's");
+    else if (task.checks.length > 0) lines.push(`      checks: ${task.checks.join(', ')}`);
+    else lines.push('      checks: none alone (judged by the integration checks right after its merge)');
   }
   if (plan.risks.length > 0) lines.push('Risks:', ...plan.risks.map((risk) => `  - ${risk}`));
   return lines.join('\n');

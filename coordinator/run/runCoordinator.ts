@@ -2,12 +2,15 @@ import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import { ENDED } from '../../shared/core/events/taskStatusGroups.js';
 import { integrationBranch, wipRef } from '../../shared/core/git/orcaBranch.js';
 import { connectRedis } from '../../shared/infra/redis/redisConnection.js';
+import { IntegrationError } from '../merge/integrationError.js';
+import { Landing } from '../merge/landing.js';
 import { recordRun, recordRunEnd } from '../runLedger.js';
 import type { OrcaServices } from '../services.js';
 import { waitForApproval } from './approval.js';
 import { dispatchPhase } from './dispatchPhase.js';
 import { explorePhase } from './explorePhase.js';
 import { handOverWorktrees } from './handOver.js';
+import { checkMergedTree } from './integrationChecks.js';
 import { openRun } from './openRun.js';
 import { describePlan, planPhase } from './planPhase.js';
 import { type RunContext, RunFailure } from './runContext.js';
@@ -47,13 +50,14 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
   try {
     outcome = await runPhases(ctx, pool, settings, stopper);
   } catch (error) {
-    if (!(error instanceof RunFailure)) throw error;
+    // The integration branch moved under the run, or its worktree would not take a merge: FAIL, saying why, never a crash.
+    if (!(error instanceof RunFailure) && !(error instanceof IntegrationError)) throw error;
     outcome = { status: stopper.reason ? 'ABORTED' : 'FAIL', detail: stopper.reason ?? error.message };
   } finally {
     stopper.close();
     await watching.close();
   }
-  const head = await ctx.integration.head();
+  const head = await resultHead(ctx);
   await recordEnd(recorder, outcome, head);
   recordRunEnd(services.home, ledgerEntry, outcome.status);
   // Nothing of this process's still fills the pool when it is removed with the run's worktrees.
@@ -61,6 +65,16 @@ export async function coordinateRun(services: OrcaServices, recorder: RunRecorde
   await handOver(ctx, head);
   const { status, detail, verify } = outcome;
   return runJson(recorder.state, { status, head, gates: verify?.gates ?? [], verification: verify?.verification ?? null, detail });
+}
+
+/** The result's head: the integration branch's, or, when it moved under the run, the last head the coordinator recorded on it. */
+async function resultHead(ctx: RunContext): Promise<string> {
+  try {
+    return await ctx.integration.head();
+  } catch (error) {
+    if (!(error instanceof IntegrationError)) throw error;
+    return ctx.integration.recordedHead ?? ctx.base;
+  }
 }
 
 /** How the run's phases ended: its status, why, and the verification when it came that far. */
@@ -85,15 +99,27 @@ async function runPhases(ctx: RunContext, pool: RunPool | undefined, settings: R
     if (settings.approve && !signal.aborted) await approve(ctx, settings.tty, (reason) => stopper.stop(reason));
   }
   if (recorder.state.run.approved === false) return { status: 'ABORTED', detail: 'the plan was rejected; nothing was written' };
-  if (!signal.aborted) await dispatchPhase(ctx);
-  // A tree equal to the base has nothing of the run's to verify: no Verification job passes it.
-  const unchanged = await integration.sameTreeAs(settings.base);
+  const check = ctx.checks.length > 0 ? (label: string) => checkMergedTree(ctx, label) : undefined;
+  const landing = new Landing(ctx, opened, check);
+  let unchanged: boolean;
   let verify: VerifyOutcome | undefined;
-  if (!signal.aborted) {
-    if (unchanged) ctx.say('nothing was merged: the integration tree is the base tree, so nothing is verified');
-    else verify = await verifyPhase(ctx);
+  try {
+    if (!signal.aborted) await dispatchPhase(ctx, landing);
+    // A tree equal to the base has nothing of the run's to verify: no Verification job passes it.
+    unchanged = await integration.sameTreeAs(settings.base);
+    if (!signal.aborted) {
+      if (unchanged) ctx.say('nothing was merged: the integration tree is the base tree, so nothing is verified');
+      else verify = await verifyPhase(ctx, landing);
+    }
+  } catch (error) {
+    // The integration worktree would not take a merge: the run ends FAIL (coordinateRun), with nothing of it left on the branch.
+    // A branch that moved under the run is not the coordinator's to move back.
+    if (error instanceof IntegrationError && error.kind === 'merge_failed') await landing.takeBack(`the run stopped: ${error.message}`);
+    throw error;
   }
-  const { status, detail } = runStatus({ tasks: planTasksOf(recorder.state), verify, unchanged, abortReason: stopper.reason });
+  // Verification may have taken work back off (landing.ts): what counts is what is on the branch now.
+  const atBase = verify ? await integration.sameTreeAs(settings.base) : unchanged;
+  const { status, detail } = runStatus({ tasks: planTasksOf(recorder.state), verify, unchanged: atBase, abortReason: stopper.reason });
   return { status, detail, verify };
 }
 

@@ -4,6 +4,7 @@ import type { TaskRecord } from '../../shared/infra/board/runChange.js';
 import type { RunFold } from '../../shared/infra/board/runFold.js';
 import type { CheckedProblem } from '../../shared/infra/verify/evidence/problemCheck.js';
 import { inGateOrder } from '../../shared/infra/verify/gates/gateList.js';
+import { checkedAlone } from './subtaskBrief.js';
 
 export interface GateRecord {
   name: string;
@@ -39,12 +40,20 @@ export interface RunJson {
     sandbox?: SandboxKind;
     /** The host its (last) agent ran on, as that worker named it. */
     host?: string;
+    /** False when its plan said `checks: []`: nothing was required of its branch alone, and the integration checks judged it right after its merge. */
+    checked_alone: boolean;
+    /** The merge that was taken off the integration branch when it failed verification (its work stays on `branch` at `commit`). */
+    rolled_back_merge?: string;
   }>;
   /** The Explore findings, each checked at the base commit. */
   findings: Array<{ fact: string; evidence: string; verified: boolean; reason?: string }>;
+  /** The run's integration checks and why each was chosen: `--check`, or `detected: <how>`. */
+  checks: Array<{ command: string; source: string }>;
   gates: GateRecord[];
   verification: { verdict: 'PASS' | 'FAIL' | 'PARTIAL'; checks: CheckRecordOut[]; problems: CheckedProblem[] } | null;
   usage: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number; cost_usd: number };
+  /** Why the run ended with its status, in one line (the same as `detail`). */
+  reason: string;
   detail: string;
   scripted: boolean;
   /** With --push or --pr-body: what became of the hand-off (coordinator/handoff/handOff.ts). */
@@ -76,6 +85,8 @@ export function runJson(
         attempts: task.attempt,
         ...(task.sandbox ? { sandbox: task.sandbox } : {}),
         ...(task.host ? { host: task.host } : {}),
+        checked_alone: checkedAlone(state.run.plan?.subtasks.find((one) => one.id === task.task_id)),
+        ...(task.merge_outcome === 'rolled_back' && task.merge_commit ? { rolled_back_merge: task.merge_commit } : {}),
       };
     });
   return {
@@ -91,12 +102,20 @@ export function runJson(
       verified,
       ...(reason ? { reason } : {}),
     })),
+    checks: integrationChecksOf(state),
     gates: extra.gates,
     verification: extra.verification,
     usage: { ...state.run.result_usage, cost_usd: round(state.run.result_cost_usd) },
+    reason: extra.detail,
     detail: extra.detail,
     scripted: state.run.scripted,
   };
+}
+
+/** The run's integration checks with why each was chosen (a run recorded before sources were kept says `unknown`). */
+function integrationChecksOf(state: RunFold): RunJson['checks'] {
+  const sources = state.run.settings?.check_sources ?? [];
+  return (state.run.checks ?? []).map((command, at) => ({ command, source: sources[at] ?? 'unknown' }));
 }
 
 /** Why a task ended as it did, in one line: what the coordinator said with its last status, else how its agent ended. */
@@ -105,6 +124,7 @@ export function taskDetail(task: TaskRecord): string {
   const fallback: Record<string, string> = {
     pending: 'it never started',
     merged: 'merged into the integration branch',
+    verified: 'merged into the integration branch and verified',
     cancelled: 'the run stopped before this task ran',
   };
   return oneLine(said ?? fallback[task.status] ?? task.status);
@@ -155,7 +175,8 @@ export function runReport(json: RunJson, state: RunFold): string {
     );
   }
   lines.push('');
-  for (const task of json.tasks.filter((one) => one.status !== 'merged')) lines.push(`${task.id} ${task.status}: ${task.detail}`);
+  for (const task of json.tasks.filter((one) => one.status !== 'merged' && one.status !== 'verified'))
+    lines.push(`${task.id} ${task.status}: ${task.detail}`);
   const unverified = json.findings.filter((finding) => !finding.verified);
   if (json.findings.length > 0) {
     lines.push(`findings: ${json.findings.length - unverified.length} verified at the base, ${unverified.length} unverified`);

@@ -15,14 +15,16 @@ export interface RunStatusInput {
 }
 
 /**
- * The run's status (docs/json.md, README "How a run goes"):
+ * The run's status (docs/json.md, README "How a run goes"). The integration branch only ever holds
+ * verified work (landing.ts), so the status says what is on it:
  * - ABORTED: the run was aborted (a user, `orca abort`, a budget).
- * - FAIL: nothing was merged (the integration tree is still the base's, whatever the tasks say),
- *   or the merged tree was not verified, or its verification failed.
- * - PARTIAL: some work merged and was verified, but some subtasks failed or were blocked; or every
- *   subtask merged and verification was only PARTIAL (the agent's word, or evidence short of a pass).
- * - PASS: every subtask merged and the merged tree was verified: gates, fresh integration evidence
- *   and the Verification agent's PASS.
+ * - FAIL: nothing verified is on the integration branch: it is at the base (nothing merged, every
+ *   merge failed its checks and was taken off, or the final verification failed and took them all
+ *   back), or the merged tree was never verified.
+ * - PARTIAL: some subtasks' work is on it, verified, and the rest is named with why (each task's
+ *   `detail`); or all of it is, and the Verification agent's verdict was PARTIAL.
+ * - PASS: every subtask's work is on it and verified: its integration checks after its merge, then
+ *   the gates, fresh integration evidence and the Verification agent's PASS on the merged tree.
  */
 export function runStatus(input: RunStatusInput): { status: RunStatus; detail: string } {
   if (input.abortReason) return { status: 'ABORTED', detail: input.abortReason };
@@ -30,6 +32,16 @@ export function runStatus(input: RunStatusInput): { status: RunStatus; detail: s
   // Each task's own `detail` in the run's JSON says why it did not merge.
   const notMerged = unmerged.map((task) => `${task.task_id} ${task.status}`).join(', ');
   const { verify } = input;
+  if (verify?.status === 'FAIL') {
+    return {
+      status: 'FAIL',
+      detail: `${verify.detail}; the integration branch is back at the base, nothing of the run's is on it${notMerged ? ` (not merged: ${notMerged})` : ''}`,
+    };
+  }
+  if (input.unchanged && (verify || input.tasks.some((task) => task.merge_outcome === 'rolled_back'))) {
+    const why = verify ? verify.detail : 'every merge failed the integration checks and was taken off';
+    return { status: 'FAIL', detail: `nothing verified is on the integration branch: it is at the base (${notMerged}); ${why}` };
+  }
   if (input.unchanged) {
     return {
       status: 'FAIL',
@@ -37,8 +49,7 @@ export function runStatus(input: RunStatusInput): { status: RunStatus; detail: s
     };
   }
   if (!verify) return { status: 'FAIL', detail: 'the merged tree was not verified' };
-  if (verify.status === 'FAIL') return { status: 'FAIL', detail: `${verify.detail}${notMerged ? `; not merged: ${notMerged}` : ''}` };
-  if (unmerged.length > 0) return { status: 'PARTIAL', detail: `not merged: ${notMerged}${verify.detail ? `; ${verify.detail}` : ''}` };
+  if (unmerged.length > 0) return { status: 'PARTIAL', detail: `not on the result branch: ${notMerged}; ${verify.detail}` };
   return { status: verify.status, detail: verify.detail };
 }
 

@@ -1,24 +1,22 @@
-import path from 'node:path';
 import { type VerificationOutput, VerificationOutputSchema } from '../../roles/outputs.js';
 import type { RunStatus } from '../../shared/core/events/runEvent.js';
-import { commonGitDir } from '../../shared/core/git/repoLock.js';
 import { PortLeaser, portLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
-import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
-import { checkLauncher } from '../../shared/infra/verify/checks/checkSandbox.js';
 import { loadCommitView, repoPath } from '../../shared/infra/verify/evidence/commitView.js';
-import { type AssertionFlag, type CheckEvidence, CheckSpecSchema } from '../../shared/infra/verify/evidence/evidence.js';
-import { checkRunEvent } from '../../shared/infra/verify/evidence/evidenceEvents.js';
+import type { AssertionConfirmation, AssertionFlag, CheckEvidence } from '../../shared/infra/verify/evidence/evidence.js';
 import { type CheckedProblem, checkProblem } from '../../shared/infra/verify/evidence/problemCheck.js';
 import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { auditTestChanges } from '../../shared/infra/verify/gates/assertions.js';
+import { awaitsConfirmation } from '../../shared/infra/verify/gates/gate.js';
+import { gateNamed } from '../../shared/infra/verify/gates/gateList.js';
 import { gateRunEvents } from '../../shared/infra/verify/gates/gateRunEvents.js';
 import { gateIntegration } from '../../shared/infra/verify/gates/integrationGates.js';
 import { runMayPass } from '../../shared/infra/verify/gates/runPass.js';
 import { bulletList, fillBrief } from '../briefs/briefTemplate.js';
 import { prepareIntegrationWorktree } from '../merge/integrationSetup.js';
+import type { Landing } from '../merge/landing.js';
 import { mergeRefusal } from '../merge/mergeCheck.js';
-import { refGuardedCheck } from './refGuardedCheck.js';
+import { failedChecks, failureText, runIntegrationChecks } from './integrationChecks.js';
 import type { RunContext } from './runContext.js';
 import type { CheckRecordOut, GateRecord } from './runResult.js';
 
@@ -28,6 +26,7 @@ const INLINE_DIFF_CHARS = 30_000;
 const FIX_ROUNDS = 1;
 
 export interface VerifyOutcome {
+  /** The verdict on the work left on the integration branch: FAIL took it all back to the base. */
   status: RunStatus;
   detail: string;
   gates: GateRecord[];
@@ -43,6 +42,8 @@ interface Round {
   problems: string[];
   /** The agent's problems, checked against the merged tree. */
   reported: CheckedProblem[];
+  /** Changes to the tests the Verification agent did not confirm: the work that made them is taken off. */
+  unconfirmed: AssertionFlag[];
 }
 
 /**
@@ -52,17 +53,22 @@ interface Round {
  * it, and confirms or rejects each flagged change to the tests. PASS needs every gate passed,
  * passing integration evidence newer than the last merge, and the agent's PASS. After a FAIL, one
  * bounded fix round (a worker given the problems), then everything again.
+ *
+ * What stays on the integration branch is verified work only (landing.ts): a final FAIL takes every
+ * merge back off, to the base; a flagged change to the tests left unconfirmed takes off the work
+ * that made it (and the work that depends on it), and the rest stays.
  */
-export async function verifyPhase(ctx: RunContext): Promise<VerifyOutcome> {
+export async function verifyPhase(ctx: RunContext, landing: Landing): Promise<VerifyOutcome> {
   await ctx.recorder.record({ type: 'run_phase', phase: 'verifying' });
   let round = await verifyOnce(ctx, 1);
   for (let fix = 1; fix <= FIX_ROUNDS && round.status === 'FAIL' && !ctx.signal.aborted; fix += 1) {
-    if (!(await fixRound(ctx, fix, round.problems))) break;
+    if (!(await fixRound(ctx, landing, fix, round.problems))) break;
     round = await verifyOnce(ctx, fix + 1);
   }
+  const detail = await keepVerified(ctx, landing, round);
   return {
     status: round.status,
-    detail: round.detail,
+    detail,
     gates: round.gates,
     verification: {
       verdict: round.status,
@@ -74,6 +80,48 @@ export async function verifyPhase(ctx: RunContext): Promise<VerifyOutcome> {
       problems: round.reported,
     },
   };
+}
+
+/** Leaves only verified work on the integration branch after the last round; returns the round's detail, with what was taken off. */
+async function keepVerified(ctx: RunContext, landing: Landing, round: Round): Promise<string> {
+  if (ctx.signal.aborted) return round.detail;
+  if (round.status === 'FAIL') {
+    await landing.takeBack(`the final verification failed: ${round.detail}`);
+    return round.detail;
+  }
+  if (round.unconfirmed.length === 0) return round.detail;
+  const concerned = workConcerned(ctx, landing, round.unconfirmed);
+  const why = (taskId: string) => {
+    const own = round.unconfirmed.filter((flag) => concerned.get(taskId)?.includes(flag.file));
+    return own.length > 0
+      ? `the Verification agent did not confirm its change to the tests (${own.map((flag) => `[${flag.id}] ${flag.file}: ${flag.kind.replace(/_/g, ' ')}`).join('; ')})`
+      : 'it depends on work taken off for an unconfirmed change to the tests';
+  };
+  await landing.takeOff(new Set(concerned.keys()), why);
+  return `${round.detail}; taken off for changes to the tests the Verification agent did not confirm: ${[...concerned.keys()].join(', ')}`;
+}
+
+/**
+ * The work an unconfirmed flag concerns: each landed task whose merge changed the flagged file,
+ * and every plan subtask that depends on one of those (its work was built on it). Returns each
+ * task with the flagged files it changed (none for a dependant).
+ */
+function workConcerned(ctx: RunContext, landing: Landing, flags: readonly AssertionFlag[]): Map<string, string[]> {
+  const concerned = new Map<string, string[]>();
+  for (const landed of landing.landed) {
+    const files = flags.map((flag) => flag.file).filter((file) => landed.files.includes(file));
+    if (files.length > 0) concerned.set(landed.taskId, files);
+  }
+  const subtasks = ctx.recorder.state.run.plan?.subtasks ?? [];
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const subtask of subtasks) {
+      if (concerned.has(subtask.id) || !subtask.depends_on.some((dep) => concerned.has(dep))) continue;
+      concerned.set(subtask.id, []);
+      grew = true;
+    }
+  }
+  return concerned;
 }
 
 async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
@@ -116,65 +164,13 @@ async function verifyOnce(ctx: RunContext, round: number): Promise<Round> {
       evidence,
       lastMergeAt: recorder.state.run.last_merge_at,
       currentTree: await treeSnapshot(integration.dir),
-      gates: gated.gates,
+      // A gate only the Verification agent's confirmation lifts is judged on the work it concerns instead.
+      gates: gated.gates.filter((gate) => !awaitsConfirmation(gateNamed(gate.name))),
     });
-    return judge({ result, report, reported, evidence, gates: gated.gates, pass });
+    return judge({ result, report, reported, evidence, gates: gated.gates, flags, pass });
   } finally {
     await lease.release();
   }
-}
-
-/**
- * The host runs the integration checks itself on the merged tree, each recorded with its evidence.
- * The merged code, tests included, is agent-written: it runs in the sandbox an agent's Bash gets.
- */
-async function runIntegrationChecks(
-  ctx: RunContext,
-  round: number,
-  ports: readonly number[],
-  linkedDirs: readonly string[],
-): Promise<CheckEvidence[]> {
-  const { recorder, integration } = ctx;
-  const logDir = ctx.services.home.integrationCheckLogs(recorder.runId, round);
-  const launcher =
-    ctx.checks.length > 0
-      ? checkLauncher({
-          worktree: integration.dir,
-          tempDir: path.join(logDir, 'tmp'),
-          mode: ctx.sandbox,
-          network: ctx.checkNetwork,
-          domains: ctx.checkRules.domains,
-          sockets: ctx.checkRules.sockets,
-          checkout: ctx.repo,
-          // The linked folders too: their links may lead under the host's /tmp, which the private /tmp hides.
-          readable: [ctx.repo, await commonGitDir(ctx.repo), ...linkedDirs],
-        })
-      : undefined;
-  if (launcher && round === 1)
-    ctx.say(
-      launcher.sandbox !== 'none'
-        ? `integration checks run in the ${launcher.sandbox} sandbox (network: ${ctx.checkNetwork}), without orca's credentials`
-        : `integration checks run unsandboxed (${launcher.problem}), without orca's credentials`,
-    );
-  const evidence: CheckEvidence[] = [];
-  for (const command of ctx.checks) {
-    if (ctx.signal.aborted) break;
-    const one = await refGuardedCheck(ctx.repo, () =>
-      runCheck(CheckSpecSchema.parse(command), {
-        cwd: integration.dir,
-        logDir,
-        env: { PORT: String(ports[0]), ORCA_PORTS: ports.join(',') },
-        signal: ctx.signal,
-        launcher,
-      }),
-    );
-    evidence.push(one);
-    await recorder.record(checkRunEvent(one, undefined, launcher?.sandbox ?? 'none'));
-    ctx.say(
-      `integration check \`${one.command}\`: exit ${one.exit_code ?? one.outcome}, ${one.counts.known ? `${one.counts.executed} test(s) executed` : 'tests not counted'}${one.outcome === 'tampered' ? `; ${checkFailure(one)}` : ''}`,
-    );
-  }
-  return evidence;
 }
 
 /**
@@ -200,33 +196,41 @@ function judge(input: {
   reported: CheckedProblem[];
   evidence: CheckEvidence[];
   gates: GateRecord[];
+  flags: AssertionFlag[];
   pass: { ok: boolean; reason: string };
 }): Round {
   const { report, reported, evidence, gates, pass } = input;
-  const failedChecks = evidence.filter((one) => one.outcome !== 'exited' || one.exit_code !== 0);
-  const problems = failedChecks.map(
-    (one) => `\`${one.command}\` failed on the merged tree (${checkFailure(one)}); its output is in ${one.log}`,
-  );
+  const failed = failedChecks(evidence);
+  const problems = failed.map((one) => `${failureText(one)} on the merged tree`);
   problems.push(
     ...reported.map(
       (p) => `${p.file}${p.line ? `:${p.line}` : ''}: ${p.what}${p.verified ? '' : ` (not confirmed on the merged tree: ${p.reason})`}`,
     ),
   );
-  const base = { gates, evidence, problems, reported };
+  const unconfirmed = unconfirmedFlags(input.flags, report?.confirmations ?? []);
+  const base = { gates, evidence, problems, reported, unconfirmed: [] as AssertionFlag[] };
   if (!report)
     return {
       ...base,
       status: 'FAIL',
       detail: `the Verification agent did not report: ${input.result.end_reason} (${input.result.detail})`,
     };
-  const unconfirmed = reported.filter((problem) => !problem.verified).length;
-  const note = unconfirmed > 0 ? `; ${unconfirmed} reported problem(s) could not be confirmed on the merged tree` : '';
-  if (failedChecks.length > 0)
-    return { ...base, status: 'FAIL', detail: `integration checks failed: ${failedChecks.map(failedCheckName).join(', ')}${note}` };
+  const unverified = reported.filter((problem) => !problem.verified).length;
+  const note = unverified > 0 ? `; ${unverified} reported problem(s) could not be confirmed on the merged tree` : '';
+  if (failed.length > 0)
+    return { ...base, status: 'FAIL', detail: `integration checks failed: ${failed.map(failureText).join('; ')}${note}` };
   if (report.verdict === 'FAIL') return { ...base, status: 'FAIL', detail: `verification FAIL: ${problems.join('; ')}${note}` };
-  if (!pass.ok) return { ...base, status: 'PARTIAL', detail: `not a pass: ${pass.reason}${note}` };
-  if (report.verdict === 'PARTIAL') return { ...base, status: 'PARTIAL', detail: `verification PARTIAL${note}` };
-  return { ...base, status: 'PASS', detail: `${pass.reason}; verification PASS${note}` };
+  // `pass` leaves out the gates only the agent's confirmation lifts: those fail the work they concern (keepVerified).
+  if (!pass.ok) return { ...base, status: 'FAIL', detail: `not a pass: ${pass.reason}${note}` };
+  const kept = { ...base, unconfirmed };
+  if (report.verdict === 'PARTIAL') return { ...kept, status: 'PARTIAL', detail: `verification PARTIAL${note}` };
+  return { ...kept, status: 'PASS', detail: `${pass.reason}; verification PASS${note}` };
+}
+
+/** The flags the Verification agent did not confirm, by id. */
+function unconfirmedFlags(flags: readonly AssertionFlag[], confirmations: readonly AssertionConfirmation[]): AssertionFlag[] {
+  const confirmed = new Set(confirmations.map((one) => one.flag));
+  return flags.filter((flag) => !confirmed.has(flag.id));
 }
 
 function verificationPrompt(ctx: RunContext, head: string, diff: string, flags: AssertionFlag[]): string {
@@ -258,9 +262,10 @@ function fixPaths(ctx: RunContext): string[] | undefined {
   return subtasks ? [...new Set(subtasks.flatMap((subtask) => subtask.paths))] : undefined;
 }
 
-async function fixRound(ctx: RunContext, round: number, problems: string[]): Promise<boolean> {
+async function fixRound(ctx: RunContext, landing: Landing, round: number, problems: string[]): Promise<boolean> {
+  const taskId = `_fix-${round}`;
   const result = await ctx.jobs.run({
-    taskId: `_fix-${round}`,
+    taskId,
     title: 'fix what verification found',
     role: ctx.role('worker'),
     prompt: fillBrief('fix-brief', {
@@ -279,29 +284,17 @@ async function fixRound(ctx: RunContext, round: number, problems: string[]): Pro
   const tip = result.commit ?? result.branch;
   const refused = await mergeRefusal(ctx.integration.repo, result.base, tip, fixPaths(ctx));
   if (refused) {
-    await ctx.recorder.record({ type: 'merge', task_id: `_fix-${round}`, outcome: 'refused', files: [], detail: refused });
+    await ctx.recorder.record({ type: 'merge', task_id: taskId, outcome: 'refused', files: [], detail: refused });
     ctx.say(`fix round ${round}: its branch was ${refused}`);
     return false;
   }
   const merged = await ctx.integration.merge(tip, `Merge fix round ${round}\n\norca run ${ctx.recorder.runId}`);
   if (merged.kind === 'conflict') return false;
-  await ctx.recorder.record({
-    type: 'merge',
-    task_id: `_fix-${round}`,
-    outcome: merged.kind === 'merged' ? 'merged' : 'nothing',
-    commit: merged.commit,
-    files: merged.kind === 'merged' ? merged.files : [],
-  });
+  if (merged.kind === 'nothing') {
+    await ctx.recorder.record({ type: 'merge', task_id: taskId, outcome: 'nothing', commit: merged.commit, files: [] });
+    return true;
+  }
+  // Like a task's merge, a fix counts only once the integration checks pass on it.
+  await landing.land({ taskId, branch: result.branch, commit: tip, checkedAlone: true, resolved: false }, merged);
   return true;
-}
-
-/** A failed check in the run's detail: its command, and what it changed when that is why. */
-function failedCheckName(one: CheckEvidence): string {
-  return one.outcome === 'tampered' ? `${one.command} (${checkFailure(one)})` : one.command;
-}
-
-/** How a failed integration check failed, in a few words. */
-function checkFailure(one: CheckEvidence): string {
-  if (one.outcome === 'tampered') return `it changed refs it may not: ${(one.tampered ?? []).join('; ')}`;
-  return one.outcome === 'exited' ? `exit ${one.exit_code}` : one.outcome;
 }

@@ -115,7 +115,7 @@ describe('a Claude Code plugin loaded with --plugin-dir', () => {
               when: { role: 'plan' },
               turns: [
                 REPORT({
-                  subtasks: [{ id: 'go', title: 'deploy', instructions: 'Deploy.', paths: ['src/**'], depends_on: [], checks: [] }],
+                  subtasks: [{ id: 'go', title: 'deploy', instructions: 'Deploy.', paths: ['src/**'], depends_on: [] }],
                   risks: [],
                 }),
               ],

@@ -25,7 +25,7 @@ const SCRIPT = {
       when: { role: 'plan' },
       turns: [
         REPORT({
-          subtasks: [{ id: 'fix', title: 'fix the issue', instructions: 'Fix it.', paths: ['src/**'], depends_on: [], checks: [] }],
+          subtasks: [{ id: 'fix', title: 'fix the issue', instructions: 'Fix it.', paths: ['src/**'], depends_on: [] }],
           risks: [],
         }),
       ],

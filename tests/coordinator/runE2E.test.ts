@@ -51,14 +51,16 @@ describe('orca run, end to end with real workers, Redis and git', () => {
       expect(code, stderr).toBe(0);
       expect(json.status).toBe('PASS');
       expect(json.tasks.map((t) => [t.id, t.status]).sort()).toEqual([
-        ['cart', 'merged'],
-        ['invoice', 'merged'],
-        ['report', 'merged'],
+        ['cart', 'verified'],
+        ['invoice', 'verified'],
+        ['report', 'verified'],
       ]);
       expect(json.verification?.verdict).toBe('PASS');
       // Each task says why it ended so, and its last report passed every gate, its required check included.
       for (const task of json.tasks) {
-        expect(task.detail).toMatch(/^merged into the integration branch as [0-9a-f]{12}$/);
+        expect(task.detail).toMatch(
+          /^merged into the integration branch as [0-9a-f]{12} and verified: the integration checks passed on the merged tree \(/,
+        );
         expect(task.gates?.map((gate) => [gate.name, gate.ok])).toEqual(
           ['zero_tests', 'stale', 'target', 'assertions', 'claims', 'required'].map((name) => [name, true]),
         );
@@ -86,7 +88,7 @@ describe('orca run, end to end with real workers, Redis and git', () => {
       const repo = createSampleRepo(path.join(env.dir('repo'), 'shop-lib')).dir;
       const { code, json, stderr } = await orcaRun(env, repo, path.join(SCRIPTS, 'same-file.json'));
       expect(code, stderr).toBe(0);
-      expect(json.tasks.map((t) => t.status)).toEqual(['merged', 'merged']);
+      expect(json.tasks.map((t) => t.status)).toEqual(['verified', 'verified']);
       const events = await runEvents(env, json.run_id);
       const note = events.find((e) => e.event.type === 'dag_note');
       expect(note?.event).toMatchObject({ task_id: 'cents', message: expect.stringContaining('src/money.ts') });
@@ -108,7 +110,7 @@ describe('orca run, end to end with real workers, Redis and git', () => {
       const repo = createSampleRepo(path.join(env.dir('repo'), 'shop-lib')).dir;
       const { code, json, stderr } = await orcaRun(env, repo, path.join(SCRIPTS, 'merge-conflict.json'));
       expect(code, stderr).toBe(0);
-      expect(json.tasks.map((t) => t.status)).toEqual(['merged', 'merged']);
+      expect(json.tasks.map((t) => t.status)).toEqual(['verified', 'verified']);
       const merges = (await runEvents(env, json.run_id)).filter((e) => e.event.type === 'merge').map((e) => e.event.outcome);
       expect(merges).toEqual(['merged', 'conflict', 'resolved']);
       // Each task may change only its own paths: the conflict is the note both added (globs the plan could not tell apart).
@@ -132,7 +134,7 @@ describe('orca run, end to end with real workers, Redis and git', () => {
       expect(Object.fromEntries(json.tasks.map((t) => [t.id, t.status]))).toEqual({
         base: 'failed',
         'uses-base': 'blocked',
-        independent: 'merged',
+        independent: 'verified',
       });
       expect(git(repo, 'show', `${json.integration_branch}:src/report.ts`)).toContain('in the sales report');
       expect(json.tasks.find((t) => t.id === 'uses-base')?.detail).toBe('blocked: base failed');
@@ -159,7 +161,7 @@ describe('orca run, end to end with real workers, Redis and git', () => {
       const { code, json } = await orcaRun(env, repo, path.join(SCRIPTS, 'claimed-not-run.json'));
       expect(code).toBe(1);
       expect(json.status).toBe('PARTIAL');
-      expect(Object.fromEntries(json.tasks.map((t) => [t.id, t.status]))).toEqual({ honest: 'merged', liar: 'failed' });
+      expect(Object.fromEntries(json.tasks.map((t) => [t.id, t.status]))).toEqual({ honest: 'verified', liar: 'failed' });
       const events = await runEvents(env, json.run_id);
       const refusals = events.filter(
         (e) => e.task_id === 'liar' && e.event.type === 'notice' && String(e.event.message).startsWith('Report refused by the gates'),

@@ -26,7 +26,7 @@ describe('the run status', () => {
       verify: verified('PASS'),
       unchanged: false,
     });
-    expect(result).toEqual({ status: 'PARTIAL', detail: 'not merged: b failed, c blocked; verification PASS' });
+    expect(result).toEqual({ status: 'PARTIAL', detail: 'not on the result branch: b failed, c blocked; verification PASS' });
     // Every task merged, but verification itself was short of a pass.
     expect(runStatus({ tasks: [task('a', 'merged')], verify: verified('PARTIAL'), unchanged: false }).status).toBe('PARTIAL');
   });
@@ -38,6 +38,11 @@ describe('the run status', () => {
     });
     // Merged with no changes is still nothing merged: the base is all there is to verify.
     expect(runStatus({ tasks: [task('noop', 'merged')], verify: verified('PASS'), unchanged: true }).status).toBe('FAIL');
+    // Verified work all taken off again (an unconfirmed change to the tests): nothing verified is on the branch.
+    expect(runStatus({ tasks: [task('weak', 'failed')], verify: verified('PASS', 'verification PASS'), unchanged: true })).toEqual({
+      status: 'FAIL',
+      detail: 'nothing verified is on the integration branch: it is at the base (weak failed); verification PASS',
+    });
   });
 
   it('is FAIL when verification failed or did not run, merged tasks or not', () => {
@@ -45,10 +50,10 @@ describe('the run status', () => {
       runStatus({ tasks: [task('a', 'merged')], verify: verified('FAIL', 'integration checks failed: npm test'), unchanged: false }),
     ).toEqual({
       status: 'FAIL',
-      detail: 'integration checks failed: npm test',
+      detail: "integration checks failed: npm test; the integration branch is back at the base, nothing of the run's is on it",
     });
     expect(runStatus({ tasks: [task('a', 'merged'), task('b', 'failed')], verify: verified('FAIL', 'x'), unchanged: false }).detail).toBe(
-      'x; not merged: b failed',
+      "x; the integration branch is back at the base, nothing of the run's is on it (not merged: b failed)",
     );
     expect(runStatus({ tasks: [task('a', 'merged')], verify: undefined, unchanged: false }).status).toBe('FAIL');
   });

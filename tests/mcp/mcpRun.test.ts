@@ -17,7 +17,7 @@ const SCRIPT = {
       when: { role: 'plan' },
       turns: [
         REPORT({
-          subtasks: [{ id: 'sum', title: 'add', instructions: 'Add 1 and 2.', paths: ['src/**'], depends_on: [], checks: [] }],
+          subtasks: [{ id: 'sum', title: 'add', instructions: 'Add 1 and 2.', paths: ['src/**'], depends_on: [] }],
           risks: [],
         }),
       ],

@@ -81,6 +81,11 @@ const RULES: Array<{ rule: string; roles: string[]; says: string }> = [
     roles: ['plan'],
     says: 'must leave the build and its checks green on its own',
   },
+  {
+    rule: 'planner: `checks: []` only for a subtask that cannot pass the checks alone',
+    roles: ['plan'],
+    says: 'Give `checks: []` only for a subtask that cannot pass the checks alone',
+  },
   { rule: 'planner: instructions name files, symbols and lines', roles: ['plan'], says: 'name the files, symbols and lines to change' },
   { rule: 'read-only Bash is said to be read-only', roles: ['plan', 'explore'], says: 'your Bash is read-only' },
   {

@@ -1,7 +1,9 @@
 import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { failureText, outcomeText } from '../../coordinator/run/integrationChecks.js';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
+import { checkLauncher } from '../../shared/infra/verify/checks/checkSandbox.js';
 import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { makeRepo } from '../support/gitRepo.js';
 import { processesMatching, waitForNoProcess } from '../support/processTable.js';
@@ -64,6 +66,30 @@ describe('running a check', () => {
     expect(evidence).toMatchObject({ outcome: 'timed_out', exit_code: null });
     expect(await waitForNoProcess(marker)).toEqual([]);
   });
+
+  it.each([
+    ['plainly', undefined],
+    ['in the sandbox', 'bwrap'],
+  ] as const)(
+    'stops a timed-out check with its whole process group, a child that ignores SIGTERM included, and says so (%s)',
+    async (_, how) => {
+      const dir = project();
+      const marker = how ? 'sleep 64.2719' : 'sleep 63.7183';
+      const launcher = how
+        ? checkLauncher({ mode: 'auto', worktree: dir, tempDir: tempDir(), network: 'none', domains: [], readable: [] })
+        : undefined;
+      // The child ignores SIGTERM (an ignored signal stays ignored across exec): only the group's SIGKILL ends it.
+      const evidence = await runCheck(
+        { command: `(trap '' TERM; echo started; exec ${marker}) & sleep 0.2; wait`, timeout_ms: 500 },
+        { cwd: dir, logDir: tempDir(), killGraceMs: 200, launcher },
+      );
+      expect(evidence).toMatchObject({ outcome: 'timed_out', exit_code: null });
+      expect(readFileSync(evidence.log, 'utf8')).toContain('started');
+      expect(await waitForNoProcess(marker)).toEqual([]);
+      expect(outcomeText(evidence)).toMatch(/^timed out after \d+ s and was stopped with its whole process group$/);
+      expect(failureText(evidence)).toBe(`\`${evidence.command}\` ${outcomeText(evidence)} (its output: ${evidence.log})`);
+    },
+  );
 
   it('stops a check when the run is aborted', async () => {
     const dir = project();

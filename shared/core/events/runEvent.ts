@@ -70,6 +70,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         mcp: z.array(z.string()).optional(),
         /** `--check-network`: whether the integration checks reach the host network. */
         check_network: z.enum(CHECK_NETWORKS).optional(),
+        /** Why each of `checks` was chosen, in their order: `--check`, or `detected: <how>` (the run JSON's `checks`). */
+        check_sources: z.array(z.string()).optional(),
         /** `--sandbox` (auto when absent: a run recorded before the flag). */
         sandbox: SandboxModeSchema.optional(),
         /** The git remote the run is shared over (`--share`, `ORCA_SHARE`): its jobs name it, not the repository's path. */
@@ -115,7 +117,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         instructions: z.string(),
         paths: z.array(z.string()),
         depends_on: z.array(z.string()),
-        checks: z.array(z.string()),
+        /** Absent: the run's checks are required of its branch; `[]`: it cannot be checked alone (judged right after its merge). */
+        checks: z.array(z.string()).optional(),
       }),
     ),
     risks: z.array(z.string()),
@@ -165,8 +168,12 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('merge'),
     ...at,
     task_id: z.string(),
-    /** `refused`: the coordinator's check refused the branch (a guarded path, or one the task does not own): not merged. */
-    outcome: z.enum(['merged', 'nothing', 'conflict', 'resolved', 'failed', 'refused']),
+    /**
+     * `refused`: the coordinator's check refused the branch (a guarded path, or one the task does not own): not merged.
+     * `rolled_back`: it merged, then failed verification, and the integration branch was moved back off it
+     * (`commit`: the merge taken off; the task's own branch keeps its work).
+     */
+    outcome: z.enum(['merged', 'nothing', 'conflict', 'resolved', 'failed', 'refused', 'rolled_back']),
     commit: z.string().optional(),
     files: z.array(z.string()).default([]),
     detail: z.string().optional(),

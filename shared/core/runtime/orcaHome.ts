@@ -1,16 +1,16 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { defaultOrcaHome } from './defaultOrcaHome.js';
 
 /**
  * Where orca keeps its own files, outside any user repository: worktrees, read-only views,
  * pools of ready worktrees, clones of remotes, transcripts and spilled tool results, and the record of the runs made here.
- * `ORCA_HOME`, default `~/.orca`.
+ * `ORCA_HOME`, default a folder with no dot-folder in its path (defaultOrcaHome.ts).
  */
 export class OrcaHome {
   readonly root: string;
 
-  constructor(root = process.env.ORCA_HOME || path.join(os.homedir(), '.orca')) {
+  constructor(root = process.env.ORCA_HOME || defaultOrcaHome()) {
     this.root = path.resolve(root);
   }
 
@@ -35,9 +35,13 @@ export class OrcaHome {
     return path.join(this.runWorktrees(runId), taskId);
   }
 
-  /** The coordinator's checkout of a run's integration branch, beside the run's task worktrees. */
+  /**
+   * The coordinator's checkout of a run's integration branch, beside the run's task worktrees:
+   * `_integration`, which no plan subtask id can be (they start with a letter or digit), and no
+   * dot-folder (a project's tests may refuse a path with one).
+   */
   integrationWorktree(runId: string): string {
-    return path.join(this.runWorktrees(runId), '.integration');
+    return path.join(this.runWorktrees(runId), '_integration');
   }
 
   runWorktrees(runId: string): string {
@@ -105,8 +109,8 @@ export class OrcaHome {
     return path.join(this.runSessions(runId), `${taskId}.${attempt}`);
   }
 
-  /** The logs of one round of a run's integration checks, beside its agents' sessions. */
-  integrationCheckLogs(runId: string, round: number): string {
+  /** The logs of one round of a run's integration checks (a verification round, or `merge-<task>`), beside its agents' sessions. */
+  integrationCheckLogs(runId: string, round: number | string): string {
     return path.join(this.runSessions(runId), `integration-checks-${round}`);
   }
 

@@ -103,7 +103,7 @@ export const TaskStateSchema = z
     end_detail: text,
     /** A verification agent's verdict (PASS, FAIL, PARTIAL). */
     verdict: text,
-    merge_outcome: z.enum(['merged', 'nothing', 'conflict', 'resolved', 'failed', 'refused']).optional(),
+    merge_outcome: z.enum(['merged', 'nothing', 'conflict', 'resolved', 'failed', 'refused', 'rolled_back']).optional(),
     merge_commit: text,
     merge_detail: text,
     transcript: text,

@@ -152,8 +152,10 @@ function runEvent(changes: Changes, event: RunEvent): void {
         changes.setTask(event.task_id, { status: 'merged', merged_at: event.at });
         if (event.commit) changes.setRun({ last_merge_at: event.at });
       }
-      if (event.outcome === 'failed' || event.outcome === 'refused')
+      if (event.outcome === 'failed' || event.outcome === 'refused' || event.outcome === 'rolled_back')
         changes.setTask(event.task_id, { status: 'failed', error: event.detail ?? 'the merge failed' });
+      // Moving the branch back changes the integration tree as a merge does: evidence older than it is stale.
+      if (event.outcome === 'rolled_back') changes.setRun({ last_merge_at: event.at });
       return;
     case 'dag_note':
       changes.note({ at: event.at, message: event.message, task_id: event.task_id });

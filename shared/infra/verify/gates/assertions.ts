@@ -4,13 +4,14 @@ import type { AssertionConfirmation, AssertionFlag } from '../evidence/evidence.
 import { type FileChange, hunkText, testChanges } from '../evidence/testDiff.js';
 import { defineGate, type VerdictOf } from './gate.js';
 
-/** Advisory on a Worker's report and its merge: the Verification agent confirms or rejects each flag. */
+/** Advisory on a Worker's report and its merge: the Verification agent confirms or rejects each flag; unconfirmed, the work that made it is taken off the result. */
 export const ASSERTIONS = defineGate({
   name: 'assertions',
   checks:
     "no change weakens the tests (assertions, tests or test files removed or loosened, a skip, only or todo added, the runner's selection changed) unless confirmed",
   report: 'advisory',
   merge: 'advisory',
+  confirmedBy: 'verification',
 });
 
 /**

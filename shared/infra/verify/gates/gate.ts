@@ -23,6 +23,13 @@ export interface GateDefinition<Name extends string = string> {
   readonly report: 'refuse' | 'refuse_unless_admitted' | 'advisory';
   /** What its failure on a finished task's report does to the merge: `refuse` keeps the branch out of the integration branch. */
   readonly merge: 'refuse' | 'advisory';
+  /**
+   * `verification`: its failure stands until the Verification agent confirms what it flagged, so it
+   * is judged only once that agent has reported, and unconfirmed it fails the work it concerns
+   * (that work is taken off the integration branch). Absent: it judges the merged tree after each
+   * merge, with the integration checks.
+   */
+  readonly confirmedBy?: 'verification';
   /** Its verdict, with its own reason: never an empty one (a gate with nothing to judge passes, saying so). */
   verdict(ok: boolean, reason: string): Verdict<Name>;
 }
@@ -38,6 +45,11 @@ export function defineGate<const Name extends string>(definition: Omit<GateDefin
       reason: reason.trim() === '' ? (ok ? 'nothing to judge' : 'failed, no reason recorded') : reason,
     }),
   };
+}
+
+/** Whether a failed verdict is one only the Verification agent's confirmation lifts (gate.confirmedBy). */
+export function awaitsConfirmation(gate: Pick<GateDefinition, 'confirmedBy'>): boolean {
+  return gate.confirmedBy === 'verification';
 }
 
 export function allGatesPass(gates: readonly Verdict[]): boolean {

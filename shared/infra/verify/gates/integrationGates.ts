@@ -1,5 +1,5 @@
-import type { AssertionFlag, CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
-import { treeSnapshot } from '../evidence/treeHash.js';
+import type { AssertionFlag, CheckEvidence, CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
+import { type TreeSnapshot, treeSnapshot } from '../evidence/treeHash.js';
 import { assertionsGate, auditTestChanges } from './assertions.js';
 import { CLAIMS, claimsGate } from './claims.js';
 import { allGatesPass } from './gate.js';
@@ -39,12 +39,19 @@ export async function gateIntegration(input: IntegrationInput): Promise<GateRepo
         dropped: [],
       };
   const flags = input.flags ? [...input.flags] : await auditTestChanges(input.audit);
-  const gates: GateResult[] = [
-    zeroTestsGate(input.evidence),
-    await staleGate(input.evidence, current),
-    targetGate(input.evidence, target),
-    assertionsGate(flags, input.confirmations),
-    claims.gate,
-  ];
+  const [zeroTests, stale, targetVerdict] = await gateMergedTree(input.evidence, current, target);
+  const gates: GateResult[] = [zeroTests, stale, targetVerdict, assertionsGate(flags, input.confirmations), claims.gate];
   return { ok: allGatesPass(gates), gates, checks, dropped: claims.dropped, flags };
+}
+
+/**
+ * The gates that judge the integration checks on the merged tree alone, after each merge, before
+ * the Verification agent has seen anything: zero_tests, stale and target.
+ */
+export async function gateMergedTree(
+  evidence: readonly CheckEvidence[],
+  current: TreeSnapshot,
+  target: { worktree: string; leasedPorts: readonly number[] },
+): Promise<[GateResult, GateResult, GateResult]> {
+  return [zeroTestsGate(evidence), await staleGate(evidence, current), targetGate(evidence, target)];
 }
