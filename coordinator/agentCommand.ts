@@ -66,11 +66,11 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   });
   const { root, base, share, memory } = start;
   for (const problem of memory?.problems ?? []) process.stderr.write(`orca: memory: ${problem}\n`);
+  // Redis and the local workers first: a run id is said only once the run can exist.
+  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, sandbox: options.sandbox });
   const runId = announceRun(start.sandbox);
   const taskId = start.command.role.name;
   if (start.script && !options.json) process.stderr.write('orca: Scripted model (no LLM is used)\n');
-
-  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, sandbox: options.sandbox });
   const follower = connectRedis(services.redisService.url);
   const following = new AbortController();
   const onSigint = abortOnInterrupt(services, runId);

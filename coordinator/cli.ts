@@ -3,19 +3,20 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { isSlug } from '../shared/core/git/slug.js';
 import { EFFORT_LEVELS, type Effort, parseThinking } from '../shared/core/model/thinking.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
-import { publishAbort } from '../shared/infra/queue/runAbort.js';
-import { Keys } from '../shared/infra/redis/keys.js';
-import { connectRedis, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
+import { pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
 import { collectYesTo, parseAskTimeout } from './asks/askOptions.js';
 import { CLEAN_RULES, parseAge } from './cleanOptions.js';
+import { packageVersion } from './packageVersion.js';
 import { UserError } from './repoCheck.js';
 import { sandboxChoice, sandboxOption } from './sandboxOption.js';
 
 /** `orca`: the command line (docs/cli.md). Exit codes: 0 pass, 1 fail, 2 bad input, 130 aborted. */
 const program = new Command('orca')
   .description('A team of coding agents on one repository: each in its own git worktree, on a Redis queue.')
-  .showHelpAfterError()
-  .exitOverride();
+  .version(packageVersion(), '-V, --version', "print orca's version")
+  .exitOverride()
+  // A bad flag or argument is one line naming it, not the whole help (the catch below prints it).
+  .configureOutput({ outputError: () => {} });
 
 program
   .command('run')
@@ -118,22 +119,7 @@ for (const [name, approved] of [
     .description(`${name} the plan of a run started with --approve`)
     .argument('<run>', 'the run id')
     .action(async (run: string) => {
-      if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
-      await pingRedis(redisUrl());
-      const redis = connectRedis();
-      try {
-        const keys = new Keys();
-        if ((await redis.exists(keys.events(run))) === 0) throw new UserError(`run ${run} is not known to this Redis (${redisUrl()}).`);
-        const { appendRunEvent } = await import('../shared/infra/board/runEvents.js');
-        await appendRunEvent(redis, keys, {
-          run_id: run,
-          source: 'run',
-          event: { type: 'approval', at: Date.now(), approved, by: `orca ${name}` },
-        });
-        process.stdout.write(`orca: run ${run} ${approved ? 'approved' : 'rejected'}\n`);
-      } finally {
-        redis.disconnect();
-      }
+      process.exitCode = await (await import('./runControl.js')).approvalCommand(run, approved);
     });
 }
 
@@ -287,15 +273,7 @@ program
   .description('cancel a run everywhere: its agents stop, their shells are killed, worktrees are kept')
   .argument('<run>', 'the run id (printed as "orca: run <id>")')
   .action(async (run: string) => {
-    if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
-    await pingRedis(redisUrl());
-    const redis = connectRedis();
-    try {
-      await publishAbort(redis, new Keys(), run, 'orca abort');
-      process.stdout.write(`orca: abort of run ${run} published\n`);
-    } finally {
-      redis.disconnect();
-    }
+    process.exitCode = await (await import('./runControl.js')).abortCommand(run);
   });
 
 program
@@ -454,11 +432,32 @@ function positiveInt(value: string): number {
   return n;
 }
 
+if (process.argv.length <= 2) {
+  process.stderr.write('orca: name a command, e.g. orca run "TASK" (orca --help lists them).\n');
+  process.exit(2);
+}
+
 program.parseAsync(process.argv).catch((error: unknown) => {
   const code = (error as { code?: string }).code;
   if (code === 'commander.helpDisplayed' || code === 'commander.version') process.exit(0);
-  if (typeof code === 'string' && code.startsWith('commander.')) process.exit(2);
   const message = error instanceof Error ? error.message : String(error);
+  if (typeof code === 'string' && code.startsWith('commander.')) {
+    process.stderr.write(`orca: ${message.replace(/^error: /, '')} (${helpFor(process.argv.slice(2))} says more)\n`);
+    process.exit(2);
+  }
   process.stderr.write(`orca: ${message}\n`);
   process.exit(2);
 });
+
+/** The help that covers the words given: `orca memory add --help` for `orca memory add --bad`. */
+function helpFor(words: string[]): string {
+  const path: string[] = [];
+  let command: Command = program;
+  for (const word of words) {
+    const sub = command.commands.find((one) => one.name() === word);
+    if (!sub) break;
+    path.push(word);
+    command = sub;
+  }
+  return ['orca', ...path, '--help'].join(' ');
+}

@@ -72,14 +72,15 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const say = options.json ? undefined : (line: string) => process.stderr.write(`${line}\n`);
   for (const warning of slash?.warnings ?? []) process.stderr.write(`orca: ${warning}\n`);
   const checks = integrationChecks(options.checks, start.root, say);
-  const runId = announceRun(start.sandbox);
-  sayRunSetup(start, say);
+  // Redis and the local workers first: a run id is said only once the run can exist.
   const services = await OrcaServices.open({
     workers: options.localWorkers ? options.workers : 0,
     concurrency: options.concurrency,
     sandbox: options.sandbox,
   });
   try {
+    const runId = announceRun(start.sandbox);
+    sayRunSetup(start, say);
     const recorder = new RunRecorder(services.redis, services.keys, runId);
     const run: NewRun = { options, start, task: slash?.task ?? options.task, checks, budgets: budgetsOf(options) };
     await recorder.record(runCreated(run, runId));
