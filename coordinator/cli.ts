@@ -9,6 +9,10 @@ import { CLEAN_RULES, parseAge } from './cleanOptions.js';
 import { packageVersion } from './packageVersion.js';
 import { UserError } from './repoCheck.js';
 import { sandboxChoice, sandboxOption } from './sandboxOption.js';
+import { userFolder } from './userFolder.js';
+
+// Through `npm run orca -- …`, the user's folder, not orca's checkout, is the current folder (userFolder.ts).
+process.chdir(userFolder());
 
 /** `orca`: the command line (docs/cli.md). Exit codes: 0 pass, 1 fail, 2 bad input, 130 aborted. */
 const program = new Command('orca')
