@@ -49,10 +49,16 @@ export async function ensureRedis(env: NodeJS.ProcessEnv = process.env): Promise
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
     {
       stdio: 'ignore',
+      // Out of the terminal's process group: Ctrl-C must not take Redis away from a run that is stopping.
+      detached: true,
     },
   );
+  // Dies with the command, however it ends (a second Ctrl-C exits at once).
+  const killOnExit = () => child.kill('SIGTERM');
+  process.once('exit', killOnExit);
   const url = `redis://127.0.0.1:${port}`;
   const stop = async () => {
+    process.off('exit', killOnExit);
     if (child.exitCode === null && child.signalCode === null) {
       await new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
