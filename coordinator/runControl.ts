@@ -1,6 +1,8 @@
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { BoardSource } from './board/boardSource.js';
 import { UserError } from './repoCheck.js';
+import { coordinatorAlive } from './run/coordinatorPulse.js';
+import { endOrphanedRun } from './run/orphanedRun.js';
 
 /** Whether a run's board state says it goes on: a coordinator run until its `run_end`, an agent run until its agent ends. */
 function goesOn(state: string): boolean {
@@ -19,6 +21,13 @@ export async function abortCommand(run: string): Promise<number> {
     if (!goesOn(state.state)) throw new UserError(`run ${run} has already ended (${state.state}): there is nothing to abort.`);
     await publishAbort(source.redis, source.keys, run, 'orca abort');
     process.stdout.write(`orca: abort of run ${run} published\n`);
+    if (state.kind === 'run' && !(await coordinatorAlive(source.redis, source.keys, run))) {
+      const reason = 'orca abort (its coordinator was not running)';
+      const removed = await endOrphanedRun(source.redis, source.keys, { runId: run, reason, usage: state.usage, costUsd: state.cost_usd });
+      process.stdout.write(
+        `orca: run ${run} had no coordinator: ended ABORTED here, ${removed} job(s) no worker held removed (orca clean takes what it left)\n`,
+      );
+    }
     return 0;
   } finally {
     source.close();

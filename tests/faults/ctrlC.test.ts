@@ -35,7 +35,7 @@ interface Started {
   child: ChildProcess;
   runId: string;
   output: () => string;
-  closed: Promise<number | null>;
+  closed: Promise<number | string>;
 }
 
 /** `orca ARGS` as the leader of a process group of its own, as a shell starts a foreground job. */
@@ -50,7 +50,8 @@ async function startInGroup(env: OrcaTestEnv, args: string[]): Promise<Started> 
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const closed = once(child, 'close').then(([code]) => code as number | null);
+  // The exit code, or the signal that ended it.
+  const closed = once(child, 'close').then(([code, signal]) => (code as number | null) ?? (signal as string));
   for (;;) {
     const match = /^orca: run (\S+)$/m.exec(output);
     if (match) return { child, runId: match[1]!, output: () => output, closed };
@@ -78,6 +79,12 @@ function sleepingRun(env: OrcaTestEnv): { repo: string; args: string[]; marker: 
   return { repo, marker, args: ['run', 'a task', '--repo', repo, '--script', script, '--check', CHECK_COMMAND, '--workers', '1'] };
 }
 
+/** The env's jobs still waiting for a worker or running, by state (none: `{}`). */
+async function jobsLeft(env: OrcaTestEnv): Promise<Record<string, number>> {
+  const counts = await env.queue.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'paused', 'waiting-children');
+  return Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
+}
+
 /** What must hold once a Ctrl-C'd run has ended: ABORTED, its work kept, nothing of it running or queued. */
 async function expectCleanlyAborted(env: OrcaTestEnv, repo: string, runId: string): Promise<void> {
   const status = await env.cli(['status', runId, '--json']);
@@ -92,11 +99,7 @@ async function expectCleanlyAborted(env: OrcaTestEnv, repo: string, runId: strin
     worktree && existsSync(path.join(worktree, 'progress.txt')) && readFileSync(path.join(worktree, 'progress.txt'), 'utf8'),
     JSON.stringify(board.tasks, null, 1),
   ).toBe('half done\n');
-  const counts = await env.queue.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
-  expect(
-    Object.values(counts).reduce((sum, n) => sum + n, 0),
-    JSON.stringify(counts),
-  ).toBe(0);
+  expect(await jobsLeft(env)).toEqual({});
   expect(env.processesOfThisEnv()).toEqual([]);
   // The run ended as any run ends: the integration worktree is gone, its branch kept as the run's result.
   expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain(`${runId}/integration`);
@@ -129,6 +132,33 @@ describe('Ctrl-C', { timeout: SLOW_TEST_MS }, () => {
     await expectCleanlyAborted(env, repo, runId);
   });
 
+  it('a run whose coordinator died is aborted and cleaned from another process', async () => {
+    const env = await OrcaTestEnv.open();
+    const { repo, args, marker } = sleepingRun(env);
+    const run = await startInGroup(env, args);
+    await waitForSleeps([marker]);
+    run.child.kill('SIGKILL');
+    await run.closed;
+    // Its workers go with it (they hand their job back); nothing will end the run now.
+    while (env.processesOfThisEnv().length > 0) await sleep(50);
+
+    const abort = await env.cli(['abort', run.runId]);
+    expect(abort.code, abort.stderr).toBe(0);
+    expect(abort.stdout).toMatch(
+      new RegExp(`^orca: run ${run.runId} had no coordinator: ended ABORTED here, \\d+ job\\(s\\) no worker held removed`, 'm'),
+    );
+    const board = JSON.parse((await env.cli(['status', run.runId, '--json'])).stdout) as { run: { state: string; detail: string } };
+    expect(board.run).toMatchObject({ state: 'ABORTED', detail: 'orca abort (its coordinator was not running)' });
+    expect(await jobsLeft(env)).toEqual({});
+
+    const clean = await env.cli(['clean'], { cwd: repo });
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(clean.stdout).not.toContain(`kept run ${run.runId}`);
+    // The agent's half-done work was saved before its worktree went, as orca clean saves any.
+    expect(git(repo, 'show', `refs/orca/wip/${run.runId}/one:progress.txt`)).toBe('half done');
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain(run.runId);
+  });
+
   it('a second Ctrl-C ends the CLI at once', async () => {
     const env = await OrcaTestEnv.open();
     const { args, marker } = sleepingRun(env);
@@ -139,5 +169,7 @@ describe('Ctrl-C', { timeout: SLOW_TEST_MS }, () => {
     while (!run.output().includes('Ctrl-C again to leave at once')) await sleep(10);
     process.kill(-run.child.pid!, 'SIGINT');
     expect(await run.closed, run.output()).toBe(130);
+    // Its workers, left at once, still hand their job back and go: nothing of it stays running.
+    while (env.processesOfThisEnv().length > 0) await sleep(50);
   });
 });
