@@ -4,7 +4,7 @@ import { isSlug } from '../shared/core/git/slug.js';
 import { EFFORT_LEVELS, type Effort, parseThinking } from '../shared/core/model/thinking.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
-import { collectYesTo, parseAskTimeout } from './asks/askOptions.js';
+import { askWait, collectYesTo, parseAskTimeout } from './asks/askOptions.js';
 import { CLEAN_RULES, parseAge } from './cleanOptions.js';
 import { packageVersion } from './packageVersion.js';
 import { UserError } from './repoCheck.js';
@@ -100,7 +100,7 @@ program
       maxTokens: options.maxTokens,
       maxCost: options.maxCost,
       timeoutMinutes: options.timeout,
-      askTimeoutMs: options.askTimeout,
+      asks: askWait(options.askTimeout, atTerminal(options.json)),
       yesTo: options.yesTo,
       memory: options.memory,
       pluginDirs: options.pluginDir,
@@ -181,7 +181,7 @@ program
       workers: options.workers,
       localWorkers: options.localWorkers,
       allowDirty: options.allowDirty,
-      askTimeoutMs: options.askTimeout,
+      asks: askWait(options.askTimeout, atTerminal(options.json)),
       yesTo: options.yesTo,
       memory: options.memory,
       pluginDirs: options.pluginDir,
@@ -328,9 +328,15 @@ function shareOption(): Option {
 }
 
 function askTimeoutOption(): Option {
-  return new Option('--ask-timeout <duration>', 'how long an agent waits for an answer to a permission request (2s, 10m; 0 denies at once)')
-    .argParser(parseAskTimeout)
-    .default(parseAskTimeout('10m'), '10m');
+  return new Option(
+    '--ask-timeout <duration>',
+    'how long an agent waits for an answer to a permission request (2s, 10m; 0 denies at once); default 10m at a terminal, else no wait',
+  ).argParser(parseAskTimeout);
+}
+
+/** Whether a person can answer at this terminal: stdin and stderr are terminals (and the output is not --json). */
+function atTerminal(json: boolean): boolean {
+  return process.stdin.isTTY === true && process.stderr.isTTY === true && !json;
 }
 const memory = program
   .command('memory')

@@ -3,6 +3,7 @@ import { integrationBranch } from '../shared/core/git/orcaBranch.js';
 import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import type { Effort } from '../shared/core/model/thinking.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
+import type { AskWait } from './asks/askOptions.js';
 import { isSlashInvocation, resolveSlashTask, type SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
 import { checkHandOffOptions, handOff } from './handoff/handOff.js';
@@ -36,8 +37,8 @@ export interface RunCommandOptions {
   maxTokens?: number;
   maxCost?: number;
   timeoutMinutes?: number;
-  /** How long an agent waits for an answer to a permission request (ms; 0 denies at once). */
-  askTimeoutMs: number;
+  /** How long an agent waits for an answer to a permission request, and whether anyone can answer. */
+  asks: AskWait;
   /** Allow rules that answer matching permission requests before anyone is asked. */
   yesTo: string[];
   /** Claude Code plugin folders (`--plugin-dir`, repeatable). */
@@ -176,7 +177,7 @@ function runCreated({ options, start, task, checks, budgets }: NewRun, runId: st
       max_tokens: budgets.maxTokens,
       max_cost_usd: budgets.maxCostUsd,
       deadline: budgets.wallClockMs ? Date.now() + budgets.wallClockMs : undefined,
-      ask_timeout_ms: options.askTimeoutMs,
+      ask_timeout_ms: options.asks.timeoutMs,
       yes_to: options.yesTo,
       plugin_dirs: start.pluginDirs,
       memory: options.memory,
@@ -204,7 +205,7 @@ function runSettings({ options, start, task, checks, budgets }: NewRun, say?: (l
     budgets,
     say,
     tty: Boolean(process.stderr.isTTY) && !options.json,
-    asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
+    asks: { timeoutMs: options.asks.timeoutMs, nobody: options.asks.nobody, yesTo: options.yesTo },
     memory: start.memory,
     toolLimit: start.command?.toolLimit,
     pluginDirs: start.pluginDirs,

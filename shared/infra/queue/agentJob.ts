@@ -117,6 +117,8 @@ export const AgentJobSchema = z.object({
       timeout_ms: z.number().int().nonnegative().default(DEFAULT_ASK_TIMEOUT_MS),
       /** Allow rules that answer matching requests before anyone is asked (`--yes-to`). */
       yes_to: z.array(z.string()).default([]),
+      /** Nobody can answer: the run has no terminal to ask at and no --ask-timeout (a request is refused at once, saying how to allow it). */
+      nobody: z.boolean().optional(),
     })
     .default({ timeout_ms: DEFAULT_ASK_TIMEOUT_MS, yes_to: [] }),
   /** The run's memory scope and clock, and the cards chosen for this job's prompt (docs/memory.md). */
