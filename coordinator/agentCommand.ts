@@ -166,7 +166,7 @@ function agentJob(
     plugin_dirs: pluginDirs,
     asks: { timeout_ms: options.asks.timeoutMs, yes_to: options.yesTo, nobody: options.asks.nobody },
     memory: memory?.forPrompt(options.prompt),
-    mcp: options.mcp ?? [],
+    mcp: options.mcp,
     config,
     sandbox: options.sandbox,
   };

@@ -61,7 +61,7 @@ program
   .option('--push-partial', 'with --push: push a PARTIAL run too', false)
   .option('--branch <name>', 'with --push: the branch name on the remote (default the integration branch)')
   .option('--pr-body <file>', 'write a pull request description, made from the run’s events, to FILE (gh pr create -F FILE)')
-  .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for the built-in roles', serverList)
+  .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for the built-in roles; none for no server (default: the approved project servers)', serverList)
   .addOption(sandboxOption())
   .option('--list-commands', "list the slash commands (the repository's .claude/commands and ~/.claude/commands) and exit", false)
   .option('--plugin-dir <dir>', 'load a Claude Code plugin from this folder for every agent of the run (repeatable)', collect, [])
@@ -165,7 +165,7 @@ program
   .option('--yes-to <rule>', 'answer yes to permission requests this rule covers (repeatable)', collectYesTo, [])
   .option('--no-memory', 'show the agent no memory cards and keep none it remembers')
   .option('--plugin-dir <dir>', 'load a Claude Code plugin from this folder (repeatable)', collect, [])
-  .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for a built-in role', serverList)
+  .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for a built-in role; none for no server (default: the approved project servers)', serverList)
   .addOption(sandboxOption())
   .action(async (prompt: string, options) => {
     process.exitCode = await (await import('./agentCommand.js')).agentCommand({
@@ -391,8 +391,9 @@ memory
     process.exitCode = await (await import('./memory/memoryCommands.js')).memoryReview(options);
   });
 
-/** `--mcp a,b`: server names, as `.mcp.json` names them. */
+/** `--mcp a,b`: server names, as `.mcp.json` names them; `none`: no server, not even the approved project ones. */
 function serverList(value: string): string[] {
+  if (value.trim() === 'none') return [];
   const names = value
     .split(',')
     .map((name) => name.trim())

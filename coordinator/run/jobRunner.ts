@@ -129,7 +129,7 @@ export class JobRunner {
         memory: this.options.memory?.forPrompt(spec.prompt),
         tool_limit: this.options.toolLimit,
         project: this.options.project,
-        mcp: this.options.mcp ?? [],
+        mcp: this.options.mcp,
         config: this.options.config,
         sandbox: this.options.sandbox,
       },

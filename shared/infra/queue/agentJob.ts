@@ -134,8 +134,12 @@ export const AgentJobSchema = z.object({
    * the coordinator; unset: the worker reads it at the job's base.
    */
   project: OrcaProjectConfigSchema.optional(),
-  /** `--mcp`: the MCP servers the run gives its built-in roles (a custom role names its own in its file). */
-  mcp: z.array(z.string().min(1)).default([]),
+  /**
+   * `--mcp`: the MCP servers the run gives its built-in roles (a custom role names its own in its
+   * file); `[]` with `--mcp none`. Unset: the project servers the user approved, as Claude Code
+   * gives them to agents whose tools are not limited (none under a slash command's allowed-tools).
+   */
+  mcp: z.array(z.string().min(1)).optional(),
   /**
    * The run's trusted configuration (trustedConfig.ts): the agent's settings, hooks, rules, skills
    * and instructions come from it, never from its workspace. The coordinator always sends it; a
