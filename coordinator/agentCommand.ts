@@ -14,6 +14,7 @@ import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import type { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
+import type { AskWait } from './asks/askOptions.js';
 import { TerminalAsks } from './asks/terminalAsks.js';
 import { eventLine } from './eventLine.js';
 import { chooseModel } from './modelChoice.js';
@@ -37,8 +38,8 @@ export interface AgentCommandOptions {
   workers: number;
   localWorkers: boolean;
   allowDirty: boolean;
-  /** How long the agent waits for an answer to a permission request (ms; 0 denies at once). */
-  askTimeoutMs: number;
+  /** How long the agent waits for an answer to a permission request, and whether anyone can answer. */
+  asks: AskWait;
   /** Allow rules that answer matching permission requests before anyone is asked. */
   yesTo: string[];
   /** False with --no-memory. */
@@ -66,11 +67,11 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   });
   const { root, base, share, memory } = start;
   for (const problem of memory?.problems ?? []) process.stderr.write(`orca: memory: ${problem}\n`);
+  // Redis and the local workers first: a run id is said only once the run can exist.
+  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, sandbox: options.sandbox });
   const runId = announceRun(start.sandbox);
   const taskId = start.command.role.name;
   if (start.script && !options.json) process.stderr.write('orca: Scripted model (no LLM is used)\n');
-
-  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, sandbox: options.sandbox });
   const follower = connectRedis(services.redisService.url);
   const following = new AbortController();
   const onSigint = abortOnInterrupt(services, runId);
@@ -163,9 +164,9 @@ function agentJob(
     model: { ...model, script: script ? scriptContent : undefined },
     stop_event: 'Stop',
     plugin_dirs: pluginDirs,
-    asks: { timeout_ms: options.askTimeoutMs, yes_to: options.yesTo },
+    asks: { timeout_ms: options.asks.timeoutMs, yes_to: options.yesTo, nobody: options.asks.nobody },
     memory: memory?.forPrompt(options.prompt),
-    mcp: options.mcp ?? [],
+    mcp: options.mcp,
     config,
     sandbox: options.sandbox,
   };

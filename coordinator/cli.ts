@@ -4,20 +4,24 @@ import { isSlug } from '../shared/core/git/slug.js';
 import { EFFORT_LEVELS, type Effort, parseThinking } from '../shared/core/model/thinking.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { CHECK_NETWORKS, DEFAULT_CHECK_NETWORK } from '../shared/core/sandbox/checkNetwork.js';
-import { publishAbort } from '../shared/infra/queue/runAbort.js';
-import { Keys } from '../shared/infra/redis/keys.js';
-import { connectRedis, pingRedis, redisUrl, shownRedisUrl } from '../shared/infra/redis/redisConnection.js';
-import { collectYesTo, parseAskTimeout } from './asks/askOptions.js';
+import { pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
+import { askWait, collectYesTo, parseAskTimeout } from './asks/askOptions.js';
 import { CLEAN_RULES, parseAge } from './cleanOptions.js';
-import { findOrcaRedis } from './redisService.js';
+import { packageVersion } from './packageVersion.js';
 import { UserError } from './repoCheck.js';
 import { sandboxChoice, sandboxOption } from './sandboxOption.js';
+import { userFolder } from './userFolder.js';
+
+// Through `npm run orca -- …`, the user's folder, not orca's checkout, is the current folder (userFolder.ts).
+process.chdir(userFolder());
 
 /** `orca`: the command line (docs/cli.md). Exit codes: 0 pass, 1 fail, 2 bad input, 130 aborted. */
 const program = new Command('orca')
   .description('A team of coding agents on one repository: each in its own git worktree, on a Redis queue.')
-  .showHelpAfterError()
-  .exitOverride();
+  .version(packageVersion(), '-V, --version', "print orca's version")
+  .exitOverride()
+  // A bad flag or argument is one line naming it, not the whole help (the catch below prints it).
+  .configureOutput({ outputError: () => {} });
 
 program
   .command('run')
@@ -61,7 +65,11 @@ program
   .option('--push-partial', 'with --push: push a PARTIAL run too', false)
   .option('--branch <name>', 'with --push: the branch name on the remote (default the integration branch)')
   .option('--pr-body <file>', 'write a pull request description, made from the run’s events, to FILE (gh pr create -F FILE)')
-  .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for the built-in roles', serverList)
+  .option(
+    '--mcp <servers>',
+    'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for the built-in roles; none for no server (default: the approved project servers)',
+    serverList,
+  )
   .addOption(sandboxOption())
   .option('--list-commands', "list the slash commands (the repository's .claude/commands and ~/.claude/commands) and exit", false)
   .option('--plugin-dir <dir>', 'load a Claude Code plugin from this folder for every agent of the run (repeatable)', collect, [])
@@ -100,7 +108,7 @@ program
       maxTokens: options.maxTokens,
       maxCost: options.maxCost,
       timeoutMinutes: options.timeout,
-      askTimeoutMs: options.askTimeout,
+      asks: askWait(options.askTimeout, atTerminal(options.json)),
       yesTo: options.yesTo,
       memory: options.memory,
       pluginDirs: options.pluginDir,
@@ -123,24 +131,7 @@ for (const [name, approved] of [
     .description(`${name} the plan of a run started with --approve`)
     .argument('<run>', 'the run id')
     .action(async (run: string) => {
-      if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
-      const url = await findOrcaRedis(run);
-      await pingRedis(url);
-      const redis = connectRedis(url);
-      try {
-        const keys = new Keys();
-        if ((await redis.exists(keys.events(run))) === 0)
-          throw new UserError(`run ${run} is not known to this Redis (${shownRedisUrl(url)}).`);
-        const { appendRunEvent } = await import('../shared/infra/board/runEvents.js');
-        await appendRunEvent(redis, keys, {
-          run_id: run,
-          source: 'run',
-          event: { type: 'approval', at: Date.now(), approved, by: `orca ${name}` },
-        });
-        process.stdout.write(`orca: run ${run} ${approved ? 'approved' : 'rejected'}\n`);
-      } finally {
-        redis.disconnect();
-      }
+      process.exitCode = await (await import('./runControl.js')).approvalCommand(run, approved);
     });
 }
 
@@ -182,7 +173,11 @@ program
   .option('--yes-to <rule>', 'answer yes to permission requests this rule covers (repeatable)', collectYesTo, [])
   .option('--no-memory', 'show the agent no memory cards and keep none it remembers')
   .option('--plugin-dir <dir>', 'load a Claude Code plugin from this folder (repeatable)', collect, [])
-  .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for a built-in role', serverList)
+  .option(
+    '--mcp <servers>',
+    'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for a built-in role; none for no server (default: the approved project servers)',
+    serverList,
+  )
   .addOption(sandboxOption())
   .action(async (prompt: string, options) => {
     process.exitCode = await (await import('./agentCommand.js')).agentCommand({
@@ -198,7 +193,7 @@ program
       workers: options.workers,
       localWorkers: options.localWorkers,
       allowDirty: options.allowDirty,
-      askTimeoutMs: options.askTimeout,
+      asks: askWait(options.askTimeout, atTerminal(options.json)),
       yesTo: options.yesTo,
       memory: options.memory,
       pluginDirs: options.pluginDir,
@@ -294,16 +289,7 @@ program
   .description('cancel a run everywhere: its agents stop, their shells are killed, worktrees are kept')
   .argument('<run>', 'the run id (printed as "orca: run <id>")')
   .action(async (run: string) => {
-    if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
-    const url = await findOrcaRedis(run);
-    await pingRedis(url);
-    const redis = connectRedis(url);
-    try {
-      await publishAbort(redis, new Keys(), run, 'orca abort');
-      process.stdout.write(`orca: abort of run ${run} published\n`);
-    } finally {
-      redis.disconnect();
-    }
+    process.exitCode = await (await import('./runControl.js')).abortCommand(run);
   });
 
 program
@@ -354,9 +340,15 @@ function shareOption(): Option {
 }
 
 function askTimeoutOption(): Option {
-  return new Option('--ask-timeout <duration>', 'how long an agent waits for an answer to a permission request (2s, 10m; 0 denies at once)')
-    .argParser(parseAskTimeout)
-    .default(parseAskTimeout('10m'), '10m');
+  return new Option(
+    '--ask-timeout <duration>',
+    'how long an agent waits for an answer to a permission request (2s, 10m; 0 denies at once); default 10m at a terminal, else no wait',
+  ).argParser(parseAskTimeout);
+}
+
+/** Whether a person can answer at this terminal: stdin and stderr are terminals (and the output is not --json). */
+function atTerminal(json: boolean): boolean {
+  return process.stdin.isTTY === true && process.stderr.isTTY === true && !json;
 }
 const memory = program
   .command('memory')
@@ -411,8 +403,9 @@ memory
     process.exitCode = await (await import('./memory/memoryCommands.js')).memoryReview(options);
   });
 
-/** `--mcp a,b`: server names, as `.mcp.json` names them. */
+/** `--mcp a,b`: server names, as `.mcp.json` names them; `none`: no server, not even the approved project ones. */
 function serverList(value: string): string[] {
+  if (value.trim() === 'none') return [];
   const names = value
     .split(',')
     .map((name) => name.trim())
@@ -462,11 +455,32 @@ function positiveInt(value: string): number {
   return n;
 }
 
+if (process.argv.length <= 2) {
+  process.stderr.write('orca: name a command, e.g. orca run "TASK" (orca --help lists them).\n');
+  process.exit(2);
+}
+
 program.parseAsync(process.argv).catch((error: unknown) => {
   const code = (error as { code?: string }).code;
   if (code === 'commander.helpDisplayed' || code === 'commander.version') process.exit(0);
-  if (typeof code === 'string' && code.startsWith('commander.')) process.exit(2);
   const message = error instanceof Error ? error.message : String(error);
+  if (typeof code === 'string' && code.startsWith('commander.')) {
+    process.stderr.write(`orca: ${message.replace(/^error: /, '')} (${helpFor(process.argv.slice(2))} says more)\n`);
+    process.exit(2);
+  }
   process.stderr.write(`orca: ${message}\n`);
   process.exit(2);
 });
+
+/** The help that covers the words given: `orca memory add --help` for `orca memory add --bad`. */
+function helpFor(words: string[]): string {
+  const path: string[] = [];
+  let command: Command = program;
+  for (const word of words) {
+    const sub = command.commands.find((one) => one.name() === word);
+    if (!sub) break;
+    path.push(word);
+    command = sub;
+  }
+  return ['orca', ...path, '--help'].join(' ');
+}

@@ -25,6 +25,9 @@ export class LocalWorkers {
           env: options.redisUrl ? { ...options.env, [REDIS_OVER_IPC_ENV]: '1' } : options.env,
           execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS],
           stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+          // A process group of its own: a terminal's Ctrl-C goes to the coordinator's group, and the
+          // coordinator, not the signal, decides how its workers stop (they hand jobs back on SIGINT).
+          detached: true,
         });
         this.children.push(child);
         const { redisUrl } = options;

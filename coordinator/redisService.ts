@@ -109,11 +109,19 @@ async function startPrivateRedis(env: NodeJS.ProcessEnv, home: OrcaHome): Promis
   const dir = mkdtempSync(path.join(os.tmpdir(), 'orca-redis-'));
   const password = randomBytes(24).toString('hex');
   const config = [`port ${port}`, 'bind 127.0.0.1', 'save ""', 'appendonly no', `dir "${dir}"`, `requirepass ${password}`];
-  const child: ChildProcess = spawn(server, ['-'], { stdio: ['pipe', 'ignore', 'ignore'] });
+  const child: ChildProcess = spawn(server, ['-'], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    // Out of the terminal's process group: Ctrl-C must not take Redis away from a run that is stopping.
+    detached: true,
+  });
   child.stdin?.end(`${config.join('\n')}\n`);
+  // Dies with the command, however it ends (a second Ctrl-C exits at once).
+  const killOnExit = () => child.kill('SIGTERM');
+  process.once('exit', killOnExit);
   const secretFile = writeRedisSecret(home, { port, password, pid: child.pid ?? 0 });
   const url = secretUrl({ port, password, pid: child.pid ?? 0 });
   const stop = async () => {
+    process.off('exit', killOnExit);
     if (child.exitCode === null && child.signalCode === null) {
       await new Promise<void>((resolve) => {
         child.once('exit', () => resolve());

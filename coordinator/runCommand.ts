@@ -4,6 +4,7 @@ import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import type { Effort } from '../shared/core/model/thinking.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import type { CheckNetwork } from '../shared/core/sandbox/checkNetwork.js';
+import type { AskWait } from './asks/askOptions.js';
 import { isSlashInvocation, resolveSlashTask, type SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
 import { checkHandOffOptions, handOff } from './handoff/handOff.js';
@@ -37,8 +38,8 @@ export interface RunCommandOptions {
   maxTokens?: number;
   maxCost?: number;
   timeoutMinutes?: number;
-  /** How long an agent waits for an answer to a permission request (ms; 0 denies at once). */
-  askTimeoutMs: number;
+  /** How long an agent waits for an answer to a permission request, and whether anyone can answer. */
+  asks: AskWait;
   /** Allow rules that answer matching permission requests before anyone is asked. */
   yesTo: string[];
   /** Claude Code plugin folders (`--plugin-dir`, repeatable). */
@@ -74,14 +75,15 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   for (const warning of slash?.warnings ?? []) process.stderr.write(`orca: ${warning}\n`);
   const chosen = integrationChecks(options.checks, start.root, say);
   const checks = chosen.map((check) => check.command);
-  const runId = announceRun(start.sandbox);
-  sayRunSetup(start, say);
+  // Redis and the local workers first: a run id is said only once the run can exist.
   const services = await OrcaServices.open({
     workers: options.localWorkers ? options.workers : 0,
     concurrency: options.concurrency,
     sandbox: options.sandbox,
   });
   try {
+    const runId = announceRun(start.sandbox);
+    sayRunSetup(start, say);
     const recorder = new RunRecorder(services.redis, services.keys, runId);
     const run: NewRun = {
       options,
@@ -186,7 +188,7 @@ function runCreated({ options, start, task, checks, checkSources, budgets }: New
       max_tokens: budgets.maxTokens,
       max_cost_usd: budgets.maxCostUsd,
       deadline: budgets.wallClockMs ? Date.now() + budgets.wallClockMs : undefined,
-      ask_timeout_ms: options.askTimeoutMs,
+      ask_timeout_ms: options.asks.timeoutMs,
       yes_to: options.yesTo,
       plugin_dirs: start.pluginDirs,
       memory: options.memory,
@@ -215,7 +217,7 @@ function runSettings({ options, start, task, checks, budgets }: NewRun, say?: (l
     budgets,
     say,
     tty: Boolean(process.stderr.isTTY) && !options.json,
-    asks: { timeoutMs: options.askTimeoutMs, yesTo: options.yesTo },
+    asks: { timeoutMs: options.asks.timeoutMs, nobody: options.asks.nobody, yesTo: options.yesTo },
     memory: start.memory,
     toolLimit: start.command?.toolLimit,
     pluginDirs: start.pluginDirs,

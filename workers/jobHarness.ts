@@ -127,10 +127,14 @@ function jobChecks({ job, redis, keys, ports }: JobHarnessInput): JobChecks {
   return { services, checkRecorder, reportGate };
 }
 
-/** A built-in role gets the MCP servers the run names (--mcp); a custom role those of its file. */
+/**
+ * A built-in role gets the MCP servers the run names (--mcp), else the project servers the user
+ * approved, unless a slash command limits its tools; a custom role those of its file.
+ */
 function startJobMcp({ job, workspace, userClaudeDir, config }: JobHarnessInput): Promise<McpServers> {
+  const builtin = job.mcp ?? (job.tool_limit ? [] : 'approved');
   return startAgentMcp({
-    wanted: job.role.source === 'builtin' ? job.mcp : job.role.mcpServers,
+    wanted: job.role.source === 'builtin' ? builtin : job.role.mcpServers,
     roleSource: job.role.source,
     projectRoot: workspace.dir,
     userClaudeDir,

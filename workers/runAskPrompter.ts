@@ -46,7 +46,9 @@ export class RunAskPrompter implements Prompter {
     if (timeoutMs === 0) {
       return {
         allowed: false,
-        reason: `${question.reason}; refused: this run denies every request at once (--ask-timeout 0)`,
+        reason: job.asks.nobody
+          ? nobodyToAsk(question)
+          : `${question.reason}; refused: this run denies every request at once (--ask-timeout 0)`,
         by: worker,
         via: 'timeout',
       };
@@ -122,4 +124,13 @@ function duration(ms: number): string {
   if (ms < 120_000) return `${Math.round(ms / 100) / 10}s`;
   const minutes = ms / 60_000;
   return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)} minutes`;
+}
+
+/**
+ * The refusal of a run nobody can answer (no terminal, no --ask-timeout), in one line saying how
+ * to allow it: a rule given in advance, or a timeout to wait for `orca allow` or the board.
+ */
+function nobodyToAsk(question: PermissionQuestion): string {
+  const rule = question.suggestion?.[0] ?? `${question.tool}(…)`;
+  return `${question.reason}; refused: nobody can answer this run (no terminal, no --ask-timeout): allow it with --yes-to "${rule}", or pass --ask-timeout DURATION to wait for orca allow or the board`;
 }

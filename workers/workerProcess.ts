@@ -39,7 +39,14 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   // A worker forked by a coordinator dies with it: an orphan would keep taking jobs for nobody.
-  if (process.send) process.on('disconnect', () => stop('coordinator gone'));
+  if (process.send) {
+    // Its stderr is a pipe the dead coordinator read: a line written there fails (EPIPE), which
+    // must not kill the worker before it has handed its jobs back. Only that error is let go.
+    process.stderr.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+    process.on('disconnect', () => stop('coordinator gone'));
+  }
   // Said before it takes jobs. Under required without a sandbox it still runs, and refuses each job saying why.
   const sandbox = sandboxStatus(options.sandbox ?? 'auto');
   process.stderr.write(`orca worker ${process.pid}: ${sandbox.refusal ? `${sandbox.refusal}; it refuses every job` : sandbox.line}\n`);

@@ -20,3 +20,20 @@ export function collectYesTo(value: string, previous: string[]): string[] {
   if (isBroken(rule)) throw new InvalidArgumentError(`"${value}" is not a permission rule: ${rule.problem}`);
   return [...previous, rule.text];
 }
+
+/** How a run's permission requests wait: `--ask-timeout` as given, else 10 minutes with someone to ask. */
+export interface AskWait {
+  timeoutMs: number;
+  /** No terminal to ask at and no --ask-timeout: a request is refused at once, saying how to allow it. */
+  nobody: boolean;
+}
+
+/**
+ * A run nobody can answer does not wait on an answer: without a terminal (a script, CI) and
+ * without --ask-timeout, a request is refused at once; --ask-timeout makes it wait for `orca
+ * allow` or the board.
+ */
+export function askWait(given: number | undefined, terminal: boolean): AskWait {
+  if (given !== undefined) return { timeoutMs: given, nobody: false };
+  return terminal ? { timeoutMs: parseAskTimeout('10m'), nobody: false } : { timeoutMs: 0, nobody: true };
+}

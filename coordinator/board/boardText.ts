@@ -2,6 +2,7 @@ import type { TaskStatus } from '../../shared/core/events/runEvent.js';
 import { ENDED } from '../../shared/core/events/taskStatusGroups.js';
 import { totalInputTokens } from '../../shared/core/model/usage.js';
 import type { TaskView } from '../../shared/infra/board/readBoard.js';
+import { taskStatusWord } from '../../shared/infra/board/taskStatusWord.js';
 import type { BoardWithResult, RunResultState } from './runResultState.js';
 
 /**
@@ -121,7 +122,7 @@ function taskRow(task: TaskView, now: number): string[] {
   const elapsed = task.started_at === undefined ? '–' : duration((ended ? (task.ended_at ?? task.started_at) : now) - task.started_at);
   const input = totalInputTokens(task.usage);
   return [
-    `${task.status}${task.attempt > 1 ? ` #${task.attempt}` : ''}`,
+    `${taskStatusWord(task)}${task.attempt > 1 ? ` #${task.attempt}` : ''}`,
     task.task_id,
     task.role,
     // Where its agent runs (or ran): with workers on many hosts, which one has it.

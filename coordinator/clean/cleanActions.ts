@@ -56,7 +56,10 @@ export async function carryOutPlan(plan: CleanPlan, how: CleanActing): Promise<n
   }
   if (!dryRun) for (const repo of plan.prune) await pruneWorktrees(repo);
   const count = (action: string) => plan.runs.filter((verdict) => verdict.action === action).length;
-  const parts = [`${count('clean')} run(s) ${dryRun ? 'to clean' : 'cleaned'}`, `${count('keep')} kept`];
+  const parts = [`${count('clean')} run(s) ${dryRun ? 'to clean' : 'cleaned'}`, `${count('keep')} run(s) kept whole`];
+  // A cleaned run may keep its result or saved work: counted too, so "kept" is never 0 after one was kept.
+  const keptRefs = plan.runs.reduce((sum, verdict) => sum + (verdict.action === 'clean' ? verdict.cleanup.kept.length : 0), 0);
+  if (keptRefs > 0) parts.push(`${keptRefs} result(s) or saved work of cleaned runs kept (said above)`);
   if (count('leave') > 0) parts.push(`${count('leave')} of other installations left alone`);
   if (plan.outOfScope > 0) parts.push(`${plan.outOfScope} of other repositories not looked at (--repo DIR, or --all)`);
   if (failures > 0) parts.push(`${failures} thing(s) could not be done (said above)`);

@@ -44,7 +44,7 @@ async function main(): Promise<number> {
     approve: false,
     json: false,
     allowDirty: false,
-    askTimeoutMs: DEFAULT_ASK_TIMEOUT_MS,
+    asks: { timeoutMs: DEFAULT_ASK_TIMEOUT_MS, nobody: false },
     yesTo: [],
     // The demo leaves the user's memory alone: it neither reads nor keeps cards.
     memory: false,

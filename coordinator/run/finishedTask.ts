@@ -5,6 +5,7 @@ import { blockingGates } from '../../shared/infra/verify/gates/blockingGates.js'
 import { failedGatesText } from '../../shared/infra/verify/gates/gate.js';
 import type { GateResult } from '../../shared/infra/verify/gates/gateList.js';
 import { gateRunEvents } from '../../shared/infra/verify/gates/gateRunEvents.js';
+import { howItEnded } from './howItEnded.js';
 import type { RunContext } from './runContext.js';
 
 /**
@@ -36,11 +37,11 @@ interface Unmerged {
 /** A job that did not complete: how it ended, after the gates of a Report refused before the agent gave up. */
 async function whyItEnded(ctx: RunContext, task: TaskRecord, result: AgentJobResult): Promise<Unmerged> {
   const refusedBy = result.gates ? await recordGates(ctx, task, result.gates.gates) : [];
-  const ended = `${result.end_reason}: ${result.detail}`;
+  const ended = howItEnded(result);
   return {
     status: result.status === 'aborted' ? 'aborted' : 'failed',
     detail: refusedBy.length > 0 ? `its last Report was refused by the gates (${failedGatesText(refusedBy)}); then ${ended}` : ended,
-    said: `${result.status}: ${result.end_reason}`,
+    said: result.status === result.end_reason ? `${result.status}: ${result.detail}` : `${result.status}: ${result.end_reason}`,
   };
 }
 

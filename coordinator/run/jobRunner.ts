@@ -11,6 +11,7 @@ import type { TrustedConfig } from '../../shared/infra/queue/trustedConfig.js';
 import type { RunMemory } from '../memory/runMemory.js';
 import type { ModelChoice } from '../modelChoice.js';
 import type { OrcaServices } from '../services.js';
+import { howItEnded } from './howItEnded.js';
 import type { RunRecorder } from './runRecorder.js';
 import type { SharedRun } from './sharedRun.js';
 
@@ -128,7 +129,7 @@ export class JobRunner {
         memory: this.options.memory?.forPrompt(spec.prompt),
         tool_limit: this.options.toolLimit,
         project: this.options.project,
-        mcp: this.options.mcp ?? [],
+        mcp: this.options.mcp,
         config: this.options.config,
         sandbox: this.options.sandbox,
       },
@@ -179,7 +180,7 @@ export class JobRunner {
         status,
         attempt,
         job_id: jobId,
-        detail: `${result.end_reason}: ${result.detail}`,
+        detail: howItEnded(result),
       });
     }
     await recorder.record({

@@ -77,7 +77,7 @@ function jobRunnerFor(
     script: settings.script,
     maxInFlight: settings.budgets.maxAgents,
     signal,
-    asks: { timeout_ms: settings.asks.timeoutMs, yes_to: settings.asks.yesTo },
+    asks: { timeout_ms: settings.asks.timeoutMs, yes_to: settings.asks.yesTo, nobody: settings.asks.nobody },
     memory: settings.memory,
     toolLimit: settings.toolLimit,
     pluginDirs: settings.pluginDirs ?? [],

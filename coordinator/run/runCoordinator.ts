@@ -7,6 +7,7 @@ import { Landing } from '../merge/landing.js';
 import { recordRun, recordRunEnd } from '../runLedger.js';
 import type { OrcaServices } from '../services.js';
 import { waitForApproval } from './approval.js';
+import { CoordinatorPulse } from './coordinatorPulse.js';
 import { dispatchPhase } from './dispatchPhase.js';
 import { explorePhase } from './explorePhase.js';
 import { handOverWorktrees } from './handOver.js';
@@ -30,6 +31,16 @@ import { type VerifyOutcome, verifyPhase } from './verifyPhase.js';
  * events show as done.
  */
 export async function coordinateRun(services: OrcaServices, recorder: RunRecorder, settings: RunSettings): Promise<RunJson> {
+  // Said from the start to the end: a run with no pulse has no coordinator, and `orca abort` ends it itself.
+  const pulse = await CoordinatorPulse.start(services.redis, services.keys, recorder.runId);
+  try {
+    return await coordinate(services, recorder, settings);
+  } finally {
+    await pulse.stop();
+  }
+}
+
+async function coordinate(services: OrcaServices, recorder: RunRecorder, settings: RunSettings): Promise<RunJson> {
   // Assigned below; an abort may come before (its line then goes straight out).
   let watching: RunWatching | undefined;
   const say = (line: string) => (watching ? watching.watch.say(line) : settings.say?.(line));

@@ -2,6 +2,7 @@ import type { RunStatus } from '../../shared/core/events/runEvent.js';
 import type { SandboxKind } from '../../shared/core/runtime/sandboxMode.js';
 import type { TaskRecord } from '../../shared/infra/board/runChange.js';
 import type { RunFold } from '../../shared/infra/board/runFold.js';
+import { taskStatusWord } from '../../shared/infra/board/taskStatusWord.js';
 import type { CheckedProblem } from '../../shared/infra/verify/evidence/problemCheck.js';
 import { inGateOrder } from '../../shared/infra/verify/gates/gateList.js';
 import { checkedAlone } from './subtaskBrief.js';
@@ -167,7 +168,7 @@ export function runReport(json: RunJson, state: RunFold): string {
     lines.push(
       [
         pad(task.task_id, 24),
-        pad(task.status, 11),
+        pad(taskStatusWord(task), 11),
         pad(String(task.attempt), 9),
         pad(String(tokens), 10),
         `$${task.result_cost_usd.toFixed(4)}`,

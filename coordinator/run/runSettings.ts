@@ -22,7 +22,8 @@ export interface RunSettings {
   say?: (line: string) => void;
   tty: boolean;
   /** How the agents' permission requests are answered when no person does: the wait, and answers given in advance. */
-  asks: { timeoutMs: number; yesTo: string[] };
+  /** `nobody`: no terminal and no --ask-timeout, so a request is refused at once (askOptions.ts). */
+  asks: { timeoutMs: number; yesTo: string[]; nobody?: boolean };
   /** The run's memory (docs/memory.md); undefined with --no-memory. */
   memory?: RunMemory;
   /** The `allowed-tools` of the slash command the task came from: every agent of the run is limited to them. */

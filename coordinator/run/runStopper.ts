@@ -12,7 +12,14 @@ export class RunStopper {
   private readonly abort = new AbortController();
   private why?: string;
   private wallClock?: NodeJS.Timeout;
-  private readonly onSigint = () => this.stop('interrupted by the user (Ctrl-C)');
+  private interrupts = 0;
+  private readonly onSigint = () => {
+    this.interrupts += 1;
+    // The second Ctrl-C leaves at once: the abort is published, the workers go with the CLI.
+    if (this.interrupts > 1) process.exit(130);
+    this.say('Ctrl-C: stopping the run (Ctrl-C again to leave at once)');
+    this.stop('interrupted by the user (Ctrl-C)');
+  };
 
   private constructor(
     private readonly services: OrcaServices,
@@ -53,6 +60,8 @@ export class RunStopper {
 
   close(): void {
     process.off('SIGINT', this.onSigint);
+    // Interrupted once, the command still ends its run (hand-over, the result): a second Ctrl-C leaves at once then too.
+    if (this.interrupts > 0) process.once('SIGINT', () => process.exit(130));
     if (this.wallClock) clearTimeout(this.wallClock);
     this.subscriber.disconnect();
   }

@@ -26,7 +26,12 @@ export class TmuxTerminal {
       .filter((entry): entry is [string, string] => entry[1] !== undefined && /^[A-Za-z_][A-Za-z0-9_]*$/.test(entry[0]))
       .map(([name, value]) => `export ${name}=${quote(value)}`);
     const command = [process.execPath, compiledEntry('coordinator/cli.ts'), ...args].map(quote).join(' ');
-    writeFileSync(script, `${exports.join('\n')}\ncd ${quote(packageRoot())}\n${command}\necho "EXIT=$?"\nsleep 600\n`);
+    // The launching shells outlive a Ctrl-C (a trap, which the command does not inherit) to print how the
+    // command ended; the env's variables are the subshell's alone, so what stays after is not the env's process.
+    writeFileSync(
+      script,
+      `trap : INT\n(\ntrap : INT\n${exports.join('\n')}\ncd ${quote(packageRoot())}\n${command}\n)\necho "EXIT=$?"\nsleep 600\n`,
+    );
     execFileSync('tmux', ['-L', socket, 'new-session', '-d', '-s', 'orca', '-x', '200', '-y', '50', `sh ${quote(script)}`]);
     servers.push(socket);
     return new TmuxTerminal(socket);
@@ -48,6 +53,11 @@ export class TmuxTerminal {
     const found = pattern.exec(this.screen());
     if (!found) throw new Error(`the command ended without showing ${pattern}:\n${this.screen()}`);
     return found;
+  }
+
+  /** Ctrl-C, as a person presses it: the terminal sends SIGINT to its foreground process group. */
+  interrupt(): void {
+    execFileSync('tmux', ['-L', this.socket, 'send-keys', '-t', 'orca', 'C-c']);
   }
 
   /** Types `text` and Enter. */

@@ -68,6 +68,32 @@ describe('the board as text', () => {
     expect(after.at(-1)).toBe('verdict PARTIAL: 1 of 2 tasks merged');
   });
 
+  it('says merged only of a task that changed something, and no phase once the run ended', async () => {
+    const { redis, keys } = testRedis();
+    const run = new RunEvents(redis, keys, 'r-words');
+    await run.created('/repos/shop');
+    await run.task('t1');
+    await run.task('t2');
+    await run.run({ type: 'run_phase', phase: 'verifying', detail: 'checks' });
+    await run.finishes('t1');
+    await run.merged('t1');
+    await run.finishes('t2');
+    await run.run({ type: 'merge', task_id: 't2', outcome: 'nothing', files: [], detail: 'the task changed no files' });
+    await run.state('t2', 'merged');
+    const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, thinking_tokens: 0 };
+    await run.run({ type: 'run_end', status: 'ABORTED', usage, cost_usd: 0, detail: 'orca abort' });
+
+    const board = (await readRunBoard(redis, keys, 'r-words'))!;
+    expect({ phase: board.run.phase, phase_detail: board.run.phase_detail, state: board.run.state }).toEqual({
+      phase: 'done',
+      phase_detail: undefined,
+      state: 'ABORTED',
+    });
+    const lines = boardText(board, { now: Date.now(), color: false });
+    expect(lines.find((line) => line.includes(' t1 '))!.split(/\s{2,}/)[0]).toBe('merged');
+    expect(lines.find((line) => line.includes(' t2 '))!.split(/\s{2,}/)[0]).toBe('unchanged');
+  });
+
   it('colours statuses for a terminal and cuts lines to its width without breaking a colour code', async () => {
     const { redis, keys } = testRedis();
     const run = new RunEvents(redis, keys, 'r-width');

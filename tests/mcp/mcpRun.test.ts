@@ -5,6 +5,7 @@ import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { makeRepo, writeFiles } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { processesMatching } from '../support/processTable.js';
+import { toolOutcomes } from '../support/scriptedJobs.js';
 import { EVERYTHING_SERVER } from './mcpSupport.js';
 
 const REPORT = (input: Record<string, unknown>) => ({ tools: [{ name: 'Report', input }] });
@@ -68,6 +69,46 @@ describe('orca run --mcp', () => {
       ['mcp__everything__get-sum', false, 'The sum of 1 and 2 is 3.'],
       ['Report', false, expect.any(String)],
     ]);
+    expect(processesMatching(`${EVERYTHING_SERVER} stdio`)).toEqual([]);
+  });
+});
+
+describe('approved project MCP servers', () => {
+  it('reach a Worker with no --mcp, as in Claude Code; --mcp none turns them off', { timeout: SLOW_TEST_MS }, async () => {
+    const env = await OrcaTestEnv.open();
+    // The project's .mcp.json, committed; the user's approval in the untracked settings.local.json.
+    const repo = makeRepo({
+      '.gitignore': '.claude/settings.local.json\n',
+      '.mcp.json': JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } } }),
+    });
+    writeFiles(repo, { '.claude/settings.local.json': JSON.stringify({ enableAllProjectMcpServers: true }) });
+    const script = path.join(env.root, 'echo.json');
+    writeFileSync(
+      script,
+      JSON.stringify({
+        agents: [
+          {
+            when: { role: 'worker' },
+            turns: [
+              { tools: [{ name: 'mcp__everything__echo', input: { message: 'from the project' } }] },
+              REPORT({ summary: 'echoed', unresolved: [], claimed_checks: [] }),
+            ],
+          },
+        ],
+      }),
+    );
+    const echo = async (...flags: string[]) => {
+      const run = await env.cli(['agent', '--role', 'worker', 'Echo.', '--repo', repo, '--script', script, '--json', ...flags]);
+      expect(run.code, run.stderr).toBe(0);
+      const { run_id, task_id } = JSON.parse(run.stdout) as { run_id: string; task_id: string };
+      const [call] = await toolOutcomes(env.redis, env.keys, run_id, task_id);
+      return call!;
+    };
+
+    expect(await echo()).toMatchObject({ isError: false, preview: 'Echo: from the project' });
+    const off = await echo('--mcp', 'none');
+    expect(off.isError).toBe(true);
+    expect(off.preview).toContain('mcp__everything__echo');
     expect(processesMatching(`${EVERYTHING_SERVER} stdio`)).toEqual([]);
   });
 });

@@ -119,4 +119,45 @@ describe('orca memory', () => {
     expect(cards.cards).toHaveLength(1);
     expect(cards.pending).toBe(0);
   });
+
+  it('through npm run orca, files a project card for the folder the user ran it from (INIT_CWD), not for orca', async () => {
+    const env = await OrcaTestEnv.open();
+    const repo = makeRepo();
+    // npm runs the script in orca's package folder and says where the user was in INIT_CWD.
+    const child = spawn(
+      'npm',
+      [
+        '--silent',
+        '--prefix',
+        packageRoot(),
+        'run',
+        'orca',
+        '--',
+        'memory',
+        'add',
+        '--type',
+        'project',
+        '--title',
+        'Build tool',
+        '--description',
+        'The project builds with make.',
+      ],
+      {
+        cwd: repo,
+        env: env.processEnv({ INIT_CWD: undefined }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/^remembered mem_\w+ "Build tool" \(project:/);
+
+    const here = await env.cli(['memory', 'list', '--scope', 'project', '--json', '--repo', repo]);
+    expect(JSON.parse(here.stdout).cards.map((card: { title: string }) => card.title)).toEqual(['Build tool']);
+    const orcas = await env.cli(['memory', 'list', '--scope', 'project', '--json', '--repo', packageRoot()]);
+    expect(JSON.parse(orcas.stdout).cards).toEqual([]);
+  });
 });

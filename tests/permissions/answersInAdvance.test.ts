@@ -49,7 +49,7 @@ describe('answers given in advance, in the policy', () => {
     const policy = policyOf({ deny: ['Bash(npm publish:*)'] });
     expect(bash(policy, 'npm publish', 'full-access', answers('Bash(npm publish:*)')).behavior).toBe('deny');
     const plain = policyOf({});
-    expect(bash(plain, 'npm install', 'read-only').behavior).toBe('ask');
+    expect(bash(plain, 'npm install', 'read-only').behavior).toBe('deny');
     expect(bash(plain, 'npm install', 'read-only', answers('Bash(npm install:*)'))).toMatchObject({
       behavior: 'allow',
       by: 'answer:Bash(npm install:*) (--yes-to)',

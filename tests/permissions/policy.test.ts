@@ -46,7 +46,8 @@ function setup(rules: Rules = {}, options: PolicyOptions = {}) {
 describe('modes against tool levels', () => {
   for (const mode of PERMISSION_MODES) {
     for (const level of PERMISSION_MODES) {
-      const expected = modeCovers(mode, level) ? 'allow' : 'ask';
+      // A read-only session's mode is its boundary: refused, not asked.
+      const expected = modeCovers(mode, level) ? 'allow' : mode === 'read-only' ? 'deny' : 'ask';
       it(`a ${level} call in a ${mode} session: ${expected}`, () => {
         const { policy, workspace } = setup();
         const decision = policy.decide({ tool: toolNamed('Probe'), input: {}, level }, { mode, workspace });
@@ -60,8 +61,8 @@ describe('modes against tool levels', () => {
     const { decide, bash } = setup();
     expect(decide('Read', { file_path: 'a.txt' }, 'read-only').behavior).toBe('allow');
     expect(decide('Write', { file_path: 'a.txt', content: '' }, 'read-only')).toMatchObject({
-      behavior: 'ask',
-      reason: 'Write needs workspace-write and this session runs in read-only',
+      behavior: 'deny',
+      reason: 'Write needs workspace-write and this session runs in read-only: this role may not change anything, so the call is refused',
     });
     expect(decide('Edit', { file_path: 'a.txt' }, 'workspace-write').behavior).toBe('allow');
     expect(bash('git status && git log -3', 'read-only').behavior).toBe('allow');
@@ -72,7 +73,7 @@ describe('modes against tool levels', () => {
   it('lets a sandboxed shell command run with workspace-write, since it can only write the worktree', () => {
     const { bash } = setup({}, { bashSandboxed: true });
     expect(bash('npm test', 'workspace-write').behavior).toBe('allow');
-    expect(bash('npm test', 'read-only').behavior).toBe('ask');
+    expect(bash('npm test', 'read-only').behavior).toBe('deny');
   });
 });
 
@@ -141,7 +142,7 @@ describe('rule precedence', () => {
       by: 'allow:Bash(npm test:*) in .claude/settings.json',
     });
     expect(decide('Write', { file_path: 'src/a.ts' }, 'read-only').by).toBe('allow:Edit(src/**) in .claude/settings.json');
-    expect(decide('Write', { file_path: 'lib/a.ts' }, 'read-only').behavior).toBe('ask');
+    expect(decide('Write', { file_path: 'lib/a.ts' }, 'read-only').behavior).toBe('deny');
   });
 
   it('a compound command is allowed by rules only if every part is', () => {
@@ -331,7 +332,7 @@ describe('anything unclear fails closed', () => {
 
   it('an allow rule that cannot be read just allows nothing', () => {
     const { bash } = setup({ allow: ['Bash(npm test'] });
-    expect(bash('npm test', 'read-only')).toMatchObject({ behavior: 'ask', by: 'mode:read-only' });
+    expect(bash('npm test', 'read-only')).toMatchObject({ behavior: 'deny', by: 'mode:read-only' });
   });
 
   it('a specifier on a tool whose calls have nothing to compare counts for deny, not for allow', () => {
@@ -343,7 +344,7 @@ describe('anything unclear fails closed', () => {
     expect(
       allowing.policy.decide(
         { tool: toolNamed('Probe'), input: {}, level: 'full-access' },
-        { mode: 'read-only', workspace: allowing.workspace },
+        { mode: 'workspace-write', workspace: allowing.workspace },
       ).behavior,
     ).toBe('ask');
   });

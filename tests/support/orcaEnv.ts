@@ -79,6 +79,8 @@ export class OrcaTestEnv {
       // These suites test orchestration. Language servers (a tsserver per scripted worker, whose
       // start no model's thinking hides) are tested in tests/lsp; a test that wants them passes ORCA_LSP: 'on'.
       ORCA_LSP: 'off',
+      // Where `npm test` was started: not where the CLI a test starts is run from (coordinator/userFolder.ts).
+      INIT_CWD: undefined,
       ...extra,
     };
   }

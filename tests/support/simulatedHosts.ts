@@ -64,9 +64,7 @@ export class SimulatedHosts {
       spawn(
         'redis-server',
         ['--bind', this.serviceAddress, '--port', String(port), '--protected-mode', 'no', '--save', '', '--appendonly', 'no', '--dir', dir],
-        {
-          stdio: 'ignore',
-        },
+        { stdio: 'ignore', detached: true },
       ),
     );
     const url = `redis://${this.serviceAddress}:${port}`;
@@ -97,7 +95,9 @@ export class SimulatedHosts {
           `--port=${port}`,
           base,
         ],
-        { stdio: 'ignore' },
+        // A group of its own, killed whole: `git daemon` runs `git-daemon` as its child, which a
+        // SIGKILL to `git` alone would leave listening (orphaned) long after the test.
+        { stdio: 'ignore', detached: true },
       ),
     );
     const url = `git://${this.serviceAddress}:${port}`;
@@ -154,6 +154,8 @@ export class SimulatedHosts {
         child.kill('SIGKILL');
         await exited;
       }
+      // A child started in a group of its own (git daemon, redis) takes what it started with it.
+      if (child.spawnargs[0] !== 'ip') killGroup(child.pid);
     }
     for (const host of this.hosts) {
       tryIp('link', 'del', host.outer);
@@ -216,3 +218,13 @@ function nsPids(ns: string): number[] {
 }
 
 export const SHARED_FIXTURES = path.join(packageRoot(), 'tests', 'fixtures', 'shared');
+
+/** SIGKILL to the process group `pid` leads; a group already gone is fine. */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}

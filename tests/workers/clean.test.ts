@@ -186,6 +186,10 @@ describe('orca clean', { timeout: SLOW_TEST_MS }, () => {
       expect(branch(runId), runId).not.toBe('');
     }
     expect(await owners()).toEqual([run.active, run.active]);
+    // The summary counts what was kept: the runs kept whole, and the result a cleaned run kept.
+    expect(first.stdout).toMatch(
+      /^orca clean: 4 run\(s\) cleaned, 2 run\(s\) kept whole, 1 result\(s\) or saved work of cleaned runs kept \(said above\), 1 of other installations left alone$/m,
+    );
 
     // Past the age threshold the dead run goes; the running one still stays, whatever its age; the other installation's branch too.
     const second = await orca.cli(['clean', '--older-than', '0s'], { cwd: repo });

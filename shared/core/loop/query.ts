@@ -462,7 +462,8 @@ class AgentLoop {
     const { signal, limits } = this.session;
     const why = signal.reason instanceof SessionAbort ? signal.reason.why : String(signal.reason ?? 'aborted');
     if (why === 'wall_clock') return { reason: 'wall_clock', detail: `wall clock limit of ${limits.wallClockMs} ms reached` };
-    return { reason: 'aborted', detail: `aborted: ${why}` };
+    // The reason says aborted; the detail says only why (a detail is shown after the reason).
+    return { reason: 'aborted', detail: why };
   }
 
   /** Events emitted from inside tools, slots and the context layer since the last flush. */

@@ -186,7 +186,10 @@ function runEvent(changes: Changes, event: RunEvent): void {
       changes.setRun({ verdict: event.status, verdict_detail: event.detail });
       return;
     case 'run_end':
+      // An ended run is in no phase of its work any more, whichever it was in when it stopped.
+      changes.run({ op: 'unset', fields: ['phase_detail'] });
       changes.setRun({
+        phase: 'done',
         status: event.status,
         head: event.head,
         detail: event.detail,

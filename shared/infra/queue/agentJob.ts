@@ -118,6 +118,8 @@ export const AgentJobSchema = z.object({
       timeout_ms: z.number().int().nonnegative().default(DEFAULT_ASK_TIMEOUT_MS),
       /** Allow rules that answer matching requests before anyone is asked (`--yes-to`). */
       yes_to: z.array(z.string()).default([]),
+      /** Nobody can answer: the run has no terminal to ask at and no --ask-timeout (a request is refused at once, saying how to allow it). */
+      nobody: z.boolean().optional(),
     })
     .default({ timeout_ms: DEFAULT_ASK_TIMEOUT_MS, yes_to: [] }),
   /** The run's memory scope and clock, and the cards chosen for this job's prompt (docs/memory.md). */
@@ -133,8 +135,12 @@ export const AgentJobSchema = z.object({
    * the coordinator; unset: the worker reads it at the job's base.
    */
   project: OrcaProjectConfigSchema.optional(),
-  /** `--mcp`: the MCP servers the run gives its built-in roles (a custom role names its own in its file). */
-  mcp: z.array(z.string().min(1)).default([]),
+  /**
+   * `--mcp`: the MCP servers the run gives its built-in roles (a custom role names its own in its
+   * file); `[]` with `--mcp none`. Unset: the project servers the user approved, as Claude Code
+   * gives them to agents whose tools are not limited (none under a slash command's allowed-tools).
+   */
+  mcp: z.array(z.string().min(1)).optional(),
   /**
    * The run's trusted configuration (trustedConfig.ts): the agent's settings, hooks, rules, skills
    * and instructions come from it, never from its workspace. The coordinator always sends it; a

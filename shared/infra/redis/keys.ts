@@ -76,6 +76,11 @@ export class Keys {
     return `${this.prefix}:run:${runId}:answers`;
   }
 
+  /** A run's coordinator says it is alive here (a key that expires unless renewed: coordinatorPulse.ts). */
+  runCoordinator(runId: string): string {
+    return `${this.prefix}:run:${runId}:coordinator`;
+  }
+
   /** Pub/sub channel announcing run aborts to every worker. */
   abortChannel(): string {
     return `${this.prefix}:abort`;

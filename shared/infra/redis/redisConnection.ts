@@ -117,6 +117,7 @@ export function shownRedisUrl(url: string): string {
 export async function pingRedis(url = redisUrl(), timeoutMs = 2_000): Promise<void> {
   const nodes = clusterNodes(url);
   if (nodes) return pingCluster(nodes, timeoutMs);
+  checkRedisUrl(url);
   const client = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true, connectTimeout: timeoutMs });
   client.on('error', () => {});
   try {
@@ -130,6 +131,18 @@ export async function pingRedis(url = redisUrl(), timeoutMs = 2_000): Promise<vo
   } finally {
     client.disconnect();
   }
+}
+
+/** A Redis address must be a redis:// or rediss:// URL: anything else would read as a Redis that does not answer. */
+function checkRedisUrl(url: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'redis:' && protocol !== 'rediss:')
+    throw new Error(`"${url}" is not a Redis URL: set REDIS_URL to one such as redis://127.0.0.1:6379 (rediss:// for TLS).`);
 }
 
 async function pingCluster(nodes: Array<{ host: string; port: number }>, timeoutMs: number): Promise<void> {

@@ -219,6 +219,10 @@ export class PermissionPolicy {
         'hook:PreToolUse',
         `${reason}; a PreToolUse hook allowed it${context.hook.reason ? `: ${context.hook.reason}` : ''}`,
       );
+    // A read-only role's mode is its boundary, not a question: what writes is refused at once, with why.
+    // Asks are for what a role may do but the project wants approved (its ask rules, its hooks).
+    if (context.mode === 'read-only')
+      return decision('deny', `mode:${context.mode}`, `${reason}: this role may not change anything, so the call is refused`);
     return decision('ask', `mode:${context.mode}`, reason);
   }
 

@@ -1,6 +1,6 @@
 import { withoutOrcaState } from '../../core/runtime/agentEnv.js';
 import { type LoadedSettings, loadSettings } from '../../policy/settings/loadSettings.js';
-import { McpConfigError } from './mcpConfig.js';
+import { type ApprovalSource, McpConfigError, type McpServerEntry, projectServerApproval } from './mcpConfig.js';
 import type { McpLimits } from './mcpConnection.js';
 import { configuredServers, userMcpConfigFile } from './mcpFiles.js';
 import type { McpPool } from './mcpPool.js';
@@ -8,8 +8,12 @@ import { type RoleMcpServers, selectServers } from './mcpSelection.js';
 import { McpServers } from './mcpServers.js';
 
 export interface AgentMcpOptions {
-  /** The servers the agent's role names (docs/mcp.md, "Per role"); none: no server is read or started. */
-  wanted: RoleMcpServers;
+  /**
+   * The servers the agent's role names (docs/mcp.md, "Per role"); none: no server is read or
+   * started. `approved`: every project server the user approved (Claude Code's default for an
+   * agent whose tools are not limited).
+   */
+  wanted: RoleMcpServers | 'approved';
   /** Where the role was defined, for messages about its inline servers. */
   roleSource: string;
   /** The project: its `.mcp.json` and settings (the approvals) are read here, and stdio servers run here. */
@@ -34,7 +38,7 @@ export interface AgentMcpOptions {
  * approved in settings. A config that cannot be read leaves every server unavailable, saying why.
  */
 export async function startAgentMcp(options: AgentMcpOptions): Promise<McpServers> {
-  if (options.wanted.length === 0) return McpServers.none();
+  if (options.wanted !== 'approved' && options.wanted.length === 0) return McpServers.none();
   const env = options.env ?? process.env;
   let selection: ReturnType<typeof selectServers>;
   try {
@@ -45,12 +49,24 @@ export async function startAgentMcp(options: AgentMcpOptions): Promise<McpServer
       projectText: options.trusted ? (options.trusted.mcpJson ?? null) : undefined,
       userConfigFile: userMcpConfigFile({ userClaudeDir: options.userClaudeDir, homeDir: options.homeDir, env }),
     });
-    selection = selectServers({ available, wanted: options.wanted, roleSource: options.roleSource, approval: settings.sources });
+    const wanted = options.wanted === 'approved' ? approvedProjectServers(available, settings.sources) : options.wanted;
+    if (wanted.length === 0) return McpServers.none();
+    selection = selectServers({ available, wanted, roleSource: options.roleSource, approval: settings.sources });
   } catch (error) {
     if (!(error instanceof McpConfigError)) throw error;
-    const names = options.wanted.flatMap((item) => (typeof item === 'string' ? [item] : Object.keys(item)));
+    const names =
+      options.wanted === 'approved'
+        ? ['.mcp.json']
+        : options.wanted.flatMap((item) => (typeof item === 'string' ? [item] : Object.keys(item)));
     selection = { start: [], refused: names.map((name) => ({ name, reason: error.message })) };
   }
   // Servers get the user's environment, as in Claude Code, but nothing that names orca's own state.
   return McpServers.start({ selection, cwd: options.projectRoot, env: withoutOrcaState(env), pool: options.pool, limits: options.limits });
+}
+
+/** The project's servers (`.mcp.json`) the user approved in settings: what an agent gets when it names none. */
+function approvedProjectServers(available: readonly McpServerEntry[], approval: readonly ApprovalSource[]): string[] {
+  return available
+    .filter((entry) => entry.scope !== 'user' && projectServerApproval(entry.name, approval).approved)
+    .map((entry) => entry.name);
 }
