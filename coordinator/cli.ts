@@ -6,9 +6,10 @@ import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { CHECK_NETWORKS, DEFAULT_CHECK_NETWORK } from '../shared/core/sandbox/checkNetwork.js';
 import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import { Keys } from '../shared/infra/redis/keys.js';
-import { connectRedis, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
+import { connectRedis, pingRedis, redisUrl, shownRedisUrl } from '../shared/infra/redis/redisConnection.js';
 import { collectYesTo, parseAskTimeout } from './asks/askOptions.js';
 import { CLEAN_RULES, parseAge } from './cleanOptions.js';
+import { findOrcaRedis } from './redisService.js';
 import { UserError } from './repoCheck.js';
 import { sandboxChoice, sandboxOption } from './sandboxOption.js';
 
@@ -123,11 +124,13 @@ for (const [name, approved] of [
     .argument('<run>', 'the run id')
     .action(async (run: string) => {
       if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
-      await pingRedis(redisUrl());
-      const redis = connectRedis();
+      const url = await findOrcaRedis(run);
+      await pingRedis(url);
+      const redis = connectRedis(url);
       try {
         const keys = new Keys();
-        if ((await redis.exists(keys.events(run))) === 0) throw new UserError(`run ${run} is not known to this Redis (${redisUrl()}).`);
+        if ((await redis.exists(keys.events(run))) === 0)
+          throw new UserError(`run ${run} is not known to this Redis (${shownRedisUrl(url)}).`);
         const { appendRunEvent } = await import('../shared/infra/board/runEvents.js');
         await appendRunEvent(redis, keys, {
           run_id: run,
@@ -292,8 +295,9 @@ program
   .argument('<run>', 'the run id (printed as "orca: run <id>")')
   .action(async (run: string) => {
     if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
-    await pingRedis(redisUrl());
-    const redis = connectRedis();
+    const url = await findOrcaRedis(run);
+    await pingRedis(url);
+    const redis = connectRedis(url);
     try {
       await publishAbort(redis, new Keys(), run, 'orca abort');
       process.stdout.write(`orca: abort of run ${run} published\n`);

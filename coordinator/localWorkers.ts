@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { compiledEntry } from '../shared/core/runtime/compiledEntry.js';
 import { WORKER_NODE_FLAGS } from '../shared/core/runtime/workerNodeFlags.js';
+import { REDIS_OVER_IPC_ENV, REDIS_URL_REQUEST, type RedisUrlMessage } from '../shared/infra/redis/redisOverIpc.js';
 
 /**
  * Worker processes this coordinator starts for itself (`--workers N`), so `orca run` and
@@ -10,24 +11,34 @@ import { WORKER_NODE_FLAGS } from '../shared/core/runtime/workerNodeFlags.js';
 export class LocalWorkers {
   private readonly children: ChildProcess[] = [];
 
-  async start(count: number, options: { concurrency: number; env: NodeJS.ProcessEnv; lockDurationMs?: number }): Promise<void> {
+  /** `redisUrl`, when given, is sent to each worker over IPC (a private Redis's URL holds its password). */
+  async start(
+    count: number,
+    options: { concurrency: number; env: NodeJS.ProcessEnv; lockDurationMs?: number; redisUrl?: string },
+  ): Promise<void> {
     const entry = compiledEntry('workers/main.ts');
     const args = ['--concurrency', String(options.concurrency)];
     if (options.lockDurationMs) args.push('--lock-duration', String(options.lockDurationMs));
     await Promise.all(
       Array.from({ length: count }, () => {
         const child = fork(entry, args, {
-          env: options.env,
+          env: options.redisUrl ? { ...options.env, [REDIS_OVER_IPC_ENV]: '1' } : options.env,
           execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS],
           stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         });
         this.children.push(child);
+        const { redisUrl } = options;
+        if (redisUrl) {
+          child.on('message', (message: { type?: string }) => {
+            if (message?.type === REDIS_URL_REQUEST.type) child.send({ type: 'redis', url: redisUrl } satisfies RedisUrlMessage);
+          });
+        }
         let stderr = '';
         child.stderr?.on('data', (chunk: Buffer) => {
           stderr = (stderr + chunk.toString()).slice(-4_000);
         });
         return new Promise<void>((resolve, reject) => {
-          child.once('message', (message: { type?: string }) => (message?.type === 'ready' ? resolve() : undefined));
+          child.on('message', (message: { type?: string }) => (message?.type === 'ready' ? resolve() : undefined));
           child.once('exit', (code) => reject(new Error(`a local worker exited before it was ready (code ${code}): ${stderr.trim()}`)));
         });
       }),

@@ -7,6 +7,7 @@ import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { type SandboxStatus, sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { RunMemory } from './memory/runMemory.js';
 import type { ModelChoice } from './modelChoice.js';
+import { passwordlessRedis } from './redisService.js';
 import { inspectRepo, UserError } from './repoCheck.js';
 import { newRunId } from './runId.js';
 
@@ -68,7 +69,7 @@ export async function preStart<T>(
   if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
   const model = script ? undefined : command.chooseModel(read);
   new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
-  const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource });
+  const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource, passwordlessRedis: await passwordlessRedis() });
   if (sandbox.refusal) throw new UserError(sandbox.refusal);
   const memory = options.memory
     ? new RunMemory({ orcaHome: new OrcaHome(process.env.ORCA_HOME || undefined).root, repo: root, startedAt: Date.now() })

@@ -38,10 +38,10 @@ export class OrcaServices {
 
   static async open(options: ServicesOptions): Promise<OrcaServices> {
     const env = options.env ?? process.env;
-    const redisService = await ensureRedis(env);
+    const home = new OrcaHome(env.ORCA_HOME || undefined).ensureWritable();
+    const redisService = await ensureRedis(env, home);
     const redis = connectRedis(redisService.url);
     const keys = new Keys(env.ORCA_PREFIX || undefined);
-    const home = new OrcaHome(env.ORCA_HOME || undefined).ensureWritable();
     const queue = new AgentQueue(redis, keys);
     const eventsConnection = connectRedis(redisService.url);
     const events = queue.events(eventsConnection);
@@ -63,9 +63,11 @@ export class OrcaServices {
         await workers.start(options.workers, {
           concurrency: options.concurrency ?? 2,
           lockDurationMs: options.lockDurationMs,
+          // A private Redis's URL holds its password: it goes over IPC, never in an environment.
+          ...(redisService.private ? { redisUrl: redisService.url } : {}),
           env: {
             ...env,
-            REDIS_URL: redisService.url,
+            ...(redisService.private ? {} : { REDIS_URL: redisService.url }),
             ORCA_HOME: home.root,
             ORCA_PREFIX: keys.prefix,
             ...(options.sandbox ? { ORCA_SANDBOX: options.sandbox } : {}),

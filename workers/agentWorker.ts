@@ -2,6 +2,7 @@ import os from 'node:os';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { WorktreePool } from '../shared/core/git/worktreePool.js';
+import { sweepStaleCgroups } from '../shared/core/runtime/agentCgroup.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { killAllProcessGroups } from '../shared/core/runtime/processGroup.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
@@ -55,6 +56,9 @@ export class AgentWorker {
   async start(): Promise<void> {
     const { keys } = this.options;
     this.options.home.ensureWritable();
+    // A worker killed with SIGKILL whose watchdog died too may have left agents running.
+    const swept = await sweepStaleCgroups();
+    if (swept.length > 0) this.log(`ended the agent processes left by gone processes (cgroups ${swept.join(', ')})`);
     await subscribeAborts(this.subscriber, keys, (runId, reason) => this.abortRun(runId, reason));
     const leaser = new PortLeaser(this.commands, keys);
     const lockDuration = this.options.lockDurationMs ?? 30_000;

@@ -1,6 +1,8 @@
+import { containmentLine } from '../shared/core/runtime/agentCgroup.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { Keys } from '../shared/infra/redis/keys.js';
+import { redisUrlFromParent } from '../shared/infra/redis/redisOverIpc.js';
 import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { AgentWorker } from './agentWorker.js';
 
@@ -18,6 +20,7 @@ export interface WorkerProcessOptions {
  */
 export async function runWorkerProcess(options: WorkerProcessOptions): Promise<void> {
   const worker = new AgentWorker({
+    redisUrl: await redisUrlFromParent(),
     keys: new Keys(options.prefix),
     home: new OrcaHome(),
     concurrency: options.concurrency,
@@ -40,6 +43,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
   // Said before it takes jobs. Under required without a sandbox it still runs, and refuses each job saying why.
   const sandbox = sandboxStatus(options.sandbox ?? 'auto');
   process.stderr.write(`orca worker ${process.pid}: ${sandbox.refusal ? `${sandbox.refusal}; it refuses every job` : sandbox.line}\n`);
+  process.stderr.write(`orca worker ${process.pid}: ${containmentLine()}\n`);
   await worker.start();
   if (process.send) process.send({ type: 'ready', pid: process.pid });
   process.stderr.write(`orca worker ${process.pid}: taking jobs (concurrency ${options.concurrency})\n`);

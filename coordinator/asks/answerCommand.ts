@@ -21,7 +21,7 @@ export interface AnswerCommandOptions {
  * run's stream counts: exit 0 when this one did, 1 when another came first (it is named).
  */
 export async function answerCommand(options: AnswerCommandOptions): Promise<number> {
-  const source = await BoardSource.open();
+  const source = await BoardSource.open({ run: options.run });
   try {
     const board = await source.board(await source.runId(options.run));
     const ask = pick(board, options.request);

@@ -32,7 +32,7 @@ export async function boardCommand(
   run: string | undefined,
   terminal: BoardTerminal = { input: process.stdin, output: process.stdout },
 ): Promise<number> {
-  const source = await BoardSource.open();
+  const source = await BoardSource.open({ run });
   try {
     const runId = await source.runId(run);
     const first = await source.board(runId);

@@ -2,7 +2,8 @@ import type { Redis } from 'ioredis';
 import { isSlug } from '../../shared/core/git/slug.js';
 import { latestRunId, readRunBoard } from '../../shared/infra/board/readBoard.js';
 import { Keys } from '../../shared/infra/redis/keys.js';
-import { connectRedis, pingRedis, redisUrl } from '../../shared/infra/redis/redisConnection.js';
+import { connectRedis, pingRedis, shownRedisUrl } from '../../shared/infra/redis/redisConnection.js';
+import { findOrcaRedis } from '../redisService.js';
 import { UserError } from '../repoCheck.js';
 import { type BoardWithResult, withResultState } from './runResultState.js';
 
@@ -21,8 +22,8 @@ export class BoardSource {
     this.connections.push(redis);
   }
 
-  static async open(options: { url?: string; keys?: Keys } = {}): Promise<BoardSource> {
-    const url = options.url ?? redisUrl();
+  static async open(options: { url?: string; keys?: Keys; run?: string } = {}): Promise<BoardSource> {
+    const url = options.url ?? (await findOrcaRedis(options.run));
     await pingRedis(url);
     return new BoardSource(url, connectRedis(url), options.keys ?? new Keys());
   }
@@ -48,7 +49,9 @@ export class BoardSource {
     }
     const latest = await latestRunId(this.redis, this.keys);
     if (!latest)
-      throw new UserError(`no runs are recorded on ${this.url} (prefix ${this.keys.prefix}): start one with orca run or orca agent.`);
+      throw new UserError(
+        `no runs are recorded on ${shownRedisUrl(this.url)} (prefix ${this.keys.prefix}): start one with orca run or orca agent.`,
+      );
     return latest;
   }
 
@@ -57,7 +60,7 @@ export class BoardSource {
     const board = await readRunBoard(this.redis, this.keys, runId);
     if (!board)
       throw new UserError(
-        `run ${runId} is not recorded on ${this.url} (prefix ${this.keys.prefix}): check the id, or run orca status for the latest.`,
+        `run ${runId} is not recorded on ${shownRedisUrl(this.url)} (prefix ${this.keys.prefix}): check the id, or run orca status for the latest.`,
       );
     return withResultState(board);
   }

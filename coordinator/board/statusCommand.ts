@@ -10,7 +10,7 @@ export async function statusCommand(
   options: { json: boolean },
   out: NodeJS.WriteStream = process.stdout,
 ): Promise<number> {
-  const source = await BoardSource.open();
+  const source = await BoardSource.open({ run });
   try {
     const board = await source.board(await source.runId(run));
     if (options.json) out.write(`${JSON.stringify(board)}\n`);

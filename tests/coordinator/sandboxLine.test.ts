@@ -93,7 +93,7 @@ describe('the sandbox line and --sandbox', () => {
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
       const lines = run.stderr.split('\n').filter((line) => line.startsWith('orca: sandbox:'));
       expect(lines).toEqual([
-        "orca: sandbox: off (--sandbox off): agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your git and Claude Code configuration, and orca's Redis",
+        "orca: sandbox: off (--sandbox off): agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your Claude Code configuration and orca's state (ORCA_HOME), and orca's Redis (127.0.0.1:6379), which takes no password",
       ]);
       const json = JSON.parse(run.stdout) as { status: string; run_id: string; tasks: Array<{ id: string; sandbox?: string }> };
       expect(json.status).toBe('PASS');
@@ -143,7 +143,7 @@ describe('the sandbox line and --sandbox', () => {
       const [code] = (await once(child, 'close')) as [number | null];
       expect(code, output).toBe(0);
       expect(output.split('\n').filter((line) => line.startsWith('orca: sandbox:'))).toEqual([
-        "orca: sandbox: off (the demo, knowingly: no sandbox here (bwrap not found), and it runs only orca's sample repository with the Scripted model): agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your git and Claude Code configuration, and orca's Redis",
+        "orca: sandbox: off (the demo, knowingly: no sandbox here (bwrap not found), and it runs only orca's sample repository with the Scripted model): agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your Claude Code configuration and orca's state (ORCA_HOME), and orca's Redis (127.0.0.1:6379), which takes no password",
       ]);
       expect(output).toContain('verification: PASS');
     },

@@ -9,8 +9,10 @@ import { readOnlyDependencyNote } from '../../shared/core/runtime/readOnlyDepend
 import { sandboxPolicy } from '../../shared/core/sandbox/agentPolicy.js';
 import { bwrapWrap, findOnPath } from '../../shared/core/sandbox/bwrap.js';
 import { runCheck } from '../../shared/infra/verify/checks/checkRun.js';
+import { makeBashTool } from '../../shared/tools/bash.js';
 import { git, makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
+import { makeToolContext } from '../support/toolContext.js';
 
 /** An npm-workspaces project: `packages/x` and `packages/@acme/y`, whose root tests import both by name. */
 const WORKSPACES = {
@@ -85,7 +87,7 @@ describe('a worktree runs its own code: node_modules linked entry by entry', () 
       'packages/b/package.json': '{"name":"b","type":"module","main":"index.js"}',
       'packages/b/index.js': "export const b = 'checkout';\n",
     });
-    // pnpm's layout: packages/a/node_modules/b is a relative link to its sibling.
+    // pnpm's layout (as pnpm 9 installs a `workspace:*` dependency): packages/a/node_modules/b is a relative link to its sibling.
     writeFiles(repo, { 'node_modules/.modules.yaml': 'layoutVersion: 5\n' });
     mkdirSync(path.join(repo, 'packages/a/node_modules'), { recursive: true });
     symlinkSync('../../b', path.join(repo, 'packages/a/node_modules/b'));
@@ -152,6 +154,11 @@ describe('a worktree runs its own code: node_modules linked entry by entry', () 
     expect(log).toContain('EROFS');
     expect(log).toMatch(/^orca: node_modules\/installed\/cache\.json is read-only here: .*links to the user's checkout.*`npm ci`/m);
     expect(existsSync(path.join(repo, 'node_modules/installed/cache.json'))).toBe(false);
+    // An agent's sandboxed Bash gets the same line after the command's output.
+    const ctx = makeToolContext({ root: dir });
+    ctx.shell.wrap = wrap;
+    const bash = await makeBashTool().call({ command }, ctx);
+    expect(bash.content).toMatch(/EROFS[\s\S]*\nExit code: 1\norca: node_modules\/installed\/cache\.json is read-only here: /);
     // Output with no such failure gets no note.
     expect(readOnlyDependencyNote("EACCES: permission denied, open '/etc/shadow'")).toBeUndefined();
   });

@@ -256,7 +256,7 @@ describe('without bwrap', () => {
     expect(status.kind).toBe('none');
     expect(status.refusal).toBeUndefined();
     expect(status.line).toBe(
-      "sandbox: off (--sandbox off): agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your git and Claude Code configuration, and orca's Redis",
+      "sandbox: off (--sandbox off): agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your Claude Code configuration and orca's state (ORCA_HOME)",
     );
   });
 

@@ -6,7 +6,7 @@ import { SECRET_ENV, URL_WITH_PASSWORD } from './secretRedaction.js';
  * password), the shared remote of a run. Agent-written code gets none of them: with them, a
  * script could list a run's keys, forge events or answer its own permission request.
  */
-export const ORCA_STATE_ENV = /^(REDIS_URL|REDIS_CLUSTER_NODES|ORCA_HOME|ORCA_PREFIX|ORCA_SHARE|ORCA_REDIS_[A-Z_]+)$/;
+export const ORCA_STATE_ENV = /^(REDIS_URL|REDIS_CLUSTER_NODES|ORCA_HOME|ORCA_PREFIX|ORCA_SHARE|ORCA_CGROUP_ROOT|ORCA_REDIS_[A-Z_]+)$/;
 
 /**
  * The environment for agent-written code (an agent's shell, the integration checks, setup

@@ -16,11 +16,17 @@ let script: string | undefined;
 export class GroupWatchdog {
   private child: ChildProcessByStdio<Writable, null, null> | undefined;
   private readonly watched = new Set<number>();
+  /** This process's folder of agent cgroups (agentCgroup.ts), ended as a whole with the groups. */
+  private cgroups: string | undefined;
 
-  started(pgid: number): void {
+  /** A group started; `cgroups` names the folder its cgroup is in, when it has one. */
+  started(pgid: number, cgroups?: string): void {
     this.watched.add(pgid);
-    if (this.child) this.child.stdin.write(`+${pgid}\n`);
-    else this.start();
+    const newFolder = cgroups !== undefined && cgroups !== this.cgroups;
+    if (newFolder) this.cgroups = cgroups;
+    if (!this.child) return this.start();
+    if (newFolder) this.child.stdin.write(`C${cgroups}\n`);
+    this.child.stdin.write(`+${pgid}\n`);
   }
 
   ended(pgid: number): void {
@@ -50,6 +56,7 @@ export class GroupWatchdog {
     child.stdin.on('error', () => {});
     if (child.pid === undefined) return;
     this.child = child;
+    if (this.cgroups !== undefined) child.stdin.write(`C${this.cgroups}\n`);
     child.stdin.write([...this.watched].map((pgid) => `+${pgid}\n`).join(''));
   }
 }

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { AgentCgroup } from './agentCgroup.js';
 import { GroupWatchdog } from './groupWatchdog.js';
 
 /** How long a group gets to stop after SIGTERM before SIGKILL. */
@@ -48,7 +49,11 @@ export class ProcessGroup {
   private readonly closed: Promise<void>;
   private killing: Promise<void> | undefined;
 
-  constructor(readonly child: ChildProcessByStdio<Writable | null, Readable, Readable>) {
+  constructor(
+    readonly child: ChildProcessByStdio<Writable | null, Readable, Readable>,
+    /** The group's cgroup where the host gives one (agentCgroup.ts): it holds what left the group too. */
+    readonly cgroup?: AgentCgroup,
+  ) {
     if (child.pid === undefined) throw new Error('ProcessGroup needs a started child process');
     // With `detached: true` the child calls setsid(), so its pid is its group id.
     this.pgid = child.pid;
@@ -97,21 +102,24 @@ export class ProcessGroup {
   }
 
   /**
-   * Stops every process of the group: SIGTERM, then SIGKILL after `graceMs` if any is left, and
-   * resolves only once none is left (throws if one survives SIGKILL). Cheap when the group is
-   * already empty; concurrent calls share one attempt.
+   * Stops every process of the group: SIGTERM, then SIGKILL after `graceMs` if any is left, then
+   * SIGKILL to whatever is left in its cgroup (what left the group with setsid, a double fork,
+   * nohup), and resolves only once none is left (throws if one survives SIGKILL). Cheap when the
+   * group is already empty; concurrent calls share one attempt.
    */
   kill(graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> {
-    this.killing ??= terminateGroup(this.pgid, graceMs).then(
-      () => {
-        live.delete(this);
-        watchdog.ended(this.pgid);
-      },
-      (error: unknown) => {
-        this.killing = undefined; // let a later call (killAllProcessGroups) try again
-        throw error;
-      },
-    );
+    this.killing ??= terminateGroup(this.pgid, graceMs)
+      .then(() => this.cgroup?.kill())
+      .then(
+        () => {
+          live.delete(this);
+          watchdog.ended(this.pgid);
+        },
+        (error: unknown) => {
+          this.killing = undefined; // let a later call (killAllProcessGroups) try again
+          throw error;
+        },
+      );
     return this.killing;
   }
 }
@@ -122,7 +130,9 @@ export class ProcessGroup {
  * missing cwd).
  */
 export async function spawnGroup(file: string, args: string[], options: SpawnGroupOptions): Promise<ProcessGroup> {
-  const child = spawn(file, args, {
+  const cgroup = AgentCgroup.create();
+  const command = cgroup ? cgroup.wrap(file, args) : { file, args };
+  const child = spawn(command.file, command.args, {
     cwd: options.cwd,
     env: options.env,
     detached: true,
@@ -135,6 +145,7 @@ export async function spawnGroup(file: string, args: string[], options: SpawnGro
   });
   if (child.pid === undefined) {
     const [error] = (await once(child, 'error')) as [Error];
+    await cgroup?.kill();
     throw new Error(`could not start ${file} in ${options.cwd}: ${error.message}`);
   }
   if (child.stdin) {
@@ -144,9 +155,9 @@ export async function spawnGroup(file: string, args: string[], options: SpawnGro
   }
   installExitHook();
   // stdout and stderr are pipes above, so never null.
-  const group = new ProcessGroup(child as ChildProcessByStdio<Writable | null, Readable, Readable>);
+  const group = new ProcessGroup(child as ChildProcessByStdio<Writable | null, Readable, Readable>, cgroup);
   live.add(group);
-  watchdog.started(group.pgid);
+  watchdog.started(group.pgid, cgroup?.owner);
   return group;
 }
 
@@ -234,6 +245,9 @@ function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const group of live) signalGroup(group.pgid, 'SIGKILL');
+    for (const group of live) {
+      signalGroup(group.pgid, 'SIGKILL');
+      group.cgroup?.killNow();
+    }
   });
 }

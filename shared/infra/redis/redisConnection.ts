@@ -80,12 +80,7 @@ const outages = new Set<string>();
  * each one with its stack. One line when the address stops answering, one when it answers again.
  */
 function reportOutages(client: Redis, url: string): void {
-  let where: string;
-  try {
-    where = url.startsWith(CLUSTER_SCHEME) ? `the cluster ${url.slice(CLUSTER_SCHEME.length)}` : new URL(url).host; // never the password a URL may carry
-  } catch {
-    where = 'the configured address';
-  }
+  const where = redisAddress(url);
   client.on('error', (error: Error) => {
     if (outages.has(where)) return;
     outages.add(where);
@@ -94,6 +89,28 @@ function reportOutages(client: Redis, url: string): void {
   client.on('ready', () => {
     if (outages.delete(where)) process.stderr.write(`orca: Redis at ${where} answers again\n`);
   });
+}
+
+/** Where a Redis is, for messages: host:port or the cluster's nodes, never the password a URL may carry. */
+export function redisAddress(url: string): string {
+  if (url.startsWith(CLUSTER_SCHEME)) return `the cluster ${url.slice(CLUSTER_SCHEME.length)}`;
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the configured address';
+  }
+}
+
+/** The URL as it may be shown: `redis://:pw@host:port` as `redis://host:port` (a cluster's nodes as they are). */
+export function shownRedisUrl(url: string): string {
+  if (url.startsWith(CLUSTER_SCHEME)) return url;
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    return parsed.toString().replace(/^redis(s?):\/\/@/, 'redis$1://');
+  } catch {
+    return 'the configured address';
+  }
 }
 
 /** Resolves when Redis answers PING, or rejects with a message saying how to start it. */
@@ -108,7 +125,7 @@ export async function pingRedis(url = redisUrl(), timeoutMs = 2_000): Promise<vo
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     throw new Error(
-      `Redis does not answer at ${url} (${detail}): start one (\`redis-server\`, or \`docker compose up -d redis\`) or set REDIS_URL.`,
+      `Redis does not answer at ${shownRedisUrl(url)} (${detail}): start one (\`redis-server\`, or \`docker compose up -d redis\`) or set REDIS_URL.`,
     );
   } finally {
     client.disconnect();

@@ -11,9 +11,13 @@ export interface SandboxStatus {
   refusal?: string;
 }
 
-/** What `--sandbox off` means, said in the line: agent code runs as the user does. */
+/**
+ * What `--sandbox off` means, said in the line: agent code runs as the user does. What orca still
+ * stops without a sandbox is not in it (orca's git ignores git's user config, refs belong to the
+ * coordinator, a cgroup ends what leaves its group); its Redis is, when it takes no password.
+ */
 export const OFF_MEANS =
-  "agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your git and Claude Code configuration, and orca's Redis";
+  "agent code runs as you: Bash, setup commands, hooks and integration checks run unsandboxed on this host, with your keys, your Claude Code configuration and orca's state (ORCA_HOME)";
 
 /**
  * The sandbox as this host will run it, said in one line: what Bash, setup commands, language
@@ -21,8 +25,22 @@ export const OFF_MEANS =
  * carries a refusal naming what is missing and how to get it, unless the user said off. `source`
  * names where the mode came from (`--sandbox off`, `ORCA_SANDBOX=off`).
  */
-export function sandboxStatus(mode: SandboxMode, options: { source?: string; env?: NodeJS.ProcessEnv } = {}): SandboxStatus {
-  if (mode === 'off') return { mode, kind: 'none', line: `sandbox: off (${options.source ?? '--sandbox off'}): ${OFF_MEANS}` };
+export function sandboxStatus(
+  mode: SandboxMode,
+  options: {
+    source?: string;
+    env?: NodeJS.ProcessEnv;
+    /** Where the Redis in use is, when it takes no password. */
+    passwordlessRedis?: string;
+  } = {},
+): SandboxStatus {
+  if (mode === 'off') {
+    return {
+      mode,
+      kind: 'none',
+      line: `sandbox: off (${options.source ?? '--sandbox off'}): ${OFF_MEANS}${redisClause(options.passwordlessRedis)}`,
+    };
+  }
   const found = sandboxAvailability(options.env);
   if (found.kind === undefined) {
     return {
@@ -45,4 +63,9 @@ export function sandboxStatus(mode: SandboxMode, options: { source?: string; env
       "no network but allowed domains through orca's proxy); " +
       hooks,
   };
+}
+
+/** Without a sandbox agent code reaches loopback: a Redis without a password is open to it (docs/security.md, Redis). */
+function redisClause(where: string | undefined): string {
+  return where === undefined ? '' : `, and orca's Redis (${where}), which takes no password`;
 }
