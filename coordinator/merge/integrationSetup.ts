@@ -42,6 +42,8 @@ export async function prepareIntegrationWorktree(ctx: RunContext): Promise<strin
     logFile: path.join(logDir, 'setup.log'),
     tempDir: path.join(logDir, 'tmp'),
     sandbox: ctx.role('worker').sandbox,
+    // --sandbox off is off here too, as the start line says.
+    mode: ctx.sandbox,
     domains: ctx.checkRules.domains,
     sockets: ctx.checkRules.sockets,
     extraReadable: [await commonGitDir(repo), ...linkedDirs()],

@@ -26,11 +26,18 @@ function pathWithoutBwrap(dir: string): string {
   return dir;
 }
 
-function tinyRepo(dir: string): { dir: string; base: string } {
+/**
+ * A setup command that leaves a mark named for its task in MARK_DIR, a folder under the host's
+ * /tmp: only a setup that runs unsandboxed can reach it (the sandbox's /tmp is its own).
+ */
+const MARKING_SETUP = { 'orca.json': `${JSON.stringify({ setup: ['touch "$MARK_DIR/setup-$ORCA_TASK_ID" || true'] })}\n` };
+
+function tinyRepo(dir: string, extra: Record<string, string> = {}): { dir: string; base: string } {
   git(dir, 'init', '-q', '-b', 'main');
   const base = commitFiles(
     dir,
     {
+      ...extra,
       'package.json': `${JSON.stringify({ name: 'tiny', private: true, type: 'module', scripts: { test: 'node --test test/' } }, null, 2)}\n`,
       'test/one.test.js':
         "import assert from 'node:assert/strict';\nimport test from 'node:test';\ntest('one', () => assert.equal(1, 1));\n",
@@ -103,8 +110,10 @@ describe('the sandbox line and --sandbox', () => {
   it(
     'orca run with bwrap says Bash runs in it, and shows sandbox "bwrap" per task',
     async () => {
-      const repo = tinyRepo(env.dir('repo-bwrap'));
+      const repo = tinyRepo(env.dir('repo-bwrap'), MARKING_SETUP);
+      const marks = env.dir('marks-bwrap');
       const run = await env.cli(['run', 'add a note', '--repo', repo.dir, '--script', ONE_NOTE, '--json', '--workers', '1'], {
+        env: { MARK_DIR: marks },
         deadlineMs: 280_000,
       });
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
@@ -114,6 +123,8 @@ describe('the sandbox line and --sandbox', () => {
       expect(run.stderr).toContain('hooks run unsandboxed, as Claude Code runs them');
       const json = JSON.parse(run.stdout) as { tasks: Array<{ id: string; sandbox?: string }> };
       expect(json.tasks.map((task) => [task.id, task.sandbox])).toEqual([['note', 'bwrap']]);
+      // Setup ran in the sandbox, the task's and the integration worktree's alike.
+      expect(readdirSync(marks)).toEqual([]);
     },
     SLOW_TEST_MS,
   );
@@ -152,15 +163,18 @@ describe('the sandbox line and --sandbox', () => {
   it(
     '--sandbox off is said as off, and the task runs unsandboxed even where bwrap works',
     async () => {
-      const repo = tinyRepo(env.dir('repo-off'));
+      const repo = tinyRepo(env.dir('repo-off'), MARKING_SETUP);
+      const marks = env.dir('marks-off');
       const run = await env.cli(
         ['run', 'add a note', '--repo', repo.dir, '--script', ONE_NOTE, '--json', '--workers', '1', '--sandbox', 'off'],
-        { deadlineMs: 280_000 },
+        { env: { MARK_DIR: marks }, deadlineMs: 280_000 },
       );
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
       expect(run.stderr).toMatch(/^orca: sandbox: off \(--sandbox off\): agent code runs as you/m);
       const json = JSON.parse(run.stdout) as { tasks: Array<{ sandbox?: string }> };
       expect(json.tasks.map((task) => task.sandbox)).toEqual(['none']);
+      // Off everywhere the line names: the task's setup and the integration worktree's ran on the host.
+      expect(readdirSync(marks)).toEqual(expect.arrayContaining(['setup-_integration', 'setup-note']));
     },
     SLOW_TEST_MS,
   );
