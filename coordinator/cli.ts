@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { parseAgentOption } from '../shared/core/agents/agentChoice.js';
 import { isSlug } from '../shared/core/git/slug.js';
 import { EFFORT_LEVELS, type Effort, parseThinking } from '../shared/core/model/thinking.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
@@ -57,6 +58,11 @@ program
   .option('--branch <name>', 'with --push: the branch name on the remote (default the integration branch)')
   .option('--pr-body <file>', 'write a pull request description, made from the run’s events, to FILE (gh pr create -F FILE)')
   .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for the built-in roles', serverList)
+  .option(
+    '--agent <choice>',
+    "what runs the agents: NAME (the Workers) or ROLE=NAME,… (orca, claude-code, codex, gemini, opencode, or orca.json's agents)",
+    agentChoice,
+  )
   .addOption(sandboxOption())
   .option('--list-commands', "list the slash commands (the repository's .claude/commands and ~/.claude/commands) and exit", false)
   .option('--plugin-dir <dir>', 'load a Claude Code plugin from this folder for every agent of the run (repeatable)', collect, [])
@@ -104,6 +110,7 @@ program
       branch: options.branch,
       prBody: options.prBody,
       mcp: options.mcp,
+      agents: options.agent,
       ...sandboxChoice(options.sandbox),
       share: options.share,
     });
@@ -176,6 +183,11 @@ program
   .option('--no-memory', 'show the agent no memory cards and keep none it remembers')
   .option('--plugin-dir <dir>', 'load a Claude Code plugin from this folder (repeatable)', collect, [])
   .option('--mcp <servers>', 'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for a built-in role', serverList)
+  .option(
+    '--agent <choice>',
+    "what runs the agent: NAME (orca, claude-code, codex, gemini, opencode, or orca.json's agents)",
+    agentChoiceText,
+  )
   .addOption(sandboxOption())
   .action(async (prompt: string, options) => {
     process.exitCode = await (await import('./agentCommand.js')).agentCommand({
@@ -196,6 +208,7 @@ program
       memory: options.memory,
       pluginDirs: options.pluginDir,
       mcp: options.mcp,
+      agent: options.agent,
       ...sandboxChoice(options.sandbox),
       share: options.share,
     });
@@ -434,6 +447,18 @@ function thinkingMode(value: string): string {
   const parsed = parseThinking(value);
   if (!parsed.ok) throw new InvalidArgumentError(parsed.problem);
   return value.trim().toLowerCase();
+}
+
+function agentChoice(value: string): Record<string, string> {
+  const parsed = parseAgentOption(value);
+  if (!parsed.ok) throw new InvalidArgumentError(parsed.problem);
+  return parsed.byRole;
+}
+
+/** `orca agent --agent`: checked here, read for the command's role there (a bare name is that role's). */
+function agentChoiceText(value: string): string {
+  agentChoice(value);
+  return value;
 }
 
 function effortLevel(value: string): Effort {

@@ -54,6 +54,8 @@ export interface RunCommandOptions {
   prBody?: string;
   /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
   mcp?: string[];
+  /** `--agent`: agent names by role (docs/agents.md). */
+  agents?: Record<string, string>;
   /** `--sandbox` (or ORCA_SANDBOX), and where it came from for the line. */
   sandbox: SandboxMode;
   sandboxSource?: string;
@@ -208,6 +210,7 @@ function runSettings({ options, start, task, checks, budgets }: NewRun, say?: (l
     toolLimit: start.command?.toolLimit,
     pluginDirs: start.pluginDirs,
     mcp: options.mcp,
+    agents: options.agents ?? {},
     sandbox: options.sandbox,
     share: start.share,
   };

@@ -24,6 +24,7 @@ import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
 import type { HooksConfig } from '../shared/policy/hooks/hooksConfig.js';
 import { type CheckoutState, checkoutState } from '../shared/policy/permissions/worktreeWatch.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
+import { jobAgentDriver } from './agents/jobAgent.js';
 import { commitWork } from './jobCommit.js';
 import { buildJobHarness, type JobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { buildModel } from './jobModel.js';
@@ -180,7 +181,7 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
     orcaHome: deps.home.root,
   });
   held.harness = session.harness;
-  return runAgent(run, session, workspace, model);
+  return runAgent(run, session, workspace, model, ports);
 }
 
 /**
@@ -231,10 +232,11 @@ async function openWorkspace(run: JobRun, hooks: HooksConfig, ports: number[]): 
  * The agent run, then judged: a completed agent's Report by its gates and its work committed (the
  * commit's own check may refuse the branch), a failed one's last refused Report handed back with it.
  */
-async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspace, model: Model): Promise<AgentJobResult> {
+async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspace, model: Model, ports: number[]): Promise<AgentJobResult> {
   const { job, held, resultOf } = run;
   const { harness } = session;
-  const result = await harness.run(job.prompt, (event) => run.progress.agentEvent(event));
+  const drive = await jobAgentDriver(job, { workspace, sessionDir: run.sessionDir, ports, sandbox: run.sandbox.kind });
+  const result = await harness.run(job.prompt, (event) => run.progress.agentEvent(event), drive);
   const tampered = guardedStartFileChanges(workspace);
   const status = tampered ? 'failed' : statusOf(result, run.signal);
   // A failed agent whose last Report was refused hands back that report's gates: they say why.

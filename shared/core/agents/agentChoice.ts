@@ -16,12 +16,15 @@ export type AgentChoice = z.infer<typeof AgentChoiceSchema>;
 /** The role a bare `--agent NAME` (or orca.json's `"agent": "NAME"`) is for. */
 const DEFAULT_ROLE = 'worker';
 
-/** `--agent claude-code` or `--agent worker=claude-code,verification=orca`: agent names by role. */
-export function parseAgentOption(value: string): { ok: true; byRole: Record<string, string> } | { ok: false; problem: string } {
+/** `--agent claude-code` (for `bareRole`) or `--agent worker=claude-code,verification=orca`: agent names by role. */
+export function parseAgentOption(
+  value: string,
+  bareRole = DEFAULT_ROLE,
+): { ok: true; byRole: Record<string, string> } | { ok: false; problem: string } {
   const byRole: Record<string, string> = {};
   for (const part of value.split(',').map((item) => item.trim())) {
     if (!part) continue;
-    const [role, name, extra] = part.includes('=') ? part.split('=').map((item) => item.trim()) : [DEFAULT_ROLE, part];
+    const [role, name, extra] = part.includes('=') ? part.split('=').map((item) => item.trim()) : [bareRole, part];
     if (!role || !name || extra !== undefined) {
       return {
         ok: false,

@@ -1,4 +1,4 @@
-import type { AcpAgent } from '../agentBackend.js';
+import type { AcpAgent } from './agentBackend.js';
 
 /** OpenCode in its ACP mode; its providers' keys are its own variables. */
 export const opencode: AcpAgent = {

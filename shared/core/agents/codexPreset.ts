@@ -1,4 +1,4 @@
-import type { AcpAgent } from '../agentBackend.js';
+import type { AcpAgent } from './agentBackend.js';
 
 /** OpenAI's Codex by Zed's ACP adapter: it reads and writes through orca's file system and runs commands in orca's terminals. */
 export const codex: AcpAgent = {

@@ -1,4 +1,4 @@
-import type { AcpAgent } from '../agentBackend.js';
+import type { AcpAgent } from './agentBackend.js';
 
 /** Google's Gemini CLI in its ACP mode. */
 export const gemini: AcpAgent = {

@@ -1,4 +1,4 @@
-import type { AcpAgent } from '../agentBackend.js';
+import type { AcpAgent } from './agentBackend.js';
 
 /**
  * Claude Code through the Claude Agent SDK, by Zed's ACP adapter. Its Read, Write, Edit and Bash
