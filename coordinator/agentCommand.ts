@@ -227,7 +227,13 @@ async function handOver(repo: string, runId: string, home: OrcaHome, quiet: bool
 
 function printResult(result: AgentJobResult, json: boolean): void {
   if (json) {
-    const out: Record<string, unknown> = { run_id: result.run_id, task_id: result.task_id, role: result.role, status: result.status };
+    const out: Record<string, unknown> = {
+      run_id: result.run_id,
+      task_id: result.task_id,
+      role: result.role,
+      agent: result.agent,
+      status: result.status,
+    };
     out.end_reason = result.end_reason;
     if (result.detail) out.detail = result.detail;
     if (result.commit) {
@@ -236,6 +242,7 @@ function printResult(result: AgentJobResult, json: boolean): void {
     }
     out.report = result.report ?? null;
     out.usage = { ...result.usage, cost_usd: result.cost_usd };
+    out.usage_reported = result.usage_reported;
     if (result.sandbox) out.sandbox = result.sandbox;
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return;
@@ -244,8 +251,10 @@ function printResult(result: AgentJobResult, json: boolean): void {
   if (result.commit) lines.push(`branch ${result.branch} at ${result.commit}`);
   if (result.report) lines.push(`report: ${JSON.stringify(result.report, null, 2)}`);
   const tokens = result.usage.input_tokens + result.usage.cache_read_tokens + result.usage.cache_creation_tokens;
-  lines.push(
-    `tokens: ${tokens} in, ${result.usage.output_tokens} out; cost $${result.cost_usd.toFixed(4)}${result.scripted ? ' (Scripted model, no LLM)' : ''}`,
-  );
+  if (!result.usage_reported) lines.push(`tokens and cost: not reported by the ${result.agent} agent`);
+  else
+    lines.push(
+      `tokens: ${tokens} in, ${result.usage.output_tokens} out; cost $${result.cost_usd.toFixed(4)}${result.scripted ? ' (Scripted model, no LLM)' : ''}`,
+    );
   process.stdout.write(`${lines.join('\n')}\n`);
 }

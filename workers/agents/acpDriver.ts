@@ -97,7 +97,7 @@ class AcpSession {
       return this.end(await this.converse(agent, mcp, prompt));
     } catch (error) {
       if (session.signal.aborted) return this.end(this.abortEnding());
-      const why = error instanceof Error ? error.message : String(error);
+      const why = describeError(error);
       const stderr = agent?.stderrTail();
       return this.end({
         reason: 'error',
@@ -299,4 +299,14 @@ class AcpSession {
 /** Races a request against the agent's end and the session's abort. */
 interface AgentEnd {
   race<T>(work: Promise<T>): Promise<T>;
+}
+
+/** An error as one line: a JSON-RPC error the agent answered with is an object with a message and details. */
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null && 'message' in error) {
+    const data = 'data' in error ? ` (${JSON.stringify(error.data)})` : '';
+    return `${String(error.message)}${data}`;
+  }
+  return String(error);
 }

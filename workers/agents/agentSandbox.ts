@@ -59,7 +59,9 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
   const home = privateHome(launch);
   const tempDir = path.join(launch.sessionDir, 'agent-tmp');
   mkdirSync(tempDir, { recursive: true });
-  const agentEnv = { ...agentShellEnv(env), ...launch.jobEnv, ...ownVariables(launch.agent, env), HOME: home, TMPDIR: tempDir };
+  const shellEnv = agentShellEnv(env);
+  for (const name of launch.agent.withoutEnv) delete shellEnv[name];
+  const agentEnv = { ...shellEnv, ...launch.jobEnv, ...ownVariables(launch.agent, env), HOME: home, TMPDIR: tempDir };
   const argv = [file, ...args];
   const wrap = launch.sandboxed ? sandboxWrap(launch, home, tempDir) : undefined;
   const command = wrap?.(`exec ${argv.map(shellQuote).join(' ')}`, launch.worktree);

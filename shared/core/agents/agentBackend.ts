@@ -16,6 +16,8 @@ export const AcpAgentSchema = z
     install: z.string().min(1).optional(),
     /** The variables of the worker's environment it is given: its own key, login and endpoint; nothing else of orca's. */
     env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
+    /** Variables of the shell's environment it must not get: ones that would let it skip orca's answers to its permission requests. */
+    withoutEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
     /** The variable naming its model API's base URL: the sandbox lets it reach that URL (docs/agents.md). */
     baseUrlEnv: z.string().min(1).optional(),
     /** Files under the user's home copied into the agent's private home: its login (never written back). */

@@ -18,6 +18,8 @@ export const claudeCode: AcpAgent = {
     'CLAUDE_CODE_USE_BEDROCK',
     'CLAUDE_CODE_USE_VERTEX',
   ],
+  // IS_SANDBOX lets the adapter offer Claude Code's bypassPermissions mode, where no call would reach orca's policy.
+  withoutEnv: ['IS_SANDBOX'],
   baseUrlEnv: 'ANTHROPIC_BASE_URL',
   loginFiles: ['.claude/.credentials.json'],
   replaces: ['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Bash', 'BashOutput', 'KillShell'],

@@ -9,6 +9,7 @@ export const codex: AcpAgent = {
   env: ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_API_KEY'],
   baseUrlEnv: 'OPENAI_BASE_URL',
   loginFiles: ['.codex/auth.json', '.codex/config.toml'],
+  withoutEnv: [],
   replaces: [],
   session: 'prompt',
 };

@@ -9,6 +9,7 @@ export const gemini: AcpAgent = {
   env: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GEMINI_BASE_URL', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_GENAI_USE_VERTEXAI'],
   baseUrlEnv: 'GOOGLE_GEMINI_BASE_URL',
   loginFiles: ['.gemini/oauth_creds.json', '.gemini/google_accounts.json', '.gemini/settings.json'],
+  withoutEnv: [],
   replaces: [],
   session: 'prompt',
 };

@@ -9,6 +9,7 @@ export const opencode: AcpAgent = {
   env: ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENCODE_CONFIG'],
   baseUrlEnv: 'ANTHROPIC_BASE_URL',
   loginFiles: ['.local/share/opencode/auth.json', '.config/opencode/opencode.json'],
+  withoutEnv: [],
   replaces: [],
   session: 'prompt',
 };
