@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { readTrustedConfig } from '../shared/context/config/readTrustedConfig.js';
 import { settingsFromConfig } from '../shared/context/config/trustedSettings.js';
 import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/context/prompt/gitSnapshot.js';
+import { backendName } from '../shared/core/agents/agentBackend.js';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import type { WorktreePool } from '../shared/core/git/worktreePool.js';
@@ -143,7 +144,7 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   // ends before that (a model it cannot make) has no use for it, nor for its failure.
   const gitAtStart = freshSnapshot(workspace, job.base);
   gitAtStart.catch(() => undefined);
-  await announceWorkspace(progress, workspace, ports, deps.slot, run.sandbox.kind);
+  await announceWorkspace(progress, workspace, ports, deps.slot, run.sandbox.kind, backendName(job.agent));
   // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
   const setup = await setUpWorktree({
     job,
@@ -318,6 +319,7 @@ async function announceWorkspace(
   ports: number[],
   slot: number | undefined,
   sandbox: SandboxKind,
+  agent: string,
 ): Promise<void> {
   await progress.runEvent({
     type: 'workspace',
@@ -330,6 +332,7 @@ async function announceWorkspace(
     pid: process.pid,
     ...(slot !== undefined ? { slot } : {}),
     sandbox,
+    agent,
     ...(workspace.pooled ? { pooled: true } : {}),
   });
 }

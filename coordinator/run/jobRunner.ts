@@ -87,14 +87,18 @@ export class JobRunner {
   }
 
   /** The agent that runs a role's jobs: `--agent`, else the role file's `agent:`, else orca.json's, else orca's own. */
-  private agentFor(role: RoleDefinition): AgentBackend {
+  private agentFor(role: RoleDefinition, subtask: string | undefined): AgentBackend {
     const { project } = this.options;
-    const chosen = agentForRole(role.name, {
-      option: this.options.agents ?? {},
-      roleFile: role.agent,
-      project: choiceByRole(project?.agent),
-      defined: project?.agents,
-    });
+    const chosen = agentForRole(
+      role.name,
+      {
+        option: this.options.agents ?? {},
+        roleFile: role.agent,
+        project: choiceByRole(project?.agent),
+        defined: project?.agents,
+      },
+      subtask,
+    );
     if ('problem' in chosen) throw new Error(chosen.problem);
     return chosen;
   }
@@ -148,7 +152,7 @@ export class JobRunner {
         mcp: this.options.mcp ?? [],
         config: this.options.config,
         sandbox: this.options.sandbox,
-        agent: this.agentFor(spec.role),
+        agent: this.agentFor(spec.role, spec.subtask),
       },
       attempt,
     );
@@ -217,6 +221,8 @@ export class JobRunner {
       usage: result.usage,
       cost_usd: result.cost_usd,
       sandbox: result.sandbox,
+      agent: result.agent,
+      usage_reported: result.usage_reported,
     });
     await this.fileMemory(taskId, result);
     return result;

@@ -37,6 +37,8 @@ export interface RunJson {
     attempts: number;
     /** What its agent's commands ran in on the worker: `bwrap`, or `none` (unsandboxed); absent before it started. */
     sandbox?: SandboxKind;
+    /** The agent that ran it: `orca`, or an ACP agent's name (docs/agents.md). */
+    agent?: string;
     /** The host its (last) agent ran on, as that worker named it. */
     host?: string;
   }>;
@@ -75,6 +77,7 @@ export function runJson(
         ...(task.commit ? { commit: task.commit } : {}),
         attempts: task.attempt,
         ...(task.sandbox ? { sandbox: task.sandbox } : {}),
+        ...(task.agent ? { agent: task.agent } : {}),
         ...(task.host ? { host: task.host } : {}),
       };
     });

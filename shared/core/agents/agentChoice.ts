@@ -69,10 +69,15 @@ export interface AgentSources {
   defined?: ProjectAgents;
 }
 
-/** The agent that runs `role`: `--agent` for it, else its role file's `agent:`, else orca.json's, else orca's own. */
-export function agentForRole(role: string, sources: AgentSources): AgentBackend | { problem: string } {
+/**
+ * The agent that runs `role` (for a plan subtask, `subtask`): `--agent` for the subtask
+ * (`worker/ID=NAME`) or the role, else its role file's `agent:`, else orca.json's, else orca's own.
+ */
+export function agentForRole(role: string, sources: AgentSources, subtask?: string): AgentBackend | { problem: string } {
   const key = role.toLowerCase();
-  const name = sources.option[key] ?? sources.roleFile ?? sources.project[key];
+  const forTask = subtask === undefined ? undefined : `${key}/${subtask.toLowerCase()}`;
+  const name =
+    (forTask && (sources.option[forTask] ?? sources.project[forTask])) ?? sources.option[key] ?? sources.roleFile ?? sources.project[key];
   return name === undefined ? ORCA_BACKEND : agentNamed(name, sources.defined);
 }
 

@@ -159,6 +159,10 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     cost_usd: z.number(),
     /** What the agent's commands ran in on its worker (absent when it ended before its agent started). */
     sandbox: SandboxKindSchema.optional(),
+    /** The agent that ran it: `orca`, or an ACP agent's name (docs/agents.md); absent in runs recorded before agents could be chosen. */
+    agent: z.string().optional(),
+    /** False when the agent did not say what it spent: its usage and cost are then not measured. */
+    usage_reported: z.boolean().optional(),
   }),
   z.object({
     type: z.literal('merge'),
