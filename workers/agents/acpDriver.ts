@@ -160,7 +160,8 @@ class AcpSession {
     if (this.turns >= session.limits.maxTurns) return { reason: 'max_turns', detail: `${this.turns} prompts, the role's limit` };
     this.turns += 1;
     this.record(stamp({ type: 'turn_start', turn: this.turns }));
-    this.record(stamp({ type: 'prompt', text }));
+    // The task's prompt is recorded by the harness; each further prompt (a refusal, a reminder) here.
+    if (this.turns > 1) this.record(stamp({ type: 'prompt', text }));
     client.turn.text = '';
     const raw = await ended.race(connection.prompt({ sessionId, prompt: [{ type: 'text', text }] }));
     flushPending(session, this.record);
