@@ -1,3 +1,4 @@
+import { agentNamed } from '../shared/core/agents/agentChoice.js';
 import type { RunEventInput } from '../shared/core/events/runEvent.js';
 import { integrationBranch } from '../shared/core/git/orcaBranch.js';
 import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
@@ -102,9 +103,14 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
 async function readRunTask(options: RunCommandOptions, { root, base, pluginDirs }: StartRepository): Promise<SlashTask | undefined> {
   const slash = isSlashInvocation(options.task) ? await resolveSlashTask({ repo: root, base, task: options.task, pluginDirs }) : undefined;
   await checkHandOffOptions(root, options);
-  await readOrcaProjectConfig(root, base).catch((error: Error) => {
+  const project = await readOrcaProjectConfig(root, base).catch((error: Error) => {
     throw new UserError(error.message);
   });
+  // An agent --agent names that nobody defines is said now, not when its first task is queued.
+  for (const name of Object.values(options.agents ?? {})) {
+    const named = agentNamed(name, project.agents);
+    if ('problem' in named) throw new UserError(named.problem);
+  }
   return slash;
 }
 
@@ -182,6 +188,7 @@ function runCreated({ options, start, task, checks, budgets }: NewRun, runId: st
       plugin_dirs: start.pluginDirs,
       memory: options.memory,
       mcp: options.mcp,
+      agents: options.agents,
       check_network: options.checkNetwork,
       sandbox: options.sandbox,
       share: start.share,

@@ -67,6 +67,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         memory: z.boolean().optional(),
         /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
         mcp: z.array(z.string()).optional(),
+        /** `--agent`: agent names by role (docs/agents.md). */
+        agents: z.record(z.string(), z.string()).optional(),
         /** `--check-network`: whether the integration checks reach the host network. */
         check_network: z.enum(['host', 'none']).optional(),
         /** `--sandbox` (auto when absent: a run recorded before the flag). */
