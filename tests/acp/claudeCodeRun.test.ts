@@ -130,6 +130,10 @@ describe('orca run with Claude Code Workers over ACP', { timeout: SLOW_TEST_MS }
         .map((entry) => (entry.event as Body).name);
     expect(calls('cart')).toEqual(['Grep', 'Read', 'Edit', 'Edit', 'Edit', 'Read', 'Edit', 'Bash', 'Report']);
     expect(calls('invoice')).toEqual(['Grep', 'Read', 'Edit', 'Edit', 'Edit', 'Read', 'Edit', 'Bash', 'Report']);
+    // The board names the agent of each task that orca's own loop did not run.
+    const status = await env.cli(['status', json.run_id]);
+    expect(status.stdout).toMatch(/\bcart\s+worker \(claude-code\)/);
+    expect(status.stdout).toMatch(/\breport\s+worker\s/);
   });
 
   it('holds a misbehaving Claude Code Worker: nothing outside its paths merges, the guarded file is put back, its false claim is refused', async () => {
