@@ -2,8 +2,11 @@ import type { Redis } from 'ioredis';
 import type { RoleDefinition } from '../roles/role.js';
 import { findRole, roleSpec } from '../roles/roleCatalog.js';
 import { describeFiled } from '../shared/context/memory/fileCard.js';
+import type { AgentBackend } from '../shared/core/agents/agentBackend.js';
+import { agentForRole, choiceByRole, parseAgentOption } from '../shared/core/agents/agentChoice.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
+import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import type { Effort } from '../shared/core/model/thinking.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
@@ -19,6 +22,7 @@ import { TerminalAsks } from './asks/terminalAsks.js';
 import { eventLine } from './eventLine.js';
 import { chooseModel } from './modelChoice.js';
 import { announceRun, type PreStart, preStart, type StartRepository } from './preStart.js';
+import { UserError } from './repoCheck.js';
 import { handOverWorktrees } from './run/handOver.js';
 import { SharedRun } from './run/sharedRun.js';
 import { readRunConfig } from './runConfig.js';
@@ -48,6 +52,8 @@ export interface AgentCommandOptions {
   pluginDirs?: string[];
   /** `--mcp`: the MCP servers a built-in role gets (docs/mcp.md). */
   mcp?: string[];
+  /** `--agent`: what runs the agent (a bare name is this role's; docs/agents.md). */
+  agent?: string;
   /** `--sandbox` (or ORCA_SANDBOX), and where it came from for the line. */
   sandbox: SandboxMode;
   sandboxSource?: string;
@@ -92,7 +98,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   try {
     recordRun(services.home, ledgerEntry);
     await shared?.publish(base);
-    await services.queue.add(agentJob(options, start, { runId, taskId, branch, shared }));
+    const agent = await agentOfRole(options, root, base, start.command.role);
+    await services.queue.add({ ...agentJob(options, start, { runId, taskId, branch, shared }), agent });
     const followed = options.json ? Promise.resolve('0') : followAgent(follower, services.keys, runId, asks, following.signal);
     const result = await services.waiter.wait(agentJobId(runId, taskId, 1));
     // Pushed by its worker to the shared remote: the branch ends in the user's repository, as in a local run.
@@ -172,6 +179,21 @@ function agentJob(
   };
 }
 
+/** What runs the agent: `--agent`, else its role file's `agent:`, else orca.json's at the base, else orca's own. */
+async function agentOfRole(options: AgentCommandOptions, root: string, base: string, role: RoleDefinition): Promise<AgentBackend> {
+  const option = options.agent ? parseAgentOption(options.agent, role.name.toLowerCase()) : { ok: true as const, byRole: {} };
+  if (!option.ok) throw new UserError(option.problem);
+  const project = await readOrcaProjectConfig(root, base);
+  const chosen = agentForRole(role.name, {
+    option: option.byRole,
+    roleFile: role.agent,
+    project: choiceByRole(project.agent),
+    defined: project.agents,
+  });
+  if ('problem' in chosen) throw new UserError(chosen.problem);
+  return chosen;
+}
+
 /** The agent's events as lines on stderr, as they come, with its permission requests asked or shown. */
 function followAgent(follower: Redis, keys: Keys, runId: string, asks: TerminalAsks | undefined, signal: AbortSignal): Promise<string> {
   return followRunEvents(
@@ -206,7 +228,13 @@ async function handOver(repo: string, runId: string, home: OrcaHome, quiet: bool
 
 function printResult(result: AgentJobResult, json: boolean): void {
   if (json) {
-    const out: Record<string, unknown> = { run_id: result.run_id, task_id: result.task_id, role: result.role, status: result.status };
+    const out: Record<string, unknown> = {
+      run_id: result.run_id,
+      task_id: result.task_id,
+      role: result.role,
+      agent: result.agent,
+      status: result.status,
+    };
     out.end_reason = result.end_reason;
     if (result.detail) out.detail = result.detail;
     if (result.commit) {
@@ -215,6 +243,7 @@ function printResult(result: AgentJobResult, json: boolean): void {
     }
     out.report = result.report ?? null;
     out.usage = { ...result.usage, cost_usd: result.cost_usd };
+    out.usage_reported = result.usage_reported;
     if (result.sandbox) out.sandbox = result.sandbox;
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return;
@@ -223,8 +252,10 @@ function printResult(result: AgentJobResult, json: boolean): void {
   if (result.commit) lines.push(`branch ${result.branch} at ${result.commit}`);
   if (result.report) lines.push(`report: ${JSON.stringify(result.report, null, 2)}`);
   const tokens = result.usage.input_tokens + result.usage.cache_read_tokens + result.usage.cache_creation_tokens;
-  lines.push(
-    `tokens: ${tokens} in, ${result.usage.output_tokens} out; cost $${result.cost_usd.toFixed(4)}${result.scripted ? ' (Scripted model, no LLM)' : ''}`,
-  );
+  if (!result.usage_reported) lines.push(`tokens and cost: not reported by the ${result.agent} agent`);
+  else
+    lines.push(
+      `tokens: ${tokens} in, ${result.usage.output_tokens} out; cost $${result.cost_usd.toFixed(4)}${result.scripted ? ' (Scripted model, no LLM)' : ''}`,
+    );
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { parseAgentOption } from '../shared/core/agents/agentChoice.js';
 import { isSlug } from '../shared/core/git/slug.js';
 import { EFFORT_LEVELS, type Effort, parseThinking } from '../shared/core/model/thinking.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
@@ -70,6 +71,11 @@ program
     'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for the built-in roles; none for no server (default: the approved project servers)',
     serverList,
   )
+  .option(
+    '--agent <choice>',
+    "what runs the agents: NAME (the Workers) or ROLE=NAME,… (orca, claude-code, codex, gemini, opencode, or orca.json's agents)",
+    agentChoice,
+  )
   .addOption(sandboxOption())
   .option('--list-commands', "list the slash commands (the repository's .claude/commands and ~/.claude/commands) and exit", false)
   .option('--plugin-dir <dir>', 'load a Claude Code plugin from this folder for every agent of the run (repeatable)', collect, [])
@@ -117,6 +123,7 @@ program
       branch: options.branch,
       prBody: options.prBody,
       mcp: options.mcp,
+      agents: options.agent,
       ...sandboxChoice(options.sandbox),
       share: options.share,
     });
@@ -178,6 +185,11 @@ program
     'MCP servers (comma-separated names from .mcp.json or ~/.claude.json) for a built-in role; none for no server (default: the approved project servers)',
     serverList,
   )
+  .option(
+    '--agent <choice>',
+    "what runs the agent: NAME (orca, claude-code, codex, gemini, opencode, or orca.json's agents)",
+    agentChoiceText,
+  )
   .addOption(sandboxOption())
   .action(async (prompt: string, options) => {
     process.exitCode = await (await import('./agentCommand.js')).agentCommand({
@@ -198,6 +210,7 @@ program
       memory: options.memory,
       pluginDirs: options.pluginDir,
       mcp: options.mcp,
+      agent: options.agent,
       ...sandboxChoice(options.sandbox),
       share: options.share,
     });
@@ -435,6 +448,18 @@ function thinkingMode(value: string): string {
   const parsed = parseThinking(value);
   if (!parsed.ok) throw new InvalidArgumentError(parsed.problem);
   return value.trim().toLowerCase();
+}
+
+function agentChoice(value: string): Record<string, string> {
+  const parsed = parseAgentOption(value);
+  if (!parsed.ok) throw new InvalidArgumentError(parsed.problem);
+  return parsed.byRole;
+}
+
+/** `orca agent --agent`: checked here, read for the command's role there (a bare name is that role's). */
+function agentChoiceText(value: string): string {
+  agentChoice(value);
+  return value;
 }
 
 function effortLevel(value: string): Effort {

@@ -69,6 +69,7 @@ export async function resumeCommand(
       memory,
       pluginDirs: settings?.plugin_dirs ?? [],
       mcp: settings?.mcp,
+      agents: settings?.agents,
       sandbox: settings?.sandbox ?? 'auto',
       toolLimit: command?.allowed_tools
         ? { source: `${command.invoked.split(/\s/, 1)[0]} (${command.file})`, rules: command.allowed_tools }

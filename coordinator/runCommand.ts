@@ -1,3 +1,4 @@
+import { agentNamed } from '../shared/core/agents/agentChoice.js';
 import type { RunEventInput } from '../shared/core/events/runEvent.js';
 import { integrationBranch } from '../shared/core/git/orcaBranch.js';
 import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
@@ -56,6 +57,8 @@ export interface RunCommandOptions {
   prBody?: string;
   /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
   mcp?: string[];
+  /** `--agent`: agent names by role (docs/agents.md). */
+  agents?: Record<string, string>;
   /** `--sandbox` (or ORCA_SANDBOX), and where it came from for the line. */
   sandbox: SandboxMode;
   sandboxSource?: string;
@@ -111,9 +114,14 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
 async function readRunTask(options: RunCommandOptions, { root, base, pluginDirs }: StartRepository): Promise<SlashTask | undefined> {
   const slash = isSlashInvocation(options.task) ? await resolveSlashTask({ repo: root, base, task: options.task, pluginDirs }) : undefined;
   await checkHandOffOptions(root, options);
-  await readOrcaProjectConfig(root, base).catch((error: Error) => {
+  const project = await readOrcaProjectConfig(root, base).catch((error: Error) => {
     throw new UserError(error.message);
   });
+  // An agent --agent names that nobody defines is said now, not when its first task is queued.
+  for (const name of Object.values(options.agents ?? {})) {
+    const named = agentNamed(name, project.agents);
+    if ('problem' in named) throw new UserError(named.problem);
+  }
   return slash;
 }
 
@@ -193,6 +201,7 @@ function runCreated({ options, start, task, checks, checkSources, budgets }: New
       plugin_dirs: start.pluginDirs,
       memory: options.memory,
       mcp: options.mcp,
+      agents: options.agents,
       check_network: options.checkNetwork,
       check_sources: checkSources,
       sandbox: options.sandbox,
@@ -222,6 +231,7 @@ function runSettings({ options, start, task, checks, budgets }: NewRun, say?: (l
     toolLimit: start.command?.toolLimit,
     pluginDirs: start.pluginDirs,
     mcp: options.mcp,
+    agents: options.agents ?? {},
     sandbox: options.sandbox,
     share: start.share,
   };

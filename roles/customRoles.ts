@@ -29,6 +29,8 @@ const AgentFileSchema = z.object({
   effort: EffortSchema.optional(),
   permissionMode: z.enum(['default', 'acceptEdits', 'dontAsk', 'bypassPermissions', 'plan']).optional(),
   maxTurns: z.number().int().positive().optional(),
+  /** orca's own: what runs the role's agent (docs/agents.md): orca, a preset, or one of orca.json's agents. */
+  agent: z.string().min(1).optional(),
   /** Claude Code's own: a worktree of its own is what orca gives every writing role. */
   isolation: z.literal('worktree', 'the only isolation is "worktree"').optional(),
   /** A display colour for Claude Code's interface; orca has no use for it. */
@@ -201,6 +203,7 @@ export function customRolesFrom(
       sandbox: true,
       mcpServers: agent.mcpServers ?? [],
       source,
+      ...(agent.agent ? { agent: agent.agent } : {}),
       ...(agent.permissionMode ? { claudeMode: agent.permissionMode as ClaudeCodePermissionMode } : {}),
     });
   }

@@ -33,6 +33,8 @@ export interface RoleDefinition {
   mcpServers?: Array<string | Record<string, unknown>>;
   /** Where the role came from: `builtin` or the path of its `.claude/agents/*.md` file. */
   source: string;
+  /** The agent its file names (`agent:`): orca, a preset or one of orca.json's agents (docs/agents.md); unset: orca's choice. */
+  agent?: string;
   /** The `permissionMode` its agent file named, by Claude Code's name (hooks read it as `permission_mode`). */
   claudeMode?: 'default' | 'plan' | 'acceptEdits' | 'bypassPermissions' | 'dontAsk';
 }

@@ -74,7 +74,7 @@ export function findRole(repoDir: string, name: string, sources: RoleSources = {
 
 /** The role as it travels in a job payload. */
 export function roleSpec(role: RoleDefinition): RoleSpec {
-  const { description: _description, ...spec } = role;
+  const { description: _description, agent: _agent, ...spec } = role;
   return { ...spec, mcpServers: role.mcpServers ?? [] };
 }
 

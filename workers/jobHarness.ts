@@ -196,7 +196,7 @@ function jobHarnessOptions(input: JobHarnessInput, { checks, owned, mcp, gitDir,
 }
 
 /** The environment of the agent's commands and hooks: its ports, the run, task and role, and the job's own variables. */
-function jobShellEnv(job: AgentJob, ports: number[]): Record<string, string> {
+export function jobShellEnv(job: AgentJob, ports: number[]): Record<string, string> {
   return {
     PORT: String(ports[0] ?? ''),
     ORCA_PORTS: ports.join(','),

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { backendName } from '../shared/core/agents/agentBackend.js';
 import type { AgentResult } from '../shared/core/loop/query.js';
 import type { Model } from '../shared/core/model/model.js';
 import { emptyUsage } from '../shared/core/model/usage.js';
@@ -30,6 +31,8 @@ export function jobResult(job: AgentJob, sessionDir: string): (extra: Partial<Ag
     files_read: [],
     files_changed: [],
     scripted: job.model.script !== undefined,
+    agent: backendName(job.agent),
+    usage_reported: true,
     remembered: [],
     ...extra,
   });
@@ -59,6 +62,7 @@ export function ranResult({ workspace, model, harness, result, status, gates, co
     worktree: workspace.dir,
     usage: result.usage,
     cost_usd: result.costUsd,
+    usage_reported: result.usageReported !== false,
     turns: result.turns,
     commands: commandsFromLedger(harness.session.ledger.all()),
     files_read: harness.session.fileState

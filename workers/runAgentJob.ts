@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { readTrustedConfig } from '../shared/context/config/readTrustedConfig.js';
 import { settingsFromConfig } from '../shared/context/config/trustedSettings.js';
 import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/context/prompt/gitSnapshot.js';
+import { backendName } from '../shared/core/agents/agentBackend.js';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import type { WorktreePool } from '../shared/core/git/worktreePool.js';
@@ -24,6 +25,7 @@ import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
 import type { HooksConfig } from '../shared/policy/hooks/hooksConfig.js';
 import { type CheckoutState, checkoutState } from '../shared/policy/permissions/worktreeWatch.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
+import { jobAgentDriver } from './agents/jobAgent.js';
 import { commitWork } from './jobCommit.js';
 import { buildJobHarness, type JobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { buildModel } from './jobModel.js';
@@ -142,7 +144,7 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   // ends before that (a model it cannot make) has no use for it, nor for its failure.
   const gitAtStart = freshSnapshot(workspace, job.base);
   gitAtStart.catch(() => undefined);
-  await announceWorkspace(progress, workspace, ports, deps.slot, run.sandbox.kind);
+  await announceWorkspace(progress, workspace, ports, deps.slot, run.sandbox.kind, backendName(job.agent));
   // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
   const setup = await setUpWorktree({
     job,
@@ -180,7 +182,7 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
     orcaHome: deps.home.root,
   });
   held.harness = session.harness;
-  return runAgent(run, session, workspace, model);
+  return runAgent(run, session, workspace, model, ports);
 }
 
 /**
@@ -231,10 +233,11 @@ async function openWorkspace(run: JobRun, hooks: HooksConfig, ports: number[]): 
  * The agent run, then judged: a completed agent's Report by its gates and its work committed (the
  * commit's own check may refuse the branch), a failed one's last refused Report handed back with it.
  */
-async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspace, model: Model): Promise<AgentJobResult> {
+async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspace, model: Model, ports: number[]): Promise<AgentJobResult> {
   const { job, held, resultOf } = run;
   const { harness } = session;
-  const result = await harness.run(job.prompt, (event) => run.progress.agentEvent(event));
+  const drive = await jobAgentDriver(job, { workspace, sessionDir: run.sessionDir, ports, sandbox: run.sandbox.kind });
+  const result = await harness.run(job.prompt, (event) => run.progress.agentEvent(event), drive);
   const tampered = guardedStartFileChanges(workspace);
   const status = tampered ? 'failed' : statusOf(result, run.signal);
   // A failed agent whose last Report was refused hands back that report's gates: they say why.
@@ -316,6 +319,7 @@ async function announceWorkspace(
   ports: number[],
   slot: number | undefined,
   sandbox: SandboxKind,
+  agent: string,
 ): Promise<void> {
   await progress.runEvent({
     type: 'workspace',
@@ -328,6 +332,7 @@ async function announceWorkspace(
     pid: process.pid,
     ...(slot !== undefined ? { slot } : {}),
     sandbox,
+    agent,
     ...(workspace.pooled ? { pooled: true } : {}),
   });
 }

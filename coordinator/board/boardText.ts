@@ -124,7 +124,8 @@ function taskRow(task: TaskView, now: number): string[] {
   return [
     `${taskStatusWord(task)}${task.attempt > 1 ? ` #${task.attempt}` : ''}`,
     task.task_id,
-    task.role,
+    // The agent that runs it, when it is not orca's own (docs/agents.md).
+    task.agent && task.agent !== 'orca' ? `${task.role} (${task.agent})` : task.role,
     // Where its agent runs (or ran): with workers on many hosts, which one has it.
     task.host ?? '–',
     elapsed,

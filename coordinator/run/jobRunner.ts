@@ -1,6 +1,8 @@
 import type { RoleDefinition } from '../../roles/role.js';
 import { roleSpec } from '../../roles/roleCatalog.js';
 import { describeFiled } from '../../shared/context/memory/fileCard.js';
+import type { AgentBackend } from '../../shared/core/agents/agentBackend.js';
+import { agentForRole, choiceByRole } from '../../shared/core/agents/agentChoice.js';
 import { ADOPTABLE } from '../../shared/core/events/taskStatusGroups.js';
 import type { InheritedFileState } from '../../shared/core/files/readFileState.js';
 import { orcaBranch } from '../../shared/core/git/orcaBranch.js';
@@ -60,6 +62,8 @@ export class JobRunner {
       project?: AgentJob['project'];
       /** `--mcp`: the MCP servers the run gives its built-in roles. */
       mcp?: string[];
+      /** `--agent`: agent names by role (orca.json's `agent` and a role file's `agent:` are weaker). */
+      agents?: Record<string, string>;
       /** The run's trusted configuration, read once at its base commit: every job carries it. */
       config: TrustedConfig;
       /** `--sandbox` of the run. */
@@ -81,6 +85,23 @@ export class JobRunner {
       this.inFlight -= 1;
       this.waiting.shift()?.();
     }
+  }
+
+  /** The agent that runs a role's jobs: `--agent`, else the role file's `agent:`, else orca.json's, else orca's own. */
+  private agentFor(role: RoleDefinition, subtask: string | undefined): AgentBackend {
+    const { project } = this.options;
+    const chosen = agentForRole(
+      role.name,
+      {
+        option: this.options.agents ?? {},
+        roleFile: role.agent,
+        project: choiceByRole(project?.agent),
+        defined: project?.agents,
+      },
+      subtask,
+    );
+    if ('problem' in chosen) throw new Error(chosen.problem);
+    return chosen;
   }
 
   private async slot(): Promise<void> {
@@ -132,6 +153,7 @@ export class JobRunner {
         mcp: this.options.mcp,
         config: this.options.config,
         sandbox: this.options.sandbox,
+        agent: this.agentFor(spec.role, spec.subtask),
       },
       attempt,
     );
@@ -200,6 +222,8 @@ export class JobRunner {
       usage: result.usage,
       cost_usd: result.cost_usd,
       sandbox: result.sandbox,
+      agent: result.agent,
+      usage_reported: result.usage_reported,
     });
     await this.fileMemory(taskId, result);
     return result;

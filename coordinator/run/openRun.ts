@@ -83,6 +83,7 @@ function jobRunnerFor(
     pluginDirs: settings.pluginDirs ?? [],
     project,
     mcp: settings.mcp,
+    agents: settings.agents ?? {},
     config,
     sandbox: settings.sandbox,
     shared: settings.share ? new SharedRun(settings.share, settings.repo, recorder.runId) : undefined,

@@ -39,6 +39,8 @@ export interface RunJson {
     attempts: number;
     /** What its agent's commands ran in on the worker: `bwrap`, or `none` (unsandboxed); absent before it started. */
     sandbox?: SandboxKind;
+    /** The agent that ran it: `orca`, or an ACP agent's name (docs/agents.md). */
+    agent?: string;
     /** The host its (last) agent ran on, as that worker named it. */
     host?: string;
     /** False when its plan said `checks: []`: nothing was required of its branch alone, and the integration checks judged it right after its merge. */
@@ -85,6 +87,7 @@ export function runJson(
         ...(task.commit ? { commit: task.commit } : {}),
         attempts: task.attempt,
         ...(task.sandbox ? { sandbox: task.sandbox } : {}),
+        ...(task.agent ? { agent: task.agent } : {}),
         ...(task.host ? { host: task.host } : {}),
         checked_alone: checkedAlone(state.run.plan?.subtasks.find((one) => one.id === task.task_id)),
         ...(task.merge_outcome === 'rolled_back' && task.merge_commit ? { rolled_back_merge: task.merge_commit } : {}),

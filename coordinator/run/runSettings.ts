@@ -32,6 +32,8 @@ export interface RunSettings {
   pluginDirs?: string[];
   /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
   mcp?: string[];
+  /** `--agent`: agent names by role, stronger than a role file's and orca.json's choice (docs/agents.md). */
+  agents?: Record<string, string>;
   /** `--sandbox`: every job carries it to its worker. */
   sandbox: SandboxMode;
   /** The git remote the run is shared over (`--share`): workers on any host get the repository from it. */

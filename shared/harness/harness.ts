@@ -23,6 +23,9 @@ import { sessionServices } from './sessionServices.js';
 import { queueSessionStart } from './sessionStart.js';
 import { sessionTools } from './sessionTools.js';
 
+/** What runs the agent in a session: orca's own loop (`runSession`) by default. */
+export type SessionDriver = (session: AgentSession, prompt: string, record: (event: AgentEvent) => void) => Promise<AgentResult>;
+
 /**
  * One agent session with the whole harness around it: the project's settings (permission rules
  * and hooks, Claude Code's files), the bwrap sandbox, the context assembler with compaction, the
@@ -130,9 +133,10 @@ export class Harness {
   /**
    * Runs the agent on `prompt` with the session lifecycle hooks around it: SessionStart (and
    * SubagentStart) may add context, UserPromptSubmit may add context or refuse the prompt,
-   * SessionEnd is told how it went. Every event goes to the transcript and to `onEvent`.
+   * SessionEnd is told how it went. Every event goes to the transcript and to `onEvent`. `drive`
+   * runs the agent itself: orca's loop, or an ACP agent with orca as its client (workers/agents/).
    */
-  async run(prompt: string, onEvent: (event: AgentEvent) => void = () => {}): Promise<AgentResult> {
+  async run(prompt: string, onEvent: (event: AgentEvent) => void = () => {}, drive: SessionDriver = runSession): Promise<AgentResult> {
     const { session } = this;
     const context = hookContextFor(session.toolContext);
     const record = (event: AgentEvent) => {
@@ -156,7 +160,7 @@ export class Harness {
       const extra = opening.additionalContext;
       const fullPrompt = extra.length > 0 ? `${prompt}\n\n${extra.join('\n\n')}` : prompt;
       record({ type: 'prompt', at: Date.now(), text: fullPrompt });
-      const result = await runSession(session, fullPrompt, record);
+      const result = await drive(session, fullPrompt, record);
       await closingHooks(this.hooks, session, result, context);
       return result;
     } finally {

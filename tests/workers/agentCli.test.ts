@@ -15,6 +15,7 @@ const AgentJsonSchema = z.strictObject({
   run_id: z.string().min(1),
   task_id: z.string().min(1),
   role: z.literal('worker'),
+  agent: z.literal('orca'),
   status: z.enum(['completed', 'failed', 'aborted']),
   end_reason: z.string().min(1),
   detail: z.string().min(1).optional(),
@@ -33,6 +34,7 @@ const AgentJsonSchema = z.strictObject({
     thinking_tokens: z.number().int().nonnegative(),
     cost_usd: z.number().nonnegative(),
   }),
+  usage_reported: z.literal(true),
   // bwrap is installed where orca's tests run.
   sandbox: z.literal('bwrap'),
 });

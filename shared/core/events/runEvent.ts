@@ -68,6 +68,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
         memory: z.boolean().optional(),
         /** `--mcp`: the MCP servers the run gives its built-in roles (docs/mcp.md). */
         mcp: z.array(z.string()).optional(),
+        /** `--agent`: agent names by role (docs/agents.md). */
+        agents: z.record(z.string(), z.string()).optional(),
         /** `--check-network`: whether the integration checks reach the host network. */
         check_network: z.enum(CHECK_NETWORKS).optional(),
         /** Why each of `checks` was chosen, in their order: `--check`, or `detected: <how>` (the run JSON's `checks`). */
@@ -163,6 +165,10 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     cost_usd: z.number(),
     /** What the agent's commands ran in on its worker (absent when it ended before its agent started). */
     sandbox: SandboxKindSchema.optional(),
+    /** The agent that ran it: `orca`, or an ACP agent's name (docs/agents.md); absent in runs recorded before agents could be chosen. */
+    agent: z.string().optional(),
+    /** False when the agent did not say what it spent: its usage and cost are then not measured. */
+    usage_reported: z.boolean().optional(),
   }),
   z.object({
     type: z.literal('merge'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentChoiceSchema, ProjectAgentsSchema } from '../agents/agentChoice.js';
 import { describeZodError } from '../boundary/zodIssues.js';
 import { readCommitBlobs } from './commitFiles.js';
 
@@ -26,6 +27,10 @@ export const OrcaProjectConfigSchema = z
     symlinkDirectories: z.array(RelativePath).default(DEFAULT_SYMLINK_DIRECTORIES),
     /** When set: a sparse checkout of these paths (and the task's own paths and checks' paths). */
     sparsePaths: z.array(RelativePath).optional(),
+    /** ACP agents the project names (docs/agents.md), beside the presets. */
+    agents: ProjectAgentsSchema.optional(),
+    /** Which agent runs which role (`"claude-code"`: the Worker; or by role name); `--agent` wins. */
+    agent: AgentChoiceSchema.optional(),
   })
   .strict();
 export type OrcaProjectConfig = z.infer<typeof OrcaProjectConfigSchema>;

@@ -16,6 +16,8 @@ export interface AgentResult {
   turns: number;
   usage: Usage;
   costUsd: number;
+  /** False when the agent did not say what it spent (an ACP agent may not): usage and cost are zero then, not measured. */
+  usageReported?: boolean;
 }
 
 /**

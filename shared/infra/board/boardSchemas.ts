@@ -77,6 +77,8 @@ export const TaskStateSchema = z
     workspace_kind: z.enum(['branch', 'scratch', 'view']).optional(),
     /** What its commands ran in on the worker: `bwrap`, or `none` (unsandboxed). */
     sandbox: SandboxKindSchema.optional(),
+    /** The agent that runs it: `orca`, or an ACP agent's name. */
+    agent: text,
     branch: text,
     /** The commit the agent started from. */
     start_commit: text,

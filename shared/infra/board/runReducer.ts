@@ -131,6 +131,7 @@ function runEvent(changes: Changes, event: RunEvent): void {
         pid: event.pid,
         turns: event.turns,
         sandbox: event.sandbox,
+        agent: event.agent,
       });
       changes.task(event.task_id, { op: 'setOnce', fields: { ended_at: event.at } });
       if (event.status === 'failed') changes.setTask(event.task_id, { error: event.detail });
@@ -302,6 +303,7 @@ function workspace(changes: Changes, taskId: string, event: WorkspaceEvent): voi
     pid: event.pid,
     slot: event.slot,
     sandbox: event.sandbox,
+    agent: event.agent,
   });
   changes.task(taskId, { op: 'setOnce', fields: { started_at: event.at } });
 }

@@ -20,6 +20,8 @@ export const WorkspaceEventSchema = z.object({
   slot: z.number().int().nonnegative().optional(),
   /** What the task's commands run in on that worker (`bwrap`, or `none`: unsandboxed). */
   sandbox: SandboxKindSchema.optional(),
+  /** The agent that runs it: `orca`, or an ACP agent's name (docs/agents.md). */
+  agent: z.string().optional(),
   /** The worktree came ready from the run's pool (git/worktreePool.ts) instead of a new `git worktree add`. */
   pooled: z.boolean().optional(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentBackendSchema } from '../../core/agents/agentBackend.js';
 import { LineRangeSchema } from '../../core/files/lineRanges.js';
 import { InheritedFileStateSchema } from '../../core/files/readFileState.js';
 import { OrcaProjectConfigSchema } from '../../core/git/orcaProjectConfig.js';
@@ -148,6 +149,8 @@ export const AgentJobSchema = z.object({
    * objects at `base` and from the worker's own user folders.
    */
   config: TrustedConfigSchema.optional(),
+  /** What runs the agent: orca's own loop (unset) or an ACP agent (docs/agents.md), chosen by the coordinator. */
+  agent: AgentBackendSchema.optional(),
 });
 export type AgentJob = z.infer<typeof AgentJobSchema>;
 export type AgentJobInput = z.input<typeof AgentJobSchema>;
@@ -179,6 +182,10 @@ export const AgentJobResultSchema = z.object({
   /** Files it changed, relative to the repository. */
   files_changed: z.array(z.string()),
   scripted: z.boolean(),
+  /** The agent that ran the task: `orca`, or the ACP agent's name (docs/agents.md). */
+  agent: z.string().default('orca'),
+  /** Whether the agent said what it spent: an ACP agent may not (usage and cost are then zero, and not counted). */
+  usage_reported: z.boolean().default(true),
   /** What the agent's Bash ran in on the worker (absent when the job ended before its agent started). */
   sandbox: SandboxKindSchema.optional(),
   /** Cards the agent's Remember calls admitted, for the coordinator to file in its memory store. */

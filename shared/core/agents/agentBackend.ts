@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/**
+ * What runs a role's agent: `orca` (orca's own loop, docs/how-a-run-goes.md) or an agent that
+ * speaks the Agent Client Protocol (ACP: JSON-RPC over stdio) with orca as its client
+ * (docs/agents.md). An ACP agent describes itself here; the worker reads nothing else about it.
+ */
+export const AcpAgentSchema = z
+  .object({
+    kind: z.literal('acp'),
+    /** The name `--agent`, a role file's `agent:` and orca.json use. */
+    name: z.string().min(1),
+    /** The program and its arguments; the program is looked for on the worker's PATH. */
+    command: z.array(z.string().min(1)).min(1),
+    /** How to install it (an npm package, or words), for the one line a missing program gets. */
+    install: z.string().min(1).optional(),
+    /** The variables of the worker's environment it is given: its own key, login and endpoint; nothing else of orca's. */
+    env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
+    /** Variables of the shell's environment it must not get: ones that would let it skip orca's answers to its permission requests. */
+    withoutEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
+    /** The variable naming its model API's base URL: the sandbox lets it reach that URL (docs/agents.md). */
+    baseUrlEnv: z.string().min(1).optional(),
+    /** Files under the user's home copied into the agent's private home: its login (never written back). */
+    loginFiles: z.array(z.string().min(1)).default([]),
+    /**
+     * The agent's own tools orca replaces with its own, offered over MCP (`mcp__orca__<Tool>`), so
+     * its file writes and commands go through orca's rules and its checks are evidence. Only
+     * agents that take `claude-code` session options can be told to drop their own.
+     */
+    replaces: z.array(z.string().min(1)).default([]),
+    /**
+     * How the role's instructions and the replaced tools reach it: `claude-code` (the Claude Agent
+     * SDK's session `_meta`: an appended system prompt and disallowed tools), or `prompt` (the
+     * instructions open the first prompt; the agent keeps its own tools and uses orca's file
+     * system and terminals over ACP).
+     */
+    session: z.enum(['claude-code', 'prompt']).default('prompt'),
+  })
+  .strict();
+export type AcpAgent = z.infer<typeof AcpAgentSchema>;
+
+export const OrcaBackendSchema = z.object({ kind: z.literal('orca') }).strict();
+
+export const AgentBackendSchema = z.discriminatedUnion('kind', [OrcaBackendSchema, AcpAgentSchema]);
+export type AgentBackend = z.infer<typeof AgentBackendSchema>;
+
+/** orca's own loop: the default for every role. */
+export const ORCA_BACKEND: AgentBackend = { kind: 'orca' };
+
+/** How the board, the transcript and `--json` name the agent a task ran. */
+export function backendName(backend: AgentBackend | undefined): string {
+  return backend?.kind === 'acp' ? backend.name : 'orca';
+}

@@ -1,0 +1,27 @@
+import type { AcpAgent } from './agentBackend.js';
+
+/**
+ * Claude Code through the Claude Agent SDK, by Zed's ACP adapter. Its Read, Write, Edit and Bash
+ * are replaced by orca's (over MCP): its writes meet the owned paths and the stale-file rules, its
+ * commands run in orca's sandbox and are the evidence the Report's claims are checked against.
+ */
+export const claudeCode: AcpAgent = {
+  kind: 'acp',
+  name: 'claude-code',
+  command: ['claude-agent-acp'],
+  install: 'npm install -g @zed-industries/claude-agent-acp@0.23.1',
+  env: [
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_AUTH_TOKEN',
+    'ANTHROPIC_BASE_URL',
+    'ANTHROPIC_MODEL',
+    'CLAUDE_CODE_USE_BEDROCK',
+    'CLAUDE_CODE_USE_VERTEX',
+  ],
+  // IS_SANDBOX lets the adapter offer Claude Code's bypassPermissions mode, where no call would reach orca's policy.
+  withoutEnv: ['IS_SANDBOX'],
+  baseUrlEnv: 'ANTHROPIC_BASE_URL',
+  loginFiles: ['.claude/.credentials.json'],
+  replaces: ['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Bash', 'BashOutput', 'KillShell'],
+  session: 'claude-code',
+};

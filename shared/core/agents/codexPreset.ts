@@ -1,0 +1,15 @@
+import type { AcpAgent } from './agentBackend.js';
+
+/** OpenAI's Codex by Zed's ACP adapter: it reads and writes through orca's file system and runs commands in orca's terminals. */
+export const codex: AcpAgent = {
+  kind: 'acp',
+  name: 'codex',
+  command: ['codex-acp'],
+  install: 'npm install -g @zed-industries/codex-acp',
+  env: ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_API_KEY'],
+  baseUrlEnv: 'OPENAI_BASE_URL',
+  loginFiles: ['.codex/auth.json', '.codex/config.toml'],
+  withoutEnv: [],
+  replaces: [],
+  session: 'prompt',
+};

@@ -1,0 +1,313 @@
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import { z } from 'zod';
+import type { AcpAgent } from '../../shared/core/agents/agentBackend.js';
+import { type AgentEvent, type EndReason, stamp } from '../../shared/core/events/agentEvent.js';
+import type { AgentResult } from '../../shared/core/loop/query.js';
+import { type AgentSession, SessionAbort } from '../../shared/core/loop/session.js';
+import { addUsage, emptyUsage, type Usage } from '../../shared/core/model/usage.js';
+import { inputSchema } from '../../shared/core/tool/registry.js';
+import { REPORT_TOOL } from '../../shared/core/tool/report.js';
+import { loadDescription } from '../../shared/core/tool/tool.js';
+import type { SessionDriver } from '../../shared/harness/harness.js';
+import { OrcaAcpClient } from './acpClient.js';
+import { type AgentLaunch, type AgentProcess, launchAgentProcess } from './agentSandbox.js';
+import { type OfferedResult, type OfferedTool, ORCA_MCP_NAME, type OrcaMcpEndpoint, startOrcaMcp } from './orcaMcpServer.js';
+import { type CallRecording, flushPending, sessionToolCall } from './sessionToolCall.js';
+
+const INSTRUCTIONS = loadDescription(import.meta.url, './acpInstructions.md');
+
+/** The tools orca always offers an external agent, when its role has them. */
+const ALWAYS_OFFERED = [REPORT_TOOL, 'Remember'];
+
+/** What the agent answers a prompt with, as orca reads it (the SDK checks requests; this checks the response). */
+const PromptResponseSchema = z.object({
+  stopReason: z.enum(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled']),
+  usage: z
+    .object({
+      inputTokens: z.number(),
+      outputTokens: z.number(),
+      cachedReadTokens: z.number().nullish(),
+      cachedWriteTokens: z.number().nullish(),
+      thoughtTokens: z.number().nullish(),
+    })
+    .nullish(),
+});
+
+/** How the ACP session is started: the agent, where it runs, and the role's own instructions. */
+export interface AcpRun {
+  agent: AcpAgent;
+  launch: Omit<AgentLaunch, 'agent'>;
+  roleInstructions: string;
+}
+
+/** Runs the session's agent as an external ACP agent, orca its client (docs/agents.md). */
+export function acpDriver(run: AcpRun): SessionDriver {
+  return (session, prompt, record) => new AcpSession(session, run, record).drive(prompt);
+}
+
+/** Why the session ends. */
+interface Ending {
+  reason: EndReason;
+  detail: string;
+  report?: unknown;
+}
+
+/**
+ * One external agent's session: started in the sandbox with orca's tools as an MCP server, given
+ * the task, and held to orca's ending: its Report judged by the session's stop checks (the report
+ * gate, the Stop hooks, the reminder), a refused one answered with a further prompt in the same
+ * session, a turn ended without Report reminded once, then failed.
+ */
+class AcpSession {
+  private turns = 0;
+  private report: { input: unknown } | undefined;
+  private reportAttempts = 0;
+  private usage: Usage = emptyUsage();
+  private usageReported = false;
+  private costUsd = 0;
+  private readonly rec: CallRecording;
+
+  constructor(
+    private readonly session: AgentSession,
+    private readonly run: AcpRun,
+    private readonly record: (event: AgentEvent) => void,
+  ) {
+    this.rec = { record, turn: () => this.turns };
+  }
+
+  async drive(prompt: string): Promise<AgentResult> {
+    const { session, run } = this;
+    this.record(
+      stamp({
+        type: 'session_start',
+        session_id: session.id,
+        role: session.role,
+        model: `${run.agent.name} (ACP)`,
+        scripted: false,
+        cwd: session.workspace.root,
+      }),
+    );
+    const wallClock = setTimeout(() => session.abortController.abort(new SessionAbort('wall_clock')), session.limits.wallClockMs);
+    let mcp: OrcaMcpEndpoint | undefined;
+    let agent: AgentProcess | undefined;
+    try {
+      mcp = await startOrcaMcp(this.offeredTools(), (name, input) => this.callOffered(name, input));
+      agent = await launchAgentProcess({ ...run.launch, agent: run.agent });
+      return this.end(await this.converse(agent, mcp, prompt));
+    } catch (error) {
+      if (session.signal.aborted) return this.end(this.abortEnding());
+      const why = describeError(error);
+      const stderr = agent?.stderrTail();
+      return this.end({
+        reason: 'error',
+        detail: `the ${run.agent.name} agent failed: ${why}${stderr ? `; its stderr ends: ${stderr.slice(-600)}` : ''}`,
+      });
+    } finally {
+      clearTimeout(wallClock);
+      // Its whole process tree goes with the session, however it ended.
+      await agent?.group.kill();
+      await mcp?.close();
+    }
+  }
+
+  /** The protocol, start to end: initialize, a session with orca's MCP server, then prompts until the session ends. */
+  private async converse(agent: AgentProcess, mcp: OrcaMcpEndpoint, prompt: string): Promise<Ending> {
+    const { session, run } = this;
+    const client = new OrcaAcpClient(session, this.rec);
+    const stream = acp.ndJsonStream(
+      Writable.toWeb(agent.stdin as Writable) as WritableStream<Uint8Array>,
+      Readable.toWeb(agent.stdout as Readable) as ReadableStream<Uint8Array>,
+    );
+    const connection = new acp.ClientSideConnection(() => client, stream);
+    const ended = this.agentEnded(agent);
+    await ended.race(
+      connection.initialize({
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+        clientInfo: { name: 'orca', version: '1' },
+      }),
+    );
+    const { sessionId } = await ended.race(connection.newSession(this.sessionRequest(mcp)));
+    const onAbort = () => void connection.cancel({ sessionId }).catch(() => undefined);
+    session.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      let text = run.agent.session === 'claude-code' ? prompt : `${this.instructions()}\n\n---\n\n${prompt}`;
+      let active = false;
+      for (;;) {
+        const ending = await this.promptTurn(connection, sessionId, client, text, ended);
+        if (ending) return ending;
+        const more = await this.stopChecks(active);
+        if (typeof more !== 'string') return more;
+        text = more;
+        active = true;
+      }
+    } finally {
+      session.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** One prompt and the turn it starts, to the agent's end of turn; an Ending when the session cannot go on. */
+  private async promptTurn(
+    connection: acp.ClientSideConnection,
+    sessionId: string,
+    client: OrcaAcpClient,
+    text: string,
+    ended: AgentEnd,
+  ): Promise<Ending | undefined> {
+    const { session } = this;
+    if (session.signal.aborted) return this.abortEnding();
+    if (this.turns >= session.limits.maxTurns) return { reason: 'max_turns', detail: `${this.turns} prompts, the role's limit` };
+    this.turns += 1;
+    this.record(stamp({ type: 'turn_start', turn: this.turns }));
+    // The task's prompt is recorded by the harness; each further prompt (a refusal, a reminder) here.
+    if (this.turns > 1) this.record(stamp({ type: 'prompt', text }));
+    client.turn.text = '';
+    const raw = await ended.race(connection.prompt({ sessionId, prompt: [{ type: 'text', text }] }));
+    flushPending(session, this.record);
+    const response = PromptResponseSchema.parse(raw);
+    this.charge(response.usage, client.turn.costUsd);
+    if (client.turn.text) this.record(stamp({ type: 'assistant_text', turn: this.turns, text: client.turn.text }));
+    if (session.signal.aborted || response.stopReason === 'cancelled') return this.abortEnding();
+    if (response.stopReason === 'refusal') return { reason: 'refusal', detail: 'the agent declined to go on (stop reason refusal)' };
+    return undefined;
+  }
+
+  /**
+   * The agent's turn ended: its Report (or its lack) goes to the session's stop checks, as orca's
+   * own loop does. Their message is the next prompt; none means the session ends here.
+   */
+  private async stopChecks(active: boolean): Promise<string | Ending> {
+    const { session } = this;
+    const report = this.report;
+    this.report = undefined;
+    const more = await session.stopCheck?.beforeStop(
+      session,
+      report ? { reason: 'report', report: report.input, active } : { reason: 'no_tool_use', active },
+    );
+    flushPending(session, this.record);
+    if (this.reportAttempts >= session.limits.maxReportAttempts) {
+      return { reason: 'error', detail: `${REPORT_TOOL} was refused ${this.reportAttempts} times` };
+    }
+    if (more) return more;
+    if (report) return { reason: 'report', detail: 'the agent reported', report: report.input };
+    return { reason: 'no_tool_use', detail: `the ${this.run.agent.name} agent ended its turn without ${REPORT_TOOL}, after a reminder` };
+  }
+
+  /** orca's tools as the agent is offered them: Report and Remember, and those that replace its own. */
+  private offeredTools(): OfferedTool[] {
+    const names = new Set([...ALWAYS_OFFERED, ...this.run.agent.replaces]);
+    return this.session.registry
+      .tools()
+      .filter((tool) => names.has(tool.name))
+      .map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputJsonSchema ?? inputSchema(tool.input) }));
+  }
+
+  /** A call of one of orca's tools over MCP: through the session's pipeline; a Report that fits its schema is kept for the turn's end. */
+  private async callOffered(name: string, input: unknown): Promise<OfferedResult> {
+    if (!this.offeredTools().some((tool) => tool.name === name)) return { content: `orca offers no tool ${name}`, isError: true };
+    const run = await sessionToolCall(this.session, name, input, this.rec);
+    const isError = run.block.is_error === true;
+    if (name === REPORT_TOOL) {
+      if (isError) {
+        this.reportAttempts += 1;
+        this.record(stamp({ type: 'report_rejected', attempt: this.reportAttempts, error: run.block.content }));
+      } else {
+        this.report = { input: run.input };
+      }
+    }
+    return { content: run.block.content, isError };
+  }
+
+  private sessionRequest(mcp: OrcaMcpEndpoint): acp.NewSessionRequest {
+    const { session, run } = this;
+    const mcpServers: acp.McpServer[] = [{ type: 'http', name: ORCA_MCP_NAME, url: mcp.url, headers: mcp.headers }];
+    if (run.agent.session !== 'claude-code') return { cwd: session.workspace.root, mcpServers };
+    // The Claude Agent SDK's options: orca's instructions after Claude Code's own prompt, its replaced tools gone.
+    return {
+      cwd: session.workspace.root,
+      mcpServers,
+      _meta: {
+        systemPrompt: { append: this.instructions() },
+        claudeCode: { options: { disallowedTools: run.agent.replaces } },
+      },
+    };
+  }
+
+  private instructions(): string {
+    const replaced = this.run.agent.replaces;
+    const tools =
+      replaced.length > 0
+        ? `Your ${replaced.join(', ')} are orca's: use the tools of the MCP server \`orca\` (${replaced.map((name) => `\`${name}\``).join(', ')}) for every file read, write, edit and command.`
+        : 'Your file reads and writes and your terminal commands go through orca, which holds them to its rules: a refusal says why.';
+    return INSTRUCTIONS.replace('{{cwd}}', this.session.workspace.root)
+      .replace('{{tools}}', tools)
+      .replaceAll('{{report}}', REPORT_TOOL)
+      .replace('{{role}}', this.run.roleInstructions);
+  }
+
+  private charge(usage: z.infer<typeof PromptResponseSchema>['usage'], costUsd: number | undefined): void {
+    if (usage) {
+      this.usageReported = true;
+      this.usage = addUsage(this.usage, {
+        input_tokens: usage.inputTokens,
+        output_tokens: usage.outputTokens,
+        cache_read_tokens: usage.cachedReadTokens ?? 0,
+        cache_creation_tokens: usage.cachedWriteTokens ?? 0,
+        thinking_tokens: usage.thoughtTokens ?? 0,
+      });
+      this.session.usage = this.usage;
+    }
+    // The agent's figure is the session's total so far.
+    if (costUsd !== undefined) {
+      this.usageReported = true;
+      this.costUsd = costUsd;
+      this.session.costUsd = costUsd;
+    }
+  }
+
+  /** A promise that fails when the agent's process ends: a request it will never answer is not waited on. */
+  private agentEnded(agent: AgentProcess): AgentEnd {
+    const gone = agent.group.exited.then((exit) => {
+      throw new Error(`its process ended (${exit.signal ?? `exit ${exit.code}`})`);
+    });
+    gone.catch(() => undefined);
+    const aborted = new Promise<never>((_, reject) => {
+      const stop = () => reject(new Error('aborted'));
+      if (this.session.signal.aborted) stop();
+      else this.session.signal.addEventListener('abort', stop, { once: true });
+    });
+    aborted.catch(() => undefined);
+    return { race: <T>(work: Promise<T>) => Promise.race([work, gone, aborted]) };
+  }
+
+  private abortEnding(): Ending {
+    const reason: unknown = this.session.signal.reason;
+    const why = reason instanceof SessionAbort ? reason.why : String(reason ?? 'aborted');
+    if (why === 'wall_clock') return { reason: 'wall_clock', detail: `wall clock limit of ${this.session.limits.wallClockMs} ms reached` };
+    return { reason: 'aborted', detail: `aborted: ${why}` };
+  }
+
+  private end({ reason, detail, report }: Ending): AgentResult {
+    const { session } = this;
+    flushPending(session, this.record);
+    const usage = this.usage;
+    this.record(stamp({ type: 'end', reason, detail, turns: this.turns, usage, cost_usd: this.costUsd, report }));
+    return { reason, detail, report, turns: this.turns, usage, costUsd: this.costUsd, usageReported: this.usageReported };
+  }
+}
+
+/** Races a request against the agent's end and the session's abort. */
+interface AgentEnd {
+  race<T>(work: Promise<T>): Promise<T>;
+}
+
+/** An error as one line: a JSON-RPC error the agent answered with is an object with a message and details. */
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null && 'message' in error) {
+    const data = 'data' in error ? ` (${JSON.stringify(error.data)})` : '';
+    return `${String(error.message)}${data}`;
+  }
+  return String(error);
+}

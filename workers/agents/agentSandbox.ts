@@ -1,0 +1,135 @@
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AcpAgent } from '../../shared/core/agents/agentBackend.js';
+import { agentShellEnv } from '../../shared/core/runtime/agentEnv.js';
+import { type ProcessGroup, spawnGroup } from '../../shared/core/runtime/processGroup.js';
+import { sandboxPolicy } from '../../shared/core/sandbox/agentPolicy.js';
+import { findOnPath } from '../../shared/core/sandbox/bwrap.js';
+import { sandboxAvailability } from '../../shared/policy/permissions/sandbox.js';
+
+/** Where and how one job's external agent runs. */
+export interface AgentLaunch {
+  agent: AcpAgent;
+  /** The job's worktree: the one folder of the repository it may write. */
+  worktree: string;
+  /** The job's session folder: the agent's private home and /tmp are made there. */
+  sessionDir: string;
+  /** Folders it must read where the sandbox's /tmp hides them (the repository's git folder, linked dependencies). */
+  readable: string[];
+  /** Run it inside bwrap (the job's sandbox is bwrap). */
+  sandboxed: boolean;
+  /** The job's own variables (its ports, run and task). */
+  jobEnv: Record<string, string>;
+  /** Where its key and login come from: the worker's environment and the user's home. */
+  env?: NodeJS.ProcessEnv;
+  userHome?: string;
+}
+
+/** A running agent: its process group (killed with everything under it), its protocol pipes, and what it said on stderr. */
+export interface AgentProcess {
+  group: ProcessGroup;
+  stdin: NodeJS.WritableStream;
+  stdout: NodeJS.ReadableStream;
+  stderrTail(): string;
+  sandboxed: boolean;
+}
+
+const STDERR_TAIL = 4_000;
+
+/**
+ * The one way an external agent is started: its whole process inside the sandbox, like Bash's —
+ * the filesystem read-only but for its worktree, a private /tmp and a private home (its own
+ * config and caches, seeded with its login files), in a process group of its own killed with
+ * the job (abort, timeout, the worker's SIGTERM, the group watchdog). Its environment is
+ * agentShellEnv() and its own variables (docs/agents.md): no Redis, no other agent's key.
+ *
+ * The network: the agent must reach its model API (its base URL) and orca's MCP server on
+ * loopback, so it keeps the host's network today; the sandbox's proxy narrows it to those.
+ */
+export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProcess> {
+  const env = launch.env ?? process.env;
+  const [program, ...args] = launch.agent.command;
+  const file = agentProgram(program!, env);
+  if (!file) {
+    throw new Error(
+      `the ${launch.agent.name} agent's program ${program} is not on this worker's PATH: ${launch.agent.install ? `install it (${launch.agent.install})` : 'install it'} or name another agent (docs/agents.md)`,
+    );
+  }
+  const home = privateHome(launch);
+  const tempDir = path.join(launch.sessionDir, 'agent-tmp');
+  mkdirSync(tempDir, { recursive: true });
+  const shellEnv = agentShellEnv(env);
+  for (const name of launch.agent.withoutEnv) delete shellEnv[name];
+  const agentEnv = { ...shellEnv, ...launch.jobEnv, ...ownVariables(launch.agent, env), HOME: home, TMPDIR: tempDir };
+  const argv = [file, ...args];
+  const wrap = launch.sandboxed ? sandboxWrap(launch, home, tempDir) : undefined;
+  const command = wrap?.(`exec ${argv.map(shellQuote).join(' ')}`, launch.worktree);
+  const group = command
+    ? await spawnGroup(command.file, command.args, { cwd: launch.worktree, env: agentEnv, keepStdinOpen: true })
+    : await spawnGroup(argv[0]!, argv.slice(1), { cwd: launch.worktree, env: agentEnv, keepStdinOpen: true });
+  let tail = '';
+  group.child.stderr.setEncoding('utf8');
+  group.child.stderr.on('data', (chunk: string) => {
+    tail = (tail + chunk).slice(-STDERR_TAIL);
+  });
+  const { stdin } = group.child;
+  if (!stdin) throw new Error(`the ${launch.agent.name} agent was started without a stdin pipe`);
+  return { group, stdin, stdout: group.child.stdout, stderrTail: () => tail.trim(), sandboxed: command !== undefined };
+}
+
+/** The host's sandbox for the agent, or a clear failure: the job's sandbox said one works here. */
+function sandboxWrap(launch: AgentLaunch, home: string, tempDir: string) {
+  const found = sandboxAvailability(launch.env);
+  if (found.kind === undefined) throw new Error(`the ${launch.agent.name} agent cannot be sandboxed here: ${found.problem}`);
+  const policy = sandboxPolicy({ worktree: launch.worktree, tempDir, extraWritable: [home], extraReadable: launch.readable });
+  // It must reach its model API (its base URL, loopback in the tests) and orca's MCP server on
+  // loopback: the host's network until the proxy is given those two as its only ways out.
+  policy.network = { kind: 'host' };
+  return found.wrap(policy);
+}
+
+/** The agent's own home under the session folder, with its login files copied in (never copied back). */
+function privateHome(launch: AgentLaunch): string {
+  const home = path.join(launch.sessionDir, 'agent-home');
+  mkdirSync(home, { recursive: true });
+  const userHome = launch.userHome ?? os.homedir();
+  for (const file of launch.agent.loginFiles) {
+    const from = path.join(userHome, file);
+    if (!existsSync(from)) continue;
+    mkdirSync(path.dirname(path.join(home, file)), { recursive: true });
+    copyFileSync(from, path.join(home, file));
+  }
+  return home;
+}
+
+/** The variables the agent names as its own (key, login, endpoint), as the worker has them. */
+function ownVariables(agent: AcpAgent, env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of agent.env) {
+    const value = env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+/** The program on PATH, else in orca's own node_modules/.bin (an agent installed beside orca). */
+function agentProgram(program: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (path.isAbsolute(program)) return existsSync(program) ? program : undefined;
+  const onPath = findOnPath(program, env);
+  if (onPath) return onPath;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = path.join(dir, 'node_modules', '.bin', program);
+    if (existsSync(candidate)) return candidate;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** One word for `bash -c`, whatever it holds. */
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}

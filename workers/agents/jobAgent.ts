@@ -1,0 +1,38 @@
+import path from 'node:path';
+import { commonGitDir } from '../../shared/core/git/repoLock.js';
+import type { SandboxKind } from '../../shared/core/runtime/sandboxMode.js';
+import type { SessionDriver } from '../../shared/harness/harness.js';
+import type { AgentJob } from '../../shared/infra/queue/agentJob.js';
+import { jobShellEnv } from '../jobHarness.js';
+import type { JobWorkspace } from '../workspace/jobWorkspace.js';
+import { acpDriver } from './acpDriver.js';
+
+/** What a job's agent runs in, as the worker prepared it. */
+export interface JobAgentPlace {
+  workspace: JobWorkspace;
+  sessionDir: string;
+  ports: number[];
+  sandbox: SandboxKind;
+}
+
+/**
+ * What runs a job's agent: orca's own loop (undefined: the harness's default), or the job's ACP
+ * agent in the job's worktree and sandbox, told its role's instructions.
+ */
+export async function jobAgentDriver(job: AgentJob, place: JobAgentPlace): Promise<SessionDriver | undefined> {
+  const agent = job.agent;
+  if (agent?.kind !== 'acp') return undefined;
+  const { workspace } = place;
+  const gitDir = await commonGitDir(workspace.repo);
+  return acpDriver({
+    agent,
+    roleInstructions: job.role.prompt,
+    launch: {
+      worktree: workspace.dir,
+      sessionDir: place.sessionDir,
+      readable: [gitDir, ...workspace.linked.map((name) => path.join(workspace.repo, name))],
+      sandboxed: place.sandbox === 'bwrap',
+      jobEnv: jobShellEnv(job, place.ports),
+    },
+  });
+}
