@@ -86,7 +86,7 @@ describe('orca on a Redis Cluster', { timeout: SLOW_TEST_MS }, () => {
     const json = JSON.parse(run.stdout) as RunJson & { tasks: Array<{ id: string; status: string }> };
     expect(run.code, run.stderr).toBe(0);
     expect(json.status).toBe('PASS');
-    expect(json.tasks.map((t) => t.status)).toEqual(['merged', 'merged', 'merged']);
+    expect(json.tasks.map((t) => t.status)).toEqual(['verified', 'verified', 'verified']);
 
     const status = await env.cli(['status', json.run_id, '--json'], { env: clusterEnv() });
     expect(status.code, status.stderr).toBe(0);
