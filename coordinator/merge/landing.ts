@@ -1,3 +1,6 @@
+import { DONE_WELL } from '../../shared/core/events/taskStatusGroups.js';
+import { gitAt } from '../../shared/core/git/git.js';
+import type { TaskRecord } from '../../shared/infra/board/runChange.js';
 import type { RunContext } from '../run/runContext.js';
 import type { MergeOutcome } from './integration.js';
 
@@ -50,6 +53,25 @@ export class Landing {
     private readonly check: TreeCheck | undefined,
   ) {
     this.verified = opened;
+  }
+
+  /**
+   * A resumed run's merges from before it stopped, oldest first: work already on the branch, which
+   * a final verification may still take off. A merge the run's events show verified counts as such;
+   * one only `merged` is held (or, without integration checks, unverified as every merge is).
+   */
+  async adopt(tasks: readonly TaskRecord[]): Promise<void> {
+    const merged = tasks.filter((task) => DONE_WELL.includes(task.status) && task.merge_commit);
+    for (const task of [...merged].sort((a, b) => (a.merged_at ?? 0) - (b.merged_at ?? 0))) {
+      const files = (await gitAt(this.ctx.integration.dir).raw(['show', '--first-parent', '--name-only', '--format=', task.merge_commit!]))
+        .split('\n')
+        .filter(Boolean);
+      const landed = { taskId: task.task_id, merge: task.merge_commit!, files, branch: task.branch, commit: task.commit };
+      // `merged` with checks to run: held, not yet verified by a later merge.
+      if (task.status === 'verified' || !this.check) this.kept.push(landed);
+      else this.held.push(landed);
+      if (task.status === 'verified') this.verified = task.merge_commit!;
+    }
   }
 
   /** The work on the integration branch, oldest first: which task's merge changed which files. */
@@ -170,6 +192,8 @@ export class Landing {
       commit: landed.merge,
       files: landed.files,
     });
+    // `merged` first: its work is on the branch; `verified` then says its checks passed there.
+    if (status === 'verified') await this.recordStatus(landed.taskId, 'merged', detail);
     await this.recordStatus(landed.taskId, status, detail);
   }
 

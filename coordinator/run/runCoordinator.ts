@@ -112,6 +112,7 @@ async function runPhases(ctx: RunContext, pool: RunPool | undefined, settings: R
   if (recorder.state.run.approved === false) return { status: 'ABORTED', detail: 'the plan was rejected; nothing was written' };
   const check = ctx.checks.length > 0 ? (label: string) => checkMergedTree(ctx, label) : undefined;
   const landing = new Landing(ctx, opened, check);
+  await landing.adopt(planTasksOf(recorder.state));
   let unchanged: boolean;
   let verify: VerifyOutcome | undefined;
   try {

@@ -62,7 +62,7 @@ describe('a run of workers with Claude Code habits, end to end', () => {
       .filter((entry) => entry.task_id === taskId);
 
   it('merges the worker that ended with a text summary, once it was told to Report and did', async () => {
-    expect(task('summary')).toMatchObject({ status: 'merged' });
+    expect(task('summary')).toMatchObject({ status: 'verified' });
     expect(git(repo, 'show', `${json.integration_branch}:NOTES.md`)).toContain('Sums of integers are exact.');
     const summary = await events('summary');
     expect(summary.some((entry) => entry.event.type === 'assistant_text')).toBe(true);
@@ -70,7 +70,7 @@ describe('a run of workers with Claude Code habits, end to end', () => {
   });
 
   it('accepts `node --test` exit 0 from `node --test 2>&1 | tail -5` when the tests pass', () => {
-    expect(task('piped')).toMatchObject({ status: 'merged' });
+    expect(task('piped')).toMatchObject({ status: 'verified' });
     expect(task('piped').gates?.filter((gate) => !gate.ok)).toEqual([]);
     expect(git(repo, 'show', `${json.integration_branch}:src/sum.js`)).toContain('/** The sum of two numbers. */');
   });

@@ -86,13 +86,13 @@ describe('orca on a Redis Cluster', { timeout: SLOW_TEST_MS }, () => {
     const json = JSON.parse(run.stdout) as RunJson & { tasks: Array<{ id: string; status: string }> };
     expect(run.code, run.stderr).toBe(0);
     expect(json.status).toBe('PASS');
-    expect(json.tasks.map((t) => t.status)).toEqual(['merged', 'merged', 'merged']);
+    expect(json.tasks.map((t) => t.status)).toEqual(['verified', 'verified', 'verified']);
 
     const status = await env.cli(['status', json.run_id, '--json'], { env: clusterEnv() });
     expect(status.code, status.stderr).toBe(0);
     const board = JSON.parse(status.stdout) as { run: { status?: string }; tasks: Array<{ task_id: string; status: string }> };
     expect(board.run.status).toBe('PASS');
-    expect(board.tasks.filter((t) => !t.task_id.startsWith('_')).map((t) => t.status)).toEqual(['merged', 'merged', 'merged']);
+    expect(board.tasks.filter((t) => !t.task_id.startsWith('_')).map((t) => t.status)).toEqual(['verified', 'verified', 'verified']);
     // Without a terminal, orca board prints one snapshot.
     const shown = await env.cli(['board', json.run_id], { env: clusterEnv() });
     expect(shown.code, shown.stderr).toBe(0);

@@ -58,8 +58,8 @@ describe('a run shared over git: resume, abort, clean', () => {
     expect(code, resume.stderr).toBe(0);
     expect(json.status).toBe('PASS');
     expect(json.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual([
-      ['one', 'merged', 1],
-      ['slow', 'merged', 1],
+      ['one', 'verified', 1],
+      ['slow', 'verified', 1],
     ]);
     for (const task of json.tasks) expect(task.host).toBe(os.hostname());
     // The result is in the user's repository, both files in it, the checkout untouched.

@@ -61,9 +61,9 @@ describe('a coordinator killed mid-run', () => {
 
     const tasks = Object.fromEntries(json.tasks.map((task) => [task.id, task])) as Record<string, RunJson['tasks'][number]>;
     for (const id of ['one', 'two']) {
-      expect(tasks[id]).toMatchObject({ status: 'merged', attempts: 1, commit: mergedBefore.get(id) });
+      expect(tasks[id]).toMatchObject({ status: 'verified', attempts: 1, commit: mergedBefore.get(id) });
     }
-    expect(tasks.slow).toMatchObject({ status: 'merged', attempts: 1 });
+    expect(tasks.slow).toMatchObject({ status: 'verified', attempts: 1 });
 
     // After the crash nothing was queued again: the resumed coordinator started no job.
     const after = (await runEvents(env.redis, env.keys, runId)).slice(before.length);

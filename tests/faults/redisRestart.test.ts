@@ -119,8 +119,8 @@ describe('Redis restarted mid-run', () => {
       expect(run.stderr.match(/^orca: Redis at 127\.0\.0\.1:\d+ answers again$/gm)).toHaveLength(1);
       expect(json.status).toBe('PASS');
       expect(json.tasks.map((task) => [task.id, task.status, task.attempts])).toEqual([
-        ['before', 'merged', 1],
-        ['across', 'merged', 1],
+        ['before', 'verified', 1],
+        ['across', 'verified', 1],
       ]);
       expect(git(repo, 'show', `${json.integration_branch}:src/across.txt`)).toBe('src/across.txt written');
       expect(git(repo, 'rev-list', '--count', `${base}..orca/${runId}/across`)).toBe('1');

@@ -61,7 +61,7 @@ describe('a worker killed mid-job during orca run', () => {
       expect(json.status).toBe('PASS');
       const held = json.tasks.find((task) => task.id === 'held')!;
       // The coordinator saw one attempt: the queue retried the same job, on the other worker.
-      expect(held).toMatchObject({ status: 'merged', attempts: 1 });
+      expect(held).toMatchObject({ status: 'verified', attempts: 1 });
       const jobId = agentJobId(runId, 'held', 1);
       expect(stalled).toContain(jobId);
       const job = await env.queue.getJob(jobId);

@@ -115,7 +115,7 @@ describe('a run shared over git with workers on two hosts', { timeout: SLOW_TEST
     }
     expect(code, `${stderr}\n${stdout}`).toBe(0);
     expect(json.status).toBe('PASS');
-    expect(Object.fromEntries(json.tasks.map((t) => [t.id, t.status]))).toEqual({ alpha: 'merged', beta: 'merged', gamma: 'merged' });
+    expect(Object.fromEntries(json.tasks.map((t) => [t.id, t.status]))).toEqual({ alpha: 'verified', beta: 'verified', gamma: 'verified' });
     const hostOf = Object.fromEntries(json.tasks.map((t) => [t.id, t.host]));
     // alpha and beta wait for each other, and each worker takes one job at a time: they ran on both hosts.
     expect(new Set([hostOf.alpha, hostOf.beta])).toEqual(new Set(['host-a', 'host-b']));
