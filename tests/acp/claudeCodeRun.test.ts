@@ -108,9 +108,9 @@ describe('orca run with Claude Code Workers over ACP', { timeout: SLOW_TEST_MS }
     expect(run.code, `${run.stderr}\n${JSON.stringify(json.tasks, null, 2)}`).toBe(0);
     expect(json.status).toBe('PASS');
     expect(json.tasks.map((task) => [task.id, task.status, task.agent]).sort()).toEqual([
-      ['cart', 'merged', 'claude-code'],
-      ['invoice', 'merged', 'claude-code'],
-      ['report', 'merged', 'orca'],
+      ['cart', 'verified', 'claude-code'],
+      ['invoice', 'verified', 'claude-code'],
+      ['report', 'verified', 'orca'],
     ]);
     expect(json.gates.every((gate) => gate.ok)).toBe(true);
     expect(json.verification?.verdict).toBe('PASS');
@@ -158,9 +158,9 @@ describe('orca run with Claude Code Workers over ACP', { timeout: SLOW_TEST_MS }
     const { json } = run;
     expect(run.code, `${run.stderr}\n${JSON.stringify(json.tasks, null, 2)}`).toBe(0);
     expect(json.tasks.map((task) => [task.id, task.status, task.agent]).sort()).toEqual([
-      ['cart', 'merged', 'claude-code'],
-      ['invoice', 'merged', 'orca'],
-      ['report', 'merged', 'orca'],
+      ['cart', 'verified', 'claude-code'],
+      ['invoice', 'verified', 'orca'],
+      ['report', 'verified', 'orca'],
     ]);
 
     // Nothing outside its paths merged, and the settings file it wrote never reached a commit.

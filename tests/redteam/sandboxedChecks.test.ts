@@ -124,6 +124,7 @@ interface LeakRun {
   outside: string;
   log: string;
   sandbox: unknown;
+  tampered: unknown;
 }
 
 /** A whole run whose worker adds the leak test; what its integration check printed. */
@@ -153,11 +154,12 @@ async function leakRun(name: string, options: { bwrap: boolean; checkNetwork?: '
     deadlineMs: 240_000,
   });
   const json = JSON.parse(run.stdout) as RunJson;
-  expect(git(repo, 'show', `${json.integration_branch}:test/leak.test.cjs`)).toContain('LEAK');
+  // The worker's commit holds the test (without a sandbox the check that moved a ref takes the merge back off the result branch).
+  expect(git(repo, 'show', `${json.tasks[0]?.commit}:test/leak.test.cjs`)).toContain('LEAK');
   const events = (await readRunEvents(env.redis, env.keys, json.run_id, '0', 10_000)).map(({ entry }) => entry.event);
   const check = events.find((event) => event.type === 'check' && event.task_id === undefined && event.command === CHECK);
   expect(check, JSON.stringify(events.filter((event) => event.type === 'check'))).toBeDefined();
-  return { repo, outside, log: readFileSync(String(check!.log), 'utf8'), sandbox: check!.sandbox };
+  return { repo, outside, log: readFileSync(String(check!.log), 'utf8'), sandbox: check!.sandbox, tampered: check!.tampered };
 }
 
 const escaped = (dir: string) =>
@@ -169,7 +171,7 @@ describe('integration checks run the agents’ tests sandboxed, without orca’s
   for (const sandbox of ['bwrap', 'none'] as const) {
     it(`a test that reads ANTHROPIC_API_KEY, writes outside its worktree, moves a ref and writes to Redis gets none of it (sandbox: ${sandbox})`, async () => {
       await env.redis.del(REDIS_KEY);
-      const { repo, outside, log, sandbox: recorded } = await leakRun(`leak-${sandbox}`, { bwrap: sandbox === 'bwrap' });
+      const { repo, outside, log, sandbox: recorded, tampered } = await leakRun(`leak-${sandbox}`, { bwrap: sandbox === 'bwrap' });
       expect(recorded).toBe(sandbox);
       expect(log).toContain(`LEAK key=unset board=unset redis=unset`);
       expect(log).not.toContain(SECRETS.ANTHROPIC_API_KEY);
@@ -190,6 +192,10 @@ describe('integration checks run the agents’ tests sandboxed, without orca’s
         // --sandbox off: the start line says the checks reach orca's Redis, and they do.
         expect(log).toContain('NET connected');
         await env.redis.del(REDIS_KEY);
+        // The ref it made is put back, and the check does not pass for it.
+        expect(log).toContain('LEAK ref moved');
+        expect(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads/')).not.toContain('redteam-');
+        expect(String(tampered)).toMatch(/refs\/heads\/redteam-\d+ was created at [0-9a-f]{12}, put back/);
         // Without bwrap nothing stops the writes (orca says so at the start); what they hold is no secret.
         expect(log).toContain('LEAK outside written');
         const leaked = [...escaped(outside), ...escaped(repo)];
