@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, type Dirent, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { compiledEntry } from '../runtime/compiledEntry.js';
+import { compiledEntry, packageRoot } from '../runtime/compiledEntry.js';
 import { depthOf, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE, readOnlyPaths, realPath, type SandboxPolicy } from './sandboxPolicy.js';
 
 /** How to start one command: the program and its arguments. */
@@ -30,6 +30,9 @@ export function bwrapWrap(bwrap: string, policy: SandboxPolicy): WrappedCommand 
   const network = policy.network;
   const endpoint = network.kind === 'proxy' ? network.endpoint() : undefined;
   if (endpoint && !('socket' in endpoint)) throw new Error('bwrap reaches the proxy through a unix socket: start it with { socket }');
+  const relay = endpoint ? compiledEntry('shared/core/sandbox/proxyRelay.ts') : undefined;
+  // orca itself installed under the host's /tmp (a checkout, a CI clone) is hidden by the private /tmp: the relay must be seen.
+  const orcaRoot = relay && hiddenByPrivateTmp(packageRoot()) ? ['--ro-bind', packageRoot(), packageRoot()] : [];
   const fixed = [
     '--die-with-parent',
     '--new-session',
@@ -46,15 +49,19 @@ export function bwrapWrap(bwrap: string, policy: SandboxPolicy): WrappedCommand 
     '/proc',
     ...mounts.flatMap((mount) => mount.args),
     ...(endpoint ? ['--bind', endpoint.socket, PROXY_SOCKET_INSIDE] : []),
+    ...orcaRoot,
     '--setenv',
     'TMPDIR',
     tempDir,
     ...(endpoint ? proxyEnv(`http://127.0.0.1:${PROXY_PORT_INSIDE}`).flatMap(([name, value]) => ['--setenv', name, value]) : []),
   ];
-  const start = endpoint
-    ? [process.execPath, compiledEntry('shared/core/sandbox/proxyRelay.ts'), String(PROXY_PORT_INSIDE), PROXY_SOCKET_INSIDE]
-    : [];
+  const start = relay ? [process.execPath, relay, String(PROXY_PORT_INSIDE), PROXY_SOCKET_INSIDE] : [];
   return (command, cwd) => ({ file: bwrap, args: [...fixed, '--chdir', cwd, '--', ...start, 'bash', '-c', command] });
+}
+
+function hiddenByPrivateTmp(dir: string): boolean {
+  const real = realpathSync(dir);
+  return real === '/tmp' || real.startsWith('/tmp/');
 }
 
 /**
