@@ -1,8 +1,10 @@
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepStaleEgressDirs } from '../../shared/core/sandbox/egressProxy.js';
 import { PROXY_HOSTS_VARIABLE } from '../../shared/core/sandbox/egressRules.js';
 import type { BashResultData } from '../../shared/core/tool/bashResultData.js';
 import { redisUrl } from '../../shared/infra/redis/redisConnection.js';
@@ -155,5 +157,17 @@ describe('integration checks with their default network (--check-network proxy)'
     expect(await check('redisByAllowedName')).toContain('403');
     expect(await check('otherPort')).toContain('403');
     expect(await check('hostSocket')).toContain('socket ENOENT');
+  });
+});
+
+describe('the proxy socket folders', () => {
+  it('removes those of processes that are gone, and keeps a live one’s', () => {
+    const tmp = tempDir('orca-egress-sweep-');
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    mkdirSync(path.join(tmp, `orca-egress-${gone}-abc123`));
+    mkdirSync(path.join(tmp, `orca-egress-${process.pid}-def456`));
+    mkdirSync(path.join(tmp, 'orca-egress-unrelated'));
+    sweepStaleEgressDirs(tmp);
+    expect(readdirSync(tmp).sort()).toEqual([`orca-egress-${process.pid}-def456`, 'orca-egress-unrelated']);
   });
 });

@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, createServer, isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,7 +58,8 @@ function startProxy(rules: EgressRule[], listen: 'socket' | 'port'): EgressProxy
  * the socket relays to its port. Bound before this returns: the socket is there for the first sandbox.
  */
 function unixBridge(port: Promise<number>): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'orca-egress-'));
+  sweepStaleEgressDirs();
+  const dir = mkdtempSync(path.join(os.tmpdir(), `orca-egress-${process.pid}-`));
   const socket = path.join(dir, 'proxy.sock');
   const bridge = createServer((inside) => {
     inside.on('error', () => inside.destroy());
@@ -72,6 +73,27 @@ function unixBridge(port: Promise<number>): string {
   bridge.unref();
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return socket;
+}
+
+/**
+ * Removes the socket folders of processes that are gone: one killed without an exit event (a
+ * SIGKILL, a test runner's fork torn down) leaves its folder; the pid in its name says whose it was.
+ */
+export function sweepStaleEgressDirs(tmp: string = os.tmpdir()): void {
+  for (const name of readdirSync(tmp)) {
+    const pid = /^orca-egress-(\d+)-/.exec(name)?.[1];
+    if (pid !== undefined && !processAlive(Number(pid))) rmSync(path.join(tmp, name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, someone else's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** What the proxy does with one request: refuse it (403) or connect to the one address it checked. */
