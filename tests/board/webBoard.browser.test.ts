@@ -77,13 +77,13 @@ describe('the web board in a real browser, during scripted orca runs', () => {
       await screenshot(page, 'board-running.png');
 
       // Its column also holds tasks that completed and wait for their merge: the status says which.
-      await shows(page, '[data-column="merged"] [data-task="t1"][data-status="merged"]', run);
-      const merged = page.locator('[data-column="merged"] [data-task="t1"][data-status="merged"]');
+      await shows(page, '[data-column="verified"] [data-task="t1"][data-status="verified"]', run);
+      const merged = page.locator('[data-column="verified"] [data-task="t1"][data-status="verified"]');
       await expect(merged.locator('.activity').textContent()).resolves.toMatch(/^merge: merged at [0-9a-f]{12}$/);
 
       await shows(page, '#run-state[data-state="PASS"]', run);
       await expect(run.exited).resolves.toBe(0);
-      await expect(page.locator('[data-column="merged"] [data-task="t2"]').count()).resolves.toBe(1);
+      await expect(page.locator('[data-column="verified"] [data-task="t2"]').count()).resolves.toBe(1);
       expect(await loadsSoFar()).toBe(1);
 
       // A task's detail: its transcript, and its diff from the real branch.

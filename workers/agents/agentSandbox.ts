@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AcpAgent } from '../../shared/core/agents/agentBackend.js';
 import { agentShellEnv } from '../../shared/core/runtime/agentEnv.js';
+import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { type ProcessGroup, spawnGroup } from '../../shared/core/runtime/processGroup.js';
 import { sandboxPolicy } from '../../shared/core/sandbox/agentPolicy.js';
 import { findOnPath } from '../../shared/core/sandbox/bwrap.js';
@@ -83,7 +84,13 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
 function sandboxWrap(launch: AgentLaunch, home: string, tempDir: string) {
   const found = sandboxAvailability(launch.env);
   if (found.kind === undefined) throw new Error(`the ${launch.agent.name} agent cannot be sandboxed here: ${found.problem}`);
-  const policy = sandboxPolicy({ worktree: launch.worktree, tempDir, extraWritable: [home], extraReadable: launch.readable });
+  // orca's own folder too (the agent's program may be installed beside orca, under a /tmp the sandbox hides).
+  const policy = sandboxPolicy({
+    worktree: launch.worktree,
+    tempDir,
+    extraWritable: [home],
+    extraReadable: [...launch.readable, packageRoot()],
+  });
   // It must reach its model API (its base URL, loopback in the tests) and orca's MCP server on
   // loopback: the host's network until the proxy is given those two as its only ways out.
   policy.network = { kind: 'host' };

@@ -28,6 +28,11 @@ export interface SpawnGroupOptions {
   keepStdinOpen?: boolean;
   /** A fourth pipe, the command's fd 3, for it to write to the caller apart from its output (Bash's PIPESTATUS). */
   statusPipe?: boolean;
+  /**
+   * false: no cgroup of its own, only the process group. For programs the user configured to run
+   * as themselves (MCP servers, as in Claude Code), not agent-written code.
+   */
+  cgroup?: boolean;
 }
 
 /** Every group this module started and has not yet seen gone, so they can all be killed at once. */
@@ -130,7 +135,7 @@ export class ProcessGroup {
  * missing cwd).
  */
 export async function spawnGroup(file: string, args: string[], options: SpawnGroupOptions): Promise<ProcessGroup> {
-  const cgroup = AgentCgroup.create();
+  const cgroup = options.cgroup === false ? undefined : AgentCgroup.create();
   const command = cgroup ? cgroup.wrap(file, args) : { file, args };
   const child = spawn(command.file, command.args, {
     cwd: options.cwd,

@@ -42,7 +42,8 @@ export class GroupStdioTransport implements Transport {
 
   async start(): Promise<void> {
     const { command, args, cwd, env } = this.launch;
-    const group = await spawnGroup(command, args, { cwd, env, keepStdinOpen: true });
+    // A server the user configured runs as in Claude Code: its process group, no agent cgroup.
+    const group = await spawnGroup(command, args, { cwd, env, keepStdinOpen: true, cgroup: false });
     this.group = group;
     const { child } = group;
     child.stdout.on('data', (chunk: Buffer) => {
