@@ -148,6 +148,9 @@ describe('permission requests and the timeline on the web board, in a real brows
           repo,
           '--script',
           script,
+          // No terminal here: the board answers, so the run waits for it.
+          '--ask-timeout',
+          '10m',
           '--workers',
           '2',
           '--concurrency',
@@ -211,12 +214,15 @@ describe('permission requests and the timeline on the web board, in a real brows
       expect(at('report').right).toBeLessThanOrEqual(at('_verify-1').left + 1);
       // publish waited for its answer: the wait is on its bar.
       await expect(page.locator(`[data-bar="publish"] [data-wait="${ask.id}"]`).count()).resolves.toBe(1);
-      // The coordinator's lane: a merge per task, and the integration check.
+      // The coordinator's lane: a merge per task, and the integration checks.
       const merges = await page
         .locator('[data-lane="coordinator"] [data-marker="merge"]')
         .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-task')));
       expect(merges.sort()).toEqual(['cart', 'publish', 'report']);
-      await expect(page.locator('[data-lane="coordinator"] [data-marker="check"][data-ok="true"]').count()).resolves.toBe(1);
+      // The integration check after each merge, and once more in the final verification.
+      await expect(page.locator('[data-lane="coordinator"] [data-marker="check"][data-ok="true"]').count()).resolves.toBe(
+        merges.length + 1,
+      );
 
       // Hovering a bar shows its task, tokens and cost (a subtask in the bottom lane, so its tip covers no other lane).
       const bottom = bars.reduce((last, bar) => (bar.top > last.top ? bar : last)).laneRow;
@@ -226,7 +232,7 @@ describe('permission requests and the timeline on the web board, in a real brows
       await page.locator(`[data-bar="${hovered.task_id}"]`).hover();
       await shows(page, '#timeline-tip:not([hidden])');
       const tip = (await page.locator('#timeline-tip').textContent()) ?? '';
-      expect(tip).toContain(`${hovered.task_id} · worker · merged`);
+      expect(tip).toContain(`${hovered.task_id} · worker · verified`);
       expect(tip).toContain(`subtask ${hovered.task_id}`);
       expect(tip).toMatch(/\d+(\.\d)?k? in \/ \d+ out tokens · \$0\.0000/);
       expect(tip).toContain(`on ${hovered.host} pid ${hovered.pid} slot ${(hovered.slot ?? 0) + 1}`);
