@@ -53,6 +53,8 @@ export interface JobHarnessInput {
   /** This attempt of the job (BullMQ's count), part of the session id. */
   attempt: string;
   signal: AbortSignal;
+  /** Stops this job at once with the reason (the run's abort is published too, for its other jobs). */
+  stopJob?: (reason: string) => void;
   userClaudeDir?: string;
   /** The run's trusted configuration: the agent's settings, hooks, rules, skills and instructions. */
   config: TrustedConfig;
@@ -232,7 +234,10 @@ async function ownedGuard(input: JobHarnessInput): Promise<OwnedPathsGuard | und
     }),
   });
   // A changed Claude Code or git configuration stops the whole run, as `orca abort` would, saying why.
-  const stopRun = (reason: string) => void publishAbort(input.redis, input.keys, job.run_id, reason);
+  const stopRun = (reason: string) => {
+    input.stopJob?.(reason);
+    void publishAbort(input.redis, input.keys, job.run_id, reason);
+  };
   return ownedPathsGuard(owned, watch, workspace.start, stopRun);
 }
 

@@ -71,7 +71,13 @@ export function parseJob(data: unknown): AgentJob {
  * on the task branch, everything released. The result says how it went; a failed agent is a
  * result, not a thrown error (the coordinator decides what follows).
  */
-export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDeps): Promise<AgentJobResult> {
+export async function runAgentJob(bullJob: Job, outer: AbortSignal, deps: JobDeps): Promise<AgentJobResult> {
+  // The job's own signal: the worker's (a run's abort, a shutdown), or the job itself stopping at
+  // once when its watch finds the user's configuration changed, before the run's abort comes round.
+  const own = new AbortController();
+  if (outer.aborted) own.abort(outer.reason);
+  else outer.addEventListener('abort', () => own.abort(outer.reason), { once: true });
+  const signal = own.signal;
   const job = parseJob(bullJob.data);
   const attempt = String(bullJob.attemptsStarted ?? 1);
   const sessionDir = deps.home.session(job.run_id, job.task_id, `${bullJob.id ?? 'job'}-${attempt}`.replace(/[^A-Za-z0-9._-]/g, '_'));
@@ -92,6 +98,7 @@ export async function runAgentJob(bullJob: Job, signal: AbortSignal, deps: JobDe
     attempt,
     sessionDir,
     signal,
+    stopJob: (reason: string) => own.abort(reason),
     sandbox,
     progress,
     resultOf,
@@ -113,6 +120,8 @@ interface JobRun {
   attempt: string;
   sessionDir: string;
   signal: AbortSignal;
+  /** Stops the job at once with the reason. */
+  stopJob: (reason: string) => void;
   sandbox: JobSandbox;
   progress: ProgressReporter;
   resultOf: (extra: Partial<AgentJobResult>) => AgentJobResult;
@@ -164,6 +173,7 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   const model = buildModel(job, deps);
   if (model instanceof ModelError) return resultOf({ detail: model.message, worktree: workspace.dir });
   const session = await buildJobHarness({
+    stopJob: run.stopJob,
     job,
     redis: deps.redis,
     keys: deps.keys,
