@@ -8,7 +8,7 @@ import {
   type ProcessGroup,
   spawnGroup,
 } from '../../shared/core/runtime/processGroup.js';
-import { processesMatching, waitForNoProcess, waitForProcesses } from '../support/processTable.js';
+import { processesMatching, waitForCommands, waitForNoProcess } from '../support/processTable.js';
 import { tempDir } from '../support/tempDir.js';
 
 // Unique sleep durations (600.2xx) name each test's processes in `ps`, so files running in
@@ -66,7 +66,7 @@ describe('spawnGroup', () => {
 describe('ProcessGroup.kill', () => {
   it('ends every process of the group, grandchildren included, before it resolves', async () => {
     const group = await start(`sleep 600.201 & sh -c "(sleep 600.202)" & wait`);
-    await waitForProcesses(['sleep 600.201', 'sleep 600.202']);
+    await waitForCommands(['sleep 600.201', 'sleep 600.202']);
     expect(processesMatching('sleep 600.202')[0]?.pgid).toBe(group.pgid);
 
     await group.kill();
@@ -81,7 +81,7 @@ describe('ProcessGroup.kill', () => {
   it('sends SIGKILL after the grace period to a group that ignores SIGTERM', async () => {
     // An ignored signal stays ignored across fork and exec, so the sleeps ignore SIGTERM too.
     const group = await start(`trap '' TERM; sleep 600.203 & sleep 600.204; wait`);
-    await waitForProcesses(['sleep 600.203', 'sleep 600.204']);
+    await waitForCommands(['sleep 600.203', 'sleep 600.204']);
 
     await group.kill(300);
 
@@ -94,7 +94,7 @@ describe('ProcessGroup.kill', () => {
   it('kills the background jobs a leader left behind when it exited', async () => {
     const group = await start(`sleep 600.205 & echo started`);
     expect(await group.exited).toEqual({ code: 0, signal: null });
-    await waitForProcesses(['sleep 600.205']);
+    await waitForCommands(['sleep 600.205']);
     expect(groupAlive(group.pgid)).toBe(true);
 
     await group.kill();
@@ -118,7 +118,7 @@ describe('killAllProcessGroups', () => {
   it('kills every live group this process started', async () => {
     const first = await start(`sleep 600.206 & wait`);
     const second = await start(`bash -c 'sleep 600.207 & wait'`);
-    await waitForProcesses(['sleep 600.206', 'sleep 600.207']);
+    await waitForCommands(['sleep 600.206', 'sleep 600.207']);
     expect(liveProcessGroups()).toEqual(expect.arrayContaining([first.pgid, second.pgid]));
 
     await killAllProcessGroups();
@@ -140,7 +140,7 @@ describe('a process killed with SIGKILL', () => {
       setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', program], { cwd: tempDir(), stdio: ['ignore', 'pipe', 'inherit'] });
     await once(child.stdout, 'data');
-    await waitForProcesses(['sleep 600.208', 'sleep 600.209']);
+    await waitForCommands(['sleep 600.208', 'sleep 600.209']);
 
     child.kill('SIGKILL');
     await once(child, 'exit');

@@ -38,6 +38,22 @@ export async function waitForProcesses(markers: string[], deadlineMs = 30_000): 
 }
 
 /**
+ * Polls until each command runs as a process of its own: one whose command line starts with it.
+ * Unlike `waitForProcesses`, the shell whose script merely holds the command does not count, so a
+ * caller that signals next knows the command itself (and whatever the script did before it, such as
+ * a `trap`) is under way, not the shell still reading its script.
+ */
+export async function waitForCommands(commands: string[], deadlineMs = 30_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const missing = commands.filter((command) => !processesMatching(command).some((row) => row.args.startsWith(command)));
+    if (missing.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`commands never started: ${missing.join(', ')}`);
+    await sleep(50);
+  }
+}
+
+/**
  * Polls until no running process shows `marker`, and returns what is left at the deadline (empty
  * when all went). The deadline is a safety net, not an assertion on speed.
  */

@@ -8,7 +8,7 @@ import { modeOnlySlots, runToolCall } from '../../shared/core/tool/pipeline.js';
 import { ToolRegistry } from '../../shared/core/tool/registry.js';
 import type { ToolContext } from '../../shared/core/tool/tool.js';
 import { BashInputSchema, bashTool, makeBashTool } from '../../shared/tools/bash.js';
-import { processesMatching, waitForNoProcess, waitForProcesses } from '../support/processTable.js';
+import { processesMatching, waitForCommands, waitForNoProcess } from '../support/processTable.js';
 import { makeToolContext } from '../support/toolContext.js';
 
 // Unique sleep durations (600.3xx) name each test's processes in `ps`, so files running in
@@ -132,7 +132,7 @@ describe('Bash timeout and abort', () => {
     const controller = new AbortController();
     const ctx = makeToolContext({ signal: controller.signal });
     const call = bash(`echo begun; sh -c "(sleep 600.321)" & bash -c 'sleep 600.322 & wait' & wait; echo never`, ctx);
-    await waitForProcesses(['sleep 600.321', 'sleep 600.322']);
+    await waitForCommands(['sleep 600.321', 'sleep 600.322']);
 
     controller.abort();
 
