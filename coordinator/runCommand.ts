@@ -6,15 +6,13 @@ import type { Effort } from '../shared/core/model/thinking.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import type { CheckNetwork } from '../shared/core/sandbox/checkNetwork.js';
 import type { AskWait } from './asks/askOptions.js';
-import { isSlashInvocation, resolveSlashTask, type SlashTask } from './commands/slashTask.js';
+import { isSlashInvocation } from './commands/slashInvocation.js';
+import type { SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
-import { checkHandOffOptions, handOff } from './handoff/handOff.js';
+import { checkHandOffOptions } from './handoff/handOffOptions.js';
 import { chooseModel } from './modelChoice.js';
 import { announceRun, type PreStart, preStart, type StartRepository } from './preStart.js';
 import { UserError } from './repoCheck.js';
-import { coordinateRun } from './run/runCoordinator.js';
-import { RunRecorder } from './run/runRecorder.js';
-import { printRunResult } from './run/runResult.js';
 import type { RunSettings } from './run/runSettings.js';
 import { OrcaServices } from './services.js';
 
@@ -87,6 +85,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   try {
     const runId = announceRun(start.sandbox);
     sayRunSetup(start, say);
+    const { RunRecorder, coordinateRun, handOff, printRunResult } = await runModules();
     const recorder = new RunRecorder(services.redis, services.keys, runId);
     const run: NewRun = {
       options,
@@ -107,12 +106,36 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
 }
 
 /**
+ * What runs the run, loaded once its id is said: most of orca's modules (the coordinator, and
+ * through it the roles, tools and git plumbing) are not needed to check the options and say the
+ * id, and loading them first made the CLI take about a second to say it (docs/benchmarks.md,
+ * `cli_to_run_id_ms`).
+ */
+async function runModules() {
+  const [recorder, coordinator, handoff, result] = await Promise.all([
+    import('./run/runRecorder.js'),
+    import('./run/runCoordinator.js'),
+    import('./handoff/handOff.js'),
+    import('./run/runResult.js'),
+  ]);
+  return {
+    RunRecorder: recorder.RunRecorder,
+    coordinateRun: coordinator.coordinateRun,
+    handOff: handoff.handOff,
+    printRunResult: result.printRunResult,
+  };
+}
+
+/**
  * What `orca run` reads at the base before it starts: the slash command a task names (the run
  * then runs the command's prompt), the hand-off flags, and orca.json (one the workers cannot use
  * is said now, not per task).
  */
 async function readRunTask(options: RunCommandOptions, { root, base, pluginDirs }: StartRepository): Promise<SlashTask | undefined> {
-  const slash = isSlashInvocation(options.task) ? await resolveSlashTask({ repo: root, base, task: options.task, pluginDirs }) : undefined;
+  // The slash command machinery (its catalog, the tools' names) is loaded only for a task that names a command.
+  const slash = isSlashInvocation(options.task)
+    ? await (await import('./commands/slashTask.js')).resolveSlashTask({ repo: root, base, task: options.task, pluginDirs })
+    : undefined;
   await checkHandOffOptions(root, options);
   const project = await readOrcaProjectConfig(root, base).catch((error: Error) => {
     throw new UserError(error.message);

@@ -8,9 +8,7 @@ import { userClaudeDir } from '../../shared/policy/settings/loadSettings.js';
 import { catalogToolNames, shellTool } from '../../shared/tools/catalog.js';
 import { UserError } from '../repoCheck.js';
 import { pluginCommandFolders } from './pluginCommands.js';
-
-/** A task that starts with a command name: `/fix-issue 123`, `/frontend:component Button`. */
-const INVOCATION = /^\/([A-Za-z0-9_.-]+(?::[A-Za-z0-9_.-]+)*)(?:\s+([\s\S]*))?$/;
+import { INVOCATION } from './slashInvocation.js';
 
 export interface SlashTask {
   /** The expanded prompt: the run's task. */
@@ -22,10 +20,6 @@ export interface SlashTask {
   toolLimit?: { source: string; rules: string[] };
   /** Lines for the person starting the run (an allowed-tools entry no agent can use). */
   warnings: string[];
-}
-
-export function isSlashInvocation(task: string): boolean {
-  return INVOCATION.test(task.trim());
 }
 
 /**

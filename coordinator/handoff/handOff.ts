@@ -1,38 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { runGit } from '../../shared/core/git/git.js';
 import { readRunEvents } from '../../shared/infra/board/runEvents.js';
-import { UserError } from '../repoCheck.js';
 import type { RunJson } from '../run/runResult.js';
 import type { OrcaServices } from '../services.js';
+import type { HandOffOptions } from './handOffOptions.js';
 import { prBody } from './prBody.js';
 import { type PushOutcome, pushIntegration } from './pushBranch.js';
-
-export interface HandOffOptions {
-  push?: string;
-  pushPartial?: boolean;
-  branch?: string;
-  prBody?: string;
-}
 
 /** What `--json` says of the hand-off (docs/json.md): the push's outcome, the description's file. */
 export interface HandOffJson {
   push: PushOutcome | null;
   pr_body: string | null;
-}
-
-/** The hand-off flags, checked before the run starts: a run is not spent to find them wrong at its end. */
-export async function checkHandOffOptions(repo: string, options: HandOffOptions): Promise<void> {
-  if (options.push === undefined && (options.pushPartial || options.branch))
-    throw new UserError(`${options.pushPartial ? '--push-partial' : '--branch'} goes with --push [REMOTE]: add --push.`);
-  if (options.branch && (await runGit(repo, ['check-ref-format', '--branch', options.branch])).code !== 0)
-    throw new UserError(`--branch ${options.branch} is not a valid branch name.`);
-  const remote = options.push;
-  // A name must be a configured remote; a URL or a path (a local bare repository) is taken as given.
-  if (remote !== undefined && !/[/:]/.test(remote) && (await runGit(repo, ['remote', 'get-url', remote])).code !== 0)
-    throw new UserError(
-      `--push ${remote}: the repository has no remote named ${remote} (git remote -v lists them; a URL or path works too).`,
-    );
 }
 
 /**
