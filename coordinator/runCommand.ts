@@ -77,14 +77,16 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const chosen = integrationChecks(options.checks, start.root, say);
   const checks = chosen.map((check) => check.command);
   // Redis and the local workers first: a run id is said only once the run can exist.
-  const services = await OrcaServices.open({
+  const begun = await OrcaServices.begin({
     workers: options.localWorkers ? options.workers : 0,
     concurrency: options.concurrency,
     sandbox: options.sandbox,
   });
+  const runId = announceRun(start.sandbox);
+  sayRunSetup(start, say);
+  // The queue (bullmq) and the run's own modules are loaded after the id: nothing the id waits for needs them.
+  const services = await begun.finish();
   try {
-    const runId = announceRun(start.sandbox);
-    sayRunSetup(start, say);
     const { RunRecorder, coordinateRun, handOff, printRunResult } = await runModules();
     const recorder = new RunRecorder(services.redis, services.keys, runId);
     const run: NewRun = {

@@ -2,10 +2,10 @@ import type { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
-import { AgentQueue } from '../shared/infra/queue/agentQueue.js';
+import type { AgentQueue } from '../shared/infra/queue/agentQueue.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
-import { JobWaiter } from './jobWaiter.js';
+import type { JobWaiter } from './jobWaiter.js';
 import { LocalWorkers } from './localWorkers.js';
 import { ensureRedis, type RedisService } from './redisService.js';
 
@@ -17,6 +17,12 @@ export interface ServicesOptions {
   env?: NodeJS.ProcessEnv;
   /** The command's `--sandbox`, handed to the local workers as their ORCA_SANDBOX. */
   sandbox?: SandboxMode;
+}
+
+/** `OrcaServices.begin`'s result: Redis and the workers, the queue still to make (`finish`), or all of it closed. */
+export interface ServicesBegun {
+  finish(): Promise<OrcaServices>;
+  close(): Promise<void>;
 }
 
 /**
@@ -37,27 +43,34 @@ export class OrcaServices {
   ) {}
 
   static async open(options: ServicesOptions): Promise<OrcaServices> {
+    return (await OrcaServices.begin(options)).finish();
+  }
+
+  /**
+   * The part of `open` a run's id waits for: Redis answered (found, or started privately) and the
+   * local workers ready. `finish` then makes the queue and its events, which need bullmq, the
+   * largest module orca loads: `orca run` says its id between the two (runCommand.ts).
+   */
+  static async begin(options: ServicesOptions): Promise<ServicesBegun> {
     const env = options.env ?? process.env;
     const home = new OrcaHome(env.ORCA_HOME || undefined).ensureWritable();
     const redisService = await ensureRedis(env, home);
-    const redis = connectRedis(redisService.url);
     const keys = new Keys(env.ORCA_PREFIX || undefined);
-    const queue = new AgentQueue(redis, keys);
-    const eventsConnection = connectRedis(redisService.url);
-    const events = queue.events(eventsConnection);
-    await events.waitUntilReady();
     const workers = new LocalWorkers();
-    const services = new OrcaServices(
-      redisService,
-      redis,
-      keys,
-      home,
-      queue,
-      events,
-      eventsConnection,
-      new JobWaiter(queue, events),
-      workers,
-    );
+    const begun: ServicesBegun = {
+      finish: async () => {
+        try {
+          return await OrcaServices.withQueue(redisService, keys, home, workers);
+        } catch (error) {
+          await begun.close();
+          throw error;
+        }
+      },
+      close: async () => {
+        await workers.stop();
+        await redisService.stop();
+      },
+    };
     if (options.workers > 0) {
       try {
         await workers.start(options.workers, {
@@ -74,11 +87,32 @@ export class OrcaServices {
           },
         });
       } catch (error) {
-        await services.close();
+        await begun.close();
         throw error;
       }
     }
-    return services;
+    return begun;
+  }
+
+  private static async withQueue(redisService: RedisService, keys: Keys, home: OrcaHome, workers: LocalWorkers): Promise<OrcaServices> {
+    const [{ AgentQueue }, { JobWaiter }] = await Promise.all([
+      import('../shared/infra/queue/agentQueue.js'),
+      import('./jobWaiter.js'),
+    ]);
+    const redis = connectRedis(redisService.url);
+    const queue = new AgentQueue(redis, keys);
+    const eventsConnection = connectRedis(redisService.url);
+    const events = queue.events(eventsConnection);
+    try {
+      await events.waitUntilReady();
+    } catch (error) {
+      await events.close();
+      await queue.close();
+      eventsConnection.disconnect();
+      redis.disconnect();
+      throw error;
+    }
+    return new OrcaServices(redisService, redis, keys, home, queue, events, eventsConnection, new JobWaiter(queue, events), workers);
   }
 
   async close(): Promise<void> {

@@ -4,9 +4,10 @@ import { findOnPath, type WrappedCommand } from '../../core/sandbox/bwrap.js';
 import { type HostSandbox, hostSandbox } from '../../core/sandbox/hostSandbox.js';
 import type { ShellSettings } from '../../core/tool/tool.js';
 import type { LoadedSettings } from '../settings/loadSettings.js';
+import { NoSandboxError } from './noSandboxError.js';
 import type { PolicyOptions } from './policy.js';
 
-export { findOnPath, type SandboxOptions, sandboxPolicy };
+export { findOnPath, NoSandboxError, type SandboxOptions, sandboxPolicy };
 
 export type ShellWrap = NonNullable<ShellSettings['wrap']>;
 
@@ -23,17 +24,6 @@ const noticesGiven = new Set<string>();
 /** The sandbox this host can build (`env.PATH` is where bwrap is looked for), or what is missing and how to get it. */
 export function sandboxAvailability(env?: NodeJS.ProcessEnv): HostSandbox {
   return hostSandbox(env);
-}
-
-/**
- * What orca says where there is no working sandbox and the user did not say off: one line naming
- * what is missing, how to get it, and the one way to go on without it.
- */
-export class NoSandboxError extends Error {
-  constructor(problem: string, fix: string) {
-    super(`no sandbox here (${problem}): ${fix}; or say --sandbox off (ORCA_SANDBOX=off) to run agent code unsandboxed, as you`);
-    this.name = 'NoSandboxError';
-  }
 }
 
 /**

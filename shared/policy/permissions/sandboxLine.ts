@@ -1,5 +1,6 @@
 import type { SandboxKind, SandboxMode } from '../../core/runtime/sandboxMode.js';
-import { NoSandboxError, sandboxAvailability } from './sandbox.js';
+import { hostSandbox } from '../../core/sandbox/hostSandbox.js';
+import { NoSandboxError } from './noSandboxError.js';
 
 export interface SandboxStatus {
   mode: SandboxMode;
@@ -41,7 +42,8 @@ export function sandboxStatus(
       line: `sandbox: off (${options.source ?? '--sandbox off'}): ${OFF_MEANS}${redisClause(options.passwordlessRedis)}`,
     };
   }
-  const found = sandboxAvailability(options.env);
+  // hostSandbox, not sandbox.ts's sandboxAvailability (the same call): the CLI says this line before it loads the sandbox.
+  const found = hostSandbox(options.env);
   if (found.kind === undefined) {
     return {
       mode,
