@@ -1,0 +1,26 @@
+import { type Command, Option } from 'commander';
+import type { SandboxMode } from '../../shared/core/runtime/sandboxMode.js';
+import { sandboxChoice, sandboxOption } from '../sandboxOption.js';
+import { positiveInt } from './cliOptions.js';
+
+/** `orca worker`: a worker process taking agent jobs from Redis (workers/workerProcess.ts). */
+export function addWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description('a worker process: takes agent jobs from Redis until stopped (SIGINT/SIGTERM)')
+    .addOption(new Option('--concurrency <n>', 'agent jobs at once').argParser(positiveInt).default(2))
+    .addOption(sandboxOption())
+    .action(async (options: { concurrency: number; sandbox?: SandboxMode }) => {
+      const { sandbox } = sandboxChoice(options.sandbox);
+      // Loaded here, not with the command table: ioredis is a large module that most commands' start does not need.
+      const { pingRedis, redisUrl } = await import('../../shared/infra/redis/redisConnection.js');
+      await pingRedis(redisUrl());
+      // Checked here, before a child is started for the worker, so the one line comes from `orca`.
+      new (await import('../../shared/core/runtime/orcaHome.js')).OrcaHome().ensureWritable();
+      const { hasWorkerNodeFlags, relaunchWorker } = await import('../workerRelaunch.js');
+      // A worker wants V8 tuned for size (shared/core/runtime/workerNodeFlags.ts), which only a new process can get.
+      if (!hasWorkerNodeFlags())
+        process.exitCode = await relaunchWorker(['--concurrency', String(options.concurrency), '--sandbox', sandbox]);
+      else await (await import('../../workers/workerProcess.js')).runWorkerProcess({ concurrency: options.concurrency, sandbox });
+    });
+}
