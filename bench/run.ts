@@ -6,6 +6,7 @@ import { packageRoot } from '../shared/core/runtime/compiledEntry.js';
 import { ABORT_TARGET_MS, abortBenchmark } from './abortLatency.js';
 import { agentsBenchmark } from './agents.js';
 import { benchTempRoot } from './benchEnv.js';
+import { CLI_TO_RUN_ID_TARGET_MS, cliStartBenchmark } from './cliStart.js';
 import { CACHE_SHARE_TARGET, runContextBenchmark } from './context.js';
 import { diagnosticsBenchmark } from './diagnostics.js';
 import { EFFICIENCY_TARGET, efficiencyBenchmark } from './efficiency.js';
@@ -55,6 +56,7 @@ const SECTIONS = [
   'gitprocs',
   'fanout',
   'single',
+  'cli',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -352,6 +354,19 @@ async function main(): Promise<void> {
       target: `≤ ${SINGLE_AGENT_TARGET}`,
       met: result.ratio <= SINGLE_AGENT_TARGET,
       note: `orca agent ${result.orca_ms} ms (median of ${result.runs}, a worker already running; its queue, worktree and commit included); Read, Edit, Bash, answer against the same local Messages stand-in`,
+    });
+  }
+
+  if (only.includes('cli')) {
+    const result = await timed(say, 'the CLI to its run id', () => cliStartBenchmark({ runs: quick ? 3 : 20 }));
+    details.cli = result;
+    figures.push({
+      key: 'cli_to_run_id_ms',
+      value: result.cli_to_run_id_ms,
+      reference: { what: 'a bare `node -e` to its first stderr line, ms (median)', value: result.node_line_ms },
+      target: `≤ ${CLI_TO_RUN_ID_TARGET_MS}`,
+      met: result.cli_to_run_id_ms <= CLI_TO_RUN_ID_TARGET_MS,
+      note: `\`orca run TASK --no-local-workers\` started → its \`orca: run <id>\` line, median of ${result.runs} (p90 ${result.cli_to_run_id_p90_ms} ms); options checked, repository inspected, Redis answered`,
     });
   }
 
