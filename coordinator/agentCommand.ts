@@ -20,6 +20,8 @@ import { connectRedis } from '../shared/infra/redis/redisConnection.js';
 import type { AskWait } from './asks/askOptions.js';
 import { TerminalAsks } from './asks/terminalAsks.js';
 import { eventLine } from './eventLine.js';
+import { openRunMemory } from './memory/openRunMemory.js';
+import type { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
 import { announceRun, type PreStart, preStart, type StartRepository } from './preStart.js';
 import { UserError } from './repoCheck.js';
@@ -71,7 +73,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     // The role's own model, thinking and effort win; the combination the agent will run is checked.
     chooseModel: ({ role }) => chooseModel(options, role),
   });
-  const { root, base, share, memory } = start;
+  const { root, base, share } = start;
+  const memory = await openRunMemory(options.memory, root);
   for (const problem of memory?.problems ?? []) process.stderr.write(`orca: memory: ${problem}\n`);
   // Redis and the local workers first: a run id is said only once the run can exist.
   const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, sandbox: options.sandbox });
@@ -99,7 +102,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     recordRun(services.home, ledgerEntry);
     await shared?.publish(base);
     const agent = await agentOfRole(options, root, base, start.command.role);
-    await services.queue.add({ ...agentJob(options, start, { runId, taskId, branch, shared }), agent });
+    await services.queue.add({ ...agentJob(options, start, { runId, taskId, branch, shared, memory }), agent });
     const followed = options.json ? Promise.resolve('0') : followAgent(follower, services.keys, runId, asks, following.signal);
     const result = await services.waiter.wait(agentJobId(runId, taskId, 1));
     // Pushed by its worker to the shared remote: the branch ends in the user's repository, as in a local run.
@@ -156,8 +159,8 @@ function terminalAsks(services: OrcaServices, runId: string): TerminalAsks {
 /** The agent's job: its role, prompt and model, where its repository is, and the run's options it carries to its worker. */
 function agentJob(
   options: AgentCommandOptions,
-  { root, base, script, model, pluginDirs, memory, command: { role, config } }: PreStart<{ role: RoleDefinition; config: TrustedConfig }>,
-  { runId, taskId, branch, shared }: { runId: string; taskId: string; branch?: string; shared?: SharedRun },
+  { root, base, script, model, pluginDirs, command: { role, config } }: PreStart<{ role: RoleDefinition; config: TrustedConfig }>,
+  { runId, taskId, branch, shared, memory }: { runId: string; taskId: string; branch?: string; shared?: SharedRun; memory?: RunMemory },
 ): AgentJobInput {
   const { source: _source, ...scriptContent } = script ?? { source: '' };
   return {

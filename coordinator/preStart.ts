@@ -6,7 +6,6 @@ import { noteLegacyHome } from '../shared/core/runtime/defaultOrcaHome.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { type SandboxStatus, sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
-import { RunMemory } from './memory/runMemory.js';
 import type { ModelChoice } from './modelChoice.js';
 import { passwordlessRedis } from './redisService.js';
 import { inspectRepo, UserError } from './repoCheck.js';
@@ -25,8 +24,6 @@ export interface PreStartOptions {
   script?: string;
   sandbox: SandboxMode;
   sandboxSource?: string;
-  /** False with --no-memory. */
-  memory: boolean;
 }
 
 /** The repository a run starts in: its root, its base commit, and the plugin folders resolved. */
@@ -46,8 +43,6 @@ export interface PreStart<T> extends StartRepository {
   /** The model the run's jobs carry; undefined with a script. */
   model?: ModelChoice;
   sandbox: SandboxStatus;
-  /** The run's memory; undefined with --no-memory. */
-  memory?: RunMemory;
 }
 
 /**
@@ -74,8 +69,7 @@ export async function preStart<T>(
   if (moved) process.stderr.write(`orca: ${moved}\n`);
   const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource, passwordlessRedis: await passwordlessRedis() });
   if (sandbox.refusal) throw new UserError(sandbox.refusal);
-  const memory = options.memory ? new RunMemory({ orcaHome: home.root, repo: root, startedAt: Date.now() }) : undefined;
-  return { ...repository, command: read, share, script, model, sandbox, memory };
+  return { ...repository, command: read, share, script, model, sandbox };
 }
 
 /** The run's id, said on stderr with the sandbox line once nothing stops the run from starting. */

@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import getPort from 'get-port';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import { findOnPath } from '../shared/core/sandbox/bwrap.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis, DEFAULT_REDIS_URL, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
-import { findOnPath } from '../shared/core/sandbox/bwrap.js';
 import { liveRedisSecrets, secretUrl, writeRedisSecret } from './redisSecret.js';
 
 /** `ORCA_REDIS_PRIVATE=1`: start orca's own redis-server (with a password) even when one answers at the default address. */

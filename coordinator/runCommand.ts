@@ -10,6 +10,8 @@ import { isSlashInvocation } from './commands/slashInvocation.js';
 import type { SlashTask } from './commands/slashTask.js';
 import { detectChecks } from './detectChecks.js';
 import { checkHandOffOptions } from './handoff/handOffOptions.js';
+import { openRunMemory } from './memory/openRunMemory.js';
+import type { RunMemory } from './memory/runMemory.js';
 import { chooseModel } from './modelChoice.js';
 import { announceRun, type PreStart, preStart, type StartRepository } from './preStart.js';
 import { UserError } from './repoCheck.js';
@@ -83,10 +85,11 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     sandbox: options.sandbox,
   });
   const runId = announceRun(start.sandbox);
-  sayRunSetup(start, say);
-  // The queue (bullmq) and the run's own modules are loaded after the id: nothing the id waits for needs them.
+  // The queue (bullmq), the memory and the run's own modules are loaded after the id: nothing the id waits for needs them.
   const services = await begun.finish();
   try {
+    const memory = await openRunMemory(options.memory, start.root);
+    sayRunSetup(start, memory, say);
     const { RunRecorder, coordinateRun, handOff, printRunResult } = await runModules();
     const recorder = new RunRecorder(services.redis, services.keys, runId);
     const run: NewRun = {
@@ -96,6 +99,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       checks,
       checkSources: chosen.map((check) => check.source),
       budgets: budgetsOf(options),
+      memory,
     };
     await recorder.record(runCreated(run, runId));
     const result = await coordinateRun(services, recorder, runSettings(run, say));
@@ -163,7 +167,11 @@ function integrationChecks(given: string[], root: string, say?: (line: string) =
 }
 
 /** What the run starts with, for the person watching: the Scripted model, the shared remote, the slash command, the memory. */
-function sayRunSetup({ script, share, command: slash, memory }: PreStart<SlashTask | undefined>, say?: (line: string) => void): void {
+function sayRunSetup(
+  { script, share, command: slash }: PreStart<SlashTask | undefined>,
+  memory: RunMemory | undefined,
+  say?: (line: string) => void,
+): void {
   if (script) say?.('Scripted model: no LLM is used in this run.');
   if (share) say?.(`shared over ${share}: workers on any host that can reach it take the jobs`);
   if (slash) {
@@ -196,6 +204,8 @@ interface NewRun {
   /** Why each check was chosen, in their order. */
   checkSources: string[];
   budgets: RunSettings['budgets'];
+  /** The run's memory; undefined with --no-memory. */
+  memory?: RunMemory;
 }
 
 /** The run's first event: everything `orca resume` needs to carry on exactly as the run began. */
@@ -238,7 +248,7 @@ function runCreated({ options, start, task, checks, checkSources, budgets }: New
   };
 }
 
-function runSettings({ options, start, task, checks, budgets }: NewRun, say?: (line: string) => void): RunSettings {
+function runSettings({ options, start, task, checks, budgets, memory }: NewRun, say?: (line: string) => void): RunSettings {
   return {
     task,
     repo: start.root,
@@ -252,7 +262,7 @@ function runSettings({ options, start, task, checks, budgets }: NewRun, say?: (l
     say,
     tty: Boolean(process.stderr.isTTY) && !options.json,
     asks: { timeoutMs: options.asks.timeoutMs, nobody: options.asks.nobody, yesTo: options.yesTo },
-    memory: start.memory,
+    memory,
     toolLimit: start.command?.toolLimit,
     pluginDirs: start.pluginDirs,
     mcp: options.mcp,

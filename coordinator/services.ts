@@ -95,10 +95,7 @@ export class OrcaServices {
   }
 
   private static async withQueue(redisService: RedisService, keys: Keys, home: OrcaHome, workers: LocalWorkers): Promise<OrcaServices> {
-    const [{ AgentQueue }, { JobWaiter }] = await Promise.all([
-      import('../shared/infra/queue/agentQueue.js'),
-      import('./jobWaiter.js'),
-    ]);
+    const [{ AgentQueue }, { JobWaiter }] = await Promise.all([import('../shared/infra/queue/agentQueue.js'), import('./jobWaiter.js')]);
     const redis = connectRedis(redisService.url);
     const queue = new AgentQueue(redis, keys);
     const eventsConnection = connectRedis(redisService.url);
