@@ -20,8 +20,8 @@ export const LAYERS = [
   { folder: 'coordinator', rank: 8 },
 ] as const;
 
-/** The one CLI entry starts `orca worker`, so it may reach into workers/. */
-const ALLOWED_SIDEWAYS = new Set(['coordinator/cli.ts -> workers']);
+/** The CLI's `orca worker` command (its table's entry, coordinator/cli/) starts a worker, so it may reach into workers/. */
+const ALLOWED_SIDEWAYS = new Set(['coordinator/cli/workerCli.ts -> workers']);
 
 export interface ImportEdge {
   from: string;
