@@ -5,6 +5,7 @@ import { loadScriptFile, type Script } from '../shared/core/model/scriptFile.js'
 import { noteLegacyHome } from '../shared/core/runtime/defaultOrcaHome.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
+import { probeHostSandboxAhead } from '../shared/core/sandbox/hostSandbox.js';
 import { type SandboxStatus, sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import type { ModelChoice } from './modelChoice.js';
 import { passwordlessRedis } from './redisService.js';
@@ -56,6 +57,8 @@ export async function preStart<T>(
   options: PreStartOptions,
   command: { read: (repository: StartRepository) => Promise<T>; chooseModel: (read: T) => ModelChoice },
 ): Promise<PreStart<T>> {
+  // Started first, answered by the time the sandbox line is made: it runs beside the git checks below.
+  const sandboxProbe = options.sandbox === 'off' ? Promise.resolve() : probeHostSandboxAhead();
   const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
   const repository: StartRepository = { root, base, pluginDirs: (options.pluginDirs ?? []).map((dir) => path.resolve(dir)) };
   const read = await command.read(repository);
@@ -67,6 +70,7 @@ export async function preStart<T>(
   const home = new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
   const moved = noteLegacyHome(home.root);
   if (moved) process.stderr.write(`orca: ${moved}\n`);
+  await sandboxProbe;
   const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource, passwordlessRedis: await passwordlessRedis() });
   if (sandbox.refusal) throw new UserError(sandbox.refusal);
   return { ...repository, command: read, share, script, model, sandbox };

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { accessSync, constants, type Dirent, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { compiledEntry, packageRoot } from '../runtime/compiledEntry.js';
@@ -152,19 +152,49 @@ export function findOnPath(program: string, env: NodeJS.ProcessEnv = process.env
   return undefined;
 }
 
+/** The probe: the smallest sandbox with what every orca sandbox unshares. */
+const PROBE_ARGS = ['--ro-bind', '/', '/', '--unshare-net', '--unshare-pid', '--cap-drop', 'ALL', '--', 'true'];
+
 /**
  * Whether bwrap can build a sandbox here (it cannot where user namespaces are turned off), tried
  * once per process: undefined when it can, otherwise what went wrong.
  */
 export function probeBwrap(bwrap: string): string | undefined {
   if (!probes.has(bwrap)) {
-    const probe = spawnSync(bwrap, ['--ro-bind', '/', '/', '--unshare-net', '--unshare-pid', '--cap-drop', 'ALL', '--', 'true'], {
-      encoding: 'utf8',
-    });
-    let failed: string | undefined;
-    if (probe.error) failed = probe.error.message;
-    else if (probe.status !== 0) failed = probe.stderr.trim() || `exit code ${probe.status}`;
-    probes.set(bwrap, failed === undefined ? undefined : `bwrap cannot create a sandbox here (${failed})`);
+    const probe = spawnSync(bwrap, PROBE_ARGS, { encoding: 'utf8' });
+    probes.set(bwrap, probeProblem(probe.error, probe.status, probe.stderr));
   }
   return probes.get(bwrap);
+}
+
+const probing = new Map<string, Promise<void>>();
+
+/**
+ * The same probe, started without blocking: its answer is what probeBwrap then returns at once.
+ * The CLI starts it first, so the probe (a new network namespace can take tens of milliseconds)
+ * runs beside the repository's git checks rather than after them.
+ */
+export function probeBwrapAhead(bwrap: string): Promise<void> {
+  if (probes.has(bwrap)) return Promise.resolve();
+  let pending = probing.get(bwrap);
+  if (!pending) {
+    pending = new Promise<void>((resolve) => {
+      execFile(bwrap, PROBE_ARGS, { encoding: 'utf8' }, (error, _stdout, stderr) => {
+        const code = error?.code;
+        // A spawn failure (code: 'ENOENT', …) is the error itself; a non-zero exit is the probe's own answer.
+        const spawnError = error && typeof code !== 'number' ? error : undefined;
+        if (!probes.has(bwrap)) probes.set(bwrap, probeProblem(spawnError, error ? (code as number) : 0, stderr));
+        resolve();
+      });
+    });
+    probing.set(bwrap, pending);
+  }
+  return pending;
+}
+
+function probeProblem(spawnError: Error | undefined, status: number | null, stderr: string): string | undefined {
+  let failed: string | undefined;
+  if (spawnError) failed = spawnError.message;
+  else if (status !== 0) failed = stderr.trim() || `exit code ${status}`;
+  return failed === undefined ? undefined : `bwrap cannot create a sandbox here (${failed})`;
 }

@@ -1,5 +1,5 @@
 import { accessSync, constants } from 'node:fs';
-import { bwrapWrap, findOnPath, probeBwrap, type WrappedCommand } from './bwrap.js';
+import { bwrapWrap, findOnPath, probeBwrap, probeBwrapAhead, type WrappedCommand } from './bwrap.js';
 import type { SandboxPolicy } from './sandboxPolicy.js';
 import { seatbeltWrap } from './seatbeltProfile.js';
 
@@ -42,4 +42,13 @@ function executable(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The host's sandbox probe started ahead (Linux: bwrap's, without blocking), for a caller that asks
+ * hostSandbox later: it then gets the answer at once. Resolves when the answer is in; never rejects.
+ */
+export function probeHostSandboxAhead(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Promise<void> {
+  const bwrap = platform === 'linux' ? findOnPath('bwrap', env) : undefined;
+  return bwrap === undefined ? Promise.resolve() : probeBwrapAhead(bwrap);
 }
