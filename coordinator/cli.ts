@@ -18,7 +18,11 @@ import { userFolder } from './userFolder.js';
  * The command table: each command's arguments and options are in coordinator/cli/<name>Cli.ts,
  * and each command's work in a module its action imports when it runs, so that a command loads
  * only what it uses (`orca run` says its run id without the board, the language servers or MCP:
- * docs/benchmarks.md, cli_to_run_id_ms).
+ * docs/benchmarks.md, cli_to_run_id_ms). Lazy imports, not a bundled entry: orca's modules find
+ * their prompts and scripts beside them (import.meta.url, packageRoot()), which a bundle would
+ * move; and with the imports lazy, what `orca run` loads before its id is 74 small files and four
+ * packages (commander, zod, ioredis, get-port), where it was 331 files and sixteen packages
+ * (bullmq, proxy-chain, gray-matter, piscina, …).
  */
 
 // Through `npm run orca -- …`, the user's folder, not orca's checkout, is the current folder (userFolder.ts).
