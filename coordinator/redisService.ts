@@ -7,7 +7,8 @@ import getPort from 'get-port';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { findOnPath } from '../shared/core/sandbox/bwrap.js';
 import { Keys } from '../shared/infra/redis/keys.js';
-import { connectRedis, DEFAULT_REDIS_URL, pingRedis, redisUrl } from '../shared/infra/redis/redisConnection.js';
+import { pingRedis } from '../shared/infra/redis/redisPing.js';
+import { DEFAULT_REDIS_URL, redisUrl } from '../shared/infra/redis/redisUrl.js';
 import { liveRedisSecrets, secretUrl, writeRedisSecret } from './redisSecret.js';
 
 /** `ORCA_REDIS_PRIVATE=1`: start orca's own redis-server (with a password) even when one answers at the default address. */
@@ -89,6 +90,8 @@ export async function findOrcaRedis(run?: string, env: NodeJS.ProcessEnv = proce
 
 /** Whether the Redis at `url` holds the run's event stream under this installation's prefix (ORCA_PREFIX). */
 async function knowsRun(url: string, run: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  // Loaded here: the commands that start a run find their Redis without a client (redisPing.ts).
+  const { connectRedis } = await import('../shared/infra/redis/redisConnection.js');
   const redis = connectRedis(url, { maxRetriesPerRequest: 1, retryStrategy: () => null });
   try {
     return (await redis.exists(new Keys(env.ORCA_PREFIX || undefined).events(run))) > 0;

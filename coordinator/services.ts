@@ -4,7 +4,6 @@ import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import type { AgentQueue } from '../shared/infra/queue/agentQueue.js';
 import { Keys } from '../shared/infra/redis/keys.js';
-import { connectRedis } from '../shared/infra/redis/redisConnection.js';
 import type { JobWaiter } from './jobWaiter.js';
 import { LocalWorkers } from './localWorkers.js';
 import { ensureRedis, type RedisService } from './redisService.js';
@@ -95,7 +94,11 @@ export class OrcaServices {
   }
 
   private static async withQueue(redisService: RedisService, keys: Keys, home: OrcaHome, workers: LocalWorkers): Promise<OrcaServices> {
-    const [{ AgentQueue }, { JobWaiter }] = await Promise.all([import('../shared/infra/queue/agentQueue.js'), import('./jobWaiter.js')]);
+    const [{ AgentQueue }, { JobWaiter }, { connectRedis }] = await Promise.all([
+      import('../shared/infra/queue/agentQueue.js'),
+      import('./jobWaiter.js'),
+      import('../shared/infra/redis/redisConnection.js'),
+    ]);
     const redis = connectRedis(redisService.url);
     const queue = new AgentQueue(redis, keys);
     const eventsConnection = connectRedis(redisService.url);

@@ -1,39 +1,9 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { clusterNodes, redisAddress, redisUrl } from './redisUrl.js';
 
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
-
-/** How a Redis Cluster is named where a URL is expected: `cluster:host:port,host:port`. */
-const CLUSTER_SCHEME = 'cluster:';
-
-/**
- * The Redis orca uses: a Redis Cluster when REDIS_CLUSTER_NODES names its nodes
- * (`host:port,…`; given as `cluster:host:port,…`), else REDIS_URL, else the local default.
- */
-export function redisUrl(): string {
-  const nodes = process.env.REDIS_CLUSTER_NODES?.trim();
-  if (nodes) return `${CLUSTER_SCHEME}${nodes}`;
-  return process.env.REDIS_URL || DEFAULT_REDIS_URL;
-}
-
-/** Whether orca talks to a Redis Cluster (REDIS_CLUSTER_NODES): its keys then carry one hash tag (keys.ts). */
-export function clusterMode(): boolean {
-  return Boolean(process.env.REDIS_CLUSTER_NODES?.trim());
-}
-
-/** The nodes of a `cluster:host:port,…` address; undefined for a plain Redis URL. */
-function clusterNodes(url: string): Array<{ host: string; port: number }> | undefined {
-  if (!url.startsWith(CLUSTER_SCHEME)) return undefined;
-  return url
-    .slice(CLUSTER_SCHEME.length)
-    .split(',')
-    .map((node) => node.trim())
-    .filter(Boolean)
-    .map((node) => {
-      const match = /^(.+):(\d+)$/.exec(node);
-      if (!match) throw new Error(`REDIS_CLUSTER_NODES: "${node}" is not host:port (give them as host:port,host:port,…)`);
-      return { host: match[1]!, port: Number(match[2]) };
-    });
-}
+// Where a Redis is, and whether it answers, without ioredis (redisUrl.ts, redisPing.ts): said here too for the many that import them from here.
+export { pingRedis } from './redisPing.js';
+export { clusterMode, DEFAULT_REDIS_URL, redisAddress, redisUrl, shownRedisUrl } from './redisUrl.js';
 
 /**
  * A connection to a Redis Cluster through ioredis' Cluster. Typed as a Redis: orca and BullMQ use
@@ -89,79 +59,6 @@ function reportOutages(client: Redis, url: string): void {
   client.on('ready', () => {
     if (outages.delete(where)) process.stderr.write(`orca: Redis at ${where} answers again\n`);
   });
-}
-
-/** Where a Redis is, for messages: host:port or the cluster's nodes, never the password a URL may carry. */
-export function redisAddress(url: string): string {
-  if (url.startsWith(CLUSTER_SCHEME)) return `the cluster ${url.slice(CLUSTER_SCHEME.length)}`;
-  try {
-    return new URL(url).host;
-  } catch {
-    return 'the configured address';
-  }
-}
-
-/** The URL as it may be shown: `redis://:pw@host:port` as `redis://host:port` (a cluster's nodes as they are). */
-export function shownRedisUrl(url: string): string {
-  if (url.startsWith(CLUSTER_SCHEME)) return url;
-  try {
-    const parsed = new URL(url);
-    parsed.password = '';
-    return parsed.toString().replace(/^redis(s?):\/\/@/, 'redis$1://');
-  } catch {
-    return 'the configured address';
-  }
-}
-
-/** Resolves when Redis answers PING, or rejects with a message saying how to start it. */
-export async function pingRedis(url = redisUrl(), timeoutMs = 2_000): Promise<void> {
-  const nodes = clusterNodes(url);
-  if (nodes) return pingCluster(nodes, timeoutMs);
-  checkRedisUrl(url);
-  const client = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true, connectTimeout: timeoutMs });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.ping();
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `Redis does not answer at ${shownRedisUrl(url)} (${detail}): start one (\`redis-server\`, or \`docker compose up -d redis\`) or set REDIS_URL.`,
-    );
-  } finally {
-    client.disconnect();
-  }
-}
-
-/** A Redis address must be a redis:// or rediss:// URL: anything else would read as a Redis that does not answer. */
-function checkRedisUrl(url: string): void {
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    protocol = undefined;
-  }
-  if (protocol !== 'redis:' && protocol !== 'rediss:')
-    throw new Error(`"${url}" is not a Redis URL: set REDIS_URL to one such as redis://127.0.0.1:6379 (rediss:// for TLS).`);
-}
-
-async function pingCluster(nodes: Array<{ host: string; port: number }>, timeoutMs: number): Promise<void> {
-  const cluster = new Cluster(nodes, {
-    lazyConnect: true,
-    clusterRetryStrategy: () => null,
-    redisOptions: { maxRetriesPerRequest: 0, connectTimeout: timeoutMs },
-  });
-  cluster.on('error', () => {});
-  try {
-    await cluster.connect();
-    await cluster.ping();
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    const named = nodes.map((node) => `${node.host}:${node.port}`).join(',');
-    throw new Error(`the Redis Cluster at ${named} does not answer (${detail}): check REDIS_CLUSTER_NODES, or unset it to use REDIS_URL.`);
-  } finally {
-    cluster.disconnect();
-  }
 }
 
 /** Every master of a cluster connection (one client for a plain Redis): what a SCAN must visit. */
