@@ -19,8 +19,9 @@ const HELD_CALL_MS = 3_000;
  * what the same workers cost idle over the same time. Two batches, with 2 and 6 model turns a
  * job, split the cost into a fixed part per job and a part per turn; a third, with the 2-turn
  * jobs' model calls held 3 s each, gives what an agent costs per second while its model thinks
- * (lock renewal, the coordinator's poll of the job). The coordinator's side is
- * in it: the jobs are added and waited for as `orca run` does (JobWaiter, 1 s poll). MONITOR,
+ * (lock renewal, the coordinator's safety poll of the job). The coordinator's side is
+ * in it: the jobs are added and waited for as `orca run` does (JobWaiter: the queue's events, a
+ * 30 s safety poll). MONITOR,
  * during a third batch, counts the commands clients sent ( commandstats also counts
  * the commands BullMQ's Lua scripts run inside Redis). Beside it, the reference: `redis-benchmark`
  * on the same server (50 clients, no pipelining), the ops/s one Redis gives on this machine.
@@ -39,7 +40,7 @@ export interface RedisCommandsResult {
   redis_cpu_ms_per_turn: number;
   /**
    * What a job costs per second of the run while it is waited for, beyond its turns (the
-   * coordinator's poll of its state, its lock's renewal while it runs): from a batch whose
+   * coordinator's safety poll of its state, its lock's renewal while it runs): from a batch whose
    * model calls are held, over the seconds it took longer than the same batch unheld.
    */
   commands_per_agent_second: number;
@@ -70,7 +71,7 @@ export async function redisCommandsBenchmark(
         for (let i = 0; i < workers; i += 1) await env.startWorker({ concurrency });
         const admin = new Redis(server.url);
         const eventsConnection = env.redis.duplicate();
-        const events = env.queue.events(eventsConnection);
+        const events = env.queue.events(eventsConnection, await env.queue.lastEventId());
         await events.waitUntilReady();
         const waiter = new JobWaiter(env.queue, events);
         try {
@@ -113,7 +114,7 @@ export async function redisCommandsBenchmark(
           const lowPerJob = perJob(low);
           const highPerJob = perJob(high);
           const perTurn = (highPerJob - lowPerJob) / (turnsHigh - turnsLow);
-          // Every job of the batch is waited for (and polled) the whole batch long, queued or running.
+          // Every job of the batch is waited for the whole batch long, queued or running.
           const heldSeconds = held.seconds - low.seconds;
           const heldPerJobSecond = (perJob(held) - lowPerJob) / heldSeconds;
           const cpuLow = low.cpu / jobs;
