@@ -267,7 +267,7 @@ async function main(): Promise<void> {
       key: 'redis_commands_per_job',
       value: result.commands_per_job,
       reference: { what: 'redis-benchmark SET ops/s, same server', value: result.reference.set_ops_per_s },
-      note: `${result.turns_high}-turn jobs on a private redis-server: ${result.commands_fixed_per_job} a job + ${result.commands_per_turn} a turn + ${result.commands_per_agent_second} a second waiting on the model; ${result.client_commands_per_job} sent by clients; Redis CPU ${result.redis_cpu_ms_per_job} ms a job (${result.redis_cpu_ms_per_turn} a turn); most: ${top}`,
+      note: `${result.turns_high}-turn jobs on a private redis-server: ${result.commands_fixed_per_job} a job + ${result.commands_per_turn} a turn + ${result.commands_per_agent_second} a second waiting on the model; ${result.client_commands_per_job} sent by clients; Redis CPU ${result.redis_cpu_ms_per_job} ms a job (${result.redis_cpu_ms_per_turn} a turn, ${result.redis_cpu_ms_per_agent_second} a second waiting; ${result.idle_redis_cpu_ms_per_s} a second idle, subtracted); most: ${top}`,
     });
   }
 
