@@ -104,8 +104,9 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     await shared?.publish(base);
     const agent = await agentOfRole(options, root, base, start.command.role);
     const payload = { ...agentJob(options, start, { runId, taskId, branch, shared }), agent };
-    await services.queue.add(payload);
+    // On the board first: a command killed right after the job is queued leaves a run `orca abort` knows.
     await recordTaskState(services, payload, agentJobId(runId, taskId, 1), 'queued');
+    await services.queue.add(payload);
     const followed = options.json ? Promise.resolve('0') : followAgent(follower, services.keys, runId, asks, following.signal);
     const result = await waitForAgentJob(services, payload);
     // Pushed by its worker to the shared remote: the branch ends in the user's repository, as in a local run.
