@@ -8,6 +8,7 @@ export const codex: AcpAgent = {
   install: 'npm install -g @zed-industries/codex-acp',
   env: ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_API_KEY'],
   baseUrlEnv: 'OPENAI_BASE_URL',
+  apiHosts: ['api.openai.com', 'chatgpt.com'],
   loginFiles: ['.codex/auth.json', '.codex/config.toml'],
   withoutEnv: [],
   replaces: [],
