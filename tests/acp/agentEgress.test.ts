@@ -19,8 +19,8 @@ describe('an external agent’s egress rules', () => {
   });
 
   it('name its preset’s API hosts on 443 when its base URL is unset', () => {
-    expect(agentEgress(claudeCode, {}, MCP)).toEqual(['api.anthropic.com:443', '127.0.0.1:41000']);
-    expect(agentEgress(codex, {}, MCP)).toEqual(['api.openai.com:443', 'chatgpt.com:443', '127.0.0.1:41000']);
+    expect(agentEgress(claudeCode, {}, MCP)).toEqual(['api.anthropic.com:443', 'platform.claude.com:443', '127.0.0.1:41000']);
+    expect(agentEgress(codex, {}, MCP)).toEqual(['api.openai.com:443', 'chatgpt.com:443', 'auth.openai.com:443', '127.0.0.1:41000']);
   });
 
   it('refuse a base URL that is not http(s), and an agent that names no model API at all', () => {
