@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
+import os from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeCode } from '../../shared/core/agents/claudeCodePreset.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
@@ -21,15 +22,24 @@ let other: Server;
 let runId: string;
 /** The network namespaces of the agent's node processes (the adapter, Claude Code, the proxy relay), seen mid-turn. */
 let agentNetworks: string[] | undefined;
+let workerPid = 0;
+/** The worker's proxy socket folders, seen mid-turn. */
+let egressMidTurn: string[] | undefined;
+
+function egressDirs(): string[] {
+  return readdirSync(os.tmpdir()).filter((name) => name.startsWith(`orca-egress-${workerPid}-`));
+}
 
 beforeEach(async () => {
   runId = testRunId('acp-net');
   agentNetworks = undefined;
+  egressMidTurn = undefined;
   server = new MessagesServer({
     answer: (body) => {
       const tools = (body as { tools?: unknown[] } | undefined)?.tools;
       // Looked at while Claude Code waits on this answer: its processes are all up.
       agentNetworks ??= nodeProcessesOfRun(runId).map((pid) => readlinkSync(`/proc/${pid}/ns/net`));
+      egressMidTurn ??= egressDirs();
       return !tools || tools.length === 0 ? reply.text('ok') : undefined;
     },
   });
@@ -97,7 +107,10 @@ describe('Claude Code’s network under orca', { timeout: SLOW_TEST_MS }, () => 
     git(repo, 'init', '-q', '-b', 'main');
     const base = commitFiles(repo, { 'probe.mjs': PROBE }, 'initial');
     // No ANTHROPIC_API_KEY: the agent has its own token; orca's model is never called.
-    await orca.startWorker({ env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'sk-agent-own' } });
+    const worker = await orca.startWorker({
+      env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'sk-agent-own' },
+    });
+    workerPid = worker.pid;
     const otherPort = (other.address() as { port: number }).port;
     const command = `node probe.mjs ${otherPort}`;
     server.enqueue(
@@ -129,5 +142,8 @@ describe('Claude Code’s network under orca', { timeout: SLOW_TEST_MS }, () => 
     // The agent's own processes: none in the host's network namespace.
     expect(agentNetworks?.length).toBeGreaterThanOrEqual(2);
     expect(agentNetworks).not.toContain(readlinkSync('/proc/self/ns/net'));
+    // Its proxy went with the session: no socket folder of the worker's is left (it runs no other proxy here).
+    expect(egressMidTurn).toHaveLength(1);
+    expect(egressDirs()).toEqual([]);
   });
 });
