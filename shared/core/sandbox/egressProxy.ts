@@ -5,6 +5,7 @@ import { connect, createServer, isIP, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { RequestError, Server } from 'proxy-chain';
+import { processAlive } from '../runtime/processAlive.js';
 import { type EgressRule, isHostAddress, matchingRule, parseEgressRule, proxyHosts } from './egressRules.js';
 import type { ProxyEndpoint } from './sandboxPolicy.js';
 
@@ -121,16 +122,6 @@ export function sweepStaleEgressDirs(tmp: string = os.tmpdir()): void {
   for (const name of readdirSync(tmp)) {
     const pid = /^orca-egress-(\d+)-/.exec(name)?.[1];
     if (pid !== undefined && !processAlive(Number(pid))) rmSync(path.join(tmp, name), { recursive: true, force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, someone else's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
