@@ -89,12 +89,16 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
   group.child.stderr.on('data', (chunk: string) => {
     tail = (tail + chunk).slice(-STDERR_TAIL);
   });
-  const { stdin } = group.child;
-  if (!stdin) throw new Error(`the ${launch.agent.name} agent was started without a stdin pipe`);
   const close = async () => {
     await group.kill();
     await proxy?.close();
   };
+  const { stdin } = group.child;
+  if (!stdin) {
+    // Nothing to speak to: its group and its proxy go now, as the session's end would take them.
+    await close();
+    throw new Error(`the ${launch.agent.name} agent was started without a stdin pipe`);
+  }
   return { group, close, stdin, stdout: group.child.stdout, stderrTail: () => tail.trim(), sandboxed: proxy !== undefined };
 }
 
