@@ -72,6 +72,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     read: (repository) => readAgentRole(options, repository),
     // The role's own model, thinking and effort win; the combination the agent will run is checked.
     chooseModel: ({ role }) => chooseModel(options, role),
+    // An ACP agent brings its own model and key: orca's own loop does not run.
+    ownLoop: ({ agent }) => agent.kind === 'orca',
   });
   const { root, base, share, memory } = start;
   for (const problem of memory?.problems ?? []) process.stderr.write(`orca: memory: ${problem}\n`);
@@ -102,7 +104,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   try {
     recordRun(services.home, ledgerEntry);
     await shared?.publish(base);
-    const agent = await agentOfRole(options, root, base, start.command.role);
+    const agent = start.command.agent;
     const payload = { ...agentJob(options, start, { runId, taskId, branch, shared }), agent };
     // On the board first: a command killed right after the job is queued leaves a run `orca abort` knows.
     await recordTaskState(services, payload, agentJobId(runId, taskId, 1), 'queued');
@@ -132,12 +134,12 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
 async function readAgentRole(
   options: AgentCommandOptions,
   { root, base, pluginDirs }: StartRepository,
-): Promise<{ role: RoleDefinition; config: TrustedConfig }> {
+): Promise<{ role: RoleDefinition; config: TrustedConfig; agent: AgentBackend }> {
   const config = await readRunConfig(root, base);
   for (const problem of config.problems) process.stderr.write(`orca: configuration: ${problem}\n`);
   const { role, warnings } = findRole(root, options.role, { config, pluginDirs });
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
-  return { role, config };
+  return { role, config, agent: await agentOfRole(options, root, base, role) };
 }
 
 /** Ctrl-C aborts the run (its agent stops, its worker records how far it got); a second Ctrl-C leaves at once. */
