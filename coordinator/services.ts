@@ -102,11 +102,13 @@ export class OrcaServices {
     const redis = connectRedis(redisService.url);
     const queue = new AgentQueue(redis, keys);
     const eventsConnection = connectRedis(redisService.url);
-    const events = queue.events(eventsConnection);
+    let events: QueueEvents | undefined;
     try {
+      // From the queue's newest event: no job's ending is missed before the first read or across a reconnect.
+      events = queue.events(eventsConnection, await queue.lastEventId());
       await events.waitUntilReady();
     } catch (error) {
-      await events.close();
+      await events?.close();
       await queue.close();
       eventsConnection.disconnect();
       redis.disconnect();

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { isSlug } from '../../shared/core/git/slug.js';
 import { UserError } from '../repoCheck.js';
-import { positiveInt } from './cliOptions.js';
+import { askTimeoutOption, atTerminal, positiveInt } from './cliOptions.js';
 
 /** `orca resume RUN`: a run whose coordinator died, carried on (resumeCommand.ts). */
 export function addResumeCommand(program: Command): void {
@@ -13,6 +13,7 @@ export function addResumeCommand(program: Command): void {
     .option('--concurrency <n>', 'agents each local worker runs at once', positiveInt, 2)
     .option('--no-local-workers', 'start no workers here: workers elsewhere take the jobs')
     .option('--json', 'print one JSON object when the run ends', false)
+    .addOption(askTimeoutOption().default(undefined, "the run's own --ask-timeout, else as for orca run"))
     .action(async (run: string, options) => {
       if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
       process.exitCode = await (await import('../resumeCommand.js')).resumeCommand(run, {
@@ -20,6 +21,8 @@ export function addResumeCommand(program: Command): void {
         workers: options.workers,
         concurrency: options.concurrency,
         localWorkers: options.localWorkers,
+        askTimeout: options.askTimeout,
+        terminal: atTerminal(options.json),
       });
     });
 }

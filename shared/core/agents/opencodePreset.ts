@@ -8,6 +8,7 @@ export const opencode: AcpAgent = {
   install: 'npm install -g opencode-ai',
   env: ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENCODE_CONFIG'],
   baseUrlEnv: 'ANTHROPIC_BASE_URL',
+  apiHosts: ['api.anthropic.com', 'api.openai.com'],
   loginFiles: ['.local/share/opencode/auth.json', '.config/opencode/opencode.json'],
   withoutEnv: [],
   replaces: [],
