@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AcpAgent } from '../../shared/core/agents/agentBackend.js';
+import { resolveSettings } from '../../shared/core/agents/agentSettings.js';
 import { agentShellEnv } from '../../shared/core/runtime/agentEnv.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { type ProcessGroup, spawnGroup } from '../../shared/core/runtime/processGroup.js';
@@ -63,7 +64,16 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
   mkdirSync(tempDir, { recursive: true });
   const shellEnv = agentShellEnv(env);
   for (const name of launch.agent.withoutEnv) delete shellEnv[name];
-  const agentEnv = { ...shellEnv, ...launch.jobEnv, ...ownVariables(launch.agent, env), HOME: home, TMPDIR: tempDir };
+  const agentEnv: Record<string, string> = {
+    ...shellEnv,
+    ...launch.jobEnv,
+    ...ownVariables(launch.agent, env),
+    ...launch.agent.setEnv,
+    HOME: home,
+    TMPDIR: tempDir,
+  };
+  const { settings } = launch.agent;
+  if (settings) agentEnv[settings.variable] = JSON.stringify(resolveSettings(settings.value, agentEnv));
   const argv = [file, ...args];
   const wrap = launch.sandboxed ? sandboxWrap(launch, home, tempDir) : undefined;
   const command = wrap?.(`exec ${argv.map(shellQuote).join(' ')}`, launch.worktree);

@@ -20,6 +20,7 @@ export const claudeCode: AcpAgent = {
   ],
   // IS_SANDBOX lets the adapter offer Claude Code's bypassPermissions mode, where no call would reach orca's policy.
   withoutEnv: ['IS_SANDBOX'],
+  setEnv: {},
   baseUrlEnv: 'ANTHROPIC_BASE_URL',
   loginFiles: ['.claude/.credentials.json'],
   replaces: ['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Bash', 'BashOutput', 'KillShell'],

@@ -10,6 +10,7 @@ export const codex: AcpAgent = {
   baseUrlEnv: 'OPENAI_BASE_URL',
   loginFiles: ['.codex/auth.json', '.codex/config.toml'],
   withoutEnv: [],
+  setEnv: {},
   replaces: [],
   session: 'prompt',
 };

@@ -10,6 +10,7 @@ export const gemini: AcpAgent = {
   baseUrlEnv: 'GOOGLE_GEMINI_BASE_URL',
   loginFiles: ['.gemini/oauth_creds.json', '.gemini/google_accounts.json', '.gemini/settings.json'],
   withoutEnv: [],
+  setEnv: {},
   replaces: [],
   session: 'prompt',
 };
