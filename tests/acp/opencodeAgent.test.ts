@@ -1,8 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
+import type { RunJson } from '../../coordinator/run/runResult.js';
+import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
+import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { git, makeRepo } from '../support/gitRepo.js';
-import { MessagesServer, reply } from '../support/messagesServer.js';
+import { type Behaviour, MessagesServer, reply } from '../support/messagesServer.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 
 /**
@@ -12,14 +16,22 @@ import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
  * meet orca's rules and its checks are evidence.
  */
 
+const DEMO_SCRIPT = path.join(packageRoot(), 'coordinator', 'demo', 'demo-script.json');
+
 let server: MessagesServer;
+/** The turns of an `orca run`'s OpenCode Worker, by the number of answers before the request: set by a test that runs one. */
+let workerTurns: Behaviour[] | undefined;
 
 beforeEach(async () => {
+  workerTurns = undefined;
   // OpenCode's title request offers no tools: it gets a plain text.
   server = new MessagesServer({
     answer: (body) => {
-      const tools = (body as { tools?: unknown[] } | undefined)?.tools;
-      return !tools || tools.length === 0 ? reply.text('A title') : undefined;
+      const request = body as Body;
+      if (!request?.tools || request.tools.length === 0) return reply.text('A title');
+      if (!workerTurns) return undefined;
+      const turn = request.messages.filter((message: Body) => message.role === 'assistant').length;
+      return workerTurns[turn] ?? reply.text('Done.');
     },
   });
   await server.start();
@@ -34,6 +46,17 @@ type Body = any;
 
 function apiEnv(): Record<string, string> {
   return { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-test-fake-key' };
+}
+
+/** The demo's Worker turns for `task` from its first Read on, as OpenCode's model calls them: orca's tools by OpenCode's names for them. */
+function demoWorkerTurns(task: string): Behaviour[] {
+  const script = JSON.parse(readFileSync(DEMO_SCRIPT, 'utf8')) as {
+    agents: Array<{ when: { role: string; task?: string }; turns: Array<{ tools?: Array<{ name: string; input: unknown }> }> }>;
+  };
+  const turns = script.agents.find((agent) => agent.when.role === 'worker' && agent.when.task === task)!.turns;
+  return turns
+    .filter((turn) => !(turn.tools ?? []).some((tool) => tool.name === 'Grep'))
+    .map((turn) => reply.stream((turn.tools ?? []).map((tool) => ({ type: 'tool_use', name: `orca_${tool.name}`, input: tool.input }))));
 }
 
 function transcriptOf(env: OrcaTestEnv): Array<Record<string, unknown>> {
@@ -74,11 +97,6 @@ describe('OpenCode as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () => 
       env: apiEnv(),
       deadlineMs: 240_000,
     });
-    if (run.code !== 0) {
-      console.log('DEBUG requests', JSON.stringify(server.requests.map((r) => [r.path, r.body?.model, r.rejection])));
-      const { execSync } = await import('node:child_process');
-      console.log(execSync(`find ${env.home} -path '*opencode/log*' -type f | head -3 | xargs -r tail -c 6000`).toString());
-    }
     expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
     const out = JSON.parse(run.stdout) as Body;
     expect(out).toMatchObject({ status: 'completed', agent: 'opencode', sandbox: 'bwrap' });
@@ -103,5 +121,70 @@ describe('OpenCode as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () => 
       .map((line) => line.name);
     expect(calls).toEqual(['Read', 'Write', 'Bash', 'Report']);
     expect(transcriptOf(env).find((line) => line.type === 'session_start')).toMatchObject({ model: 'opencode (ACP)' });
+  });
+
+  it('holds a misbehaving OpenCode Worker in an orca run: its own write tool and a write outside its paths land nowhere, the guarded file is put back', async () => {
+    const env = await OrcaTestEnv.open();
+    const repo = createSampleRepo(path.join(env.dir('repo'), 'shop-lib')).dir;
+    const turn = (name: string, input: unknown) => reply.stream([{ type: 'tool_use', name, input }]);
+    workerTurns = [
+      ...demoWorkerTurns('cart').slice(0, 4),
+      // OpenCode's own write tool, which its settings deny: it is not offered, and a call of it writes nothing.
+      turn('write', { filePath: path.join('src', 'own.ts'), content: 'export const own = 1;\n' }),
+      turn('orca_Write', { file_path: 'src/extra.ts', content: 'export const extra = 1;\n' }),
+      // Written by code it runs, which no reading of the command sees: the watch after the call puts it back.
+      turn('orca_Bash', {
+        command: `node -e "const fs = require('fs'); fs.mkdirSync('.claude', { recursive: true }); fs.writeFileSync('.claude/settings.json', '{}')"`,
+      }),
+      turn('orca_Bash', { command: 'npm test' }),
+      turn('orca_Report', { summary: 'cart done', unresolved: [], claimed_checks: [{ command: 'npm test', exit_code: 0 }] }),
+      reply.text('Reported.'),
+    ];
+    // --ask-timeout 0: a request no rule answers is denied at once, never waited on.
+    const cli = await env.cli(
+      [
+        'run',
+        'a scripted task',
+        '--repo',
+        repo,
+        '--script',
+        DEMO_SCRIPT,
+        '--json',
+        '--workers',
+        '2',
+        '--ask-timeout',
+        '0',
+        '--agent',
+        'worker/cart=opencode',
+      ],
+      { env: apiEnv(), deadlineMs: 240_000 },
+    );
+    const json = JSON.parse(cli.stdout) as RunJson;
+    expect(cli.code, `${cli.stderr}\n${JSON.stringify(json.tasks, null, 2)}`).toBe(0);
+    expect(json.status).toBe('PASS');
+    expect(json.tasks.map((task) => [task.id, task.status, task.agent]).sort()).toEqual([
+      ['cart', 'verified', 'opencode'],
+      ['invoice', 'verified', 'orca'],
+      ['report', 'verified', 'orca'],
+    ]);
+
+    // Its edits merged; nothing outside its paths did, and the settings file its code wrote never reached a commit.
+    const merged = git(repo, 'ls-tree', '-r', '--name-only', json.head).split('\n');
+    for (const file of ['src/extra.ts', 'src/own.ts', '.claude/settings.json']) expect(merged).not.toContain(file);
+    expect(git(repo, 'show', `${json.head}:src/cart.ts`)).not.toContain('function toDollars');
+
+    // OpenCode's requests passed the stand-in's checks; its own write was never offered, and its call of it came back an error.
+    expect(server.requests.filter((request) => request.rejection !== undefined).map((request) => request.rejection)).toEqual([]);
+    const tools = taskRequests()[0].tools.map((tool: Body) => tool.name);
+    expect(tools).not.toContain('write');
+    const answered = JSON.stringify(taskRequests().at(-1).messages);
+    expect(answered).toMatch(/write/);
+
+    const events = (await readRunEvents(env.redis, env.keys, json.run_id, '0', 10_000)).map(({ entry }) => entry);
+    const cart = events.filter((entry) => entry.source === 'agent' && entry.task_id === 'cart').map((entry) => entry.event as Body);
+    expect(cart).toContainEqual(expect.objectContaining({ type: 'permission', tool: 'Write', decision: 'deny', by: 'owned-paths' }));
+    expect(cart.some((event) => event.type === 'notice' && /put back \.claude\/settings\.json/.test(event.message))).toBe(true);
+    const calls = cart.filter((event) => event.type === 'tool_call').map((event) => event.name);
+    expect(calls).toEqual(expect.arrayContaining(['Read', 'Edit', 'Write', 'Bash', 'Report']));
   });
 });
