@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BenchEnv } from './benchEnv.js';
 import { CHECK_COMMAND, makeRunRepo, runScript, writerTurns } from './runScript.js';
@@ -13,6 +13,8 @@ import { median, round } from './stats.js';
  * separately, as the time from the first job queued to the last merge.
  */
 export const EFFICIENCY_TARGET = 0.97;
+/** What orca may add to a job before its first call, and after its last, each (p50). */
+export const JOB_COST_TARGET_MS = 150;
 
 export interface EfficiencyOptions {
   subtasks?: number;
@@ -30,6 +32,17 @@ export interface EfficiencyRun {
   /** Per worker job: queued → its first model call returned, and its last call → result recorded. */
   startOverheadMs: number;
   endOverheadMs: number;
+  /**
+   * Per worker job, p50: from when it could start (queued, and its worker slot free: the previous
+   * job of that slot had its result) to its first model call; and from its last call's answer to
+   * its result recorded. What orca adds to a job whatever the model does.
+   */
+  startCostMs: number;
+  endCostMs: number;
+  /** Per worker job, p50: its first model call made → its last answered (the model's share of the job). */
+  modelMs: number;
+  /** CPU time (user + system) of the whole run, every orca process in it (CLI, coordinator, workers, git, bwrap, checks), per worker job. */
+  cpuMsPerJob: number;
 }
 
 export interface EfficiencyResult {
@@ -39,6 +52,11 @@ export interface EfficiencyResult {
   dispatch_ms: number;
   start_overhead_ms: number;
   end_overhead_ms: number;
+  /** p50 over the runs of each run's p50 (EfficiencyRun.startCostMs, endCostMs). */
+  start_cost_p50_ms: number;
+  end_cost_p50_ms: number;
+  cpu_ms_per_job: number;
+  model_p50_ms: number;
   runs: EfficiencyRun[];
   setup: Required<Omit<EfficiencyOptions, 'repetitions'>> & { repetitions: number };
 }
@@ -62,6 +80,10 @@ export async function efficiencyBenchmark(options: EfficiencyOptions = {}): Prom
     dispatch_ms: round(median(runs.map((r) => r.dispatchMs))),
     start_overhead_ms: round(median(runs.map((r) => r.startOverheadMs))),
     end_overhead_ms: round(median(runs.map((r) => r.endOverheadMs))),
+    start_cost_p50_ms: round(median(runs.map((r) => r.startCostMs))),
+    end_cost_p50_ms: round(median(runs.map((r) => r.endCostMs))),
+    cpu_ms_per_job: round(median(runs.map((r) => r.cpuMsPerJob))),
+    model_p50_ms: round(median(runs.map((r) => r.modelMs))),
     runs,
     setup: { subtasks, callsPerTask: calls, slots, latencyMs, repetitions },
   };
@@ -81,6 +103,7 @@ async function oneRun(
       runScript(ids.map((id) => ({ id, paths: [`src/${id}.txt`], turns: writerTurns(`src/${id}.txt`, setup.calls, setup.latencyMs) }))),
     ),
   );
+  const cpuBefore = childrenCpuMs();
   const cli = env.cli([
     'run',
     'write one file per subtask',
@@ -98,12 +121,14 @@ async function oneRun(
   ]);
   const json = await cli.json<{ run_id: string; status: string; tasks: Array<{ status: string }> }>();
   if (json.status !== 'PASS') throw new Error(`the efficiency run ended ${json.status}:\n${cli.stderr}`);
+  const cpuMs = childrenCpuMs() - cpuBefore;
   const events = await env.events(json.run_id);
   const worker = new Set(ids);
   const queued = new Map<string, number>();
   const firstUsage = new Map<string, number>();
   const lastUsage = new Map<string, number>();
   const results = new Map<string, number>();
+  const lanes = new Map<string, string>();
   let lastMerge = 0;
   for (const { task_id: agentTask, source, event } of events) {
     const task = agentTask ?? (typeof event.task_id === 'string' ? event.task_id : undefined);
@@ -111,6 +136,7 @@ async function oneRun(
     if (source === 'run' && event.type === 'task_state' && event.status === 'queued' && !queued.has(task)) queued.set(task, event.at);
     if (source === 'run' && event.type === 'task_result') results.set(task, event.at);
     if (source === 'run' && event.type === 'merge') lastMerge = Math.max(lastMerge, event.at);
+    if (source === 'agent' && event.type === 'workspace') lanes.set(task, `${event.host}:${event.pid}:${event.slot}`);
     if (source === 'agent' && event.type === 'usage') {
       if (!firstUsage.has(task)) firstUsage.set(task, event.at);
       lastUsage.set(task, event.at);
@@ -129,5 +155,45 @@ async function oneRun(
     efficiencyWithMerges: setup.ideal / (lastMerge - start),
     startOverheadMs: median(startOverheads.filter((ms) => ms >= 0)),
     endOverheadMs: median(endOverheads),
+    startCostMs: median(startCosts(ids, { queued, firstUsage, results, lanes }, setup.latencyMs)),
+    endCostMs: median(endOverheads),
+    cpuMsPerJob: cpuMs / ids.length,
+    modelMs: median(ids.map((id) => lastUsage.get(id)! - (firstUsage.get(id)! - setup.latencyMs))),
   };
 }
+
+/**
+ * Each job's time from when it could start to its first model call: the later of its queueing
+ * and its slot coming free (the result of the job before it in the same worker slot).
+ */
+function startCosts(
+  ids: string[],
+  seen: { queued: Map<string, number>; firstUsage: Map<string, number>; results: Map<string, number>; lanes: Map<string, string> },
+  latencyMs: number,
+): number[] {
+  const firstCall = (id: string) => seen.firstUsage.get(id)! - latencyMs;
+  const byLane = new Map<string, string[]>();
+  for (const id of ids) {
+    const lane = seen.lanes.get(id) ?? `unknown:${id}`;
+    byLane.set(lane, [...(byLane.get(lane) ?? []), id]);
+  }
+  return [...byLane.values()].flatMap((jobs) => {
+    const ordered = jobs.sort((a, b) => firstCall(a) - firstCall(b));
+    return ordered.map((id, i) => {
+      const slotFree = i === 0 ? 0 : seen.results.get(ordered[i - 1]!)!;
+      return firstCall(id) - Math.max(seen.queued.get(id)!, slotFree);
+    });
+  });
+}
+
+/** CPU time of this process's children that have ended and were waited for (and theirs, recursively), in ms. */
+function childrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  // After "pid (comm) ": field 3 is the state; cutime and cstime are fields 16 and 17.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[13]) + Number(fields[14]);
+  return (ticks * 1_000) / CLOCK_TICKS_PER_S;
+}
+
+/** USER_HZ: 100 on Linux for every architecture orca runs on. */
+const CLOCK_TICKS_PER_S = 100;

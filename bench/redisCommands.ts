@@ -16,11 +16,12 @@ const HELD_CALL_MS = 3_000;
 /**
  * What one agent job costs Redis, on a redis-server of the benchmark's own: `INFO commandstats`
  * (calls per command) and the server's CPU time, around a batch of scripted worker jobs, minus
- * what the same workers cost idle over the same time. Two batches, with 2 and 6 model turns a
+ * what the same server and workers cost idle over the same time (commands and CPU). Two batches, with 2 and 6 model turns a
  * job, split the cost into a fixed part per job and a part per turn; a third, with the 2-turn
  * jobs' model calls held 3 s each, gives what an agent costs per second while its model thinks
- * (lock renewal, the coordinator's poll of the job). The coordinator's side is
- * in it: the jobs are added and waited for as `orca run` does (JobWaiter, 1 s poll). MONITOR,
+ * (lock renewal, the coordinator's safety poll of the job). The coordinator's side is
+ * in it: the jobs are added and waited for as `orca run` does (JobWaiter: the queue's events, a
+ * 30 s safety poll). MONITOR,
  * during a third batch, counts the commands clients sent ( commandstats also counts
  * the commands BullMQ's Lua scripts run inside Redis). Beside it, the reference: `redis-benchmark`
  * on the same server (50 clients, no pipelining), the ops/s one Redis gives on this machine.
@@ -39,7 +40,7 @@ export interface RedisCommandsResult {
   redis_cpu_ms_per_turn: number;
   /**
    * What a job costs per second of the run while it is waited for, beyond its turns (the
-   * coordinator's poll of its state, its lock's renewal while it runs): from a batch whose
+   * coordinator's safety poll of its state, its lock's renewal while it runs): from a batch whose
    * model calls are held, over the seconds it took longer than the same batch unheld.
    */
   commands_per_agent_second: number;
@@ -48,6 +49,8 @@ export interface RedisCommandsResult {
   turns_high: number;
   by_command: Record<string, number>;
   idle_commands_per_s: number;
+  /** The server's CPU time per second with the workers idle (subtracted from the CPU figures), ms. */
+  idle_redis_cpu_ms_per_s: number;
   reference: { set_ops_per_s: number; get_ops_per_s: number; clients: number };
 }
 
@@ -70,16 +73,20 @@ export async function redisCommandsBenchmark(
         for (let i = 0; i < workers; i += 1) await env.startWorker({ concurrency });
         const admin = new Redis(server.url);
         const eventsConnection = env.redis.duplicate();
-        const events = env.queue.events(eventsConnection);
+        const events = env.queue.events(eventsConnection, await env.queue.lastEventId());
         await events.waitUntilReady();
         const waiter = new JobWaiter(env.queue, events);
         try {
           // Idle: the workers, the queue's events and nothing queued, for a few seconds.
           await admin.config('RESETSTAT');
           const idleStart = performance.now();
+          const idleCpuStart = server.cpuMs();
           await sleep(5_000);
           const idle = commandTotal(await commandStats(admin));
-          const idlePerS = idle / ((performance.now() - idleStart) / 1000);
+          const idleSeconds = (performance.now() - idleStart) / 1000;
+          const idlePerS = idle / idleSeconds;
+          // The server's own housekeeping (its cron, the idle workers' blocking reads) is not the jobs' CPU either.
+          const idleCpuPerS = (server.cpuMs() - idleCpuStart) / idleSeconds;
           const batch = async (label: string, turns: number, latencyMs = 20) => {
             const runId = `redis-${label}-${env.prefix.slice(-8)}`;
             const cpuBefore = server.cpuMs();
@@ -96,7 +103,7 @@ export async function redisCommandsBenchmark(
             const results = await Promise.all(ids.map((taskId) => waiter.wait(agentJobId(runId, taskId, 1), AbortSignal.timeout(600_000))));
             const seconds = (performance.now() - start) / 1000;
             const stats = await commandStats(admin);
-            const cpu = server.cpuMs() - cpuBefore;
+            const cpu = server.cpuMs() - cpuBefore - idleCpuPerS * seconds;
             const failed = results.filter((result) => result.status !== 'completed');
             if (failed.length > 0) throw new Error(`${failed.length} job(s) of the Redis benchmark did not complete: ${failed[0]!.detail}`);
             // What the idle workers would have sent over the same time is not the jobs' cost.
@@ -113,7 +120,7 @@ export async function redisCommandsBenchmark(
           const lowPerJob = perJob(low);
           const highPerJob = perJob(high);
           const perTurn = (highPerJob - lowPerJob) / (turnsHigh - turnsLow);
-          // Every job of the batch is waited for (and polled) the whole batch long, queued or running.
+          // Every job of the batch is waited for the whole batch long, queued or running.
           const heldSeconds = held.seconds - low.seconds;
           const heldPerJobSecond = (perJob(held) - lowPerJob) / heldSeconds;
           const cpuLow = low.cpu / jobs;
@@ -135,6 +142,7 @@ export async function redisCommandsBenchmark(
             redis_cpu_ms_per_agent_second: round((held.cpu - low.cpu) / jobs / heldSeconds, 3),
             by_command: byCommand,
             idle_commands_per_s: round(idlePerS, 1),
+            idle_redis_cpu_ms_per_s: round(idleCpuPerS, 2),
           };
         } finally {
           await events.close();

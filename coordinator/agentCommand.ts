@@ -17,12 +17,14 @@ import { publishAbort } from '../shared/infra/queue/runAbort.js';
 import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import type { Keys } from '../shared/infra/redis/keys.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
+import { recordTaskState, waitForAgentJob } from './agentJobWait.js';
 import type { AskWait } from './asks/askOptions.js';
 import { TerminalAsks } from './asks/terminalAsks.js';
 import { eventLine } from './eventLine.js';
 import { chooseModel } from './modelChoice.js';
 import { announceRun, type PreStart, preStart, type StartRepository } from './preStart.js';
 import { UserError } from './repoCheck.js';
+import { CoordinatorPulse } from './run/coordinatorPulse.js';
 import { handOverWorktrees } from './run/handOver.js';
 import { SharedRun } from './run/sharedRun.js';
 import { readRunConfig } from './runConfig.js';
@@ -70,6 +72,8 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     read: (repository) => readAgentRole(options, repository),
     // The role's own model, thinking and effort win; the combination the agent will run is checked.
     chooseModel: ({ role }) => chooseModel(options, role),
+    // An ACP agent brings its own model and key: orca's own loop does not run.
+    ownLoop: ({ agent }) => agent.kind === 'orca',
   });
   const { root, base, share, memory } = start;
   for (const problem of memory?.problems ?? []) process.stderr.write(`orca: memory: ${problem}\n`);
@@ -95,13 +99,18 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     ...(share ? { share } : {}),
   };
   const shared = share ? new SharedRun(share, root, runId) : undefined;
+  // Says this command is alive, as a run's coordinator does: `orca abort` ends the run itself once it is gone.
+  const pulse = await CoordinatorPulse.start(services.redis, services.keys, runId);
   try {
     recordRun(services.home, ledgerEntry);
     await shared?.publish(base);
-    const agent = await agentOfRole(options, root, base, start.command.role);
-    await services.queue.add({ ...agentJob(options, start, { runId, taskId, branch, shared }), agent });
+    const agent = start.command.agent;
+    const payload = { ...agentJob(options, start, { runId, taskId, branch, shared }), agent };
+    // On the board first: a command killed right after the job is queued leaves a run `orca abort` knows.
+    await recordTaskState(services, payload, agentJobId(runId, taskId, 1), 'queued');
+    await services.queue.add(payload);
     const followed = options.json ? Promise.resolve('0') : followAgent(follower, services.keys, runId, asks, following.signal);
-    const result = await services.waiter.wait(agentJobId(runId, taskId, 1));
+    const result = await waitForAgentJob(services, payload);
     // Pushed by its worker to the shared remote: the branch ends in the user's repository, as in a local run.
     if (shared && result.branch && result.commit) await shared.fetchTask(taskId, result.branch, result.commit);
     following.abort();
@@ -112,6 +121,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     printResult(result, options.json);
     return result.status === 'completed' ? 0 : result.status === 'aborted' ? 130 : 1;
   } finally {
+    await pulse.stop();
     process.off('SIGINT', onSigint);
     asks?.close();
     following.abort();
@@ -124,12 +134,12 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
 async function readAgentRole(
   options: AgentCommandOptions,
   { root, base, pluginDirs }: StartRepository,
-): Promise<{ role: RoleDefinition; config: TrustedConfig }> {
+): Promise<{ role: RoleDefinition; config: TrustedConfig; agent: AgentBackend }> {
   const config = await readRunConfig(root, base);
   for (const problem of config.problems) process.stderr.write(`orca: configuration: ${problem}\n`);
   const { role, warnings } = findRole(root, options.role, { config, pluginDirs });
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
-  return { role, config };
+  return { role, config, agent: await agentOfRole(options, root, base, role) };
 }
 
 /** Ctrl-C aborts the run (its agent stops, its worker records how far it got); a second Ctrl-C leaves at once. */

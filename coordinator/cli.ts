@@ -150,6 +150,7 @@ program
   .option('--concurrency <n>', 'agents each local worker runs at once', positiveInt, 2)
   .option('--no-local-workers', 'start no workers here: workers elsewhere take the jobs')
   .option('--json', 'print one JSON object when the run ends', false)
+  .addOption(askTimeoutOption().default(undefined, "the run's own --ask-timeout, else as for orca run"))
   .action(async (run: string, options) => {
     if (!isSlug(run)) throw new UserError(`"${run}" is not a run id.`);
     process.exitCode = await (await import('./resumeCommand.js')).resumeCommand(run, {
@@ -157,6 +158,8 @@ program
       workers: options.workers,
       concurrency: options.concurrency,
       localWorkers: options.localWorkers,
+      askTimeout: options.askTimeout,
+      terminal: atTerminal(options.json),
     });
   });
 

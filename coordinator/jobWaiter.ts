@@ -3,54 +3,88 @@ import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { type AgentQueue, parseJobResult } from '../shared/infra/queue/agentQueue.js';
 
 /**
- * Waits for agent jobs to finish. QueueEvents wakes it as soon as a job completes or fails; a
- * slow poll of the job's state covers events missed while Redis reconnected, so a finished job
- * is never waited on forever.
+ * How often a waited job's state is read when no event came. Events carry every ending (a
+ * completion, a failure, a stalled job failed when a worker takes it again, a removal); this only
+ * covers events trimmed from the queue's stream before they were read (a long Redis outage). A job
+ * costs Redis one state read per this long while it is waited for, not one a second.
+ */
+export const SAFETY_POLL_MS = 30_000;
+
+/**
+ * Waits for agent jobs to finish. QueueEvents wakes it as soon as a job completes, fails or is
+ * removed; each waiter listens before it reads the job's state, so an ending between the read and
+ * the wait still wakes it. When the events' connection comes back after a drop, every waiter reads
+ * its job's state again; a slow poll (SAFETY_POLL_MS) covers the rest, so a finished job is never
+ * waited on forever.
  */
 export class JobWaiter {
-  private readonly waiting = new Map<string, Array<() => void>>();
+  private readonly waiting = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly queue: AgentQueue,
     events: QueueEvents,
-    private readonly pollMs = 1_000,
+    private readonly pollMs = SAFETY_POLL_MS,
   ) {
     const wake = ({ jobId }: { jobId: string }) => {
       for (const resolve of this.waiting.get(jobId) ?? []) resolve();
     };
     events.on('completed', wake);
     events.on('failed', wake);
+    events.on('removed', wake);
+    // ioredis says `ready` on each (re)connection; events trimmed while it was away are not read again.
+    events.client.then(
+      (client) => client.on('ready', () => this.wakeAll()),
+      // The events' own loop reports a connection that never came; the safety poll still ends every wait.
+      () => undefined,
+    );
   }
 
   /** The job's validated result; a job that failed outright (a worker error) rejects with its reason. */
   async wait(jobId: string, signal?: AbortSignal): Promise<AgentJobResult> {
     for (;;) {
-      // The state first, then the job: a job fetched before it finished carries no result yet.
-      const state = await this.queue.queue.getJobState(jobId);
-      if (state === 'unknown') throw new Error(`job ${jobId} is gone from the queue`);
-      if (state === 'completed' || state === 'failed') {
-        const job = await this.queue.getJob(jobId);
-        if (!job) throw new Error(`job ${jobId} is gone from the queue`);
-        if (state === 'completed') return parseJobResult(job.returnvalue, jobId);
-        throw new Error(`job ${jobId} failed in its worker: ${job.failedReason}`);
-      }
-      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, this.pollMs);
-        const list = this.waiting.get(jobId) ?? [];
-        list.push(done);
-        this.waiting.set(jobId, list);
-        signal?.addEventListener('abort', done, { once: true });
-        const waiting = this.waiting;
-        function done() {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          const rest = (waiting.get(jobId) ?? []).filter((fn) => fn !== done);
-          if (rest.length > 0) waiting.set(jobId, rest);
-          else waiting.delete(jobId);
-          resolve();
+      // Listening before the state is read: an ending between the read and the wait is not lost.
+      const woken = this.listen(jobId, signal);
+      try {
+        // The state first, then the job: a job fetched before it finished carries no result yet.
+        const state = await this.queue.queue.getJobState(jobId);
+        if (state === 'unknown') throw new Error(`job ${jobId} is gone from the queue`);
+        if (state === 'completed' || state === 'failed') {
+          const job = await this.queue.getJob(jobId);
+          if (!job) throw new Error(`job ${jobId} is gone from the queue`);
+          if (state === 'completed') return parseJobResult(job.returnvalue, jobId);
+          throw new Error(`job ${jobId} failed in its worker: ${job.failedReason}`);
         }
-      });
+        if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+        await woken.promise;
+      } finally {
+        woken.done();
+      }
     }
+  }
+
+  /** A promise that settles on the job's next event, the safety poll, or the signal's abort. */
+  private listen(jobId: string, signal?: AbortSignal): { promise: Promise<void>; done: () => void } {
+    let resolve!: () => void;
+    const promise = new Promise<void>((settle) => {
+      resolve = settle;
+    });
+    const timer = setTimeout(done, this.pollMs);
+    const list = this.waiting.get(jobId) ?? new Set();
+    list.add(done);
+    this.waiting.set(jobId, list);
+    signal?.addEventListener('abort', done, { once: true });
+    const waiting = this.waiting;
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      list.delete(done);
+      if (list.size === 0 && waiting.get(jobId) === list) waiting.delete(jobId);
+      resolve();
+    }
+    return { promise, done };
+  }
+
+  private wakeAll(): void {
+    for (const list of [...this.waiting.values()]) for (const resolve of [...list]) resolve();
   }
 }

@@ -53,13 +53,18 @@ export interface PreStart<T> extends StartRepository {
 /**
  * What `orca run` and `orca agent` check before a run is announced, in this order: the repository
  * (its root, the base, a clean tree unless --allow-dirty), what the command reads there (`read`:
- * its task or its role), the shared remote, a script or an API key, the model (`chooseModel`, when
+ * its task or its role), the shared remote, a script or an API key where orca's own loop runs, the model (`chooseModel`, when
  * there is no script), a writable ORCA_HOME, the sandbox. Each failure is a UserError naming what
  * to fix; a run id printed for a run that cannot start would mislead.
  */
 export async function preStart<T>(
   options: PreStartOptions,
-  command: { read: (repository: StartRepository) => Promise<T>; chooseModel: (read: T) => ModelChoice },
+  command: {
+    read: (repository: StartRepository) => Promise<T>;
+    chooseModel: (read: T) => ModelChoice;
+    /** Whether orca's own loop runs (and so needs ANTHROPIC_API_KEY or a script); yes unless said. */
+    ownLoop?: (read: T) => boolean;
+  },
 ): Promise<PreStart<T>> {
   const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
   const repository: StartRepository = { root, base, pluginDirs: (options.pluginDirs ?? []).map((dir) => path.resolve(dir)) };
@@ -67,7 +72,7 @@ export async function preStart<T>(
   const share = options.share ? shareUrl(options.share) : undefined;
   if (share) await checkShared(share, root).catch(toUserError);
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
-  if (!script && !process.env.ANTHROPIC_API_KEY) throw new UserError(MISSING_API_KEY);
+  if (!script && !process.env.ANTHROPIC_API_KEY && (command.ownLoop?.(read) ?? true)) throw new UserError(MISSING_API_KEY);
   const model = script ? undefined : command.chooseModel(read);
   const home = new OrcaHome(process.env.ORCA_HOME || undefined).ensureWritable();
   const moved = noteLegacyHome(home.root);

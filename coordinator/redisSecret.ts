@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync 
 import path from 'node:path';
 import { z } from 'zod';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
+import { processAlive } from '../shared/core/runtime/processAlive.js';
 
 /**
  * The password of a redis-server orca started itself, kept where orca's other commands (status,
@@ -48,7 +49,7 @@ export function liveRedisSecrets(home: OrcaHome): RedisSecret[] {
     } catch (error) {
       throw new Error(`${file} is not an orca Redis secret (${(error as Error).message.split('\n')[0]}): remove it.`);
     }
-    if (pidRuns(secret.pid)) found.push(secret);
+    if (processAlive(secret.pid)) found.push(secret);
   }
   return found;
 }
@@ -56,13 +57,4 @@ export function liveRedisSecrets(home: OrcaHome): RedisSecret[] {
 /** The URL a client connects with: the password in it, so it is never printed (see `redisWhere`). */
 export function secretUrl(secret: RedisSecret): string {
   return `redis://:${secret.password}@127.0.0.1:${secret.port}`;
-}
-
-function pidRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -2,8 +2,8 @@ import { DONE_WELL } from '../shared/core/events/taskStatusGroups.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { parseScript } from '../shared/core/model/scriptFile.js';
 import { DEFAULT_CHECK_NETWORK } from '../shared/core/sandbox/checkNetwork.js';
-import { DEFAULT_ASK_TIMEOUT_MS } from '../shared/infra/queue/agentJob.js';
 import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
+import { resumedAskWait } from './asks/askOptions.js';
 import { RunMemory } from './memory/runMemory.js';
 import { UserError } from './repoCheck.js';
 import { coordinateRun } from './run/runCoordinator.js';
@@ -18,7 +18,16 @@ import { OrcaServices } from './services.js';
  */
 export async function resumeCommand(
   runId: string,
-  options: { json: boolean; workers: number; concurrency: number; localWorkers: boolean },
+  options: {
+    json: boolean;
+    workers: number;
+    concurrency: number;
+    localWorkers: boolean;
+    /** `--ask-timeout` given to the resume; else the run's own, else as `orca run` decides (askOptions.ts). */
+    askTimeout?: number;
+    /** A person can answer at this terminal. */
+    terminal: boolean;
+  },
 ): Promise<number> {
   const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, concurrency: options.concurrency });
   try {
@@ -65,7 +74,7 @@ export async function resumeCommand(
       },
       say,
       tty: Boolean(process.stderr.isTTY) && !options.json,
-      asks: { timeoutMs: settings?.ask_timeout_ms ?? DEFAULT_ASK_TIMEOUT_MS, yesTo: settings?.yes_to ?? [] },
+      asks: { ...resumedAskWait(options.askTimeout, settings?.ask_timeout_ms, options.terminal), yesTo: settings?.yes_to ?? [] },
       memory,
       pluginDirs: settings?.plugin_dirs ?? [],
       mcp: settings?.mcp,

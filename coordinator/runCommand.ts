@@ -196,7 +196,8 @@ function runCreated({ options, start, task, checks, checkSources, budgets }: New
       max_tokens: budgets.maxTokens,
       max_cost_usd: budgets.maxCostUsd,
       deadline: budgets.wallClockMs ? Date.now() + budgets.wallClockMs : undefined,
-      ask_timeout_ms: options.asks.timeoutMs,
+      // Only a timeout the user gave: a resumed run decides anew whether someone can answer (resumeCommand.ts).
+      ask_timeout_ms: options.asks.given,
       yes_to: options.yesTo,
       plugin_dirs: start.pluginDirs,
       memory: options.memory,

@@ -21,11 +21,12 @@ export async function abortCommand(run: string): Promise<number> {
     if (!goesOn(state.state)) throw new UserError(`run ${run} has already ended (${state.state}): there is nothing to abort.`);
     await publishAbort(source.redis, source.keys, run, 'orca abort');
     process.stdout.write(`orca: abort of run ${run} published\n`);
-    if (state.kind === 'run' && !(await coordinatorAlive(source.redis, source.keys, run))) {
-      const reason = 'orca abort (its coordinator was not running)';
+    // An `orca agent` says it is alive the same way: one that is gone leaves its run to be ended here.
+    if (!(await coordinatorAlive(source.redis, source.keys, run))) {
+      const reason = `orca abort (its ${state.kind === 'run' ? 'coordinator' : 'orca agent command'} was not running)`;
       const removed = await endOrphanedRun(source.redis, source.keys, { runId: run, reason, usage: state.usage, costUsd: state.cost_usd });
       process.stdout.write(
-        `orca: run ${run} had no coordinator: ended ABORTED here, ${removed} job(s) no worker held removed (orca clean takes what it left)\n`,
+        `orca: run ${run} had no ${state.kind === 'run' ? 'coordinator' : 'orca agent command'}: ended ABORTED here, ${removed} job(s) no worker held removed (orca clean takes what it left)\n`,
       );
     }
     return 0;

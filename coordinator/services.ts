@@ -44,7 +44,8 @@ export class OrcaServices {
     const keys = new Keys(env.ORCA_PREFIX || undefined);
     const queue = new AgentQueue(redis, keys);
     const eventsConnection = connectRedis(redisService.url);
-    const events = queue.events(eventsConnection);
+    // From the queue's newest event: no job's ending is missed before the first read or across a reconnect.
+    const events = queue.events(eventsConnection, await queue.lastEventId());
     await events.waitUntilReady();
     const workers = new LocalWorkers();
     const services = new OrcaServices(

@@ -27,6 +27,8 @@ export function buildModel(job: AgentJob, deps: { redis: Redis; keys: Keys }): M
           model: job.role.model ?? job.model.id,
           thinking: optionalThinking(job.role.thinking ?? job.model.thinking),
           effort: job.role.effort ?? job.model.effort,
+          // An external agent's job runs without orca's key: only a call of orca's own model needs it.
+          keyAtFirstCall: job.agent?.kind === 'acp',
         });
     if (holdMs === 0) return model;
     return new FanoutModel(model, new FanoutGate({ redis: deps.redis, keys: deps.keys, runId: job.run_id, holdMs }), job.role.name);

@@ -26,6 +26,8 @@ export interface AskWait {
   timeoutMs: number;
   /** No terminal to ask at and no --ask-timeout: a request is refused at once, saying how to allow it. */
   nobody: boolean;
+  /** The timeout `--ask-timeout` gave, which a resumed run keeps; undefined when it followed from the terminal. */
+  given?: number;
 }
 
 /**
@@ -34,6 +36,15 @@ export interface AskWait {
  * allow` or the board.
  */
 export function askWait(given: number | undefined, terminal: boolean): AskWait {
-  if (given !== undefined) return { timeoutMs: given, nobody: false };
+  if (given !== undefined) return { timeoutMs: given, nobody: false, given };
   return terminal ? { timeoutMs: parseAskTimeout('10m'), nobody: false } : { timeoutMs: 0, nobody: true };
+}
+
+/**
+ * How a resumed run's requests wait: `--ask-timeout` given to the resume, else the one the run was
+ * started with, else decided by whether someone can answer at the resume's own terminal (a run
+ * started at a terminal and resumed by a script must not wait 10 minutes on nobody).
+ */
+export function resumedAskWait(givenNow: number | undefined, givenAtStart: number | undefined, terminal: boolean): AskWait {
+  return askWait(givenNow ?? givenAtStart, terminal);
 }

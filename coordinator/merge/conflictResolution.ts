@@ -8,11 +8,17 @@ import type { TaskBranch } from './taskBranch.js';
 export const RESOLVE_ATTEMPTS = 2;
 
 /**
- * Resolving a merge conflict: a worker redoes the task on the integration head as it is now
- * (resolve-brief), owning what the task owned. Returns its branch, or undefined when it did not
- * finish with one; the job runner has recorded why.
+ * Resolving a merge conflict: a worker redoes the task on `head`, the integration head its branch
+ * conflicted with (resolve-brief), owning what the task owned. Returns its branch, or undefined
+ * when it did not finish with one; the job runner has recorded why.
  */
-export async function resolveConflict(ctx: RunContext, task: TaskRecord, files: string[], round: number): Promise<TaskBranch | undefined> {
+export async function resolveConflict(
+  ctx: RunContext,
+  task: TaskRecord,
+  files: string[],
+  round: number,
+  head: string,
+): Promise<TaskBranch | undefined> {
   const { subtask, checks, fields } = subtaskBrief(ctx, task.task_id);
   const result = await ctx.jobs
     .run({
@@ -20,7 +26,7 @@ export async function resolveConflict(ctx: RunContext, task: TaskRecord, files: 
       title: `redo ${task.task_id} on the integration head (merge conflict)`,
       role: ctx.role('worker'),
       prompt: fillBrief('resolve-brief', { ...fields, files: bulletList(files) }),
-      base: await ctx.integration.head(),
+      base: head,
       subtask: task.task_id,
       checks,
       ownedPaths: subtask.paths,

@@ -11,8 +11,12 @@ import type { TaskBranch } from './taskBranch.js';
 /** What the merge queue works with: the run's record, its integration branch, and its voice. */
 export type MergeRoom = Pick<RunContext, 'recorder' | 'integration' | 'signal' | 'say'>;
 
-/** Redoes a task on the integration head after its branch conflicted (conflictResolution.ts): its new branch, or undefined. */
-export type ConflictResolver = (task: TaskRecord, files: string[], round: number) => Promise<TaskBranch | undefined>;
+/**
+ * Redoes a task from `head` after its branch conflicted (conflictResolution.ts): its new branch, or
+ * undefined. `head` is the integration head the merge conflicted with, taken while the queue held
+ * the branch: never one whose merge is still being checked (and may be taken off).
+ */
+export type ConflictResolver = (task: TaskRecord, files: string[], round: number, head: string) => Promise<TaskBranch | undefined>;
 
 type Conflict = Extract<MergeOutcome, { kind: 'conflict' }>;
 
@@ -141,11 +145,14 @@ export class MergeQueue {
     this.room.say(
       `${task.task_id} conflicts in ${conflict.files.join(', ')}: a worker redoes it on the integration head (attempt ${round})`,
     );
-    this.redoAside(entry, conflict, round).catch(entry.settle.reject);
+    // Read now, while this step holds the branch: once the step ends the next merge moves it, and
+    // that merge's checks may still take it off when the redo starts.
+    const head = await this.room.integration.head();
+    this.redoAside(entry, conflict, round, head).catch(entry.settle.reject);
   }
 
-  private async redoAside(entry: Waiting, conflict: Conflict, round: number): Promise<void> {
-    const redone = await this.resolve(entry.task, conflict.files, round);
+  private async redoAside(entry: Waiting, conflict: Conflict, round: number, head: string): Promise<void> {
+    const redone = await this.resolve(entry.task, conflict.files, round, head);
     if (redone) return this.wait({ ...entry, branch: redone, redone: round });
     await this.recordUnresolved(entry, conflict);
     entry.settle.resolve();

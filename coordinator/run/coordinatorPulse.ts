@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { Redis } from 'ioredis';
+import { processAlive } from '../../shared/core/runtime/processAlive.js';
 import type { Keys } from '../../shared/infra/redis/keys.js';
 
 /** How often a coordinator renews its key, and how long the key outlives a coordinator that died. */
@@ -47,15 +48,5 @@ export async function coordinatorAlive(redis: Redis, keys: Keys, runId: string):
   const said = await redis.get(keys.runCoordinator(runId));
   if (said === null) return false;
   const [host, pid] = [said.slice(0, said.lastIndexOf(':')), Number(said.slice(said.lastIndexOf(':') + 1))];
-  return host !== os.hostname() || processExists(pid);
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, as another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return host !== os.hostname() || processAlive(pid);
 }

@@ -20,7 +20,7 @@ import { subtaskBrief } from './subtaskBrief.js';
  */
 export async function dispatchPhase(ctx: RunContext, landing: Landing): Promise<void> {
   await ctx.recorder.record({ type: 'run_phase', phase: 'dispatching' });
-  const merges = new MergeQueue(ctx, (task, files, round) => resolveConflict(ctx, task, files, round), landing);
+  const merges = new MergeQueue(ctx, (task, files, round, head) => resolveConflict(ctx, task, files, round, head), landing);
   const running = new Map<string, Promise<void>>();
   for (;;) {
     await blockDependants(ctx);

@@ -9,6 +9,7 @@ import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS, OutputCapture } from '../co
 import { DEFAULT_KILL_GRACE_MS, type LeaderExit, spawnGroup } from '../core/runtime/processGroup.js';
 import { readOnlyDependencyNote } from '../core/runtime/readOnlyDependencies.js';
 import type { BashResultData } from '../core/tool/bashResultData.js';
+import { stopReason } from '../core/tool/callStopped.js';
 import { DEFAULT_RESULT_LIMIT } from '../core/tool/resultBudget.js';
 import { defineTool, loadDescription, type ToolContext, type ToolOutput } from '../core/tool/tool.js';
 import { bashLevel, isReadOnlyBash } from '../policy/permissions/shell/bashLevel.js';
@@ -127,7 +128,7 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
     throw new ToolError(`Command timed out after ${timeoutMs} ms and was stopped, with every process it started.${soFar}`);
   }
   if (stoppedBy === 'abort') {
-    throw new ToolError(`Command was aborted (the session is stopping); it was stopped, with every process it started.${soFar}`);
+    throw new ToolError(`Command was aborted (${stopReason(ctx.signal)}); it was stopped, with every process it started.${soFar}`);
   }
 
   // Only the shell holds the pipe, and it has exited: the wait is bounded all the same.

@@ -31,8 +31,12 @@ afterEach(async () => {
 // biome-ignore lint/suspicious/noExplicitAny: request bodies as the stand-in recorded them.
 type Body = any;
 
-function apiEnv(): Record<string, string> {
-  return { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-test-fake-key' };
+/**
+ * No ANTHROPIC_API_KEY: orca's own loop does not run in an ACP-only job, so orca needs no key;
+ * Claude Code gets its own (ANTHROPIC_AUTH_TOKEN, one of its preset's variables).
+ */
+function apiEnv(): NodeJS.ProcessEnv {
+  return { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'sk-agent-own-token' };
 }
 
 function transcriptOf(env: OrcaTestEnv): Array<Record<string, unknown>> {
@@ -81,6 +85,10 @@ describe('Claude Code as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () 
 
     // Every request Claude Code sent passed the stand-in's checks, and offered orca's tools, not its own writers.
     expect(server.requests.map((request) => request.rejection)).toEqual(server.requests.map(() => undefined));
+    // Each carried the agent's own token, and no key of orca's.
+    expect(server.requests.map((request) => [request.headers.authorization, request.headers['x-api-key']])).toEqual(
+      server.requests.map(() => ['Bearer sk-agent-own-token', undefined]),
+    );
     const tools = taskRequests()[0].tools.map((tool: Body) => tool.name);
     expect(tools).toEqual(expect.arrayContaining(['mcp__orca__Report', 'mcp__orca__Write', 'mcp__orca__Bash', 'Grep']));
     expect(tools).not.toEqual(expect.arrayContaining(['Write']));

@@ -59,11 +59,10 @@ async function mergeRoom(tasks: Record<string, { owns: string; writes: Record<st
   return { repo, base, branches, integration, recorder, room, landing, said, task, merged, mergeEvents };
 }
 
-/** A resolver that redoes a task with git, on the integration head as it is (what a conflict worker's branch holds). */
-function redoWith(repo: string, integration: IntegrationBranch, files: Record<string, string>, rounds: number[]): ConflictResolver {
-  return async (task, _files, round) => {
+/** A resolver that redoes a task with git, on the head the queue gives (what a conflict worker's branch holds). */
+function redoWith(repo: string, files: Record<string, string>, rounds: number[]): ConflictResolver {
+  return async (task, _files, round, head) => {
     rounds.push(round);
-    const head = await integration.head();
     const branch = `orca/${RUN}/_resolve-${task.task_id}-${round}`;
     git(repo, 'checkout', '-q', '-b', branch, head);
     const commit = commitFiles(repo, files, `redo ${task.task_id}`);
@@ -132,11 +131,7 @@ describe('the merge queue', () => {
       t3: { owns: 'a.txt', writes: { 'a.txt': 'a from t3\n' } },
     });
     const rounds: number[] = [];
-    const queue = new MergeQueue(
-      room.room,
-      redoWith(room.repo, room.integration, { 'a.txt': 'a from t1\nand from t3\n' }, rounds),
-      room.landing,
-    );
+    const queue = new MergeQueue(room.room, redoWith(room.repo, { 'a.txt': 'a from t1\nand from t3\n' }, rounds), room.landing);
     await Promise.all([queue.merge(room.task('t1'), room.branches.t1!), queue.merge(room.task('t3'), room.branches.t3!)]);
     expect(rounds).toEqual([1]);
     expect(await room.mergeEvents()).toEqual(['t1 merged', 't3 conflict', 't3 resolved']);
@@ -149,6 +144,47 @@ describe('the merge queue', () => {
       't3 conflicts in a.txt: a worker redoes it on the integration head (attempt 1)',
       't3 merged (after resolving a conflict)',
     ]);
+    await room.integration.close();
+  });
+
+  it('has a conflict redone from the head it conflicted with, not from a later merge whose checks then take it off', async () => {
+    const room = await mergeRoom({
+      t1: { owns: 'a.txt', writes: { 'a.txt': 'a from t1\n' } },
+      t3: { owns: 'a.txt', writes: { 'a.txt': 'a from t3\n' } },
+      t2: { owns: 'b.txt', writes: { 'b.txt': 'b from t2\n' } },
+    });
+    let t2Checking = () => {};
+    const checkingT2 = new Promise<void>((resolve) => (t2Checking = resolve));
+    // t2's merge fails the integration checks: it is on the branch only while they run.
+    const check = async (label: string) => {
+      if (label !== 'merge-t2') return { ok: true, detail: 'checks passed' };
+      t2Checking();
+      return { ok: false, detail: 'the checks failed' };
+    };
+    const landing = new Landing({ ...room.room, base: room.base }, room.base, check);
+    const given: string[] = [];
+    const headsWhenRedone: string[] = [];
+    const redo: ConflictResolver = async (task, files, round, head) => {
+      given.push(head);
+      // The worker starts only once t2 has merged and its checks are running (a slow job start).
+      await checkingT2;
+      headsWhenRedone.push(await room.integration.head());
+      return redoWith(room.repo, { 'a.txt': 'a from t1\nand from t3\n' }, [])(task, files, round, head);
+    };
+    const queue = new MergeQueue(room.room, redo, landing);
+    await Promise.all([
+      queue.merge(room.task('t1'), room.branches.t1!),
+      queue.merge(room.task('t3'), room.branches.t3!),
+      queue.merge(room.task('t2'), room.branches.t2!),
+    ]);
+    const t1Merge = room.task('t1').merge_commit;
+    expect(given).toEqual([t1Merge]);
+    // Read late, the head would have been t2's merge, which its checks then took off.
+    expect(headsWhenRedone).not.toEqual(given);
+    expect(room.task('t2')).toMatchObject({ status: 'failed', merge_outcome: 'rolled_back' });
+    expect(room.task('t3')).toMatchObject({ status: 'verified', merge_outcome: 'resolved' });
+    expect(git(room.integration.dir, 'show', 'HEAD:b.txt')).toBe('b');
+    expect(git(room.integration.dir, 'show', 'HEAD:a.txt')).toBe('a from t1\nand from t3');
     await room.integration.close();
   });
 

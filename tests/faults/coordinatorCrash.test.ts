@@ -50,6 +50,9 @@ describe('a coordinator killed mid-run', () => {
         .map((e) => [String(e.event.task_id), String(e.event.commit)] as const),
     );
     const integrationBefore = git(repo, 'rev-parse', `orca/${runId}/integration`);
+    // No --ask-timeout was given: none is recorded, so the resume decides by its own terminal.
+    const created = before.find((e) => e.source === 'run' && e.event.type === 'run_created');
+    expect(created?.event).toMatchObject({ settings: expect.not.objectContaining({ ask_timeout_ms: expect.anything() }) });
 
     const resume = new OrcaProcess(env, ['resume', runId, '--json', '--no-local-workers']);
     expect(await resume.runId).toBe(runId);

@@ -398,4 +398,12 @@ describe('AnthropicModel configuration', () => {
     expect(() => new AnthropicModel({ baseURL: server.url })).toThrowError(new ModelError('auth', MISSING_API_KEY));
     expect(MISSING_API_KEY).toBe('ANTHROPIC_API_KEY is not set: export it, or pass --script FILE to run without an LLM');
   });
+
+  it('for an external agent’s job, is made without a key and fails its first call, sending nothing', async () => {
+    vi.stubEnv('ANTHROPIC_API_KEY', '');
+    const model = new AnthropicModel({ baseURL: server.url, keyAtFirstCall: true });
+    const events = model.stream(request, new AbortController().signal);
+    await expect(events.next()).rejects.toThrowError(new ModelError('auth', MISSING_API_KEY));
+    expect(server.requests).toEqual([]);
+  });
 });

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweepStaleEgressDirs } from '../../shared/core/sandbox/egressProxy.js';
+import { openEgressProxy, sweepStaleEgressDirs } from '../../shared/core/sandbox/egressProxy.js';
 import { PROXY_HOSTS_VARIABLE } from '../../shared/core/sandbox/egressRules.js';
 import type { BashResultData } from '../../shared/core/tool/bashResultData.js';
 import { redisUrl } from '../../shared/infra/redis/redisConnection.js';
@@ -169,5 +169,22 @@ describe('the proxy socket folders', () => {
     mkdirSync(path.join(tmp, 'orca-egress-unrelated'));
     sweepStaleEgressDirs(tmp);
     expect(readdirSync(tmp).sort()).toEqual([`orca-egress-${process.pid}-def456`, 'orca-egress-unrelated']);
+  });
+});
+
+describe('a session’s own proxy', () => {
+  it('is closed with its socket and folder, and takes no connection after', async () => {
+    const proxy = await openEgressProxy(['127.0.0.1:1'], 'linux');
+    const endpoint = proxy.endpoint();
+    if (!('socket' in endpoint)) throw new Error('a Linux proxy is reached through a socket');
+    expect(existsSync(endpoint.socket)).toBe(true);
+    await proxy.close();
+    expect(existsSync(path.dirname(endpoint.socket))).toBe(false);
+    const refused = await new Promise<string>((resolve) => {
+      const socket = connect(endpoint.socket);
+      socket.once('connect', () => resolve('connected'));
+      socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    });
+    expect(refused).toBe('ENOENT');
   });
 });

@@ -91,4 +91,12 @@ describe('the sandbox-exec profile', () => {
       'npm test',
     ]);
   });
+
+  it('sends loopback through the proxy too for an external agent (no NO_PROXY)', () => {
+    const policy: SandboxPolicy = { ...POLICY, network: { kind: 'proxy', endpoint: () => ({ port: 40123 }), loopbackThroughProxy: true } };
+    const { args } = seatbeltWrap('/usr/bin/sandbox-exec', policy)('agent', '/Users/me/.orca/worktrees/r1/t1');
+    expect(args).toContain('HTTPS_PROXY=http://127.0.0.1:40123');
+    expect(args).toContain('NO_PROXY=');
+    expect(args).toContain('no_proxy=');
+  });
 });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { stamp } from '../../shared/core/events/agentEvent.js';
 import type { AgentSession } from '../../shared/core/loop/session.js';
 import { bashResultFields } from '../../shared/core/tool/bashResultData.js';
+import { CallStopped } from '../../shared/core/tool/callStopped.js';
 import type { CheckedCall } from '../../shared/core/tool/pipeline.js';
 import { isReadOnly, levelOf } from '../../shared/core/tool/tool.js';
 import { isOrcaToolCall } from './orcaMcpServer.js';
@@ -24,6 +25,8 @@ interface Terminal {
   done: Promise<void>;
   output: string;
   exit?: acp.TerminalExitStatus;
+  /** Aborted by terminal/kill or terminal/release: orca's Bash stops the command's whole process group. */
+  stop: AbortController;
 }
 
 /**
@@ -158,11 +161,16 @@ export class OrcaAcpClient implements acp.Client {
     const command = params.args && params.args.length > 0 ? words.map(shellWord).join(' ') : params.command;
     const cd = params.cwd ? `cd ${shellWord(params.cwd)} && ` : '';
     const env = (params.env ?? []).map((variable) => `${variable.name}=${shellWord(variable.value)} `).join('');
-    const terminal: Terminal = { output: '', done: Promise.resolve() };
-    terminal.done = sessionToolCall(this.session, 'Bash', { command: `${cd}${env}${command}` }, this.rec).then((run) => {
+    const stop = new AbortController();
+    const terminal: Terminal = { output: '', done: Promise.resolve(), stop };
+    const input = { command: `${cd}${env}${command}` };
+    terminal.done = sessionToolCall(this.session, 'Bash', input, this.rec, stop.signal).then((run) => {
       const fields = bashResultFields(run.output?.data);
       terminal.output = run.output?.content ?? run.block.content;
-      terminal.exit = { exitCode: fields.exitCode ?? (run.block.is_error ? 1 : 0), signal: null };
+      // Killed: no exit code of its own; orca's Bash ended its group with SIGTERM (SIGKILL after a grace).
+      terminal.exit = stop.signal.aborted
+        ? { exitCode: null, signal: 'SIGTERM' }
+        : { exitCode: fields.exitCode ?? (run.block.is_error ? 1 : 0), signal: null };
     });
     this.terminals.set(terminalId, terminal);
     return { terminalId };
@@ -179,14 +187,25 @@ export class OrcaAcpClient implements acp.Client {
     return { exitCode: terminal.exit?.exitCode ?? null, signal: terminal.exit?.signal ?? null };
   }
 
-  /** A command runs to its end or its timeout in orca's Bash (its process group dies with the session). */
+  /**
+   * Stops the command now, with every process it started (orca's Bash kills its group), and
+   * answers once it has stopped; the terminal stays, for its output and exit status.
+   */
   async killTerminal(params: acp.KillTerminalRequest): Promise<acp.KillTerminalResponse> {
-    this.terminalNamed(params.terminalId);
+    const terminal = this.terminalNamed(params.terminalId);
+    if (!terminal.exit) terminal.stop.abort(new CallStopped('the agent killed its terminal: terminal/kill'));
+    await terminal.done;
     return {};
   }
 
+  /** Kills a command still running, then forgets the terminal. */
   async releaseTerminal(params: acp.ReleaseTerminalRequest): Promise<acp.ReleaseTerminalResponse> {
+    const terminal = this.terminals.get(params.terminalId);
     this.terminals.delete(params.terminalId);
+    if (terminal && !terminal.exit) {
+      terminal.stop.abort(new CallStopped('the agent released its terminal while the command ran: terminal/release'));
+      await terminal.done;
+    }
     return {};
   }
 

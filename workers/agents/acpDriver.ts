@@ -37,7 +37,7 @@ const PromptResponseSchema = z.object({
 /** How the ACP session is started: the agent, where it runs, and the role's own instructions. */
 export interface AcpRun {
   agent: AcpAgent;
-  launch: Omit<AgentLaunch, 'agent'>;
+  launch: Omit<AgentLaunch, 'agent' | 'mcpUrl'>;
   roleInstructions: string;
 }
 
@@ -93,7 +93,7 @@ class AcpSession {
     let agent: AgentProcess | undefined;
     try {
       mcp = await startOrcaMcp(this.offeredTools(), (name, input) => this.callOffered(name, input));
-      agent = await launchAgentProcess({ ...run.launch, agent: run.agent });
+      agent = await launchAgentProcess({ ...run.launch, agent: run.agent, mcpUrl: mcp.url });
       return this.end(await this.converse(agent, mcp, prompt));
     } catch (error) {
       if (session.signal.aborted) return this.end(this.abortEnding());
@@ -106,7 +106,7 @@ class AcpSession {
     } finally {
       clearTimeout(wallClock);
       // Its whole process tree goes with the session, however it ended.
-      await agent?.group.kill();
+      await agent?.close();
       await mcp?.close();
     }
   }

@@ -9,7 +9,9 @@ import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { type ProcessGroup, spawnGroup } from '../../shared/core/runtime/processGroup.js';
 import { sandboxPolicy } from '../../shared/core/sandbox/agentPolicy.js';
 import { findOnPath } from '../../shared/core/sandbox/bwrap.js';
+import { type EgressProxy, openEgressProxy } from '../../shared/core/sandbox/egressProxy.js';
 import { sandboxAvailability } from '../../shared/policy/permissions/sandbox.js';
+import { agentEgress } from './agentEgress.js';
 
 /** Where and how one job's external agent runs. */
 export interface AgentLaunch {
@@ -24,6 +26,8 @@ export interface AgentLaunch {
   sandboxed: boolean;
   /** The job's own variables (its ports, run and task). */
   jobEnv: Record<string, string>;
+  /** orca's MCP server for this session (http://127.0.0.1:<port>/mcp): the one loopback port it may reach. */
+  mcpUrl: string;
   /** Where its key and login come from: the worker's environment and the user's home. */
   env?: NodeJS.ProcessEnv;
   userHome?: string;
@@ -32,6 +36,8 @@ export interface AgentLaunch {
 /** A running agent: its process group (killed with everything under it), its protocol pipes, and what it said on stderr. */
 export interface AgentProcess {
   group: ProcessGroup;
+  /** Kills its group and closes its own proxy: whatever ended the session. */
+  close(): Promise<void>;
   stdin: NodeJS.WritableStream;
   stdout: NodeJS.ReadableStream;
   stderrTail(): string;
@@ -47,8 +53,9 @@ const STDERR_TAIL = 4_000;
  * the job (abort, timeout, the worker's SIGTERM, the group watchdog). Its environment is
  * agentShellEnv() and its own variables (docs/agents.md): no Redis, no other agent's key.
  *
- * The network: the agent must reach its model API (its base URL) and orca's MCP server on
- * loopback, so it keeps the host's network today; the sandbox's proxy narrows it to those.
+ * The network: a namespace of its own (nothing on its loopback) whose one way out is a proxy of
+ * its own (egressProxy.ts), every request through it (loopback too: no NO_PROXY), allowed only to
+ * its model API's host:port and orca's MCP server's loopback port (agentEgress.ts).
  */
 export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProcess> {
   const env = launch.env ?? process.env;
@@ -75,23 +82,38 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
   const { settings } = launch.agent;
   if (settings) agentEnv[settings.variable] = JSON.stringify(resolveSettings(settings.value, agentEnv));
   const argv = [file, ...args];
-  const wrap = launch.sandboxed ? sandboxWrap(launch, home, tempDir) : undefined;
-  const command = wrap?.(`exec ${argv.map(shellQuote).join(' ')}`, launch.worktree);
-  const group = command
-    ? await spawnGroup(command.file, command.args, { cwd: launch.worktree, env: agentEnv, keepStdinOpen: true })
-    : await spawnGroup(argv[0]!, argv.slice(1), { cwd: launch.worktree, env: agentEnv, keepStdinOpen: true });
+  const proxy = launch.sandboxed ? await openEgressProxy(agentEgress(launch.agent, env, launch.mcpUrl)) : undefined;
+  let group: ProcessGroup;
+  try {
+    const wrap = proxy ? sandboxWrap(launch, home, tempDir, proxy) : undefined;
+    const command = wrap?.(`exec ${argv.map(shellQuote).join(' ')}`, launch.worktree);
+    group = command
+      ? await spawnGroup(command.file, command.args, { cwd: launch.worktree, env: agentEnv, keepStdinOpen: true })
+      : await spawnGroup(argv[0]!, argv.slice(1), { cwd: launch.worktree, env: agentEnv, keepStdinOpen: true });
+  } catch (error) {
+    await proxy?.close();
+    throw error;
+  }
   let tail = '';
   group.child.stderr.setEncoding('utf8');
   group.child.stderr.on('data', (chunk: string) => {
     tail = (tail + chunk).slice(-STDERR_TAIL);
   });
+  const close = async () => {
+    await group.kill();
+    await proxy?.close();
+  };
   const { stdin } = group.child;
-  if (!stdin) throw new Error(`the ${launch.agent.name} agent was started without a stdin pipe`);
-  return { group, stdin, stdout: group.child.stdout, stderrTail: () => tail.trim(), sandboxed: command !== undefined };
+  if (!stdin) {
+    // Nothing to speak to: its group and its proxy go now, as the session's end would take them.
+    await close();
+    throw new Error(`the ${launch.agent.name} agent was started without a stdin pipe`);
+  }
+  return { group, close, stdin, stdout: group.child.stdout, stderrTail: () => tail.trim(), sandboxed: proxy !== undefined };
 }
 
 /** The host's sandbox for the agent, or a clear failure: the job's sandbox said one works here. */
-function sandboxWrap(launch: AgentLaunch, home: string, tempDir: string) {
+function sandboxWrap(launch: AgentLaunch, home: string, tempDir: string, proxy: EgressProxy) {
   const found = sandboxAvailability(launch.env);
   if (found.kind === undefined) throw new Error(`the ${launch.agent.name} agent cannot be sandboxed here: ${found.problem}`);
   // orca's own folder too (the agent's program may be installed beside orca, under a /tmp the sandbox hides).
@@ -101,9 +123,7 @@ function sandboxWrap(launch: AgentLaunch, home: string, tempDir: string) {
     extraWritable: [home],
     extraReadable: [...launch.readable, packageRoot()],
   });
-  // It must reach its model API (its base URL, loopback in the tests) and orca's MCP server on
-  // loopback: the host's network until the proxy is given those two as its only ways out.
-  policy.network = { kind: 'host' };
+  policy.network = { kind: 'proxy', endpoint: proxy.endpoint, loopbackThroughProxy: true };
   return found.wrap(policy);
 }
 

@@ -16,12 +16,20 @@ let calls = 0;
  * permission rules, owned and guarded paths, the after-call watch, the check recorder), recorded
  * in the ledger the evidence is read from, its events in the transcript and on the board.
  */
-export async function sessionToolCall(session: AgentSession, name: string, input: unknown, rec: CallRecording): Promise<ToolRunResult> {
+export async function sessionToolCall(
+  session: AgentSession,
+  name: string,
+  input: unknown,
+  rec: CallRecording,
+  /** Stops this call alone (an ACP terminal's kill), as the session's abort stops every call. */
+  stop?: AbortSignal,
+): Promise<ToolRunResult> {
   calls += 1;
   const id = `acp_${calls}`;
   const turn = rec.turn();
   rec.record(stamp({ type: 'tool_call', turn, id, name, input }));
-  const run = await runToolCall({ id, name, input }, session.registry, session.slots, session.toolContext);
+  const ctx = stop ? { ...session.toolContext, signal: AbortSignal.any([session.toolContext.signal, stop]) } : session.toolContext;
+  const run = await runToolCall({ id, name, input }, session.registry, session.slots, ctx);
   flushPending(session, rec.record);
   const isError = run.block.is_error === true;
   session.ledger.record({

@@ -31,6 +31,8 @@ export const AcpAgentSchema = z
       .optional(),
     /** The variable naming its model API's base URL: the sandbox lets it reach that URL (docs/agents.md). */
     baseUrlEnv: z.string().min(1).optional(),
+    /** Where its model API is when `baseUrlEnv` is unset: the hosts (port 443) its sandbox's proxy lets it reach. */
+    apiHosts: z.array(z.string().regex(/^[A-Za-z0-9.-]+$/)).default([]),
     /** Files under the user's home copied into the agent's private home: its login (never written back). */
     loginFiles: z.array(z.string().min(1)).default([]),
     /**

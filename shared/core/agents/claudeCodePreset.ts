@@ -22,6 +22,8 @@ export const claudeCode: AcpAgent = {
   withoutEnv: ['IS_SANDBOX'],
   setEnv: {},
   baseUrlEnv: 'ANTHROPIC_BASE_URL',
+  // Its model API, and where a `claude /login` login refreshes its token (the Claude Agent SDK's TOKEN_URL).
+  apiHosts: ['api.anthropic.com', 'platform.claude.com'],
   loginFiles: ['.claude/.credentials.json'],
   replaces: ['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Bash', 'BashOutput', 'KillShell'],
   session: 'claude-code',

@@ -8,6 +8,8 @@ export const codex: AcpAgent = {
   install: 'npm install -g @zed-industries/codex-acp',
   env: ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_API_KEY'],
   baseUrlEnv: 'OPENAI_BASE_URL',
+  // Its model API; with a ChatGPT login, ChatGPT's backend and where the login refreshes.
+  apiHosts: ['api.openai.com', 'chatgpt.com', 'auth.openai.com'],
   loginFiles: ['.codex/auth.json', '.codex/config.toml'],
   withoutEnv: [],
   setEnv: {},

@@ -56,6 +56,7 @@ export const opencode: AcpAgent = {
     },
   },
   baseUrlEnv: 'ANTHROPIC_BASE_URL',
+  apiHosts: ['api.anthropic.com', 'api.openai.com'],
   loginFiles: ['.local/share/opencode/auth.json', '.config/opencode/opencode.json'],
   replaces: REPLACED,
   session: 'prompt',

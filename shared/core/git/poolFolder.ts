@@ -91,12 +91,3 @@ export function removeEmpty(folder: string): void {
   if (existsSync(parent) && listNames(parent).length === 0 && path.basename(path.dirname(parent)) === 'pool')
     rmSync(parent, { recursive: true, force: true });
 }
-
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -1,8 +1,9 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { OrcaHome } from '../runtime/orcaHome.js';
+import { processAlive } from '../runtime/processAlive.js';
 import { gitAt } from './git.js';
-import { alive, BUSY, dropLocked, HOST, listNames, readState, removeEmpty, STATE_FILE } from './poolFolder.js';
+import { BUSY, dropLocked, HOST, listNames, readState, removeEmpty, STATE_FILE } from './poolFolder.js';
 import { commonGitDir, withRepoLock } from './repoLock.js';
 
 // A run's pools removed when it ends (coordinator/run/handOver.ts) or by `orca clean`.
@@ -46,7 +47,7 @@ async function closePool(folder: string): Promise<void> {
     rmSync(path.join(folder, STATE_FILE), { force: true });
     for (const name of listNames(folder)) {
       const busy = BUSY.exec(name);
-      if (busy && busy[2] === HOST && alive(Number(busy[3]))) continue;
+      if (busy && busy[2] === HOST && processAlive(Number(busy[3]))) continue;
       await dropLocked(repo, path.join(folder, name));
     }
     await gitAt(repo).raw(['worktree', 'prune']);

@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { OrcaHome } from '../runtime/orcaHome.js';
+import { processAlive } from '../runtime/processAlive.js';
 import { gitAt, resolveCommit, runGit } from './git.js';
 import {
-  alive,
   BUSY,
   busyName,
   dropLocked,
@@ -280,7 +280,7 @@ export class WorktreePool {
   private async sweep(folder: string, repo: string): Promise<void> {
     for (const name of listNames(folder)) {
       const busy = BUSY.exec(name);
-      if (busy && busy[2] === HOST && !alive(Number(busy[3]))) await dropLocked(repo, path.join(folder, name));
+      if (busy && busy[2] === HOST && !processAlive(Number(busy[3]))) await dropLocked(repo, path.join(folder, name));
     }
   }
 

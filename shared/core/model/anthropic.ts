@@ -40,6 +40,12 @@ export { DEFAULT_MODEL } from './modelAliases.js';
 export interface AnthropicModelOptions {
   /** Defaults to ANTHROPIC_API_KEY. */
   apiKey?: string;
+  /**
+   * A missing key fails the first call, not the construction: a job whose agent is an external
+   * one (ACP) brings its own model and key, and orca's model is called only if something of
+   * orca's own asks it (docs/agents.md).
+   */
+  keyAtFirstCall?: boolean;
   /** Defaults to ANTHROPIC_BASE_URL, then the public API. */
   baseURL?: string;
   /** An id or alias; defaults to ORCA_MODEL, then DEFAULT_MODEL (modelAliases.ts resolves it). */
@@ -102,10 +108,12 @@ export class AnthropicModel implements Model {
   private readonly maxRetries: number;
   private readonly idleTimeoutMs: number;
   private readonly errorContext: ErrorContext;
+  private readonly missingKey: boolean;
 
   constructor(options: AnthropicModelOptions = {}) {
     const apiKey = options.apiKey || process.env.ANTHROPIC_API_KEY;
-    if (!apiKey) throw new ModelError('auth', MISSING_API_KEY);
+    if (!apiKey && !options.keyAtFirstCall) throw new ModelError('auth', MISSING_API_KEY);
+    this.missingKey = !apiKey;
     const baseURL = options.baseURL || process.env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com';
     this.id = resolveModelId(options.model);
     this.thinking = thinkingRequest(this.id, options.thinking, options.effort);
@@ -119,6 +127,7 @@ export class AnthropicModel implements Model {
   }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    if (this.missingKey) throw new ModelError('auth', MISSING_API_KEY);
     if (!hasOwnPrice(this.id) && !guessedPrices.has(this.id)) {
       guessedPrices.add(this.id);
       yield {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processAlive } from './processAlive.js';
 
 /**
  * A cgroup (v2) per process group an agent's code runs in. A process group holds only the
@@ -90,7 +91,7 @@ export async function sweepStaleCgroups(env: NodeJS.ProcessEnv = process.env): P
   const swept: string[] = [];
   for (const name of readdirSync(host.root)) {
     const pid = Number(name.slice(PROCESS_DIR_PREFIX.length));
-    if (!name.startsWith(PROCESS_DIR_PREFIX) || !Number.isInteger(pid) || pid <= 0 || pidRuns(pid)) continue;
+    if (!name.startsWith(PROCESS_DIR_PREFIX) || !Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
     await killCgroupDir(path.join(host.root, name));
     swept.push(name);
   }
@@ -188,15 +189,6 @@ function writeIfPresent(file: string, value: string): void {
     writeFileSync(file, value);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-}
-
-function pidRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

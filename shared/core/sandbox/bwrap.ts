@@ -53,7 +53,11 @@ export function bwrapWrap(bwrap: string, policy: SandboxPolicy): WrappedCommand 
     '--setenv',
     'TMPDIR',
     tempDir,
-    ...(endpoint ? proxyEnv(`http://127.0.0.1:${PROXY_PORT_INSIDE}`).flatMap(([name, value]) => ['--setenv', name, value]) : []),
+    ...(endpoint
+      ? proxyEnv(`http://127.0.0.1:${PROXY_PORT_INSIDE}`, network.kind === 'proxy' && network.loopbackThroughProxy === true).flatMap(
+          ([name, value]) => ['--setenv', name, value],
+        )
+      : []),
   ];
   const start = relay ? [process.execPath, relay, String(PROXY_PORT_INSIDE), PROXY_SOCKET_INSIDE] : [];
   return (command, cwd) => ({ file: bwrap, args: [...fixed, '--chdir', cwd, '--', ...start, 'bash', '-c', command] });
@@ -66,10 +70,12 @@ function hiddenByPrivateTmp(dir: string): boolean {
 
 /**
  * The variables that send HTTP clients through the proxy. Loopback stays direct: a test's own
- * server inside the sandbox is reached as itself; a host service is reached by a name the rules allow.
+ * server inside the sandbox is reached as itself; a host service is reached by a name the rules
+ * allow. With `loopbackThroughProxy` nothing is direct (NO_PROXY empty): an external agent's
+ * loopback model API and orca's MCP server are the host's, reached through the proxy.
  */
-export function proxyEnv(url: string): Array<[string, string]> {
-  const noProxy = 'localhost,127.0.0.1,::1';
+export function proxyEnv(url: string, loopbackThroughProxy = false): Array<[string, string]> {
+  const noProxy = loopbackThroughProxy ? '' : 'localhost,127.0.0.1,::1';
   return [
     ['HTTP_PROXY', url],
     ['HTTPS_PROXY', url],

@@ -1,10 +1,11 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { connect, createServer, isIP } from 'node:net';
+import { connect, createServer, isIP, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { RequestError, Server } from 'proxy-chain';
+import { processAlive } from '../runtime/processAlive.js';
 import { type EgressRule, isHostAddress, matchingRule, parseEgressRule, proxyHosts } from './egressRules.js';
 import type { ProxyEndpoint } from './sandboxPolicy.js';
 
@@ -18,6 +19,11 @@ import type { ProxyEndpoint } from './sandboxPolicy.js';
  */
 export interface EgressProxy {
   endpoint(): ProxyEndpoint;
+}
+
+/** A proxy of one session's own, closed when the session ends (its rules name ports that live no longer than it). */
+export interface OwnEgressProxy extends EgressProxy {
+  close(): Promise<void>;
 }
 
 const proxies = new Map<string, EgressProxy>();
@@ -36,7 +42,17 @@ export function egressProxy(domains: string[], platform: NodeJS.Platform = proce
   return proxy;
 }
 
-function startProxy(rules: EgressRule[], listen: 'socket' | 'port'): EgressProxy {
+/**
+ * A proxy for one session alone, not shared: an external agent's, whose rules name its own MCP
+ * server's port. Its server, socket and folder go when it is closed.
+ */
+export async function openEgressProxy(domains: string[], platform: NodeJS.Platform = process.platform): Promise<OwnEgressProxy> {
+  const proxy = startProxy(domains.map(parseEgressRule), platform === 'linux' ? 'socket' : 'port');
+  await proxy.listening;
+  return proxy;
+}
+
+function startProxy(rules: EgressRule[], listen: 'socket' | 'port'): OwnEgressProxy & { listening: Promise<number> } {
   const server = new Server({ port: 0, host: '127.0.0.1', prepareRequestFunction: ({ hostname, port }) => decide(rules, hostname, port) });
   const listening = server.listen().then(() => {
     server.server.unref();
@@ -47,9 +63,16 @@ function startProxy(rules: EgressRule[], listen: 'socket' | 'port'): EgressProxy
     if (address === null || typeof address === 'string') throw new Error('the egress proxy is not listening yet');
     return address.port;
   };
-  if (listen === 'port') return { endpoint: () => ({ port: port() }) };
-  const socket = unixBridge(listening);
-  return { endpoint: () => ({ socket }) };
+  const closeServer = () => server.close(true).catch(() => undefined);
+  if (listen === 'port') return { endpoint: () => ({ port: port() }), close: closeServer, listening };
+  const bridge = unixBridge(listening);
+  return {
+    listening,
+    endpoint: () => ({ socket: bridge.socket }),
+    close: async () => {
+      await Promise.all([closeServer(), bridge.close()]);
+    },
+  };
 }
 
 /**
@@ -57,11 +80,14 @@ function startProxy(rules: EgressRule[], listen: 'socket' | 'port'): EgressProxy
  * proxy-chain drops a connection without a remote address, which a unix socket's has not, so
  * the socket relays to its port. Bound before this returns: the socket is there for the first sandbox.
  */
-function unixBridge(port: Promise<number>): string {
+function unixBridge(port: Promise<number>): { socket: string; close(): Promise<void> } {
   sweepStaleEgressDirs();
   const dir = mkdtempSync(path.join(os.tmpdir(), `orca-egress-${process.pid}-`));
   const socket = path.join(dir, 'proxy.sock');
+  const open = new Set<Socket>();
   const bridge = createServer((inside) => {
+    open.add(inside);
+    inside.once('close', () => open.delete(inside));
     inside.on('error', () => inside.destroy());
     void port.then((listening) => {
       const outside = connect(listening, '127.0.0.1');
@@ -71,8 +97,21 @@ function unixBridge(port: Promise<number>): string {
   });
   bridge.listen(socket);
   bridge.unref();
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return socket;
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', remove);
+  return {
+    socket,
+    close: () =>
+      new Promise<void>((resolve) => {
+        process.off('exit', remove);
+        // A connection still open would hold the close: the session that used them has ended.
+        for (const socket of open) socket.destroy();
+        bridge.close(() => {
+          remove();
+          resolve();
+        });
+      }),
+  };
 }
 
 /**
@@ -83,16 +122,6 @@ export function sweepStaleEgressDirs(tmp: string = os.tmpdir()): void {
   for (const name of readdirSync(tmp)) {
     const pid = /^orca-egress-(\d+)-/.exec(name)?.[1];
     if (pid !== undefined && !processAlive(Number(pid))) rmSync(path.join(tmp, name), { recursive: true, force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, someone else's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

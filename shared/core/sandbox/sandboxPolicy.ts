@@ -30,7 +30,19 @@ export interface SandboxPolicy {
  * a unix socket on Linux and a loopback port on macOS. `host` is only for integration checks under
  * `--check-network host`, which the user asks for by name.
  */
-export type SandboxNetwork = { kind: 'none' } | { kind: 'proxy'; endpoint: () => ProxyEndpoint } | { kind: 'host' };
+export type SandboxNetwork =
+  | { kind: 'none' }
+  | {
+      kind: 'proxy';
+      endpoint: () => ProxyEndpoint;
+      /**
+       * Loopback goes through the proxy too (no NO_PROXY): an external agent's own network, where
+       * 127.0.0.1 inside holds nothing and its model API or orca's MCP server on the host's
+       * loopback is reached only as the proxy's rules name it (host:port).
+       */
+      loopbackThroughProxy?: boolean;
+    }
+  | { kind: 'host' };
 
 /**
  * Where the filtering proxy listens on the host: a unix socket (Linux), a loopback port (macOS).

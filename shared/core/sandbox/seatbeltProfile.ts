@@ -61,7 +61,11 @@ export function seatbeltWrap(sandboxExec: string, policy: SandboxPolicy): Wrappe
     const endpoint = network.kind === 'proxy' ? network.endpoint() : undefined;
     const env = [
       `TMPDIR=${policy.tempDir}`,
-      ...(endpoint && 'port' in endpoint ? proxyEnv(`http://127.0.0.1:${endpoint.port}`).map(([name, value]) => `${name}=${value}`) : []),
+      ...(endpoint && 'port' in endpoint
+        ? proxyEnv(`http://127.0.0.1:${endpoint.port}`, network.kind === 'proxy' && network.loopbackThroughProxy === true).map(
+            ([name, value]) => `${name}=${value}`,
+          )
+        : []),
     ];
     // The caller starts it in its folder (spawn's cwd): sandbox-exec and env keep it.
     return { file: sandboxExec, args: ['-p', seatbeltProfile(policy), '/usr/bin/env', ...env, '/bin/bash', '-c', command] };

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import { PermissionAnswerEventSchema } from '../../core/events/permissionAsk.js';
-import { RunStreamEntrySchema } from '../../core/events/runStreamEntry.js';
+import type { RunStreamEntry } from '../../core/events/runStreamEntry.js';
 import { type Answer, AnswerSchema } from '../board/boardSchemas.js';
+import { followRunEvents } from '../board/runEventFollower.js';
 import type { Keys } from '../redis/keys.js';
 
 /**
@@ -19,28 +20,16 @@ export async function awaitAnswer(
 ): Promise<Answer | undefined> {
   if (signal.aborted) return undefined;
   const aborted = new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
-  const read = (async (): Promise<Answer | undefined> => {
-    let last = afterId;
-    const key = keys.events(runId);
-    while (!signal.aborted) {
-      const reply = (await connection.xread('COUNT', 500, 'BLOCK', 1_000, 'STREAMS', key, last)) as Array<
-        [string, Array<[string, string[]]>]
-      > | null;
-      for (const [, rows] of reply ?? []) {
-        for (const [id, fields] of rows) {
-          last = id;
-          const raw = fields[fields.indexOf('e') + 1];
-          const entry = RunStreamEntrySchema.safeParse(raw === undefined ? undefined : JSON.parse(raw));
-          if (!entry.success) throw new Error(`run ${runId} event ${id} is malformed: ${entry.error.message}`);
-          const { event } = entry.data;
-          if (entry.data.source !== 'run' || event.type !== 'permission_answer' || event.request_id !== requestId) continue;
-          const { type: _type, ...answer } = PermissionAnswerEventSchema.parse(event);
-          return AnswerSchema.parse(answer);
-        }
-      }
-    }
-    return undefined;
-  })();
+  const found = new AbortController();
+  let answer: Answer | undefined;
+  const onEntry = (entry: RunStreamEntry): void => {
+    const { event } = entry;
+    if (answer || entry.source !== 'run' || event.type !== 'permission_answer' || event.request_id !== requestId) return;
+    const { type: _type, ...fields } = PermissionAnswerEventSchema.parse(event);
+    answer = AnswerSchema.parse(fields);
+    found.abort();
+  };
+  const read = followRunEvents(connection, keys, runId, onEntry, AbortSignal.any([signal, found.signal]), afterId).then(() => answer);
   // Once aborted, the read is ended by the caller's disconnect: its rejection then is expected.
   read.catch(() => undefined);
   return Promise.race([read, aborted]);

@@ -2,6 +2,7 @@ import type { ChainableCommander } from 'ioredis';
 import type { RunStreamEntry } from '../../core/events/runStreamEntry.js';
 import type { Usage } from '../../core/model/usage.js';
 import type { Keys } from '../redis/keys.js';
+import { type FirstWrites, firstWrites } from './firstWrites.js';
 import { COORDINATOR_FIELDS, LIST_MAX, type RecordChange, type RunChange } from './runChange.js';
 import { reduceRunEntry } from './runReducer.js';
 
@@ -13,13 +14,26 @@ import { reduceRunEntry } from './runReducer.js';
  *
  * What an entry changes is the reducer's to say (runReducer.ts); this file only writes it. Every
  * write depends only on the entry, never on what the hashes held before: counters are
- * incremented, first-seen times are set with HSETNX, the rest is overwritten.
+ * incremented, first-seen times are set with HSETNX, the rest is overwritten. Two savings that
+ * keep that: a record's first-seen writes (its `created_at`, its place in a sorted set), which
+ * change nothing once made, are sent once per process (firstWrites.ts), and one entry's field
+ * writes to one hash go as one HSET.
  */
 
-/** Adds to `tx` the writes that apply one stream entry to the board's hashes. */
-export function projectEntry(tx: ChainableCommander, keys: Keys, entry: RunStreamEntry): void {
-  const board = new BoardWrites(tx, keys, entry.run_id);
+/**
+ * Adds to `tx` the writes that apply one stream entry to the board's hashes. Returns the first
+ * writes it sent: the caller remembers them (`firstWrites.remember`) once `tx` succeeded.
+ */
+export function projectEntry(
+  tx: ChainableCommander,
+  keys: Keys,
+  entry: RunStreamEntry,
+  made: FirstWrites = firstWrites,
+): Array<[string, string]> {
+  const board = new BoardWrites(tx, keys, entry.run_id, made);
   for (const change of reduceRunEntry(entry)) board.write(change);
+  board.flush();
+  return board.firsts;
 }
 
 const USAGE_FIELDS = [
@@ -31,20 +45,26 @@ const USAGE_FIELDS = [
 ] as const satisfies ReadonlyArray<keyof Usage>;
 
 class BoardWrites {
+  /** The first writes sent (key, member), for the caller to remember once the MULTI succeeded. */
+  readonly firsts: Array<[string, string]> = [];
+  /** Field writes not yet sent, by hash: sent as one HSET, before any other write to that hash. */
+  private readonly pending = new Map<string, Record<string, string | number>>();
+
   constructor(
     private readonly tx: ChainableCommander,
     private readonly keys: Keys,
     private readonly runId: string,
+    private readonly made: FirstWrites,
   ) {}
 
   write(change: RunChange): void {
     switch (change.on) {
       case 'run':
-        if (change.op === 'touch') this.tx.zadd(this.keys.runs(), 'NX', change.at, this.runId);
+        if (change.op === 'touch') this.zaddOnce(this.keys.runs(), change.at, this.runId);
         this.record(this.keys.run(this.runId), { run_id: this.runId }, change);
         return;
       case 'task':
-        if (change.op === 'touch') this.tx.zadd(this.keys.runTasks(this.runId), 'NX', change.at, change.task_id);
+        if (change.op === 'touch') this.zaddOnce(this.keys.runTasks(this.runId), change.at, change.task_id);
         this.record(this.keys.task(this.runId, change.task_id), { run_id: this.runId, task_id: change.task_id }, change);
         return;
       case 'note':
@@ -66,17 +86,35 @@ class BoardWrites {
     }
   }
 
+  /** Sends the field writes still pending (all of them, or one hash's). */
+  flush(key?: string): void {
+    for (const [hash, fields] of this.pending) {
+      if (key !== undefined && hash !== key) continue;
+      this.tx.hset(hash, fields);
+      this.pending.delete(hash);
+    }
+  }
+
+  private zaddOnce(key: string, at: number, member: string): void {
+    if (this.made.has(key, member)) return;
+    this.tx.zadd(key, 'NX', at, member);
+    this.firsts.push([key, member]);
+  }
+
   private record<R, Sums>(key: string, ids: Record<string, string>, change: RecordChange<R, Sums>): void {
-    switch (change.op) {
-      case 'touch':
-        this.tx.hset(key, { ...ids, updated_at: change.at });
+    if (change.op === 'touch' || change.op === 'set') {
+      const fields = change.op === 'touch' ? { ...ids, updated_at: change.at } : hashFields(change.fields);
+      if (Object.keys(fields).length > 0) this.pending.set(key, { ...this.pending.get(key), ...fields });
+      if (change.op === 'touch' && !this.made.has(key, 'created_at')) {
+        this.flush(key);
         this.tx.hsetnx(key, 'created_at', change.at);
-        return;
-      case 'set': {
-        const fields = hashFields(change.fields);
-        if (Object.keys(fields).length > 0) this.tx.hset(key, fields);
-        return;
+        this.firsts.push([key, 'created_at']);
       }
+      return;
+    }
+    // Every other write to this hash goes after the field writes before it, as the reducer ordered them.
+    this.flush(key);
+    switch (change.op) {
       case 'setOnce':
         for (const [field, value] of Object.entries(hashFields(change.fields))) this.tx.hsetnx(key, field, value);
         return;

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { type RunStreamEntry, RunStreamEntrySchema } from '../../core/events/runStreamEntry.js';
 import type { Keys } from '../redis/keys.js';
+import { firstWrites } from './firstWrites.js';
 import { projectEntry } from './projectEvent.js';
 
 /** Events kept per run: the stream is capped so a long run cannot grow Redis without bound. */
@@ -14,11 +15,12 @@ const STREAM_MAX = 20_000;
 export async function appendRunEvent(redis: Redis, keys: Keys, entry: RunStreamEntry): Promise<string> {
   const tx = redis.multi();
   tx.xadd(keys.events(entry.run_id), 'MAXLEN', '~', STREAM_MAX, '*', 'e', JSON.stringify(entry));
-  projectEntry(tx, keys, entry);
+  const firsts = projectEntry(tx, keys, entry);
   const replies = await tx.exec();
   if (!replies) throw new Error(`the event for run ${entry.run_id} was not recorded: the transaction was discarded`);
   const failed = replies.find(([error]) => error);
   if (failed) throw new Error(`the event for run ${entry.run_id} was not fully recorded: ${failed[0]!.message}`);
+  firstWrites.remember(firsts);
   return (replies[0]![1] as string | null) ?? '';
 }
 

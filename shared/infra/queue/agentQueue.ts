@@ -27,7 +27,7 @@ export class AgentQueue {
   readonly queue: Queue<AgentJob, AgentJobResult>;
 
   constructor(
-    connection: Redis,
+    private readonly connection: Redis,
     readonly keys: Keys,
   ) {
     this.queue = new Queue<AgentJob, AgentJobResult>(AGENT_QUEUE, { connection, prefix: keys.bull });
@@ -51,9 +51,19 @@ export class AgentQueue {
     return (await this.queue.getJob(jobId)) ?? undefined;
   }
 
-  /** Listens for job completions and failures (one connection of its own). */
-  events(connection: Redis): QueueEvents {
-    return new QueueEvents(AGENT_QUEUE, { connection, prefix: this.keys.bull });
+  /**
+   * Listens for job completions and failures (one connection of its own). From `lastEventId`
+   * (see `lastEventId()`) when given, else from whenever its first read reaches Redis: with an id,
+   * no event after it is missed, not before the first read nor across a reconnect.
+   */
+  events(connection: Redis, lastEventId?: string): QueueEvents {
+    return new QueueEvents(AGENT_QUEUE, { connection, prefix: this.keys.bull, ...(lastEventId ? { lastEventId } : {}) });
+  }
+
+  /** The id of the queue's newest event ('0-0' when there is none yet): where a listener starts now. */
+  async lastEventId(): Promise<string> {
+    const [latest] = await this.connection.xrevrange(this.queue.keys.events!, '+', '-', 'COUNT', 1);
+    return latest?.[0] ?? '0-0';
   }
 
   async close(): Promise<void> {

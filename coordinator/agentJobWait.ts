@@ -1,0 +1,105 @@
+import os from 'node:os';
+import { backendName } from '../shared/core/agents/agentBackend.js';
+import { emptyUsage } from '../shared/core/model/usage.js';
+import { appendRunEvent } from '../shared/infra/board/runEvents.js';
+import { type AgentJob, type AgentJobInput, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
+import { agentJobId } from '../shared/infra/queue/agentQueue.js';
+import { isAborted, subscribeAborts } from '../shared/infra/queue/runAbort.js';
+import { connectRedis } from '../shared/infra/redis/redisConnection.js';
+import type { OrcaServices } from './services.js';
+
+/** Where a job waits for a worker: an abort takes it off the queue from there. */
+const NOT_TAKEN = new Set(['waiting', 'delayed', 'prioritized', 'paused', 'waiting-children']);
+
+/**
+ * `orca agent`'s wait for its one job. A worker that runs the job ends it on the run's abort with
+ * its own result; a job no worker has taken yet (none running, all busy) is taken off the queue
+ * here on the abort, and the agent ends `aborted` without having started, so an abort never
+ * leaves the command waiting for a worker that may never come.
+ */
+export async function waitForAgentJob(services: OrcaServices, payload: AgentJobInput): Promise<AgentJobResult> {
+  const job = AgentJobSchema.parse(payload);
+  const jobId = agentJobId(job.run_id, job.task_id, 1);
+  const aborted = new AbortController();
+  const subscriber = connectRedis(services.redisService.url);
+  try {
+    await subscribeAborts(subscriber, services.keys, (runId, reason) => {
+      if (runId === job.run_id) aborted.abort(new Error(reason));
+    });
+    // Published before the subscription began: still this run's abort.
+    if (await isAborted(services.redis, services.keys, job.run_id)) aborted.abort(new Error('orca abort'));
+    try {
+      return await services.waiter.wait(jobId, aborted.signal);
+    } catch (error) {
+      if (!aborted.signal.aborted) throw error;
+    }
+    const reason = (aborted.signal.reason as Error).message;
+    if (await takeOffQueue(services, jobId)) {
+      const detail = `the run was aborted (${reason}) before a worker took its job`;
+      await recordTaskState(services, job, jobId, 'aborted', detail);
+      return notStarted(job, detail);
+    }
+    // Taken by a worker meanwhile: it stops its agent and says how far it got.
+    return await services.waiter.wait(jobId);
+  } finally {
+    subscriber.disconnect();
+  }
+}
+
+/**
+ * The task's state on the run's board, from this command: `queued` once its job is on the queue
+ * (the run is recorded from then on, so `orca abort` and `orca status` know it before a worker
+ * does), `aborted` when the abort took it off again.
+ */
+export async function recordTaskState(
+  services: OrcaServices,
+  job: Pick<AgentJob, 'run_id' | 'task_id'>,
+  jobId: string,
+  status: 'queued' | 'aborted',
+  detail?: string,
+): Promise<void> {
+  await appendRunEvent(services.redis, services.keys, {
+    run_id: job.run_id,
+    source: 'run',
+    event: { type: 'task_state', at: Date.now(), task_id: job.task_id, status, attempt: 1, job_id: jobId, ...(detail ? { detail } : {}) },
+  });
+}
+
+/** Removes the job if no worker holds it; false when a worker took it (its lock stops the removal). */
+async function takeOffQueue(services: OrcaServices, jobId: string): Promise<boolean> {
+  const queued = await services.queue.getJob(jobId);
+  if (!queued || !NOT_TAKEN.has(await queued.getState())) return false;
+  try {
+    await queued.remove();
+    return true;
+  } catch {
+    // A worker locked it between the state read and the removal: it is that worker's to end.
+    return false;
+  }
+}
+
+/** The result of a job that never started: nothing ran, nothing was spent, nothing was changed. */
+function notStarted(job: AgentJob, detail: string): AgentJobResult {
+  return {
+    run_id: job.run_id,
+    task_id: job.task_id,
+    role: job.role.name,
+    status: 'aborted',
+    end_reason: 'aborted',
+    detail,
+    base: job.base,
+    usage: emptyUsage(),
+    cost_usd: 0,
+    turns: 0,
+    transcript: '',
+    host: os.hostname(),
+    pid: process.pid,
+    commands: [],
+    files_read: [],
+    files_changed: [],
+    scripted: job.model.script !== undefined,
+    agent: backendName(job.agent),
+    usage_reported: true,
+    remembered: [],
+  };
+}
