@@ -123,7 +123,7 @@ function sandboxWrap(launch: AgentLaunch, home: string, tempDir: string, proxy: 
     extraWritable: [home],
     extraReadable: [...launch.readable, packageRoot()],
   });
-  policy.network = { kind: 'proxy', endpoint: proxy.endpoint, loopbackThroughProxy: true };
+  policy.network = { kind: 'proxy', endpoint: proxy.endpoint, loopbackThroughProxy: true, ownLoopback: launch.agent.ownLoopback };
   return found.wrap(policy);
 }
 

@@ -33,6 +33,14 @@ export const AcpAgentSchema = z
     baseUrlEnv: z.string().min(1).optional(),
     /** Where its model API is when `baseUrlEnv` is unset: the hosts (port 443) its sandbox's proxy lets it reach. */
     apiHosts: z.array(z.string().regex(/^[A-Za-z0-9.-]+$/)).default([]),
+    /**
+     * A loopback address it serves its own HTTP API on, which its own command names (OpenCode's
+     * `--hostname`): inside its sandbox's network it is reached directly, not through the proxy.
+     */
+    ownLoopback: z
+      .string()
+      .regex(/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/)
+      .optional(),
     /** Files under the user's home copied into the agent's private home: its login (never written back). */
     loginFiles: z.array(z.string().min(1)).default([]),
     /**

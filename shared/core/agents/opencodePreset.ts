@@ -1,5 +1,8 @@
 import type { AcpAgent } from './agentBackend.js';
 
+/** Where OpenCode serves the HTTP API its ACP side calls, inside its sandbox's network (127.0.0.1 there is the proxy's way to the host). */
+const OWN_LOOPBACK = '127.0.0.2';
+
 /** orca's tools OpenCode is offered over MCP instead of its own (it names them `orca_Read` …). */
 const REPLACED = ['Read', 'Write', 'Edit', 'Bash'];
 
@@ -27,7 +30,9 @@ const PERMISSION = {
 export const opencode: AcpAgent = {
   kind: 'acp',
   name: 'opencode',
-  command: ['opencode', 'acp'],
+  // It talks to its own HTTP API over loopback: an address of its own, which its sandbox's proxy leaves direct.
+  command: ['opencode', 'acp', '--hostname', OWN_LOOPBACK],
+  ownLoopback: OWN_LOOPBACK,
   install: 'npm install -g opencode-ai@1.18.33',
   env: ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENCODE_CONFIG'],
   // Its config, data and cache folders follow HOME (its private home in the sandbox) unless these point elsewhere.
@@ -56,7 +61,7 @@ export const opencode: AcpAgent = {
     },
   },
   baseUrlEnv: 'ANTHROPIC_BASE_URL',
-  apiHosts: ['api.anthropic.com', 'api.openai.com'],
+  apiHosts: ['api.anthropic.com'],
   loginFiles: ['.local/share/opencode/auth.json', '.config/opencode/opencode.json'],
   replaces: REPLACED,
   session: 'prompt',
