@@ -1,22 +1,38 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
 import type { RunJson } from '../../coordinator/run/runResult.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { git, makeRepo } from '../support/gitRepo.js';
 import { type Behaviour, MessagesServer, reply } from '../support/messagesServer.js';
+import { npmInstall } from '../support/npmInstall.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 
 /**
- * `orca agent --agent opencode`: the real OpenCode (`opencode acp`, pinned as a devDependency)
+ * `orca agent --agent opencode`: the real OpenCode (`opencode acp`, OPENCODE_VERSION from npm, on the workers' PATH)
  * as a Worker, against the strict Messages stand-in, in the sandbox. Its own read, edit and bash
  * are denied by the preset's settings; orca's are offered over MCP (`orca_Read` …), so its writes
  * meet orca's rules and its checks are evidence.
  */
 
 const DEMO_SCRIPT = path.join(packageRoot(), 'coordinator', 'demo', 'demo-script.json');
+
+/** The OpenCode the tests run, installed from npm for this file (support/npmInstall.ts says why not a devDependency). */
+const OPENCODE_VERSION = '1.18.33';
+let openCodeRoot: string;
+let openCodeBin: string;
+
+beforeAll(async () => {
+  openCodeRoot = mkdtempSync(path.join(os.tmpdir(), 'orca-opencode-'));
+  openCodeBin = await npmInstall(openCodeRoot, `opencode-ai@${OPENCODE_VERSION}`);
+}, SLOW_TEST_MS);
+
+afterAll(() => {
+  rmSync(openCodeRoot, { recursive: true, force: true });
+});
 
 let server: MessagesServer;
 /** The turns of an `orca run`'s OpenCode Worker, by the number of answers before the request: set by a test that runs one. */
@@ -45,7 +61,11 @@ afterEach(async () => {
 type Body = any;
 
 function apiEnv(): Record<string, string> {
-  return { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-test-fake-key' };
+  return {
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: 'sk-test-fake-key',
+    PATH: `${openCodeBin}${path.delimiter}${process.env.PATH}`,
+  };
 }
 
 /** The demo's Worker turns for `task` from its first Read on, as OpenCode's model calls them: orca's tools by OpenCode's names for them. */
