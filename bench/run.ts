@@ -16,7 +16,7 @@ import { makeLargeRepo } from './largeRepo.js';
 import { MERGE_TARGET_RATIO, mergeBenchmark } from './mergeBench.js';
 import { redisCommandsBenchmark } from './redisCommands.js';
 import { sharedRemoteBenchmark } from './sharedRemote.js';
-import { SINGLE_AGENT_TARGET, singleAgentBenchmark } from './singleAgent.js';
+import { SINGLE_AGENT_ACP_TARGET, SINGLE_AGENT_TARGET, singleAgentBenchmark } from './singleAgent.js';
 import { sparseBenchmark } from './sparseCheckout.js';
 import { START_TARGET, startBenchmark } from './startLatency.js';
 import { round } from './stats.js';
@@ -55,6 +55,7 @@ const SECTIONS = [
   'gitprocs',
   'fanout',
   'single',
+  'single-acp',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -368,6 +369,21 @@ async function main(): Promise<void> {
       target: `≤ ${SINGLE_AGENT_TARGET}`,
       met: result.ratio <= SINGLE_AGENT_TARGET,
       note: `orca agent ${result.orca_ms} ms (median of ${result.runs}, a worker already running; its queue, worktree and commit included); Read, Edit, Bash, answer against the same local Messages stand-in`,
+    });
+  }
+
+  if (only.includes('single-acp')) {
+    const result = await timed(say, 'Claude Code through orca beside Claude Code', () =>
+      singleAgentBenchmark({ runs: quick ? 2 : 10, agent: 'claude-code' }),
+    );
+    details.single_acp = result;
+    figures.push({
+      key: 'single_agent_claude_code_acp_vs_claude_code',
+      value: result.ratio,
+      reference: { what: `claude -p ${result.claude_code_version}, ms (median)`, value: result.claude_code_ms },
+      target: `≤ ${SINGLE_AGENT_ACP_TARGET}`,
+      met: result.ratio <= SINGLE_AGENT_ACP_TARGET,
+      note: `orca agent --agent claude-code ${result.orca_ms} ms (median of ${result.runs}, a worker already running; the adapter in bwrap, orca's Read, Edit, Bash and Report over MCP, its worktree and commit included); the same task and stand-in`,
     });
   }
 

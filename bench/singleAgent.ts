@@ -4,12 +4,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { compiledEntry } from '../shared/core/runtime/compiledEntry.js';
 import { CLAUDE_CODE_VERSION, greetingTurns, installClaudeCode, sideBySideStandIn } from '../tests/support/claudeCodeTask.js';
+import { type Behaviour, reply } from '../tests/support/messagesServer.js';
 import { BenchEnv, benchTempRoot } from './benchEnv.js';
 import { makeRunRepo } from './runScript.js';
 import { median, round } from './stats.js';
 
 /** The Claude Code the compatibility check pins (compat/claudeCode.compat.ts), from the npm registry. */
 export const SINGLE_AGENT_TARGET = 1.2;
+/** `orca agent --agent claude-code` (the ACP preset, in the sandbox) beside `claude -p` (issue 34). */
+export const SINGLE_AGENT_ACP_TARGET = 1.3;
 
 /**
  * One agent, one four-turn task (Read, Edit, Bash, then the answer), against the same local
@@ -17,6 +20,12 @@ export const SINGLE_AGENT_TARGET = 1.2;
  * already running (so its queue, worktree and commit are in the time, not a worker's start) beside
  * `claude -p` from the pinned npm package. Wall time from spawning each to its exit, alternating
  * which goes first, a fresh repository for each run; the median of each.
+ *
+ * With `agent: 'claude-code'` orca's side is `orca agent --agent claude-code`: Claude Code through
+ * Zed's ACP adapter, the whole agent process in the sandbox (bwrap), its Read, Edit and Bash
+ * orca's over MCP. Its turns are the same task as it must say it: `mcp__orca__Read`, `…Edit`,
+ * `…Bash`, `…Report`, then its closing text (Claude Code asks the model once more after a tool's
+ * result, so it has one turn more than orca's own loop, which ends at Report).
  */
 export interface SingleAgentResult {
   orca_ms: number;
@@ -26,12 +35,15 @@ export interface SingleAgentResult {
   orca_samples: number[];
   claude_code_samples: number[];
   claude_code_version: string;
+  /** orca's side: its own loop, or the named ACP agent. */
+  agent: 'orca' | 'claude-code';
 }
 
 const PROMPT = 'Change world to there in greet.txt, then echo done.';
 
-export async function singleAgentBenchmark(options: { runs?: number } = {}): Promise<SingleAgentResult> {
+export async function singleAgentBenchmark(options: { runs?: number; agent?: 'claude-code' } = {}): Promise<SingleAgentResult> {
   const runs = options.runs ?? 10;
+  const acp = options.agent === 'claude-code';
   const work = mkdtempSync(path.join(benchTempRoot(), 'orca-bench-single-'));
   try {
     const claude = await installClaudeCode(path.join(work, 'claude-code'));
@@ -46,15 +58,30 @@ export async function singleAgentBenchmark(options: { runs?: number } = {}): Pro
         const claudeCode: number[] = [];
         const runOrca = async (i: number) => {
           const repo = project(path.join(work, `orca-${i}`));
-          server.enqueue(...greetingTurns('greet.txt', 'report'));
+          server.enqueue(...(acp ? acpGreetingTurns('greet.txt') : greetingTurns('greet.txt', 'report')));
+          const agentArgs = acp ? ['--agent', 'claude-code'] : [];
           const start = performance.now();
           const done = await run(
             process.execPath,
-            [compiledEntry('coordinator/cli.ts'), 'agent', '--role', 'worker', PROMPT, '--repo', repo, '--no-local-workers', '--json'],
+            [
+              compiledEntry('coordinator/cli.ts'),
+              'agent',
+              ...agentArgs,
+              '--role',
+              'worker',
+              PROMPT,
+              '--repo',
+              repo,
+              '--no-local-workers',
+              '--json',
+            ],
             { cwd: repo, env: env.processEnv(modelEnv) },
           );
           orca.push(performance.now() - start);
-          if (done.code !== 0) throw new Error(`orca agent exited ${done.code}:\n${done.stderr}`);
+          if (done.code !== 0) throw new Error(`orca agent exited ${done.code}:\n${done.stdout}\n${done.stderr}`);
+          const out = JSON.parse(done.stdout) as { status?: string; sandbox?: string };
+          if (out.status !== 'completed') throw new Error(`orca agent did not complete its task:\n${done.stdout}`);
+          if (acp && out.sandbox !== 'bwrap') throw new Error(`orca agent --agent claude-code ran with sandbox ${out.sandbox}, not bwrap`);
         };
         const runClaude = async (i: number) => {
           const repo = project(path.join(work, `claude-${i}`));
@@ -99,6 +126,7 @@ export async function singleAgentBenchmark(options: { runs?: number } = {}): Pro
           orca_samples: orca.map((ms) => round(ms)),
           claude_code_samples: claudeCode.map((ms) => round(ms)),
           claude_code_version: CLAUDE_CODE_VERSION,
+          agent: acp ? 'claude-code' : 'orca',
         };
       });
     } finally {
@@ -107,6 +135,17 @@ export async function singleAgentBenchmark(options: { runs?: number } = {}): Pro
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** The same task's turns as Claude Code through the ACP adapter needs them: orca's tools over MCP, then its closing text. */
+function acpGreetingTurns(file: string): Behaviour[] {
+  return [
+    reply.toolUse('mcp__orca__Read', { file_path: file }),
+    reply.toolUse('mcp__orca__Edit', { file_path: file, old_string: 'world', new_string: 'there' }),
+    reply.toolUse('mcp__orca__Bash', { command: 'echo done' }),
+    reply.toolUse('mcp__orca__Report', { summary: 'Changed the greeting.', unresolved: [], claimed_checks: [] }),
+    reply.text('Changed the greeting.'),
+  ];
 }
 
 /** The task's repository: one file, and the permissions both sides need to act without asking. */
