@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { compiledEntry } from '../shared/core/runtime/compiledEntry.js';
 import { CLAUDE_CODE_VERSION, greetingTurns, installClaudeCode, sideBySideStandIn } from '../tests/support/claudeCodeTask.js';
@@ -37,19 +38,39 @@ export interface SingleAgentResult {
   claude_code_version: string;
   /** orca's side: its own loop, or the named ACP agent. */
   agent: 'orca' | 'claude-code';
+  /** The Claude Code the adapter ran: the Agent SDK's own, or (CLAUDE_CODE_EXECUTABLE) the same pinned one `claude -p` is. */
+  adapter_claude_code?: 'agent-sdk' | 'pinned';
+}
+
+export interface SingleAgentOptions {
+  runs?: number;
+  /** orca's side is `orca agent --agent claude-code` rather than orca's own loop. */
+  agent?: 'claude-code';
+  /**
+   * With `agent`: the adapter runs the pinned Claude Code `claude -p` runs (CLAUDE_CODE_EXECUTABLE),
+   * not the Agent SDK's bundled one, so both sides run the same Claude Code and the figure is orca's.
+   */
+  samePinnedClaudeCode?: boolean;
 }
 
 const PROMPT = 'Change world to there in greet.txt, then echo done.';
 
-export async function singleAgentBenchmark(options: { runs?: number; agent?: 'claude-code' } = {}): Promise<SingleAgentResult> {
+export async function singleAgentBenchmark(options: SingleAgentOptions = {}): Promise<SingleAgentResult> {
   const runs = options.runs ?? 10;
   const acp = options.agent === 'claude-code';
+  const pinned = acp && options.samePinnedClaudeCode === true;
   const work = mkdtempSync(path.join(benchTempRoot(), 'orca-bench-single-'));
+  // The agent's sandbox mounts a fresh /dev and a private /tmp: a Claude Code it runs must be installed elsewhere.
+  const install = pinned ? mkdtempSync(path.join(sandboxVisibleTemp(), 'orca-bench-claude-code-')) : path.join(work, 'claude-code');
   try {
-    const claude = await installClaudeCode(path.join(work, 'claude-code'));
+    const claude = await installClaudeCode(install);
     const server = sideBySideStandIn();
     const url = await server.start();
-    const modelEnv = { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-bench' };
+    const modelEnv = {
+      ANTHROPIC_BASE_URL: url,
+      ANTHROPIC_API_KEY: 'sk-ant-bench',
+      ...(pinned ? { CLAUDE_CODE_EXECUTABLE: realpathSync(claude) } : {}),
+    };
     try {
       return await BenchEnv.with(async (env) => {
         await env.startWorker({ concurrency: 1, env: modelEnv });
@@ -127,6 +148,7 @@ export async function singleAgentBenchmark(options: { runs?: number; agent?: 'cl
           claude_code_samples: claudeCode.map((ms) => round(ms)),
           claude_code_version: CLAUDE_CODE_VERSION,
           agent: acp ? 'claude-code' : 'orca',
+          ...(acp ? { adapter_claude_code: pinned ? ('pinned' as const) : ('agent-sdk' as const) } : {}),
         };
       });
     } finally {
@@ -134,7 +156,14 @@ export async function singleAgentBenchmark(options: { runs?: number; agent?: 'cl
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
+    rmSync(install, { recursive: true, force: true });
   }
+}
+
+/** A temp folder the agent's sandbox can read: ORCA_BENCH_DIR's when it is one, else /var/tmp. */
+function sandboxVisibleTemp(): string {
+  const root = benchTempRoot();
+  return root.startsWith('/dev/') || root === os.tmpdir() || root.startsWith(`${os.tmpdir()}/`) ? '/var/tmp' : root;
 }
 
 /** The same task's turns as Claude Code through the ACP adapter needs them: orca's tools over MCP, then its closing text. */
