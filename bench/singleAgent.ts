@@ -8,6 +8,7 @@ import { CLAUDE_CODE_VERSION, greetingTurns, installClaudeCode, sideBySideStandI
 import { type Behaviour, reply } from '../tests/support/messagesServer.js';
 import { BenchEnv, benchTempRoot } from './benchEnv.js';
 import { makeRunRepo } from './runScript.js';
+import { medianPhases, type SessionPhases, sessionPhases } from './sessionPhases.js';
 import { median, round } from './stats.js';
 
 /** The Claude Code the compatibility check pins (compat/claudeCode.compat.ts), from the npm registry. */
@@ -34,6 +35,8 @@ export interface SingleAgentResult {
   ratio: number;
   runs: number;
   orca_samples: number[];
+  /** Where orca's side's time went (median of each phase over the runs): bench/sessionPhases.ts. */
+  orca_phases: SessionPhases;
   claude_code_samples: number[];
   claude_code_version: string;
   /** orca's side: its own loop, or the named ACP agent. */
@@ -76,12 +79,14 @@ export async function singleAgentBenchmark(options: SingleAgentOptions = {}): Pr
         await env.startWorker({ concurrency: 1, env: modelEnv });
         const home = env.dir('claude-home');
         const orca: number[] = [];
+        const phases: SessionPhases[] = [];
         const claudeCode: number[] = [];
         const runOrca = async (i: number) => {
           const repo = project(path.join(work, `orca-${i}`));
           server.enqueue(...(acp ? acpGreetingTurns('greet.txt') : greetingTurns('greet.txt', 'report')));
           const agentArgs = acp ? ['--agent', 'claude-code'] : [];
           const start = performance.now();
+          const spawnedAt = Date.now();
           const done = await run(
             process.execPath,
             [
@@ -99,8 +104,10 @@ export async function singleAgentBenchmark(options: SingleAgentOptions = {}): Pr
             { cwd: repo, env: env.processEnv(modelEnv) },
           );
           orca.push(performance.now() - start);
+          const exitedAt = Date.now();
           if (done.code !== 0) throw new Error(`orca agent exited ${done.code}:\n${done.stdout}\n${done.stderr}`);
-          const out = JSON.parse(done.stdout) as { status?: string; sandbox?: string };
+          const out = JSON.parse(done.stdout) as { run_id: string; status?: string; sandbox?: string };
+          phases.push(sessionPhases(env.home, out.run_id, spawnedAt, exitedAt));
           if (out.status !== 'completed') throw new Error(`orca agent did not complete its task:\n${done.stdout}`);
           if (acp && out.sandbox !== 'bwrap') throw new Error(`orca agent --agent claude-code ran with sandbox ${out.sandbox}, not bwrap`);
         };
@@ -127,6 +134,7 @@ export async function singleAgentBenchmark(options: SingleAgentOptions = {}): Pr
         await runOrca(-1);
         await runClaude(-1);
         orca.length = 0;
+        phases.length = 0;
         claudeCode.length = 0;
         for (let i = 0; i < runs; i += 1) {
           if (i % 2 === 0) {
@@ -145,6 +153,7 @@ export async function singleAgentBenchmark(options: SingleAgentOptions = {}): Pr
           ratio: round(orcaMs / claudeMs, 2),
           runs,
           orca_samples: orca.map((ms) => round(ms)),
+          orca_phases: medianPhases(phases),
           claude_code_samples: claudeCode.map((ms) => round(ms)),
           claude_code_version: CLAUDE_CODE_VERSION,
           agent: acp ? 'claude-code' : 'orca',
