@@ -16,8 +16,9 @@ import { GREP_RATIO_TARGET, grepRatioBenchmark } from './grepRatio.js';
 import { makeLargeRepo } from './largeRepo.js';
 import { MERGE_TARGET_RATIO, mergeBenchmark } from './mergeBench.js';
 import { redisCommandsBenchmark } from './redisCommands.js';
+import type { SessionPhases } from './sessionPhases.js';
 import { sharedRemoteBenchmark } from './sharedRemote.js';
-import { SINGLE_AGENT_TARGET, singleAgentBenchmark } from './singleAgent.js';
+import { SINGLE_AGENT_ACP_TARGET, SINGLE_AGENT_TARGET, singleAgentBenchmark } from './singleAgent.js';
 import { sparseBenchmark } from './sparseCheckout.js';
 import { START_TARGET, startBenchmark } from './startLatency.js';
 import { round } from './stats.js';
@@ -56,6 +57,7 @@ const SECTIONS = [
   'gitprocs',
   'fanout',
   'single',
+  'single-acp',
   'cli',
 ] as const;
 type Section = (typeof SECTIONS)[number];
@@ -369,7 +371,35 @@ async function main(): Promise<void> {
       reference: { what: `claude -p ${result.claude_code_version}, ms (median)`, value: result.claude_code_ms },
       target: `≤ ${SINGLE_AGENT_TARGET}`,
       met: result.ratio <= SINGLE_AGENT_TARGET,
-      note: `orca agent ${result.orca_ms} ms (median of ${result.runs}, a worker already running; its queue, worktree and commit included); Read, Edit, Bash, answer against the same local Messages stand-in`,
+      note: `orca agent ${result.orca_ms} ms (median of ${result.runs}, a worker already running; its queue, worktree and commit included); Read, Edit, Bash, answer against the same local Messages stand-in; ${phaseNote(result.orca_phases)}`,
+    });
+  }
+
+  if (only.includes('single-acp')) {
+    const runs = quick ? 2 : 10;
+    const result = await timed(say, 'Claude Code through orca beside Claude Code', () =>
+      singleAgentBenchmark({ runs, agent: 'claude-code' }),
+    );
+    const pinned = await timed(say, 'the same, the adapter running the pinned Claude Code', () =>
+      singleAgentBenchmark({ runs, agent: 'claude-code', samePinnedClaudeCode: true }),
+    );
+    details.single_acp = result;
+    details.single_acp_pinned = pinned;
+    figures.push({
+      key: 'single_agent_claude_code_acp_vs_claude_code',
+      value: result.ratio,
+      reference: { what: `claude -p ${result.claude_code_version}, ms (median)`, value: result.claude_code_ms },
+      target: `≤ ${SINGLE_AGENT_ACP_TARGET}`,
+      met: result.ratio <= SINGLE_AGENT_ACP_TARGET,
+      note: `orca agent --agent claude-code ${result.orca_ms} ms (median of ${result.runs}, a worker already running; the adapter with its Agent SDK's own Claude Code, in bwrap; orca's Read, Edit, Bash and Report over MCP; its worktree and commit included); the same task and stand-in; ${phaseNote(result.orca_phases)}`,
+    });
+    figures.push({
+      key: 'single_agent_claude_code_acp_pinned_vs_claude_code',
+      value: pinned.ratio,
+      reference: { what: `claude -p ${pinned.claude_code_version}, ms (median)`, value: pinned.claude_code_ms },
+      target: `≤ ${SINGLE_AGENT_ACP_TARGET}`,
+      met: pinned.ratio <= SINGLE_AGENT_ACP_TARGET,
+      note: `as above, the adapter running the same pinned Claude Code as claude -p (CLAUDE_CODE_EXECUTABLE): ${pinned.orca_ms} ms; the difference from claude -p is orca's and the adapter's; ${phaseNote(pinned.orca_phases)}`,
     });
   }
 
@@ -452,6 +482,11 @@ function overheadBound(result: {
 }): number {
   const jobsPerSlot = Math.ceil(result.setup.subtasks / (result.setup.slots.workers * result.setup.slots.concurrency));
   return round(result.ideal_ms / (result.ideal_ms + jobsPerSlot * (result.start_overhead_ms + result.end_overhead_ms)), 3);
+}
+
+/** Where `orca agent`'s time went (bench/sessionPhases.ts), medians. */
+function phaseNote(phases: SessionPhases): string {
+  return `phases: to session ${phases.to_session_ms} ms, agent start ${phases.agent_start_ms}, turns ${phases.turns_ms}, end to exit ${phases.after_end_ms}`;
 }
 
 function timedSync<T>(say: (line: string) => void, label: string, fn: () => T): T {

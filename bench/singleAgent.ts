@@ -1,15 +1,20 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { compiledEntry } from '../shared/core/runtime/compiledEntry.js';
 import { CLAUDE_CODE_VERSION, greetingTurns, installClaudeCode, sideBySideStandIn } from '../tests/support/claudeCodeTask.js';
+import { type Behaviour, reply } from '../tests/support/messagesServer.js';
 import { BenchEnv, benchTempRoot } from './benchEnv.js';
 import { makeRunRepo } from './runScript.js';
+import { medianPhases, type SessionPhases, sessionPhases } from './sessionPhases.js';
 import { median, round } from './stats.js';
 
 /** The Claude Code the compatibility check pins (compat/claudeCode.compat.ts), from the npm registry. */
 export const SINGLE_AGENT_TARGET = 1.2;
+/** `orca agent --agent claude-code` (the ACP preset, in the sandbox) beside `claude -p` (issue 34). */
+export const SINGLE_AGENT_ACP_TARGET = 1.3;
 
 /**
  * One agent, one four-turn task (Read, Edit, Bash, then the answer), against the same local
@@ -17,6 +22,12 @@ export const SINGLE_AGENT_TARGET = 1.2;
  * already running (so its queue, worktree and commit are in the time, not a worker's start) beside
  * `claude -p` from the pinned npm package. Wall time from spawning each to its exit, alternating
  * which goes first, a fresh repository for each run; the median of each.
+ *
+ * With `agent: 'claude-code'` orca's side is `orca agent --agent claude-code`: Claude Code through
+ * Zed's ACP adapter, the whole agent process in the sandbox (bwrap), its Read, Edit and Bash
+ * orca's over MCP. Its turns are the same task as it must say it: `mcp__orca__Read`, `…Edit`,
+ * `…Bash`, `…Report`, then its closing text (Claude Code asks the model once more after a tool's
+ * result, so it has one turn more than orca's own loop, which ends at Report).
  */
 export interface SingleAgentResult {
   orca_ms: number;
@@ -24,37 +35,81 @@ export interface SingleAgentResult {
   ratio: number;
   runs: number;
   orca_samples: number[];
+  /** Where orca's side's time went (median of each phase over the runs): bench/sessionPhases.ts. */
+  orca_phases: SessionPhases;
   claude_code_samples: number[];
   claude_code_version: string;
+  /** orca's side: its own loop, or the named ACP agent. */
+  agent: 'orca' | 'claude-code';
+  /** The Claude Code the adapter ran: the Agent SDK's own, or (CLAUDE_CODE_EXECUTABLE) the same pinned one `claude -p` is. */
+  adapter_claude_code?: 'agent-sdk' | 'pinned';
+}
+
+export interface SingleAgentOptions {
+  runs?: number;
+  /** orca's side is `orca agent --agent claude-code` rather than orca's own loop. */
+  agent?: 'claude-code';
+  /**
+   * With `agent`: the adapter runs the pinned Claude Code `claude -p` runs (CLAUDE_CODE_EXECUTABLE),
+   * not the Agent SDK's bundled one, so both sides run the same Claude Code and the figure is orca's.
+   */
+  samePinnedClaudeCode?: boolean;
 }
 
 const PROMPT = 'Change world to there in greet.txt, then echo done.';
 
-export async function singleAgentBenchmark(options: { runs?: number } = {}): Promise<SingleAgentResult> {
+export async function singleAgentBenchmark(options: SingleAgentOptions = {}): Promise<SingleAgentResult> {
   const runs = options.runs ?? 10;
+  const acp = options.agent === 'claude-code';
+  const pinned = acp && options.samePinnedClaudeCode === true;
   const work = mkdtempSync(path.join(benchTempRoot(), 'orca-bench-single-'));
+  // The agent's sandbox mounts a fresh /dev and a private /tmp: a Claude Code it runs must be installed elsewhere.
+  const install = pinned ? mkdtempSync(path.join(sandboxVisibleTemp(), 'orca-bench-claude-code-')) : path.join(work, 'claude-code');
   try {
-    const claude = await installClaudeCode(path.join(work, 'claude-code'));
+    const claude = await installClaudeCode(install);
     const server = sideBySideStandIn();
     const url = await server.start();
-    const modelEnv = { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-bench' };
+    const modelEnv = {
+      ANTHROPIC_BASE_URL: url,
+      ANTHROPIC_API_KEY: 'sk-ant-bench',
+      ...(pinned ? { CLAUDE_CODE_EXECUTABLE: realpathSync(claude) } : {}),
+    };
     try {
       return await BenchEnv.with(async (env) => {
         await env.startWorker({ concurrency: 1, env: modelEnv });
         const home = env.dir('claude-home');
         const orca: number[] = [];
+        const phases: SessionPhases[] = [];
         const claudeCode: number[] = [];
         const runOrca = async (i: number) => {
           const repo = project(path.join(work, `orca-${i}`));
-          server.enqueue(...greetingTurns('greet.txt', 'report'));
+          server.enqueue(...(acp ? acpGreetingTurns('greet.txt') : greetingTurns('greet.txt', 'report')));
+          const agentArgs = acp ? ['--agent', 'claude-code'] : [];
           const start = performance.now();
+          const spawnedAt = Date.now();
           const done = await run(
             process.execPath,
-            [compiledEntry('coordinator/cli.ts'), 'agent', '--role', 'worker', PROMPT, '--repo', repo, '--no-local-workers', '--json'],
+            [
+              compiledEntry('coordinator/cli.ts'),
+              'agent',
+              ...agentArgs,
+              '--role',
+              'worker',
+              PROMPT,
+              '--repo',
+              repo,
+              '--no-local-workers',
+              '--json',
+            ],
             { cwd: repo, env: env.processEnv(modelEnv) },
           );
           orca.push(performance.now() - start);
-          if (done.code !== 0) throw new Error(`orca agent exited ${done.code}:\n${done.stderr}`);
+          const exitedAt = Date.now();
+          if (done.code !== 0) throw new Error(`orca agent exited ${done.code}:\n${done.stdout}\n${done.stderr}`);
+          const out = JSON.parse(done.stdout) as { run_id: string; status?: string; sandbox?: string };
+          phases.push(sessionPhases(env.home, out.run_id, spawnedAt, exitedAt));
+          if (out.status !== 'completed') throw new Error(`orca agent did not complete its task:\n${done.stdout}`);
+          if (acp && out.sandbox !== 'bwrap') throw new Error(`orca agent --agent claude-code ran with sandbox ${out.sandbox}, not bwrap`);
         };
         const runClaude = async (i: number) => {
           const repo = project(path.join(work, `claude-${i}`));
@@ -79,6 +134,7 @@ export async function singleAgentBenchmark(options: { runs?: number } = {}): Pro
         await runOrca(-1);
         await runClaude(-1);
         orca.length = 0;
+        phases.length = 0;
         claudeCode.length = 0;
         for (let i = 0; i < runs; i += 1) {
           if (i % 2 === 0) {
@@ -97,8 +153,11 @@ export async function singleAgentBenchmark(options: { runs?: number } = {}): Pro
           ratio: round(orcaMs / claudeMs, 2),
           runs,
           orca_samples: orca.map((ms) => round(ms)),
+          orca_phases: medianPhases(phases),
           claude_code_samples: claudeCode.map((ms) => round(ms)),
           claude_code_version: CLAUDE_CODE_VERSION,
+          agent: acp ? 'claude-code' : 'orca',
+          ...(acp ? { adapter_claude_code: pinned ? ('pinned' as const) : ('agent-sdk' as const) } : {}),
         };
       });
     } finally {
@@ -106,7 +165,25 @@ export async function singleAgentBenchmark(options: { runs?: number } = {}): Pro
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
+    rmSync(install, { recursive: true, force: true });
   }
+}
+
+/** A temp folder the agent's sandbox can read: ORCA_BENCH_DIR's when it is one, else /var/tmp. */
+function sandboxVisibleTemp(): string {
+  const root = benchTempRoot();
+  return root.startsWith('/dev/') || root === os.tmpdir() || root.startsWith(`${os.tmpdir()}/`) ? '/var/tmp' : root;
+}
+
+/** The same task's turns as Claude Code through the ACP adapter needs them: orca's tools over MCP, then its closing text. */
+function acpGreetingTurns(file: string): Behaviour[] {
+  return [
+    reply.toolUse('mcp__orca__Read', { file_path: file }),
+    reply.toolUse('mcp__orca__Edit', { file_path: file, old_string: 'world', new_string: 'there' }),
+    reply.toolUse('mcp__orca__Bash', { command: 'echo done' }),
+    reply.toolUse('mcp__orca__Report', { summary: 'Changed the greeting.', unresolved: [], claimed_checks: [] }),
+    reply.text('Changed the greeting.'),
+  ];
 }
 
 /** The task's repository: one file, and the permissions both sides need to act without asking. */

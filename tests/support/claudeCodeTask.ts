@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Behaviour, MessagesServer, reply } from './messagesServer.js';
+import { npmInstall } from './npmInstall.js';
 
 /**
  * The task Claude Code and orca are held side by side on (`npm run compat:claude-code` and the
@@ -42,15 +40,5 @@ export function sideBySideStandIn(): MessagesServer {
 
 /** Installs the pinned Claude Code under `dir` with npm; the path of its `claude`. */
 export async function installClaudeCode(dir: string): Promise<string> {
-  mkdirSync(dir, { recursive: true });
-  const child = spawn(
-    'npm',
-    ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel', 'error', `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`],
-    { cwd: dir, env: process.env, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = await once(child, 'close');
-  if (code !== 0) throw new Error(`npm could not install Claude Code ${CLAUDE_CODE_VERSION} (exit ${code}): ${stderr.trim()}`);
-  return path.join(dir, 'node_modules', '.bin', 'claude');
+  return path.join(await npmInstall(dir, `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`), 'claude');
 }

@@ -6,7 +6,7 @@ import { bashResultFields } from '../../shared/core/tool/bashResultData.js';
 import { CallStopped } from '../../shared/core/tool/callStopped.js';
 import type { CheckedCall } from '../../shared/core/tool/pipeline.js';
 import { isReadOnly, levelOf } from '../../shared/core/tool/tool.js';
-import { ORCA_MCP_NAME } from './orcaMcpServer.js';
+import { isOrcaToolCall } from './orcaMcpServer.js';
 import { type CallRecording, flushPending, sessionToolCall } from './sessionToolCall.js';
 
 /** What the agent streamed in the turn under way: its text, and what it said it spent. */
@@ -62,7 +62,7 @@ export class OrcaAcpClient implements acp.Client {
    */
   private async decide(name: string, id: string, input: unknown): Promise<{ allowed: boolean }> {
     const { session } = this;
-    if (name.startsWith(`mcp__${ORCA_MCP_NAME}__`)) return { allowed: true };
+    if (isOrcaToolCall(name)) return { allowed: true };
     const tool = session.registry.get(name);
     const refuse = (reason: string) => {
       session.pending.push({ type: 'permission', tool: name, decision: 'deny', by: 'orca:acp', reason });
@@ -111,7 +111,7 @@ export class OrcaAcpClient implements acp.Client {
     const name = known?.name ?? toolNameOf(update);
     const entry = known ?? { name, recorded: false, ended: false };
     this.seen.set(update.toolCallId, entry);
-    if (name.startsWith(`mcp__${ORCA_MCP_NAME}__`)) return;
+    if (isOrcaToolCall(name)) return;
     const input = update.rawInput;
     const ending = update.status === 'completed' || update.status === 'failed';
     const hasInput = typeof input === 'object' && input !== null && Object.keys(input).length > 0;

@@ -1,8 +1,9 @@
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AcpAgent } from '../../shared/core/agents/agentBackend.js';
+import { resolveSettings } from '../../shared/core/agents/agentSettings.js';
 import { agentShellEnv } from '../../shared/core/runtime/agentEnv.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { type ProcessGroup, spawnGroup } from '../../shared/core/runtime/processGroup.js';
@@ -70,12 +71,21 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
   mkdirSync(tempDir, { recursive: true });
   const shellEnv = agentShellEnv(env);
   for (const name of launch.agent.withoutEnv) delete shellEnv[name];
-  const agentEnv = { ...shellEnv, ...launch.jobEnv, ...ownVariables(launch.agent, env), HOME: home, TMPDIR: tempDir };
+  const agentEnv: Record<string, string> = {
+    ...shellEnv,
+    ...launch.jobEnv,
+    ...ownVariables(launch.agent, env),
+    ...launch.agent.setEnv,
+    HOME: home,
+    TMPDIR: tempDir,
+  };
+  const { settings } = launch.agent;
+  if (settings) agentEnv[settings.variable] = JSON.stringify(resolveSettings(settings.value, agentEnv));
   const argv = [file, ...args];
   const proxy = launch.sandboxed ? await openEgressProxy(agentEgress(launch.agent, env, launch.mcpUrl)) : undefined;
   let group: ProcessGroup;
   try {
-    const wrap = proxy ? sandboxWrap(launch, home, tempDir, proxy) : undefined;
+    const wrap = proxy ? sandboxWrap(launch, home, tempDir, proxy, programFolder(file)) : undefined;
     const command = wrap?.(`exec ${argv.map(shellQuote).join(' ')}`, launch.worktree);
     group = command
       ? await spawnGroup(command.file, command.args, { cwd: launch.worktree, env: agentEnv, keepStdinOpen: true })
@@ -103,17 +113,17 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
 }
 
 /** The host's sandbox for the agent, or a clear failure: the job's sandbox said one works here. */
-function sandboxWrap(launch: AgentLaunch, home: string, tempDir: string, proxy: EgressProxy) {
+function sandboxWrap(launch: AgentLaunch, home: string, tempDir: string, proxy: EgressProxy, program: string) {
   const found = sandboxAvailability(launch.env);
   if (found.kind === undefined) throw new Error(`the ${launch.agent.name} agent cannot be sandboxed here: ${found.problem}`);
-  // orca's own folder too (the agent's program may be installed beside orca, under a /tmp the sandbox hides).
+  // orca's own folder and the program's too: either may be under a /tmp the sandbox hides.
   const policy = sandboxPolicy({
     worktree: launch.worktree,
     tempDir,
     extraWritable: [home],
-    extraReadable: [...launch.readable, packageRoot()],
+    extraReadable: [...launch.readable, packageRoot(), program],
   });
-  policy.network = { kind: 'proxy', endpoint: proxy.endpoint, loopbackThroughProxy: true };
+  policy.network = { kind: 'proxy', endpoint: proxy.endpoint, loopbackThroughProxy: true, ownLoopback: launch.agent.ownLoopback };
   return found.wrap(policy);
 }
 
@@ -154,6 +164,17 @@ function agentProgram(program: string, env: NodeJS.ProcessEnv): string | undefin
     if (parent === dir) return undefined;
     dir = parent;
   }
+}
+
+/**
+ * The folder the agent's program runs from: for a program in an npm install (a `.bin` link into
+ * `node_modules`), the folder holding that `node_modules`, whose packages it loads; else the
+ * program's own folder.
+ */
+function programFolder(file: string): string {
+  const real = realpathSync(file);
+  const at = real.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+  return at > 0 ? real.slice(0, at) : path.dirname(real);
 }
 
 /** One word for `bash -c`, whatever it holds. */

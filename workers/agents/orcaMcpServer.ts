@@ -25,8 +25,16 @@ export interface OrcaMcpEndpoint {
   close(): Promise<void>;
 }
 
-/** The name the agent knows the server by: its tools are `mcp__orca__<Tool>` to Claude Code. */
+/** The name the agent knows the server by: its tools are `mcp__orca__<Tool>` to Claude Code, `orca_<Tool>` to OpenCode. */
 export const ORCA_MCP_NAME = 'orca';
+
+/** The two ways agents name an MCP server's tools: Claude Code's `mcp__orca__Write`, OpenCode's `orca_Write`. */
+const ORCA_TOOL_NAME = new RegExp(`^(mcp__${ORCA_MCP_NAME}__|${ORCA_MCP_NAME}_)[A-Za-z]+$`);
+
+/** Whether a call the agent streams or asks about is of one of orca's own tools (judged and recorded where it runs). */
+export function isOrcaToolCall(name: string): boolean {
+  return ORCA_TOOL_NAME.test(name);
+}
 
 /**
  * orca's tools for an external agent (Report, Remember, and the tools that replace its own), as

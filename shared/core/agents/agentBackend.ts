@@ -18,16 +18,35 @@ export const AcpAgentSchema = z
     env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
     /** Variables of the shell's environment it must not get: ones that would let it skip orca's answers to its permission requests. */
     withoutEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
+    /** Variables it is always given, whatever the worker's environment: those that keep it from calling home (updates, model lists, plugins). */
+    setEnv: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).default({}),
+    /**
+     * Its own settings, given as JSON in the variable `variable` (OpenCode's OPENCODE_CONFIG_CONTENT):
+     * its model API's base URL, its model, the tools it must not run itself. `{env:NAME}` in a string
+     * is the variable's value from its environment; a setting naming an unset variable is left out.
+     */
+    settings: z
+      .object({ variable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), value: z.record(z.string(), z.unknown()) })
+      .strict()
+      .optional(),
     /** The variable naming its model API's base URL: the sandbox lets it reach that URL (docs/agents.md). */
     baseUrlEnv: z.string().min(1).optional(),
     /** Where its model API is when `baseUrlEnv` is unset: the hosts (port 443) its sandbox's proxy lets it reach. */
     apiHosts: z.array(z.string().regex(/^[A-Za-z0-9.-]+$/)).default([]),
+    /**
+     * A loopback address it serves its own HTTP API on, which its own command names (OpenCode's
+     * `--hostname`): inside its sandbox's network it is reached directly, not through the proxy.
+     */
+    ownLoopback: z
+      .string()
+      .regex(/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/)
+      .optional(),
     /** Files under the user's home copied into the agent's private home: its login (never written back). */
     loginFiles: z.array(z.string().min(1)).default([]),
     /**
      * The agent's own tools orca replaces with its own, offered over MCP (`mcp__orca__<Tool>`), so
-     * its file writes and commands go through orca's rules and its checks are evidence. Only
-     * agents that take `claude-code` session options can be told to drop their own.
+     * its file writes and commands go through orca's rules and its checks are evidence. It is told
+     * to drop its own by `claude-code` session options, or by its `settings` (OpenCode's `permission`).
      */
     replaces: z.array(z.string().min(1)).default([]),
     /**

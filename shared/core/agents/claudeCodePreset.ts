@@ -20,6 +20,7 @@ export const claudeCode: AcpAgent = {
   ],
   // IS_SANDBOX lets the adapter offer Claude Code's bypassPermissions mode, where no call would reach orca's policy.
   withoutEnv: ['IS_SANDBOX'],
+  setEnv: {},
   baseUrlEnv: 'ANTHROPIC_BASE_URL',
   // Its model API, and where a `claude /login` login refreshes its token (the Claude Agent SDK's TOKEN_URL).
   apiHosts: ['api.anthropic.com', 'platform.claude.com'],

@@ -12,6 +12,7 @@ export const codex: AcpAgent = {
   apiHosts: ['api.openai.com', 'chatgpt.com', 'auth.openai.com'],
   loginFiles: ['.codex/auth.json', '.codex/config.toml'],
   withoutEnv: [],
+  setEnv: {},
   replaces: [],
   session: 'prompt',
 };

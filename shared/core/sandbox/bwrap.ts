@@ -54,9 +54,11 @@ export function bwrapWrap(bwrap: string, policy: SandboxPolicy): WrappedCommand 
     'TMPDIR',
     tempDir,
     ...(endpoint
-      ? proxyEnv(`http://127.0.0.1:${PROXY_PORT_INSIDE}`, network.kind === 'proxy' && network.loopbackThroughProxy === true).flatMap(
-          ([name, value]) => ['--setenv', name, value],
-        )
+      ? proxyEnv(
+          `http://127.0.0.1:${PROXY_PORT_INSIDE}`,
+          network.kind === 'proxy' && network.loopbackThroughProxy === true,
+          network.kind === 'proxy' ? network.ownLoopback : undefined,
+        ).flatMap(([name, value]) => ['--setenv', name, value])
       : []),
   ];
   const start = relay ? [process.execPath, relay, String(PROXY_PORT_INSIDE), PROXY_SOCKET_INSIDE] : [];
@@ -71,11 +73,12 @@ function hiddenByPrivateTmp(dir: string): boolean {
 /**
  * The variables that send HTTP clients through the proxy. Loopback stays direct: a test's own
  * server inside the sandbox is reached as itself; a host service is reached by a name the rules
- * allow. With `loopbackThroughProxy` nothing is direct (NO_PROXY empty): an external agent's
- * loopback model API and orca's MCP server are the host's, reached through the proxy.
+ * allow. With `loopbackThroughProxy` nothing is direct but `ownLoopback` (NO_PROXY names it
+ * alone): an external agent's loopback model API and orca's MCP server are the host's, reached
+ * through the proxy; the address it serves itself on inside is its own.
  */
-export function proxyEnv(url: string, loopbackThroughProxy = false): Array<[string, string]> {
-  const noProxy = loopbackThroughProxy ? '' : 'localhost,127.0.0.1,::1';
+export function proxyEnv(url: string, loopbackThroughProxy = false, ownLoopback?: string): Array<[string, string]> {
+  const noProxy = loopbackThroughProxy ? (ownLoopback ?? '') : 'localhost,127.0.0.1,::1';
   return [
     ['HTTP_PROXY', url],
     ['HTTPS_PROXY', url],

@@ -41,6 +41,11 @@ export type SandboxNetwork =
        * loopback is reached only as the proxy's rules name it (host:port).
        */
       loopbackThroughProxy?: boolean;
+      /**
+       * With `loopbackThroughProxy`: an address of the sandbox's own loopback the agent serves its
+       * own HTTP API on (OpenCode's `--hostname`), reached directly: nothing else is on it.
+       */
+      ownLoopback?: string;
     }
   | { kind: 'host' };
 

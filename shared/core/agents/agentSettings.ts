@@ -1,0 +1,30 @@
+/** `{env:NAME}` inside a setting's string: the value of the variable NAME. */
+const ENV_REFERENCE = /\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * An agent's settings as it is given them (docs/agents.md, `settings`): each `{env:NAME}` in a
+ * string replaced by that variable's value in the agent's environment, and a setting that names
+ * a variable the environment lacks left out, so the agent's own default holds there (an unset
+ * ANTHROPIC_BASE_URL must not become a base URL of "/v1").
+ */
+export function resolveSettings(value: unknown, env: Record<string, string | undefined>): unknown {
+  if (typeof value === 'string') {
+    let missing = false;
+    const resolved = value.replace(ENV_REFERENCE, (_, name: string) => {
+      const found = env[name];
+      if (found === undefined || found === '') missing = true;
+      return found ?? '';
+    });
+    return missing ? undefined : resolved;
+  }
+  if (Array.isArray(value)) return value.map((item) => resolveSettings(item, env)).filter((item) => item !== undefined);
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const resolved = resolveSettings(item, env);
+      if (resolved !== undefined) out[key] = resolved;
+    }
+    return out;
+  }
+  return value;
+}
