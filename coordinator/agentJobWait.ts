@@ -1,9 +1,7 @@
-import os from 'node:os';
-import { backendName } from '../shared/core/agents/agentBackend.js';
-import { emptyUsage } from '../shared/core/model/usage.js';
 import { appendRunEvent } from '../shared/infra/board/runEvents.js';
 import { type AgentJob, type AgentJobInput, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
+import { blankJobResult } from '../shared/infra/queue/blankJobResult.js';
 import { isAborted, subscribeAborts } from '../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
 import type { OrcaServices } from './services.js';
@@ -80,26 +78,5 @@ async function takeOffQueue(services: OrcaServices, jobId: string): Promise<bool
 
 /** The result of a job that never started: nothing ran, nothing was spent, nothing was changed. */
 function notStarted(job: AgentJob, detail: string): AgentJobResult {
-  return {
-    run_id: job.run_id,
-    task_id: job.task_id,
-    role: job.role.name,
-    status: 'aborted',
-    end_reason: 'aborted',
-    detail,
-    base: job.base,
-    usage: emptyUsage(),
-    cost_usd: 0,
-    turns: 0,
-    transcript: '',
-    host: os.hostname(),
-    pid: process.pid,
-    commands: [],
-    files_read: [],
-    files_changed: [],
-    scripted: job.model.script !== undefined,
-    agent: backendName(job.agent),
-    usage_reported: true,
-    remembered: [],
-  };
+  return blankJobResult(job, '', { status: 'aborted', end_reason: 'aborted', detail });
 }

@@ -42,7 +42,7 @@ addApprovalCommands(program);
 addResumeCommand(program);
 addAgentCommand(program);
 addAnswerCommands(program);
-addWorkerCommand(program);
+addWorkerCommand(program, async (options) => (await import('../workers/workerProcess.js')).runWorkerProcess(options));
 addPromptCommand(program);
 addBoardCommands(program);
 addAbortCommand(program);

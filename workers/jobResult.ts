@@ -1,11 +1,9 @@
-import os from 'node:os';
 import path from 'node:path';
-import { backendName } from '../shared/core/agents/agentBackend.js';
 import type { AgentResult } from '../shared/core/loop/query.js';
 import type { Model } from '../shared/core/model/model.js';
-import { emptyUsage } from '../shared/core/model/usage.js';
 import type { Harness } from '../shared/harness/harness.js';
 import type { AgentJob, AgentJobResult } from '../shared/infra/queue/agentJob.js';
+import { blankJobResult } from '../shared/infra/queue/blankJobResult.js';
 import { commandsFromLedger } from '../shared/infra/verify/gates/claims.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
 import { transcriptPathFor } from '../shared/policy/hooks/hookContext.js';
@@ -13,29 +11,7 @@ import type { JobWorkspace } from './workspace/jobWorkspace.js';
 
 /** A result with every field the job has not reached yet at its empty value: a failed job by default. */
 export function jobResult(job: AgentJob, sessionDir: string): (extra: Partial<AgentJobResult>) => AgentJobResult {
-  return (extra) => ({
-    run_id: job.run_id,
-    task_id: job.task_id,
-    role: job.role.name,
-    status: 'failed',
-    end_reason: 'error',
-    detail: '',
-    base: job.base,
-    usage: emptyUsage(),
-    cost_usd: 0,
-    turns: 0,
-    transcript: transcriptPathFor(sessionDir),
-    host: os.hostname(),
-    pid: process.pid,
-    commands: [],
-    files_read: [],
-    files_changed: [],
-    scripted: job.model.script !== undefined,
-    agent: backendName(job.agent),
-    usage_reported: true,
-    remembered: [],
-    ...extra,
-  });
+  return (extra) => blankJobResult(job, transcriptPathFor(sessionDir), extra);
 }
 
 export interface RanJob {

@@ -3,8 +3,11 @@ import type { SandboxMode } from '../../shared/core/runtime/sandboxMode.js';
 import { sandboxChoice, sandboxOption } from '../sandboxOption.js';
 import { positiveInt } from './cliOptions.js';
 
-/** `orca worker`: a worker process taking agent jobs from Redis (workers/workerProcess.ts). */
-export function addWorkerCommand(program: Command): void {
+/** How the worker process is run (workers/workerProcess.ts), handed in by the CLI entry: the one place `coordinator/` reaches into `workers/`. */
+export type RunWorkerProcess = (options: { concurrency: number; sandbox: SandboxMode }) => Promise<void>;
+
+/** `orca worker`: a worker process taking agent jobs from Redis. */
+export function addWorkerCommand(program: Command, runWorkerProcess: RunWorkerProcess): void {
   program
     .command('worker')
     .description('a worker process: takes agent jobs from Redis until stopped (SIGINT/SIGTERM)')
@@ -21,6 +24,6 @@ export function addWorkerCommand(program: Command): void {
       // A worker wants V8 tuned for size (shared/core/runtime/workerNodeFlags.ts), which only a new process can get.
       if (!hasWorkerNodeFlags())
         process.exitCode = await relaunchWorker(['--concurrency', String(options.concurrency), '--sandbox', sandbox]);
-      else await (await import('../../workers/workerProcess.js')).runWorkerProcess({ concurrency: options.concurrency, sandbox });
+      else await runWorkerProcess({ concurrency: options.concurrency, sandbox });
     });
 }
