@@ -34,6 +34,18 @@ export interface PoolPlace {
 
 type Request = { create: boolean; size: number };
 
+/** A worktree taken from the pool (WorktreePool.takeChecked). */
+export interface PooledWorktree {
+  /** The commit it is at: the job's base. */
+  start: string;
+  /**
+   * The take's `git status` (changes, untracked and ignored files) found it exactly at `start`, and
+   * orca's only git command since wrote a ref (no checkout, hooks off): the worktree is known to be
+   * exactly its commit, and a watch opening on it need not ask git again about what nobody wrote.
+   */
+  checkedClean: boolean;
+}
+
 /**
  * Detached worktrees kept ready for a run's jobs, per repository and host, in
  * `ORCA_HOME/pool/<run>/<repoKey>/`: a job takes one (moved to its own worktree folder, checked
@@ -90,6 +102,11 @@ export class WorktreePool {
    * refills in the background.
    */
   async take(place: PoolPlace, dir: string, branch?: string): Promise<string | undefined> {
+    return (await this.takeChecked(place, dir, branch))?.start;
+  }
+
+  /** `take`, saying also whether its check still describes the worktree (PooledWorktree). */
+  async takeChecked(place: PoolPlace, dir: string, branch?: string): Promise<PooledWorktree | undefined> {
     if (!this.enabled) return undefined;
     const folder = this.folder(place.runId, place.repo);
     if (!existsSync(path.join(folder, STATE_FILE))) return undefined;
@@ -132,7 +149,8 @@ export class WorktreePool {
         continue;
       }
       this.schedule(place, { create: false, size: 0 });
-      return base;
+      // A checkout wrote files after the check: then the check is of another commit's tree.
+      return { start: base, checkedClean: found.head === base };
     }
   }
 
