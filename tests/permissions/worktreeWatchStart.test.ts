@@ -33,7 +33,12 @@ async function pooledWorkspaces(): Promise<{ repo: string; pool: WorktreePool; m
     }),
   );
   // The user's own ignored files: copied into each worktree (.worktreeinclude), or linked (node_modules).
-  writeFiles(repo, { '.env': 'SECRET=user\n', 'config/local/.env.local': 'LOCAL=1\n', 'node_modules/dep/index.js': 'x\n', 'debug.log': 'l\n' });
+  writeFiles(repo, {
+    '.env': 'SECRET=user\n',
+    'config/local/.env.local': 'LOCAL=1\n',
+    'node_modules/dep/index.js': 'x\n',
+    'debug.log': 'l\n',
+  });
   const home = new OrcaHome(tempDir('orca-watch-start-home-'));
   const pool = new WorktreePool(home, { slots: 2, log: () => undefined });
   const base = git(repo, 'rev-parse', 'HEAD');
@@ -58,7 +63,7 @@ function agentWrites(dir: string): void {
     'src/b.ts': 'export const b = 1;\n',
     'README.md': '# changed\n',
     'build.log': 'ignored, not guarded\n',
-    'node_modules/extra.js': 'orca linked the folder: not the agent\'s change\n',
+    'node_modules/extra.js': "orca linked the folder: not the agent's change\n",
   });
 }
 
