@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { OrcaHome } from '../runtime/orcaHome.js';
 import { processAlive } from '../runtime/processAlive.js';
 import { gitAt, resolveCommit, runGit } from './git.js';
@@ -240,6 +241,7 @@ export class WorktreePool {
       });
       if (!claimed) continue;
       const ok = await niceGit(busy, ['checkout', '--quiet', '--detach', head], this.stopping.signal)
+        .then(() => pastRacyWindow(this.stopping.signal))
         .then(() => inspect(busy, (at, args) => niceGit(at, args, this.stopping.signal)))
         .then((found) => found.dirty === undefined)
         .catch(() => false);
@@ -266,6 +268,7 @@ export class WorktreePool {
       // `checkout -f` fills the empty worktree as `worktree add` would (post-checkout hook included); the
       // status after it both checks the result and settles the index, so a take's check is a quick one.
       const ok = await niceGit(busy, ['checkout', '--quiet', '--force'], this.stopping.signal)
+        .then(() => pastRacyWindow(this.stopping.signal))
         .then(() => inspect(busy, (at, args) => niceGit(at, args, this.stopping.signal)))
         .then((found) => found.dirty === undefined)
         .catch((error: unknown) => {
@@ -345,6 +348,17 @@ function niceGit(dir: string, args: string[], signal: AbortSignal): Promise<stri
       (error, stdout, stderr) => (error ? reject(new Error(stderr.trim() || error.message)) : resolve(stdout)),
     );
   });
+}
+
+/**
+ * Waits, in the background, until the clock is in a later second than the checkout just ended in.
+ * git trusts a file's cached stat only when the file is older than the index: files written in the
+ * index's own second are "racily clean", and every `git status` reads them whole again until one
+ * writes the index in a later second. The settling status after this leaves an index a take's
+ * check can trust by stat alone (20,000 files at load 5: about 40 ms instead of about 200).
+ */
+function pastRacyWindow(signal: AbortSignal): Promise<void> {
+  return sleep(1000 - (Date.now() % 1000) + 20, undefined, { signal });
 }
 
 function merged(a: Request | undefined, b: Request & { place: PoolPlace }): Request & { place: PoolPlace } {
