@@ -224,6 +224,8 @@ async function ownedGuard(input: JobHarnessInput): Promise<OwnedPathsGuard | und
     owned,
     // What orca put there (links, copied files, .env.orca, what the setup made) is the start state, not a change.
     linked: orcaOwnedPaths(workspace.dir),
+    // The pool's check of the whole tree holds while nothing but orca's start files was written: no setup ran.
+    cleanAtStart: workspace.checkedClean === true && workspace.config.setup.length === 0,
     checkout: workspace.remote ? undefined : workspace.repo,
     checkoutAtStart: workspace.remote ? undefined : input.checkoutAtStart,
     hostFiles: HostFilesWatch.open({

@@ -79,11 +79,12 @@ async function freshWorktree(
   { job, repo, pool, place }: WorkspaceGround,
   dir: string,
   { branch, sparse }: TaskBranch,
-): Promise<{ start: string; pooled: boolean }> {
-  const taken = await pool?.take(place, dir, branch);
-  const start = taken ?? (await addWorktree({ repo, dir, base: job.base, branch, noCheckout: sparse !== undefined }));
+): Promise<{ start: string; pooled: boolean; checkedClean?: boolean }> {
+  const taken = await pool?.takeChecked(place, dir, branch);
+  const start = taken?.start ?? (await addWorktree({ repo, dir, base: job.base, branch, noCheckout: sparse !== undefined }));
   if (sparse) await checkOutSparse(dir, sparse);
-  return { start, pooled: taken !== undefined };
+  // A sparse checkout rewrites the tree after the pool's check (a pooled repository has none, but the check would not hold).
+  return { start, pooled: taken !== undefined, ...(taken?.checkedClean && !sparse ? { checkedClean: true } : {}) };
 }
 
 /**

@@ -34,6 +34,12 @@ export interface JobWorkspace {
   rebuilt?: string;
   /** The worktree came ready from the run's pool of worktrees (git/worktreePool.ts). */
   pooled?: boolean;
+  /**
+   * The pool's `git status` found the worktree exactly at `start` (nothing changed, untracked or
+   * ignored), and since then orca wrote in it only its start files (`linked`): the watch's first
+   * look asks git about those alone. Unset when anything else may have written there.
+   */
+  checkedClean?: boolean;
 }
 
 /** The repository's hooks around a workspace (WorktreeCreate, WorktreeRemove), and the context they run in for a folder. */

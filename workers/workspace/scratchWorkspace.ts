@@ -11,8 +11,8 @@ export async function prepareScratch(ground: WorkspaceGround, sparse: string[] |
   const { job, home, repo, pool, place } = ground;
   const dir = home.worktree(job.run_id, job.task_id);
   if (existsSync(dir)) await removeWorktree(repo, dir);
-  const taken = await pool?.take(place, dir);
-  const start = taken ?? (await addWorktree({ repo, dir, base: job.base, noCheckout: sparse !== undefined }));
+  const taken = await pool?.takeChecked(place, dir);
+  const start = taken?.start ?? (await addWorktree({ repo, dir, base: job.base, noCheckout: sparse !== undefined }));
   if (sparse) await checkOutSparse(dir, sparse);
   const linked = await ground.linkStartFiles(dir);
   return {
@@ -26,5 +26,6 @@ export async function prepareScratch(ground: WorkspaceGround, sparse: string[] |
     sparse,
     remote: ground.remote,
     pooled: taken !== undefined,
+    ...(taken?.checkedClean && !sparse ? { checkedClean: true } : {}),
   };
 }

@@ -42,8 +42,10 @@ export async function lookAtWorktree(
   root: string,
   start: string,
   linked: readonly string[],
-  options: { ignored?: boolean } = {},
+  /** `paths`: only these are asked about (the rest is known to be exactly `start`); none asked, none found. */
+  options: { ignored?: boolean; paths?: readonly string[] } = {},
 ): Promise<WorktreeLook> {
+  if (options.paths?.length === 0) return { changed: [], ignored: [] };
   const out = await watchGit(root, [
     'status',
     '--porcelain=v2',
@@ -52,6 +54,7 @@ export async function lookAtWorktree(
     '--untracked-files=all',
     '--no-renames',
     `--ignored=${options.ignored ? 'matching' : 'no'}`,
+    ...(options.paths ? ['--', ...options.paths.map((file) => `:(literal)${file}`)] : []),
   ]);
   const tracked = new Set<string>();
   const unsure: string[] = [];

@@ -20,6 +20,13 @@ export interface WorktreeWatchOptions {
   owned: OwnedPaths;
   /** What orca linked into the worktree (node_modules): never the agent's change. */
   linked: readonly string[];
+  /**
+   * The worktree was found exactly at `start` by a `git status` of the whole tree (nothing
+   * changed, untracked or ignored: the pool's check when it was taken), and since then only orca
+   * wrote in it, at the `linked` paths: the start look asks git about those alone, the rest being
+   * known. Unset when anything else may have run there (a setup command, a hook): the whole tree is looked at.
+   */
+  cleanAtStart?: boolean;
   /** The user's checkout of the repository: changes there while a call ran are named too. */
   checkout?: string;
   /**
@@ -89,7 +96,10 @@ export class WorktreeWatch {
     const { checkout, checkoutAtStart } = this.options;
     // Independent reads, asked at once: they are on the way to the agent's first request.
     const [look, baseline] = await Promise.all([
-      lookAtWorktree(this.root, this.options.start, this.options.linked, { ignored: true }),
+      lookAtWorktree(this.root, this.options.start, this.options.linked, {
+        ignored: true,
+        ...(this.options.cleanAtStart ? { paths: this.options.linked } : {}),
+      }),
       checkout ? (checkoutAtStart ?? checkoutState(checkout)) : undefined,
     ]);
     const changed = look.changed;
