@@ -22,6 +22,12 @@ export interface JobAgentPlace {
 export async function jobAgentDriver(job: AgentJob, place: JobAgentPlace): Promise<SessionDriver | undefined> {
   const agent = job.agent;
   if (agent?.kind !== 'acp') return undefined;
+  // Never a silent none: where the job's sandbox is one the agent cannot be run in, the job fails saying so.
+  if (place.sandbox === 'sandbox-exec') {
+    throw new Error(
+      `the ${agent.name} agent cannot run in sandbox-exec (macOS): orca runs an external agent inside bwrap only (docs/agents.md); run with --sandbox off to run it unsandboxed, knowingly, or use the orca agent`,
+    );
+  }
   const { workspace } = place;
   const gitDir = await commonGitDir(workspace.repo);
   return acpDriver({

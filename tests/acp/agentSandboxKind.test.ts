@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { scriptedAgentJob } from '../../bench/runScript.js';
+import { claudeCode } from '../../shared/core/agents/claudeCodePreset.js';
+import { AgentJobSchema } from '../../shared/infra/queue/agentJob.js';
+import { jobAgentDriver } from '../../workers/agents/jobAgent.js';
+import type { JobWorkspace } from '../../workers/workspace/jobWorkspace.js';
+import { git, makeRepo } from '../support/gitRepo.js';
+import { tempDir } from '../support/tempDir.js';
+
+/** Never a silent none: an external agent runs in bwrap, or unsandboxed only when the run said --sandbox off. */
+describe('an external agent and the sandbox its job has', () => {
+  it('fails a job whose sandbox is sandbox-exec (macOS), saying what to do, before anything is started', async () => {
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    const job = AgentJobSchema.parse({
+      ...scriptedAgentJob({ runId: 'r20261206-000000-abcd', taskId: 'worker', repo, base, turns: [] }),
+      agent: claudeCode,
+    });
+    const workspace = { repo, dir: repo, kind: 'branch', base, start: base, linked: [] } as unknown as JobWorkspace;
+    await expect(jobAgentDriver(job, { workspace, sessionDir: tempDir(), ports: [], sandbox: 'sandbox-exec' })).rejects.toThrow(
+      /^the claude-code agent cannot run in sandbox-exec \(macOS\): .*run with --sandbox off to run it unsandboxed, knowingly/,
+    );
+  });
+});
