@@ -17,12 +17,12 @@ function goesOn(state: string): boolean {
 export async function abortCommand(run: string): Promise<number> {
   const source = await BoardSource.open({ run });
   try {
-    const { run: state } = await source.board(await source.runId(run));
+    const { run: state, tasks } = await source.board(await source.runId(run));
     if (!goesOn(state.state)) throw new UserError(`run ${run} has already ended (${state.state}): there is nothing to abort.`);
     await publishAbort(source.redis, source.keys, run, 'orca abort');
     process.stdout.write(`orca: abort of run ${run} published\n`);
     // An `orca agent` says it is alive the same way: one that is gone leaves its run to be ended here.
-    if (!(await coordinatorAlive(source.redis, source.keys, run))) {
+    if (startedByCommand(state.kind, tasks) && !(await coordinatorAlive(source.redis, source.keys, run))) {
       const reason = `orca abort (its ${state.kind === 'run' ? 'coordinator' : 'orca agent command'} was not running)`;
       const removed = await endOrphanedRun(source.redis, source.keys, { runId: run, reason, usage: state.usage, costUsd: state.cost_usd });
       process.stdout.write(
@@ -33,6 +33,16 @@ export async function abortCommand(run: string): Promise<number> {
   } finally {
     source.close();
   }
+}
+
+/**
+ * Whether an orca command stands behind the run, saying it is alive while it lasts: a run's
+ * coordinator, or the `orca agent` that recorded its task queued. Jobs another client queued
+ * itself (a script on the queue, a test) have none: their client waits for their results, and
+ * their workers end them on the abort.
+ */
+function startedByCommand(kind: string, tasks: ReadonlyArray<{ queued_at?: number }>): boolean {
+  return kind === 'run' || tasks.some((task) => task.queued_at !== undefined);
 }
 
 /**
