@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { connect } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AcpAgent } from '../../shared/core/agents/agentBackend.js';
 import { claudeCode } from '../../shared/core/agents/claudeCodePreset.js';
 import { launchAgentProcess } from '../../workers/agents/agentSandbox.js';
+import { hostReaches } from '../support/hostReaches.js';
 import { tempDir } from '../support/tempDir.js';
 
 /**
@@ -28,18 +28,6 @@ async function named(name: string): Promise<string> {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
   return `http://127.0.0.1:${address.port}`;
-}
-
-/** Whether the host itself reaches a TCP port: what the sandbox must then refuse is really there. */
-function hostReaches(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** What the "agent" runs: each way out, tried; one JSON line of what each came to. */

@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { connect } from 'node:net';
 import os from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeCode } from '../../shared/core/agents/claudeCodePreset.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { commitFiles, git } from '../support/gitRepo.js';
+import { hostReaches } from '../support/hostReaches.js';
 import { MessagesServer, reply } from '../support/messagesServer.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { scriptedJob, testRunId } from '../support/scriptedJobs.js';
@@ -66,17 +66,6 @@ function nodeProcessesOfRun(id: string): number[] {
       }
     })
     .map(Number);
-}
-
-function hostReaches(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** The agent's command: each way out tried, what each came to written to net.json and printed. */
