@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { McpServers } from '../../shared/tools/mcp/mcpServers.js';
 import { makeRepo, writeFiles } from '../support/gitRepo.js';
 import { MessagesServer, reply } from '../support/messagesServer.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
-import { processesMatching } from '../support/processTable.js';
+import { pidWrittenTo, processesMatching } from '../support/processTable.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
 import { MANY_TOOLS_SERVER } from './mcpSupport.js';
@@ -63,8 +63,7 @@ describe('MCP server lifecycle in one process', () => {
     const hang = servers.tools().find((tool) => tool.name === 'mcp__fixture__hang')!;
     const ctx = makeToolContext({ root: dir });
     const call = hang.call({}, ctx);
-    while (!existsSync(pidFile)) await sleep(20);
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = await pidWrittenTo(pidFile);
     process.kill(pid, 'SIGKILL');
     const error = await call.then(
       () => undefined,
@@ -168,8 +167,7 @@ describe('an MCP server killed mid-call in a worker', { timeout: SLOW_TEST_MS },
     );
     const args = ['agent', '--role', 'explore', '--mcp', 'fixture', 'Use the fixture.', '--repo', dir, '--json', '--no-local-workers'];
     const firstRun = env.cli(args, { env: apiEnv });
-    while (!existsSync(pidFile)) await sleep(20);
-    const killed = Number(readFileSync(pidFile, 'utf8'));
+    const killed = await pidWrittenTo(pidFile);
     process.kill(killed, 'SIGKILL');
     const first = await firstRun;
     expect(first.code, first.stderr).toBe(0);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface ProcessRow {
@@ -86,4 +86,19 @@ export function processesWorkingIn(dir: string): number[] {
     if (state !== 'Z' && state !== 'X' && (cwd === dir || cwd.startsWith(`${dir}/`))) found.push(Number(entry));
   }
   return found;
+}
+
+/**
+ * The pid a process writes to `file`, once it is there whole. Waiting for the file alone is not
+ * enough: read between its creation and its write it is empty, and `process.kill(Number(''))` is
+ * `kill(0)`, which signals the caller's own process group (the whole test run).
+ */
+export async function pidWrittenTo(file: string, deadlineMs = 30_000): Promise<number> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const text = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+    if (/^[1-9]\d*$/.test(text)) return Number(text);
+    if (Date.now() > deadline) throw new Error(`no pid was written to ${file}${text ? ` (it holds "${text}")` : ''}`);
+    await sleep(20);
+  }
 }
