@@ -1,12 +1,12 @@
 import { type AgentEvent, type AgentEventInput, type EndReason, stamp } from '../events/agentEvent.js';
-import type { AssistantBlock, Message, ToolResultBlock, ToolUseBlock } from '../model/message.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../model/message.js';
 import type { StopReason } from '../model/model.js';
-import { ModelError } from '../model/modelError.js';
 import { addUsage, type Usage } from '../model/usage.js';
 import { type BatchCall, runToolCall } from '../tool/pipeline.js';
 import { REPORT_TOOL } from '../tool/report.js';
 import { loadDescription } from '../tool/tool.js';
 import { type AgentSession, type PreparedContext, SessionAbort, type StopInfo } from './session.js';
+import { streamTurn, type TurnAnswer } from './turnStream.js';
 
 export interface AgentResult {
   reason: EndReason;
@@ -68,19 +68,6 @@ interface Ending {
   reason: EndReason;
   detail: string;
   report?: unknown;
-}
-
-/** The model's answer in one turn, once its stream has ended with a final message. */
-interface TurnAnswer {
-  /** Every block, in the order the model sent them: the assistant turn exactly as received. */
-  content: AssistantBlock[];
-  text: string;
-  toolUses: ToolUseBlock[];
-  /** Tool uses whose input did not parse, by id: what was wrong, for the model. */
-  brokenInputs: Map<string, string>;
-  stopReason: StopReason;
-  usage: Usage;
-  detail?: string;
 }
 
 /** What the model is told once, when a budget or the turn limit is reached, before the session ends. */
@@ -162,67 +149,16 @@ class AgentLoop {
   }
 
   /**
-   * Streams the model's answer, passing its text on as it comes; a failed call ends the session,
-   * except one that says the conversation no longer fits the model's window (`overflow`).
+   * Streams the model's answer; a failed call ends the session, except one that says the
+   * conversation no longer fits the model's window (`overflow`).
    */
   async *streamTurn(
     request: PreparedContext,
   ): AsyncGenerator<AgentEvent, { answer: TurnAnswer } | { ending: Ending } | { overflow: string; usage?: Usage }> {
-    const { session } = this;
-    let text = '';
-    const content: AssistantBlock[] = [];
-    const toolUses: ToolUseBlock[] = [];
-    const brokenInputs = new Map<string, string>();
-    let stopReason: StopReason | undefined;
-    let usage: Usage | undefined;
-    let detail: string | undefined;
-    try {
-      const stream = session.model.stream(
-        {
-          system: request.system,
-          messages: request.messages,
-          tools: session.registry.specs(),
-          cacheTools: request.cacheTools,
-          staticTools: session.registry.staticCount(),
-          maxTokens: session.limits.maxOutputTokens,
-        },
-        session.signal,
-      );
-      for await (const event of stream) {
-        if (event.type === 'text_delta') {
-          yield stamp({ type: 'text_delta', text: event.text });
-        } else if (event.type === 'block') {
-          content.push(event.block);
-          if (event.block.type === 'text') text += event.block.text;
-          if (event.block.type === 'tool_use') toolUses.push(event.block);
-          if (event.block.type === 'tool_use' && event.inputError !== undefined) brokenInputs.set(event.block.id, event.inputError);
-        } else if (event.type === 'notice') {
-          yield stamp({ type: 'notice', level: event.level, message: event.message });
-        } else if (event.type === 'retry') {
-          text = '';
-          content.length = 0;
-          toolUses.length = 0;
-          brokenInputs.clear();
-          yield stamp({ type: 'notice', level: 'warn', message: `model call retried (attempt ${event.attempt}): ${event.reason}` });
-        } else {
-          stopReason = event.stopReason;
-          usage = event.usage;
-          detail = event.detail;
-        }
-      }
-    } catch (error) {
-      // The partial answer is dropped whole: no half-applied turn reaches the history.
-      if (session.signal.aborted) return { ending: this.abortEnding() };
-      if (error instanceof ModelError && error.kind === 'context_window') return { overflow: error.message };
-      const message = error instanceof ModelError ? error.message : error instanceof Error ? error.message : String(error);
-      return { ending: { reason: 'error', detail: `model call failed: ${message}` } };
-    }
-    if (!usage || !stopReason) return { ending: { reason: 'error', detail: 'the model stream ended without a final message' } };
-    if (stopReason === 'model_context_window_exceeded') {
-      // What came is cut off where the window filled: dropped, like a broken stream.
-      return { overflow: "the model's context window filled up during the answer (stop reason model_context_window_exceeded)", usage };
-    }
-    return { answer: { content, text, toolUses, brokenInputs, stopReason, usage, detail } };
+    const streamed = yield* streamTurn(this.session, request);
+    if ('aborted' in streamed) return { ending: this.abortEnding() };
+    if ('failed' in streamed) return { ending: { reason: 'error', detail: streamed.failed } };
+    return streamed;
   }
 
   /**
