@@ -12,6 +12,8 @@ export interface OwnedPathsGuard {
   wrap(slots: ToolPipelineSlots): ToolPipelineSlots;
   /** Refuses a Report while changes the agent must undo remain (and tells it what the host put back). */
   stopCheck: StopCheck;
+  /** The watch's last look at the whole worktree, while it tells the tree as it is (WorktreeWatch.lastStatus). */
+  lastStatus(): string | undefined;
 }
 
 /**
@@ -47,6 +49,7 @@ export function ownedPathsGuard(
     note ? { ...outcome, notes: [...(outcome.notes ?? []), note] } : outcome;
 
   return {
+    lastStatus: () => watch.lastStatus(),
     wrap: (slots) => ({
       ...slots,
       async permission(call, pre, ctx) {

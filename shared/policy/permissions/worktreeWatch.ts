@@ -77,6 +77,8 @@ export class WorktreeWatch {
   private readonly admitted = new Map<string, EntryState>();
   /** The user's checkout as the last look saw it. */
   private checkoutBaseline?: CheckoutState;
+  /** The last look's `git status` of the whole worktree, while it still tells the tree as it is (lastStatus). */
+  private lastLook?: string;
 
   private constructor(
     private readonly options: WorktreeWatchOptions,
@@ -116,6 +118,18 @@ export class WorktreeWatch {
     return this.gitDir.paths();
   }
 
+  /**
+   * The worktree as the last look after a call saw it: git's `status --porcelain=v2 --branch -z
+   * --untracked-files=all --no-renames --ignored=matching` of the whole tree. Whoever would ask
+   * git about the worktree again before another call ran (the turn reminder before the next
+   * model call) reads it here instead: one process fewer per call. Unset while a look runs,
+   * after one that failed, and after one that put anything back in the worktree (its status
+   * then tells a tree that is no longer there).
+   */
+  lastStatus(): string | undefined {
+    return this.lastLook;
+  }
+
   /** A guarded file an allowed Edit or Write just wrote: it stays as long as it is as that call left it. */
   admit(relative: string): void {
     this.admitted.set(relative, readEntry(path.join(this.root, relative)));
@@ -128,6 +142,7 @@ export class WorktreeWatch {
    * a memory card) they are taken as they are.
    */
   async check(options: { ranCode: boolean } = { ranCode: true }): Promise<WatchFindings> {
+    this.lastLook = undefined;
     const reverted: ChangeRefusal[] = [];
     // The git folders first: nothing of git's runs on a config the agent wrote.
     for (const { path: file, restored } of this.gitDir.restore()) {
@@ -210,6 +225,8 @@ export class WorktreeWatch {
       stops.length > 0
         ? `${stops.map((change) => change.path).join(', ')} changed while an agent's call ran: the run does not go on with a ${stops.some((change) => change.kind === 'claude') ? 'Claude Code' : 'git'} configuration nobody reviewed; look at the file, then start again`
         : undefined;
+    // Taken after the git folders and refs were put back, before anything in the tree was.
+    if (putBack.size === 0) this.lastLook = look.status;
     // What was put back is no longer changed (a link put back as it was at the start included).
     return { reverted, toUndo: this.undoable(changed.filter((file) => !putBack.has(file))), outside, ...(stopRun ? { stopRun } : {}) };
   }
