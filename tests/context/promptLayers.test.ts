@@ -103,7 +103,11 @@ describe('prompt layers', () => {
       { mode: 0o755 },
     );
     const statuses = (mode: string) =>
-      existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((line) => line.includes(`--untracked-files=${mode}`)).length : 0;
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .split('\n')
+            .filter((line) => line.includes(`--untracked-files=${mode}`)).length
+        : 0;
     const savedPath = process.env.PATH;
     process.env.PATH = `${shim}:${savedPath}`;
     try {
