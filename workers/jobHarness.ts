@@ -25,7 +25,7 @@ import { createReportGate, gateSession, type ReportGateOptions } from '../shared
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
 import { HostFilesWatch } from '../shared/policy/permissions/hostFilesWatch.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
-import { type OwnedPathsGuard, ownedPathsGuard } from '../shared/policy/permissions/ownedPathsSlots.js';
+import { commandsConfined, type OwnedPathsGuard, ownedPathsGuard } from '../shared/policy/permissions/ownedPathsSlots.js';
 import { type CheckoutState, WorktreeWatch } from '../shared/policy/permissions/worktreeWatch.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { toolsNamed } from '../shared/tools/catalog.js';
@@ -92,6 +92,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
       input.gitAtStart,
     ]);
     harness = new Harness(jobHarnessOptions(input, { checks, owned, mcp, gitDir, gitAtStart, fileState: state }));
+    owned?.confineCommands(confinedCommands(input, harness));
   } catch (error) {
     // Nothing of the agent's may outlive it, not even when its harness could not be built.
     await mcp?.close();
@@ -242,6 +243,20 @@ async function ownedGuard(input: JobHarnessInput): Promise<OwnedPathsGuard | und
     void publishAbort(input.redis, input.keys, job.run_id, reason);
   };
   return ownedPathsGuard(owned, watch, workspace.start, stopRun);
+}
+
+/** Whether the job's commands cannot write the user's checkout (ownedPathsSlots.ts, commandsConfined): the facts of its session. */
+function confinedCommands({ job, workspace, sessionDir, sandboxMode }: JobHarnessInput, harness: Harness): boolean {
+  const hooked = Object.values(harness.hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0);
+  return commandsConfined({
+    sandboxed: harness.sandboxed,
+    // What the session's sandbox makes writable (sessionSandbox.ts): the worktree, and its private /tmp.
+    writable: [workspace.dir, path.join(sessionDir, 'tmp')],
+    checkout: workspace.remote ? undefined : workspace.repo,
+    hostHooks: hooked && sandboxMode !== 'required',
+    mcpServers: harness.mcp.running.length > 0,
+    externalAgent: job.agent !== undefined,
+  });
 }
 
 /** The gates on the agent's last Report, when one was judged and refused and the agent then ended without another. */

@@ -1,8 +1,8 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
-import { SecretRedactor } from '../shared/core/runtime/secretRedaction.js';
 import type { RunStreamEntry } from '../shared/core/events/runStreamEntry.js';
+import { SecretRedactor } from '../shared/core/runtime/secretRedaction.js';
 import { appendRunEvents } from '../shared/infra/board/runEvents.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
 import type { Keys } from '../shared/infra/redis/keys.js';

@@ -4,7 +4,7 @@ import { staticSystemPrompt } from '../../shared/context/prompt/staticPrompt.js'
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import type { AgentLimits } from '../../shared/core/loop/limits.js';
 import { type AgentResult, runSession } from '../../shared/core/loop/query.js';
-import { AgentSession, type ContextAssembler } from '../../shared/core/loop/session.js';
+import { AgentSession, type ContextAssembler, type StopCheck } from '../../shared/core/loop/session.js';
 import type { Model, ModelEvent, ModelRequest } from '../../shared/core/model/model.js';
 import { ScriptedModel } from '../../shared/core/model/scripted.js';
 import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile.js';
@@ -64,6 +64,7 @@ export async function runScripted(options: {
   model?: Model;
   /** The pipeline's slots (a guard wrapped around modeOnlySlots); the mode's alone by default. */
   slots?: ToolPipelineSlots;
+  stopCheck?: StopCheck;
 }): Promise<ScriptedRun> {
   const role = options.role ?? 'worker';
   const prompt = options.prompt ?? 'Do the task.';
@@ -83,6 +84,7 @@ export async function runScripted(options: {
     services: options.services,
     shell: options.shellEnv ? { env: options.shellEnv } : undefined,
     slots: options.slots,
+    stopCheck: options.stopCheck,
   });
   const events: AgentEvent[] = [];
   const result = await runSession(session, prompt, (event) => {

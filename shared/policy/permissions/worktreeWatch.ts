@@ -139,9 +139,11 @@ export class WorktreeWatch {
    * After a call that may have written: puts back what the host puts back, and names what the
    * agent must undo. `ranCode` says whether agent code ran (a command): only then are changes to
    * the user's configuration and orca's state the agent's; after a host-side tool (Remember writes
-   * a memory card) they are taken as they are.
+   * a memory card) they are taken as they are. `checkout: false` leaves the user's checkout for
+   * a later look (see ownedPathsSlots.ts, `commandsConfined`, for when that is sound): its
+   * baseline stays the last look's, so that look names whatever changed there since.
    */
-  async check(options: { ranCode: boolean } = { ranCode: true }): Promise<WatchFindings> {
+  async check(options: { ranCode: boolean; checkout?: boolean } = { ranCode: true }): Promise<WatchFindings> {
     this.lastLook = undefined;
     const reverted: ChangeRefusal[] = [];
     // The git folders first: nothing of git's runs on a config the agent wrote.
@@ -172,7 +174,7 @@ export class WorktreeWatch {
     const { checkout } = this.options;
     const [look, checkoutNow] = await Promise.all([
       lookAtWorktree(this.root, this.options.start, this.options.linked, { ignored: true }),
-      this.checkoutBaseline && checkout ? checkoutState(checkout) : undefined,
+      this.checkoutBaseline && checkout && options.checkout !== false ? checkoutState(checkout) : undefined,
     ]);
     const changed = look.changed;
     const ignored = guardedIgnored(this.root, look.ignored);
