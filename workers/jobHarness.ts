@@ -77,7 +77,9 @@ export interface JobHarnessInput {
 export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarness> {
   const { job, workspace } = input;
   const { state, dropped } = rebaseFileState(job.file_state, workspace.dir);
-  const checks = jobChecks(input);
+  // The watch is made beside the harness's other parts, after the gate that reads its last look.
+  const watched: { guard?: OwnedPathsGuard } = {};
+  const checks = jobChecks(input, () => watched.guard?.lastStatus());
   let mcp: McpServers | undefined;
   let harness: Harness;
   try {
@@ -91,6 +93,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
       commonGitDir(workspace.repo),
       input.gitAtStart,
     ]);
+    watched.guard = owned;
     harness = new Harness(jobHarnessOptions(input, { checks, owned, mcp, gitDir, gitAtStart, fileState: state }));
     owned?.confineCommands(confinedCommands(input, harness));
   } catch (error) {
@@ -115,7 +118,7 @@ interface JobChecks {
   reportGate?: JobHarness['reportGate'];
 }
 
-function jobChecks({ job, redis, keys, ports }: JobHarnessInput): JobChecks {
+function jobChecks({ job, redis, keys, ports }: JobHarnessInput, watchStatus: () => string | undefined): JobChecks {
   const services: SessionServices = { taskList: { store: new RedisTaskStore(redis, keys, job.run_id, job.task_id) } };
   // A Worker must have run its task's checks, whatever they look like: they are recorded as evidence too.
   const required = job.role.output === 'worker' ? job.checks : undefined;
@@ -124,8 +127,9 @@ function jobChecks({ job, redis, keys, ports }: JobHarnessInput): JobChecks {
   const gateOptions = claimsOf
     ? { claimsOf, base: job.base, leasedPorts: ports, who: `${job.role.name} ${job.task_id}`, required }
     : undefined;
+  // The gate's own stop reads the watch's look taken just before it (the owned-paths stop check comes first).
   const reportGate = gateOptions
-    ? { options: gateOptions, gate: createReportGate({ ...gateOptions, admitsFailure: failureAdmission(job.role.output) }) }
+    ? { options: gateOptions, gate: createReportGate({ ...gateOptions, admitsFailure: failureAdmission(job.role.output), watchStatus }) }
     : undefined;
   return { services, checkRecorder, reportGate };
 }
