@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readFreshWorktreeSnapshot, readGitSnapshot, snapshotFromWatchStatus } from '../../shared/context/prompt/gitSnapshot.js';
 import { addWorktree } from '../../shared/core/git/worktree.js';
-import { lookAtWorktree } from '../../shared/policy/permissions/worktreeChanges.js';
+import { lookAndStatus } from '../../shared/policy/permissions/worktreeChanges.js';
 import { commitFiles, git, makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -90,7 +90,7 @@ describe('the git snapshot in the prompt', () => {
     writeFiles(repo, { 'added.txt': 'new\n', 'build/more.js': 'more\n', 'fresh/x.txt': 'x\n', 'debug.log': 'l\n' });
 
     const own = await readGitSnapshot(repo);
-    const look = await lookAtWorktree(repo, head, [], { ignored: true });
+    const look = await lookAndStatus(repo, head, [], { ignored: true });
     expect(look.status).toContain('! debug.log');
     const fromLook = snapshotFromWatchStatus(look.status, start);
     expect(own).toEqual({
@@ -105,7 +105,7 @@ describe('the git snapshot in the prompt', () => {
     const clean = makeRepo({ 'a.txt': 'a\n' });
     writeFiles(clean, { 'build/out.js': 'out\n' });
     const cleanStart = await readGitSnapshot(clean);
-    const cleanLook = await lookAtWorktree(clean, git(clean, 'rev-parse', 'HEAD'), [], { ignored: true });
+    const cleanLook = await lookAndStatus(clean, git(clean, 'rev-parse', 'HEAD'), [], { ignored: true });
     expect(snapshotFromWatchStatus(cleanLook.status, cleanStart)).toEqual(cleanStart);
   });
 });

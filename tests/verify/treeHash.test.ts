@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:f
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeTreeChanges, loadManifest, saveManifest, treeChanges, treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
-import { lookAtWorktree } from '../../shared/policy/permissions/worktreeChanges.js';
+import { lookAndStatus } from '../../shared/policy/permissions/worktreeChanges.js';
 import { git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -111,7 +111,7 @@ describe('tree hash', () => {
     writeFileSync(path.join(dir, 'dist/out.js'), 'out\n');
     writeFileSync(path.join(dir, 'new file.txt'), 'new\n');
     makeRepoAt(path.join(dir, 'nested'));
-    const look = await lookAtWorktree(dir, start, [], { ignored: true });
+    const look = await lookAndStatus(dir, start, [], { ignored: true });
     const own = await treeSnapshot(dir);
     expect((await treeSnapshot(dir, { statusV2: look.status })).files).toEqual(own.files);
     expect((await treeSnapshot(dir, { statusV2: look.status })).digest).toBe(own.digest);

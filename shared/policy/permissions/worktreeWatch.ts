@@ -10,7 +10,7 @@ import { guardedReason } from './guardedPaths.js';
 import type { HostFileChange, HostFilesWatch } from './hostFilesWatch.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
 import { RefGuard } from './refGuard.js';
-import { changedSince, guardedIgnored, linkOutside, lookAtWorktree, watchGit } from './worktreeChanges.js';
+import { changedSince, guardedIgnored, linkOutside, lookAndStatus, lookAtWorktree, watchGit } from './worktreeChanges.js';
 
 export interface WorktreeWatchOptions {
   /** The agent's worktree. */
@@ -172,8 +172,8 @@ export class WorktreeWatch {
     }
     // Asked at once: a git status of each, after every writing call.
     const { checkout } = this.options;
-    const [look, checkoutNow] = await Promise.all([
-      lookAtWorktree(this.root, this.options.start, this.options.linked, { ignored: true }),
+    const [{ look, status }, checkoutNow] = await Promise.all([
+      lookAndStatus(this.root, this.options.start, this.options.linked, { ignored: true }),
       this.checkoutBaseline && checkout && options.checkout !== false ? checkoutState(checkout) : undefined,
     ]);
     const changed = look.changed;
@@ -228,7 +228,7 @@ export class WorktreeWatch {
         ? `${stops.map((change) => change.path).join(', ')} changed while an agent's call ran: the run does not go on with a ${stops.some((change) => change.kind === 'claude') ? 'Claude Code' : 'git'} configuration nobody reviewed; look at the file, then start again`
         : undefined;
     // Taken after the git folders and refs were put back, before anything in the tree was.
-    if (putBack.size === 0) this.lastLook = look.status;
+    if (putBack.size === 0) this.lastLook = status;
     // What was put back is no longer changed (a link put back as it was at the start included).
     return { reverted, toUndo: this.undoable(changed.filter((file) => !putBack.has(file))), outside, ...(stopRun ? { stopRun } : {}) };
   }
