@@ -207,30 +207,33 @@ export class WorktreeWatch {
         reason: `${file} is a symbolic link leading out of the worktree (to ${out}): removed; what was written through it is beyond the worktree`,
       });
     }
-    const outside: ChangeRefusal[] = [];
-    if (this.checkoutBaseline && checkoutNow) {
-      const now = checkoutNow;
-      for (const key of new Set([...now.keys(), ...this.checkoutBaseline.keys()])) {
-        if ((now.get(key) ?? CLEAN) === (this.checkoutBaseline.get(key) ?? CLEAN)) continue;
-        outside.push({
-          path: key,
-          kind: 'outside',
-          reason: `${key} in the repository's own checkout ${this.options.checkout} changed while the call ran: outside your worktree, where you may not write`,
-        });
-      }
-      this.checkoutBaseline = now;
-    }
     const host = options.ranCode ? (this.options.hostFiles?.check() ?? []) : (this.options.hostFiles?.rebaseline() ?? []);
-    for (const change of host) outside.push({ path: change.path, kind: 'outside', reason: hostReason(change) });
-    const stops = host.filter((change) => change.stops);
-    const stopRun =
-      stops.length > 0
-        ? `${stops.map((change) => change.path).join(', ')} changed while an agent's call ran: the run does not go on with a ${stops.some((change) => change.kind === 'claude') ? 'Claude Code' : 'git'} configuration nobody reviewed; look at the file, then start again`
-        : undefined;
+    const outside = [
+      ...this.checkoutChanges(checkoutNow),
+      ...host.map((change): ChangeRefusal => ({ path: change.path, kind: 'outside', reason: hostReason(change) })),
+    ];
+    const stopRun = stopReason(host);
     // Taken after the git folders and refs were put back, before anything in the tree was.
     if (putBack.size === 0) this.lastLook = status;
     // What was put back is no longer changed (a link put back as it was at the start included).
     return { reverted, toUndo: this.undoable(changed.filter((file) => !putBack.has(file))), outside, ...(stopRun ? { stopRun } : {}) };
+  }
+
+  /** What changed in the user's checkout since the last look at it (none when it was not looked at now); the baseline moves on. */
+  private checkoutChanges(now: CheckoutState | undefined): ChangeRefusal[] {
+    const baseline = this.checkoutBaseline;
+    if (!baseline || !now) return [];
+    const changes: ChangeRefusal[] = [];
+    for (const key of new Set([...now.keys(), ...baseline.keys()])) {
+      if ((now.get(key) ?? CLEAN) === (baseline.get(key) ?? CLEAN)) continue;
+      changes.push({
+        path: key,
+        kind: 'outside',
+        reason: `${key} in the repository's own checkout ${this.options.checkout} changed while the call ran: outside your worktree, where you may not write`,
+      });
+    }
+    this.checkoutBaseline = now;
+    return changes;
   }
 
   /** What the agent must still undo (its Report is refused while anything is here). */
@@ -260,6 +263,13 @@ export class WorktreeWatch {
 }
 
 const CLEAN = 'clean';
+
+/** Why the run stops, when a change to the user's Claude Code or git configuration stops it. */
+function stopReason(host: readonly HostFileChange[]): string | undefined {
+  const stops = host.filter((change) => change.stops);
+  if (stops.length === 0) return undefined;
+  return `${stops.map((change) => change.path).join(', ')} changed while an agent's call ran: the run does not go on with a ${stops.some((change) => change.kind === 'claude') ? 'Claude Code' : 'git'} configuration nobody reviewed; look at the file, then start again`;
+}
 
 function hostReason(change: HostFileChange): string {
   const what =
