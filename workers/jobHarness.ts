@@ -25,7 +25,7 @@ import { createReportGate, gateSession, type ReportGateOptions } from '../shared
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
 import { HostFilesWatch } from '../shared/policy/permissions/hostFilesWatch.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
-import { type OwnedPathsGuard, ownedPathsGuard } from '../shared/policy/permissions/ownedPathsSlots.js';
+import { commandsConfined, type OwnedPathsGuard, ownedPathsGuard } from '../shared/policy/permissions/ownedPathsSlots.js';
 import { type CheckoutState, WorktreeWatch } from '../shared/policy/permissions/worktreeWatch.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { toolsNamed } from '../shared/tools/catalog.js';
@@ -77,7 +77,9 @@ export interface JobHarnessInput {
 export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarness> {
   const { job, workspace } = input;
   const { state, dropped } = rebaseFileState(job.file_state, workspace.dir);
-  const checks = jobChecks(input);
+  // The watch is made beside the harness's other parts, after the gate that reads its last look.
+  const watched: { guard?: OwnedPathsGuard } = {};
+  const checks = jobChecks(input, () => watched.guard?.lastStatus());
   let mcp: McpServers | undefined;
   let harness: Harness;
   try {
@@ -91,7 +93,9 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
       commonGitDir(workspace.repo),
       input.gitAtStart,
     ]);
+    watched.guard = owned;
     harness = new Harness(jobHarnessOptions(input, { checks, owned, mcp, gitDir, gitAtStart, fileState: state }));
+    owned?.confineCommands(confinedCommands(input, harness));
   } catch (error) {
     // Nothing of the agent's may outlive it, not even when its harness could not be built.
     await mcp?.close();
@@ -114,7 +118,7 @@ interface JobChecks {
   reportGate?: JobHarness['reportGate'];
 }
 
-function jobChecks({ job, redis, keys, ports }: JobHarnessInput): JobChecks {
+function jobChecks({ job, redis, keys, ports }: JobHarnessInput, watchStatus: () => string | undefined): JobChecks {
   const services: SessionServices = { taskList: { store: new RedisTaskStore(redis, keys, job.run_id, job.task_id) } };
   // A Worker must have run its task's checks, whatever they look like: they are recorded as evidence too.
   const required = job.role.output === 'worker' ? job.checks : undefined;
@@ -123,8 +127,9 @@ function jobChecks({ job, redis, keys, ports }: JobHarnessInput): JobChecks {
   const gateOptions = claimsOf
     ? { claimsOf, base: job.base, leasedPorts: ports, who: `${job.role.name} ${job.task_id}`, required }
     : undefined;
+  // The gate's own stop reads the watch's look taken just before it (the owned-paths stop check comes first).
   const reportGate = gateOptions
-    ? { options: gateOptions, gate: createReportGate({ ...gateOptions, admitsFailure: failureAdmission(job.role.output) }) }
+    ? { options: gateOptions, gate: createReportGate({ ...gateOptions, admitsFailure: failureAdmission(job.role.output), watchStatus }) }
     : undefined;
   return { services, checkRecorder, reportGate };
 }
@@ -191,6 +196,7 @@ function jobHarnessOptions(input: JobHarnessInput, { checks, owned, mcp, gitDir,
     agentId: `${job.run_id}/${job.task_id}`,
     transcriptContext: { run: job.run_id, task: job.task_id, role: job.role.name },
     gitAtStart,
+    ...(owned ? { lastWorktreeLook: () => owned.lastStatus() } : {}),
     memory: job.memory ? { ...job.memory, source: `run ${job.run_id} task ${job.task_id}` } : undefined,
     toolLimit: job.tool_limit,
     config: { files: input.config, folder: path.join(input.sessionDir, 'config') },
@@ -241,6 +247,20 @@ async function ownedGuard(input: JobHarnessInput): Promise<OwnedPathsGuard | und
     void publishAbort(input.redis, input.keys, job.run_id, reason);
   };
   return ownedPathsGuard(owned, watch, workspace.start, stopRun);
+}
+
+/** Whether the job's commands cannot write the user's checkout (ownedPathsSlots.ts, commandsConfined): the facts of its session. */
+function confinedCommands({ job, workspace, sessionDir, sandboxMode }: JobHarnessInput, harness: Harness): boolean {
+  const hooked = Object.values(harness.hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0);
+  return commandsConfined({
+    sandboxed: harness.sandboxed,
+    // What the session's sandbox makes writable (sessionSandbox.ts): the worktree, and its private /tmp.
+    writable: [workspace.dir, path.join(sessionDir, 'tmp')],
+    checkout: workspace.remote ? undefined : workspace.repo,
+    hostHooks: hooked && sandboxMode !== 'required',
+    mcpServers: harness.mcp.running.length > 0,
+    externalAgent: job.agent !== undefined,
+  });
 }
 
 /** The gates on the agent's last Report, when one was judged and refused and the agent then ended without another. */

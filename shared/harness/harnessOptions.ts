@@ -66,6 +66,11 @@ export interface HarnessOptions {
   /** The workspace's git state at the start, when the caller knows it (it just checked it out). */
   gitAtStart?: GitSnapshot;
   /**
+   * The host's watch's `git status` of the workspace after the last call that may write, when it
+   * still tells the tree as it is (worktreeWatch.ts `lastStatus`): the turn reminder's status.
+   */
+  lastWorktreeLook?: () => string | undefined;
+  /**
    * Memory (docs/memory.md): the run's scope and day, the cards chosen for this session (they end
    * the dynamic system block, and the transcript records which), and where a Remember call's
    * cards are credited (`run <run> task <task>`).

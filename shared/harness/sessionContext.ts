@@ -30,6 +30,7 @@ export function sessionContext(
     mcpSection: mcp.promptSection(),
     // A hook may change files at any event, where the session's own tool log cannot see it.
     othersMayWrite: Object.values(hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
+    lastWorktreeLook: options.lastWorktreeLook,
     onInstructionsLoaded: instructionsLoadedHook(hooks),
     onCompact: compactHooks(hooks),
   });

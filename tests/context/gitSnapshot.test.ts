@@ -2,9 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readFreshWorktreeSnapshot, readGitSnapshot } from '../../shared/context/prompt/gitSnapshot.js';
+import { readFreshWorktreeSnapshot, readGitSnapshot, snapshotFromWatchStatus } from '../../shared/context/prompt/gitSnapshot.js';
 import { addWorktree } from '../../shared/core/git/worktree.js';
-import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
+import { lookAndStatus } from '../../shared/policy/permissions/worktreeChanges.js';
+import { commitFiles, git, makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
 /** What `git status --short` prints (untrimmed: a line may start with a space), the form the snapshot's status lines take. */
@@ -73,5 +74,38 @@ describe('the git snapshot in the prompt', () => {
       head: base.slice(0, 12),
       status: [],
     });
+  });
+
+  it("read from the watch's look, says what its own status says: ignored files left out, a folder untracked at the start shown whole", async () => {
+    const repo = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'gone.txt': 'gone\n', '.gitignore': '*.log\n' });
+    const head = git(repo, 'rev-parse', 'HEAD');
+    writeFiles(repo, { 'build/out.js': 'out\n' });
+    const start = await readGitSnapshot(repo);
+    expect(start.kind === 'repo' && start.status).toEqual(['?? build/']);
+    writeFileSync(path.join(repo, 'a.txt'), 'changed\n');
+    writeFileSync(path.join(repo, 'b.txt'), 'staged\n');
+    git(repo, 'add', 'b.txt');
+    writeFileSync(path.join(repo, 'b.txt'), 'staged, then changed again\n');
+    rmSync(path.join(repo, 'gone.txt'));
+    writeFiles(repo, { 'added.txt': 'new\n', 'build/more.js': 'more\n', 'fresh/x.txt': 'x\n', 'debug.log': 'l\n' });
+
+    const own = await readGitSnapshot(repo);
+    const look = await lookAndStatus(repo, head, [], { ignored: true });
+    expect(look.status).toContain('! debug.log');
+    const fromLook = snapshotFromWatchStatus(look.status, start);
+    expect(own).toEqual({
+      kind: 'repo',
+      branch: 'main',
+      head: head.slice(0, 12),
+      status: [' M a.txt', 'MM b.txt', ' D gone.txt', '?? added.txt', '?? build/', '?? fresh/'],
+    });
+    // A folder new since the start is named file by file (git's own status would name the folder).
+    expect(fromLook).toEqual({ ...own, status: [' M a.txt', 'MM b.txt', ' D gone.txt', '?? added.txt', '?? build/', '?? fresh/x.txt'] });
+    // Nothing changed: the look's snapshot is the start's, so the reminder says nothing.
+    const clean = makeRepo({ 'a.txt': 'a\n' });
+    writeFiles(clean, { 'build/out.js': 'out\n' });
+    const cleanStart = await readGitSnapshot(clean);
+    const cleanLook = await lookAndStatus(clean, git(clean, 'rev-parse', 'HEAD'), [], { ignored: true });
+    expect(snapshotFromWatchStatus(cleanLook.status, cleanStart)).toEqual(cleanStart);
   });
 });

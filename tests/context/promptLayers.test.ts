@@ -4,7 +4,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createContextAssembler } from '../../shared/context/prompt/assembler.js';
 import { staticSystemPrompt } from '../../shared/context/prompt/staticPrompt.js';
-import { makeRepo } from '../support/gitRepo.js';
+import { modeOnlySlots } from '../../shared/core/tool/pipeline.js';
+import { OwnedPaths } from '../../shared/policy/permissions/ownedPaths.js';
+import { ownedPathsGuard } from '../../shared/policy/permissions/ownedPathsSlots.js';
+import { WorktreeWatch } from '../../shared/policy/permissions/worktreeWatch.js';
+import { git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 import { bash, messagesText, REPORT_TURN, read, runScripted } from './scriptedSession.js';
 
@@ -84,6 +88,51 @@ describe('prompt layers', () => {
       const hooked = await run(true);
       expect(hooked.calls).toBe(5);
       expect(hooked.reminders).toEqual(quiet.reminders);
+    } finally {
+      process.env.PATH = savedPath;
+    }
+  });
+
+  it("takes the reminder's git status from the watch's look after a writing call: one status per call, not two", async () => {
+    const shim = tempDir('orca-git-shim-');
+    const log = path.join(shim, 'calls.log');
+    // The reminder's own status asks for `--untracked-files=normal`; the watch's for `all`.
+    writeFileSync(
+      path.join(shim, 'git'),
+      `#!/bin/sh\ncase " $* " in *" status "*) echo "$*" >> '${log}';; esac\nexec ${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()} "$@"\n`,
+      { mode: 0o755 },
+    );
+    const statuses = (mode: string) =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .split('\n')
+            .filter((line) => line.includes(`--untracked-files=${mode}`)).length
+        : 0;
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${shim}:${savedPath}`;
+    try {
+      const repo = makeRepo({ 'README.md': '# demo\n', 'notes.txt': 'start\n' });
+      const start = git(repo, 'rev-parse', 'HEAD');
+      const watch = await WorktreeWatch.open({ root: repo, start, owned: new OwnedPaths(undefined), linked: [] });
+      const guard = ownedPathsGuard(new OwnedPaths(undefined), watch, start);
+      const { model } = await runScripted({
+        root: repo,
+        turns: [read('README.md'), bash('echo more >> notes.txt'), read('README.md'), bash('echo again >> notes.txt'), REPORT_TURN],
+        context: createContextAssembler({ homeDir: repo, lastWorktreeLook: () => guard.lastStatus() }),
+        slots: guard.wrap(modeOnlySlots),
+      });
+      const said = model.requests.map((request) => messagesText(request));
+      expect(said.map((text) => text.includes('Git status now (changed since the session started)'))).toEqual([
+        false,
+        false,
+        true,
+        true,
+        true,
+      ]);
+      expect(said[2]).toContain(' M notes.txt');
+      // The session's start snapshot alone is the reminder's own; the watch looked at its start and after each Bash.
+      expect(statuses('normal')).toBe(1);
+      expect(statuses('all')).toBe(3);
     } finally {
       process.env.PATH = savedPath;
     }

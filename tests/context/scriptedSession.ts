@@ -4,10 +4,11 @@ import { staticSystemPrompt } from '../../shared/context/prompt/staticPrompt.js'
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import type { AgentLimits } from '../../shared/core/loop/limits.js';
 import { type AgentResult, runSession } from '../../shared/core/loop/query.js';
-import { AgentSession, type ContextAssembler } from '../../shared/core/loop/session.js';
+import { AgentSession, type ContextAssembler, type StopCheck } from '../../shared/core/loop/session.js';
 import type { Model, ModelEvent, ModelRequest } from '../../shared/core/model/model.js';
 import { ScriptedModel } from '../../shared/core/model/scripted.js';
 import { parseScript, type ScriptTurn } from '../../shared/core/model/scriptFile.js';
+import type { ToolPipelineSlots } from '../../shared/core/tool/pipeline.js';
 import type { AnyTool, SessionServices } from '../../shared/core/tool/tool.js';
 import { bashTool } from '../../shared/tools/bash.js';
 import { editTool } from '../../shared/tools/edit.js';
@@ -61,6 +62,9 @@ export async function runScripted(options: {
   shellEnv?: Record<string, string>;
   onEvent?: (event: AgentEvent, session: AgentSession) => void;
   model?: Model;
+  /** The pipeline's slots (a guard wrapped around modeOnlySlots); the mode's alone by default. */
+  slots?: ToolPipelineSlots;
+  stopCheck?: StopCheck;
 }): Promise<ScriptedRun> {
   const role = options.role ?? 'worker';
   const prompt = options.prompt ?? 'Do the task.';
@@ -79,6 +83,8 @@ export async function runScripted(options: {
     context: options.context,
     services: options.services,
     shell: options.shellEnv ? { env: options.shellEnv } : undefined,
+    slots: options.slots,
+    stopCheck: options.stopCheck,
   });
   const events: AgentEvent[] = [];
   const result = await runSession(session, prompt, (event) => {

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:f
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeTreeChanges, loadManifest, saveManifest, treeChanges, treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
+import { lookAndStatus } from '../../shared/policy/permissions/worktreeChanges.js';
 import { git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -96,7 +97,37 @@ describe('tree hash', () => {
     expect(describeTreeChanges(changes)).toBe('new.ts (added), src/a.ts (changed)');
   });
 
+  it("is the same from the host watch's look as from its own status: edits, staged ones, deletions, new files, ignored ones, a nested repository", async () => {
+    const dir = repo();
+    const start = git(dir, 'rev-parse', 'HEAD');
+    writeFileSync(path.join(dir, 'src/a.ts'), 'export const a = 2;\n');
+    writeFileSync(path.join(dir, 'README.md'), '# staged\n');
+    git(dir, 'add', 'README.md');
+    writeFileSync(path.join(dir, 'src/b.ts'), 'export const b = 1;\n');
+    git(dir, 'add', 'src/b.ts');
+    writeFileSync(path.join(dir, 'src/b.ts'), 'export const b = 2;\n');
+    rmSync(path.join(dir, '.gitignore'));
+    mkdirSync(path.join(dir, 'dist'));
+    writeFileSync(path.join(dir, 'dist/out.js'), 'out\n');
+    writeFileSync(path.join(dir, 'new file.txt'), 'new\n');
+    makeRepoAt(path.join(dir, 'nested'));
+    const look = await lookAndStatus(dir, start, [], { ignored: true });
+    const own = await treeSnapshot(dir);
+    expect((await treeSnapshot(dir, { statusV2: look.status })).files).toEqual(own.files);
+    expect((await treeSnapshot(dir, { statusV2: look.status })).digest).toBe(own.digest);
+    expect(own.files.get('new file.txt')).toMatch(/^100644 /);
+  });
+
   it('refuses a folder outside git, saying so', async () => {
     await expect(treeSnapshot(tempDir())).rejects.toThrow(/cannot hash the tree at .*not a git repository/);
   });
 });
+
+/** A repository of its own inside another's work tree. */
+function makeRepoAt(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  git(dir, 'init', '-q', '-b', 'main');
+  writeFileSync(path.join(dir, 'x.txt'), 'x\n');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'nested');
+}

@@ -40,6 +40,8 @@ export interface ContextAssemblerOptions {
    * configured): then git status is taken before every call, not only after a call that may write.
    */
   othersMayWrite?: boolean;
+  /** The host's watch's last `git status` of the worktree, taken after the last call that may write (TurnReminders). */
+  lastWorktreeLook?: () => string | undefined;
   /** Where the trusted configuration's files are (instructions, rules, skills); unset: the workspace and the home. */
   config?: ContextConfigFolders;
 }
@@ -141,6 +143,7 @@ class OrcaContextAssembler implements ContextAssembler {
       reminders: new TurnReminders(layers.gitAtStart, {
         gitStatusEachTurn: this.options.gitStatusEachTurn !== false,
         othersMayWrite: this.options.othersMayWrite ?? false,
+        lastLook: this.options.lastWorktreeLook,
       }),
       grants: skillGrantsIn(session.toolContext.services),
       counter: new TokenCounter(),

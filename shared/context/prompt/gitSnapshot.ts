@@ -25,7 +25,38 @@ export async function readGitSnapshot(dir: string): Promise<GitSnapshot> {
     if (/not a git repository/i.test(message)) return { kind: 'none', reason: 'not a git repository' };
     return { kind: 'none', reason: `git status failed: ${message.split('\n')[0]}` };
   }
-  const lines = out.split('\n').filter((line) => line !== '');
+  return snapshotOfLines(out.split('\n').filter((line) => line !== ''));
+}
+
+/**
+ * The snapshot from a `git status` the host's watch took after the last call that may write
+ * (worktreeWatch.ts `lastStatus`: porcelain v2 with `--branch`, `-z`, every untracked file and
+ * the ignored ones), instead of asking git again. Its lists differ from readGitSnapshot's in two
+ * ways, evened out here: ignored entries are dropped, and an untracked folder that `start` showed
+ * whole (`?? build/`) is shown whole again; other untracked files are named one by one (git would
+ * show a new untracked folder as one line: the note is only shown when something changed, and
+ * then the files are what the agent wants to see).
+ */
+export function snapshotFromWatchStatus(out: string, start: GitSnapshot): GitSnapshot {
+  const records = out.split('\0');
+  const lines: string[] = [];
+  for (let index = 0; index < records.length; index += 1) {
+    const record = records[index]!;
+    if (record === '' || record.startsWith('! ')) continue;
+    // With -z a rename's old path is a record of its own; without, it follows a tab.
+    if (record.startsWith('2 ')) lines.push(`${record}\t${records[++index] ?? ''}`);
+    else lines.push(record);
+  }
+  const snapshot = snapshotOfLines(lines);
+  if (snapshot.kind !== 'repo') return snapshot;
+  const wholeFolders = start.kind === 'repo' ? start.status.filter((line) => line.startsWith('?? ') && line.endsWith('/')) : [];
+  const folded = snapshot.status.map((line) =>
+    line.startsWith('?? ') ? (wholeFolders.find((folder) => line.startsWith(folder)) ?? line) : line,
+  );
+  return { ...snapshot, status: [...new Set(folded)] };
+}
+
+function snapshotOfLines(lines: string[]): GitSnapshot {
   const header = (name: string) => lines.find((line) => line.startsWith(`# branch.${name} `))?.slice(`# branch.${name} `.length);
   const oid = header('oid') ?? '(initial)';
   const named = header('head') ?? '(detached)';

@@ -1,7 +1,7 @@
 import type { AgentLimits } from '../../core/loop/limits.js';
 import type { AgentSession } from '../../core/loop/session.js';
 import { loadDescription } from '../../core/tool/tool.js';
-import { describeStatus, type GitSnapshot, readGitSnapshot, sameStatus } from './gitSnapshot.js';
+import { describeStatus, type GitSnapshot, readGitSnapshot, sameStatus, snapshotFromWatchStatus } from './gitSnapshot.js';
 
 /** Near the end: the last turns, or the last tenth of the tokens, the money or the time. */
 const NEAR_END_TURNS = 5;
@@ -53,14 +53,24 @@ export function turnReminderText(facts: TurnFacts): string {
 /**
  * The reminders of one session. The git state is taken again only when something may have
  * changed the files since the last take (a tool call that may write, or hooks), since each take
- * is a `git status` of the whole tree, and an Explore agent's turns are mostly reads.
+ * is a `git status` of the whole tree, and an Explore agent's turns are mostly reads. Where the
+ * host's watch looked at the whole worktree after every call that may write (`lastLook`), its
+ * look is that take: the same question asked of git once, not twice, per writing call.
  */
 export class TurnReminders {
   private git: { snapshot: GitSnapshot; stale: boolean };
 
   constructor(
     private readonly start: GitSnapshot,
-    private readonly options: { gitStatusEachTurn: boolean; othersMayWrite: boolean },
+    private readonly options: {
+      gitStatusEachTurn: boolean;
+      othersMayWrite: boolean;
+      /**
+       * The watch's `git status` of the worktree after the last call that may write, if it still
+       * tells the tree as it is (worktreeWatch.ts `lastStatus`); undefined: ask git.
+       */
+      lastLook?: () => string | undefined;
+    },
   ) {
     this.git = { snapshot: start, stale: false };
   }
@@ -85,7 +95,17 @@ export class TurnReminders {
   }
 
   private async currentGit(root: string): Promise<GitSnapshot> {
-    if (this.git.stale || this.options.othersMayWrite) this.git = { snapshot: await readGitSnapshot(root), stale: false };
+    if (this.git.stale || this.options.othersMayWrite) this.git = { snapshot: await this.takeGit(root), stale: false };
     return this.git.snapshot;
+  }
+
+  /**
+   * The watch looks after every call that may write (and after every command), last of all
+   * that runs around the call, so its look is the tree after the last such call. Not where hooks
+   * may write: they also run outside calls (before this request, at a compaction), after the look.
+   */
+  private async takeGit(root: string): Promise<GitSnapshot> {
+    const looked = this.options.othersMayWrite ? undefined : this.options.lastLook?.();
+    return looked !== undefined ? snapshotFromWatchStatus(looked, this.start) : await readGitSnapshot(root);
   }
 }

@@ -24,6 +24,49 @@ export async function appendRunEvent(redis: Redis, keys: Keys, entry: RunStreamE
   return (replies[0]![1] as string | null) ?? '';
 }
 
+/**
+ * Records several entries, in order, in one MULTI (each entry's stream entry and board writes as
+ * appendRunEvent makes them): one round trip and one transaction where a writer had a queue of
+ * them, as a job's events pile up while the one before is being written. When one of them is
+ * malformed, nothing of the batch is sent and each is recorded alone instead, so the others are
+ * still recorded, in order, and the malformed one is refused naming its field.
+ */
+export async function appendRunEvents(redis: Redis, keys: Keys, entries: readonly RunStreamEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  if (entries.length === 1) {
+    await appendRunEvent(redis, keys, entries[0]!);
+    return;
+  }
+  const tx = redis.multi();
+  const firsts: Array<[string, string]> = [];
+  try {
+    for (const entry of entries) {
+      tx.xadd(keys.events(entry.run_id), 'MAXLEN', '~', STREAM_MAX, '*', 'e', JSON.stringify(entry));
+      firsts.push(...projectEntry(tx, keys, entry));
+    }
+  } catch {
+    return appendEachAlone(redis, keys, entries);
+  }
+  const replies = await tx.exec();
+  if (!replies) throw new Error(`${entries.length} events for run ${entries[0]!.run_id} were not recorded: the transaction was discarded`);
+  const failed = replies.find(([error]) => error);
+  if (failed) throw new Error(`the events for run ${entries[0]!.run_id} were not fully recorded: ${failed[0]!.message}`);
+  firstWrites.remember(firsts);
+}
+
+/** Each entry in a MULTI of its own, in order; the first failure is thrown once all were tried. */
+async function appendEachAlone(redis: Redis, keys: Keys, entries: readonly RunStreamEntry[]): Promise<void> {
+  let failure: unknown;
+  for (const entry of entries) {
+    try {
+      await appendRunEvent(redis, keys, entry);
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  if (failure) throw failure;
+}
+
 /** Entries after `afterId` (exclusive; `0` for all), oldest first. Malformed entries are an error. */
 export async function readRunEvents(
   redis: Redis,

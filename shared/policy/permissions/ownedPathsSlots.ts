@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import type { AgentSession, StopCheck } from '../../core/loop/session.js';
 import type { CheckedCall, PostToolUseOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
 import { loadDescription, type ToolContext } from '../../core/tool/tool.js';
@@ -12,6 +14,60 @@ export interface OwnedPathsGuard {
   wrap(slots: ToolPipelineSlots): ToolPipelineSlots;
   /** Refuses a Report while changes the agent must undo remain (and tells it what the host put back). */
   stopCheck: StopCheck;
+  /** The watch's last look at the whole worktree, while it tells the tree as it is (WorktreeWatch.lastStatus). */
+  lastStatus(): string | undefined;
+  /**
+   * Told once the session's sandbox is known: whether nothing a command call runs can write the
+   * user's checkout (commandsConfined). Until then, and when not, the checkout is looked at after
+   * every call.
+   */
+  confineCommands(confined: boolean): void;
+}
+
+/**
+ * Whether a command call (Bash) cannot change the user's checkout, so the look at the checkout
+ * after it can wait for the next look (the next call of another kind, or the Report's, which
+ * always looks, from the same baseline: whatever changed there is still named). The checkout
+ * look after every call names what agent code wrote there; here agent code cannot write there:
+ *
+ * - the command runs in the sandbox (bwrap, sandbox-exec: `sandboxed`), whose policy
+ *   (core/sandbox/agentPolicy.ts) makes only the worktree and a private /tmp writable and the
+ *   checkout read-only or hidden, for the command and everything it starts, in the background too;
+ * - neither of those writable folders holds the checkout, nor lies inside it;
+ * - no hook runs on the host around the call (none configured, or hooks sandboxed too: `--sandbox
+ *   required`): a hook is the user's program, fed the agent's input;
+ * - no MCP server runs for the session: a server runs on the host, and what an earlier call asked
+ *   of it may still be going on while a command runs;
+ * - the agent is orca's own loop: an external agent's process runs beside the calls, in a
+ *   sandbox of its own (workers/agents/), and is looked after as before.
+ *
+ * A host-side file tool (Edit, Write) is still followed by a look: it writes on the host, to a
+ * path checked inside the worktree, and a link swapped in by a command running in the background
+ * could lead that write out; so is every other tool (an MCP server may run on the host).
+ */
+export function commandsConfined(facts: {
+  sandboxed: boolean;
+  writable: readonly string[];
+  checkout: string | undefined;
+  hostHooks: boolean;
+  mcpServers: boolean;
+  externalAgent: boolean;
+}): boolean {
+  const { checkout } = facts;
+  if (!facts.sandboxed || facts.hostHooks || facts.mcpServers || facts.externalAgent) return false;
+  if (checkout === undefined) return true;
+  const real = (dir: string) => {
+    try {
+      return realpathSync(dir);
+    } catch {
+      return path.resolve(dir); // not there yet: as named
+    }
+  };
+  const within = (child: string, parent: string) => {
+    const relative = path.relative(real(parent), real(child));
+    return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  };
+  return facts.writable.every((dir) => !within(dir, checkout) && !within(checkout, dir));
 }
 
 /**
@@ -32,11 +88,12 @@ export function ownedPathsGuard(
       .replace('{items}', items.map((item) => `- ${item.path}: ${item.reason}`).join('\n'))
       .replaceAll('{start}', start.slice(0, 12))
       .replace('{owned}', owned.describe());
+  let confined = false;
   const look = async (call: CheckedCall, ctx: ToolContext): Promise<string | undefined> => {
     // A command judged read-only by its words may still write: only the worktree tells.
     const ranCode = familyOf(call.tool) === 'run';
     if (!ranCode && call.readOnly) return undefined;
-    const found = await watch.check({ ranCode });
+    const found = await watch.check({ ranCode, checkout: !(ranCode && confined) });
     if (found.stopRun) onStopRun(found.stopRun);
     const items = [...found.reverted, ...found.toUndo, ...found.outside];
     if (items.length === 0) return undefined;
@@ -47,6 +104,10 @@ export function ownedPathsGuard(
     note ? { ...outcome, notes: [...(outcome.notes ?? []), note] } : outcome;
 
   return {
+    lastStatus: () => watch.lastStatus(),
+    confineCommands: (value) => {
+      confined = value;
+    },
     wrap: (slots) => ({
       ...slots,
       async permission(call, pre, ctx) {

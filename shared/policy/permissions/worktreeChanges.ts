@@ -45,7 +45,22 @@ export async function lookAtWorktree(
   /** `paths`: only these are asked about (the rest is known to be exactly `start`); none asked, none found. */
   options: { ignored?: boolean; paths?: readonly string[] } = {},
 ): Promise<WorktreeLook> {
-  if (options.paths?.length === 0) return { changed: [], ignored: [] };
+  return (await lookAndStatus(root, start, linked, options)).look;
+}
+
+/**
+ * lookAtWorktree's look, with git's own answer it read it from: `git status --porcelain=v2
+ * --branch -z --untracked-files=all --no-renames` (with `--ignored=matching` when asked), for
+ * callers that would ask git the same question (worktreeWatch.ts `lastStatus`); empty when no
+ * path was asked about.
+ */
+export async function lookAndStatus(
+  root: string,
+  start: string,
+  linked: readonly string[],
+  options: { ignored?: boolean; paths?: readonly string[] } = {},
+): Promise<{ look: WorktreeLook; status: string }> {
+  if (options.paths?.length === 0) return { look: { changed: [], ignored: [] }, status: '' };
   const out = await watchGit(root, [
     'status',
     '--porcelain=v2',
@@ -91,7 +106,7 @@ export async function lookAtWorktree(
   }
   const isLinked = (file: string) => linked.some((name) => file === name || file.startsWith(`${name}/`));
   const changed = [...new Set([...tracked, ...untracked])].filter((file) => !isLinked(file)).sort();
-  return { changed, ignored };
+  return { look: { changed, ignored }, status: out };
 }
 
 /** The path of a porcelain v2 entry: what follows its first `count` space-separated fields (a path may hold spaces). */

@@ -10,7 +10,7 @@ import { guardedReason } from './guardedPaths.js';
 import type { HostFileChange, HostFilesWatch } from './hostFilesWatch.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
 import { RefGuard } from './refGuard.js';
-import { changedSince, guardedIgnored, linkOutside, lookAtWorktree, watchGit } from './worktreeChanges.js';
+import { changedSince, guardedIgnored, linkOutside, lookAndStatus, lookAtWorktree, watchGit } from './worktreeChanges.js';
 
 export interface WorktreeWatchOptions {
   /** The agent's worktree. */
@@ -77,6 +77,8 @@ export class WorktreeWatch {
   private readonly admitted = new Map<string, EntryState>();
   /** The user's checkout as the last look saw it. */
   private checkoutBaseline?: CheckoutState;
+  /** The last look's `git status` of the whole worktree, while it still tells the tree as it is (lastStatus). */
+  private lastLook?: string;
 
   private constructor(
     private readonly options: WorktreeWatchOptions,
@@ -116,6 +118,18 @@ export class WorktreeWatch {
     return this.gitDir.paths();
   }
 
+  /**
+   * The worktree as the last look after a call saw it: git's `status --porcelain=v2 --branch -z
+   * --untracked-files=all --no-renames --ignored=matching` of the whole tree. Whoever would ask
+   * git about the worktree again before another call ran (the turn reminder before the next
+   * model call) reads it here instead: one process fewer per call. Unset while a look runs,
+   * after one that failed, and after one that put anything back in the worktree (its status
+   * then tells a tree that is no longer there).
+   */
+  lastStatus(): string | undefined {
+    return this.lastLook;
+  }
+
   /** A guarded file an allowed Edit or Write just wrote: it stays as long as it is as that call left it. */
   admit(relative: string): void {
     this.admitted.set(relative, readEntry(path.join(this.root, relative)));
@@ -125,9 +139,12 @@ export class WorktreeWatch {
    * After a call that may have written: puts back what the host puts back, and names what the
    * agent must undo. `ranCode` says whether agent code ran (a command): only then are changes to
    * the user's configuration and orca's state the agent's; after a host-side tool (Remember writes
-   * a memory card) they are taken as they are.
+   * a memory card) they are taken as they are. `checkout: false` leaves the user's checkout for
+   * a later look (see ownedPathsSlots.ts, `commandsConfined`, for when that is sound): its
+   * baseline stays the last look's, so that look names whatever changed there since.
    */
-  async check(options: { ranCode: boolean } = { ranCode: true }): Promise<WatchFindings> {
+  async check(options: { ranCode: boolean; checkout?: boolean } = { ranCode: true }): Promise<WatchFindings> {
+    this.lastLook = undefined;
     const reverted: ChangeRefusal[] = [];
     // The git folders first: nothing of git's runs on a config the agent wrote.
     for (const { path: file, restored } of this.gitDir.restore()) {
@@ -155,9 +172,9 @@ export class WorktreeWatch {
     }
     // Asked at once: a git status of each, after every writing call.
     const { checkout } = this.options;
-    const [look, checkoutNow] = await Promise.all([
-      lookAtWorktree(this.root, this.options.start, this.options.linked, { ignored: true }),
-      this.checkoutBaseline && checkout ? checkoutState(checkout) : undefined,
+    const [{ look, status }, checkoutNow] = await Promise.all([
+      lookAndStatus(this.root, this.options.start, this.options.linked, { ignored: true }),
+      this.checkoutBaseline && checkout && options.checkout !== false ? checkoutState(checkout) : undefined,
     ]);
     const changed = look.changed;
     const ignored = guardedIgnored(this.root, look.ignored);
@@ -190,28 +207,33 @@ export class WorktreeWatch {
         reason: `${file} is a symbolic link leading out of the worktree (to ${out}): removed; what was written through it is beyond the worktree`,
       });
     }
-    const outside: ChangeRefusal[] = [];
-    if (this.checkoutBaseline && checkoutNow) {
-      const now = checkoutNow;
-      for (const key of new Set([...now.keys(), ...this.checkoutBaseline.keys()])) {
-        if ((now.get(key) ?? CLEAN) === (this.checkoutBaseline.get(key) ?? CLEAN)) continue;
-        outside.push({
-          path: key,
-          kind: 'outside',
-          reason: `${key} in the repository's own checkout ${this.options.checkout} changed while the call ran: outside your worktree, where you may not write`,
-        });
-      }
-      this.checkoutBaseline = now;
-    }
     const host = options.ranCode ? (this.options.hostFiles?.check() ?? []) : (this.options.hostFiles?.rebaseline() ?? []);
-    for (const change of host) outside.push({ path: change.path, kind: 'outside', reason: hostReason(change) });
-    const stops = host.filter((change) => change.stops);
-    const stopRun =
-      stops.length > 0
-        ? `${stops.map((change) => change.path).join(', ')} changed while an agent's call ran: the run does not go on with a ${stops.some((change) => change.kind === 'claude') ? 'Claude Code' : 'git'} configuration nobody reviewed; look at the file, then start again`
-        : undefined;
+    const outside = [
+      ...this.checkoutChanges(checkoutNow),
+      ...host.map((change): ChangeRefusal => ({ path: change.path, kind: 'outside', reason: hostReason(change) })),
+    ];
+    const stopRun = stopReason(host);
+    // Taken after the git folders and refs were put back, before anything in the tree was.
+    if (putBack.size === 0) this.lastLook = status;
     // What was put back is no longer changed (a link put back as it was at the start included).
     return { reverted, toUndo: this.undoable(changed.filter((file) => !putBack.has(file))), outside, ...(stopRun ? { stopRun } : {}) };
+  }
+
+  /** What changed in the user's checkout since the last look at it (none when it was not looked at now); the baseline moves on. */
+  private checkoutChanges(now: CheckoutState | undefined): ChangeRefusal[] {
+    const baseline = this.checkoutBaseline;
+    if (!baseline || !now) return [];
+    const changes: ChangeRefusal[] = [];
+    for (const key of new Set([...now.keys(), ...baseline.keys()])) {
+      if ((now.get(key) ?? CLEAN) === (baseline.get(key) ?? CLEAN)) continue;
+      changes.push({
+        path: key,
+        kind: 'outside',
+        reason: `${key} in the repository's own checkout ${this.options.checkout} changed while the call ran: outside your worktree, where you may not write`,
+      });
+    }
+    this.checkoutBaseline = now;
+    return changes;
   }
 
   /** What the agent must still undo (its Report is refused while anything is here). */
@@ -241,6 +263,13 @@ export class WorktreeWatch {
 }
 
 const CLEAN = 'clean';
+
+/** Why the run stops, when a change to the user's Claude Code or git configuration stops it. */
+function stopReason(host: readonly HostFileChange[]): string | undefined {
+  const stops = host.filter((change) => change.stops);
+  if (stops.length === 0) return undefined;
+  return `${stops.map((change) => change.path).join(', ')} changed while an agent's call ran: the run does not go on with a ${stops.some((change) => change.kind === 'claude') ? 'Claude Code' : 'git'} configuration nobody reviewed; look at the file, then start again`;
+}
 
 function hostReason(change: HostFileChange): string {
   const what =

@@ -1,6 +1,7 @@
 import type { AgentSession, StopCheck } from '../../../core/loop/session.js';
 import { loadDescription } from '../../../core/tool/tool.js';
 import type { ClaimedCheck } from '../evidence/evidence.js';
+import { treeSnapshot } from '../evidence/treeHash.js';
 import { blockingGates } from '../gates/blockingGates.js';
 import { commandsFromLedger } from '../gates/claims.js';
 import { type GateReport, gateWorkerReport } from '../gates/workerGates.js';
@@ -23,6 +24,13 @@ export interface ReportGateOptions {
    * for required checks it could not pass, and its task fails on its own word.
    */
   admitsFailure?: (report: unknown) => boolean;
+  /**
+   * The host's watch's `git status` of the worktree from its look before this Report, taken just
+   * before the gates in the same stop (worktreeWatch.ts `lastStatus`): the gates' tree is hashed
+   * from it instead of asking git again. Read only here, in the stop: a later judgement (after a
+   * SessionEnd hook, judgeReport) asks git.
+   */
+  watchStatus?: () => string | undefined;
 }
 
 /**
@@ -41,7 +49,7 @@ export function createReportGate(options: ReportGateOptions): StopCheck & { last
     last: () => last,
     async beforeStop(session: AgentSession, info) {
       if (info.reason !== 'report' || info.report === undefined) return undefined;
-      last = await gateSession(session, options, info.report);
+      last = await gateSession(session, options, info.report, options.watchStatus?.());
       const failed = blockingGates(last.gates, { at: 'report', admitsFailure: options.admitsFailure?.(info.report) === true });
       if (failed.length === 0 || refusals >= maxRefusals) return undefined;
       refusals += 1;
@@ -60,8 +68,12 @@ export async function gateSession(
   session: AgentSession,
   options: Omit<ReportGateOptions, 'maxRefusals' | 'admitsFailure'>,
   report: unknown,
+  /** The watch's status of the tree a moment ago (ReportGateOptions.watchStatus), when there is one. */
+  watchStatus?: string,
 ): Promise<GateReport> {
+  const root = session.workspace.root;
   return gateWorkerReport({
+    ...(watchStatus !== undefined ? { currentTree: await treeSnapshot(root, { statusV2: watchStatus }) } : {}),
     claims: options.claimsOf(report),
     commands: commandsFromLedger(session.ledger.all()),
     evidence: session.toolContext.services.checks?.evidence() ?? [],

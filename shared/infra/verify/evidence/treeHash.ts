@@ -36,22 +36,30 @@ const STREAM_ABOVE_BYTES = 16 * 1024 * 1024;
  */
 let snapshotting: Promise<unknown> = Promise.resolve();
 
-export function treeSnapshot(root: string): Promise<TreeSnapshot> {
-  const run = snapshotting.then(() => snapshotNow(root));
+/**
+ * `looked`: a `git status` of the whole work tree taken a moment ago by the host's watch
+ * (porcelain v2, `-z`, every untracked file: worktreeWatch.ts `lastStatus`), with nothing run in
+ * it since, used instead of asking git again.
+ */
+export function treeSnapshot(root: string, looked?: { statusV2: string }): Promise<TreeSnapshot> {
+  const run = snapshotting.then(() => snapshotNow(root, looked));
   snapshotting = run.catch(() => undefined);
   return run;
 }
 
-async function snapshotNow(root: string): Promise<TreeSnapshot> {
+async function snapshotNow(root: string, looked?: { statusV2: string }): Promise<TreeSnapshot> {
   // The whole repository, even when the check runs in a subfolder: it may import from anywhere.
   const top = await repositoryTop(root);
   const git = gitAt(top);
   const files = new Map<string, string>();
-  const dirty = new Set<string>();
   // Two reads of the same index, asked at once: this snapshot is on the way to every check and gate.
-  const [staged, statusOut] = await Promise.all([
+  const [staged, dirty] = await Promise.all([
     git.raw(['--no-optional-locks', 'ls-files', '-z', '--stage']),
-    git.raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all']),
+    looked
+      ? dirtyFromV2(looked.statusV2)
+      : git
+          .raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all'])
+          .then(dirtyFromV1),
   ]);
   // `<mode> <blob> <stage>\t<path>`, read by position: no regex captures and joined entry per file.
   for (const line of staged.split('\0')) {
@@ -62,15 +70,6 @@ async function snapshotNow(root: string): Promise<TreeSnapshot> {
     // A conflicted file has several stages: what counts is what is on disk.
     if (line.slice(stageAt + 1, tab) !== '0') dirty.add(rel);
     else files.set(rel, line.slice(0, stageAt));
-  }
-  const status = statusOut.split('\0');
-  for (let index = 0; index < status.length; index += 1) {
-    const entry = status[index]!;
-    if (entry.length < 4) continue;
-    const [code, rel] = [entry.slice(0, 2), entry.slice(3)];
-    // A rename's old path follows as its own field: the new path is the one on disk.
-    if (code[0] === 'R' || code[0] === 'C') index += 1;
-    if (code === '??' || code[1] !== ' ') dirty.add(rel);
   }
   const paths = [...dirty];
   let next = 0;
@@ -90,6 +89,45 @@ async function snapshotNow(root: string): Promise<TreeSnapshot> {
     inOrder.set(rel, entry);
   }
   return { digest: hash.digest('hex'), root: top, files: inOrder };
+}
+
+/** The files whose working copy differs from the index, and the untracked ones, from `status --porcelain=v1 -z`. */
+function dirtyFromV1(statusOut: string): Set<string> {
+  const dirty = new Set<string>();
+  const status = statusOut.split('\0');
+  for (let index = 0; index < status.length; index += 1) {
+    const entry = status[index]!;
+    if (entry.length < 4) continue;
+    const [code, rel] = [entry.slice(0, 2), entry.slice(3)];
+    // A rename's old path follows as its own field: the new path is the one on disk.
+    if (code[0] === 'R' || code[0] === 'C') index += 1;
+    if (code === '??' || code[1] !== ' ') dirty.add(rel);
+  }
+  return dirty;
+}
+
+/**
+ * The same set from `status --porcelain=v2 -z` (the watch's, which lists submodules and ignored
+ * entries too): a changed entry whose work-tree column is not `.`, and every untracked one;
+ * submodules left out, as `--ignore-submodules=all` leaves them out above; conflicted entries are
+ * the index listing's.
+ */
+function dirtyFromV2(statusOut: string): Set<string> {
+  const dirty = new Set<string>();
+  const records = statusOut.split('\0');
+  for (let index = 0; index < records.length; index += 1) {
+    const record = records[index]!;
+    if (record.startsWith('? ')) dirty.add(record.slice(2));
+    else if (record.startsWith('1 ') || record.startsWith('2 ')) {
+      const fields = record.split(' ');
+      // `2`: a rename, its old path the next record; the new path is the one on disk.
+      const count = record.startsWith('2 ') ? 9 : 8;
+      if (record.startsWith('2 ')) index += 1;
+      if (fields[2]!.startsWith('S') || fields[1]![1] === '.') continue;
+      dirty.add(fields.slice(count).join(' '));
+    }
+  }
+  return dirty;
 }
 
 const tops = new Map<string, string>();
