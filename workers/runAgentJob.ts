@@ -139,6 +139,7 @@ interface HeldByJob {
 }
 
 type WorkspaceOutcome = Parameters<typeof releaseWorkspace>[1];
+type EndSteps = NonNullable<AgentJobResult['end_steps']>;
 
 /** The job from its lease to its agent's result: workspace, setup, model, harness, then the agent. */
 async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
@@ -248,21 +249,24 @@ async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspac
   const { harness } = session;
   const drive = await jobAgentDriver(job, { workspace, sessionDir: run.sessionDir, ports, sandbox: run.sandbox.kind });
   const result = await harness.run(job.prompt, (event) => run.progress.agentEvent(event), drive);
+  const steps: EndSteps = { session: Date.now() };
   const tampered = guardedStartFileChanges(workspace);
   const status = tampered ? 'failed' : statusOf(result, run.signal);
   // A failed agent whose last Report was refused hands back that report's gates: they say why.
   const gates =
     status === 'completed' ? await judgeReport(session, result.report) : status === 'failed' ? lastRefusedReport(session) : undefined;
+  steps.judged = Date.now();
   const committed = status === 'completed' ? await commitWork(workspace, job, result) : {};
+  steps.committed = Date.now();
   if (committed.refused) {
     // The commit's own check refused the branch: nothing of it is handed back to merge.
     held.outcome = { committed: false, keep: true, completed: false, job };
     const ran = ranResult({ workspace, model, harness, result, status: 'failed', gates });
-    return resultOf({ ...ran, end_reason: 'refused_changes', detail: committed.refused });
+    return resultOf({ ...ran, end_reason: 'refused_changes', detail: committed.refused, end_steps: steps });
   }
   const commit = committed.commit;
   held.outcome = { committed: commit !== undefined, keep: keepsChanges(status, run.deps), completed: status === 'completed', job };
-  const ran = ranResult({ workspace, model, harness, result, status, gates, commit, files: committed.files });
+  const ran = { ...ranResult({ workspace, model, harness, result, status, gates, commit, files: committed.files }), end_steps: steps };
   if (tampered) return resultOf({ ...ran, end_reason: 'guarded_change', detail: tampered });
   // An aborted agent says why its run was aborted (`orca abort`, a budget, a changed configuration), when the loop did not.
   return resultOf(status === 'aborted' && !ran.detail ? { ...ran, detail: abortReason(run.signal) } : ran);
