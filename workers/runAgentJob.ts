@@ -272,19 +272,28 @@ async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspac
   return resultOf(status === 'aborted' && !ran.detail ? { ...ran, detail: abortReason(run.signal) } : ran);
 }
 
-/** Everything the job held, given back whatever happened. */
+/**
+ * Everything the job held, given back whatever happened, each part even when another failed (a
+ * lost Redis write keeps no worktree or ports); the first failure is thrown once all are done.
+ */
 async function releaseHeld({ held, progress, hookContext }: JobRun): Promise<void> {
-  // Its MCP servers are given back whatever happened (the harness does on its own when `run` ends).
-  await held.harness?.close();
-  await progress.flush();
-  await held.lease?.release();
-  if (held.workspace && held.repoHooks) {
-    // Its hooks run even after an abort: they get a signal of their own, never aborted.
-    await releaseWorkspace(held.workspace, held.outcome, {
-      config: held.repoHooks,
-      context: (dir) => hookContext(dir, new AbortController().signal),
-    });
-  }
+  // Its MCP servers are given back first (the harness does on its own when `run` ends).
+  const closed = await Promise.allSettled([held.harness?.close()]);
+  // The ports and the worktree are independent: given back at once.
+  const given = await Promise.allSettled([held.lease?.release(), releaseJobWorkspace(held, hookContext)]);
+  // The events last, a WorktreeRemove hook's included: all of them are on the run's stream before its result.
+  const flushed = await Promise.allSettled([progress.flush()]);
+  const failed = [...closed, ...given, ...flushed].find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+async function releaseJobWorkspace(held: HeldByJob, hookContext: JobRun['hookContext']): Promise<void> {
+  if (!held.workspace || !held.repoHooks) return;
+  // Its hooks run even after an abort: they get a signal of their own, never aborted.
+  await releaseWorkspace(held.workspace, held.outcome, {
+    config: held.repoHooks,
+    context: (dir) => hookContext(dir, new AbortController().signal),
+  });
 }
 
 /**
