@@ -66,9 +66,13 @@ export async function jobEndPhases(queue: AgentQueue, events: RunStreamEntry[], 
     const finished = job?.finishedOn;
     if (!session || !judged || !committed || !published || !finished)
       throw new Error(`job ${result.jobId} of task ${task} carries no end steps`);
+    if (!lastUsage.has(task) || !reported.has(task) || !ended.has(task))
+      throw new Error(`task ${task} has no model call, Report or end on the run's stream: its end cannot be split`);
+    // A last turn with no tool but its Report: its other tools took no time.
+    const toolsDone = Math.max(lastTool.get(task) ?? 0, lastUsage.get(task)!);
     all.push({
-      last_tools_ms: lastTool.get(task)! - lastUsage.get(task)!,
-      report_ms: reported.get(task)! - lastTool.get(task)!,
+      last_tools_ms: toolsDone - lastUsage.get(task)!,
+      report_ms: reported.get(task)! - toolsDone,
       to_end_ms: ended.get(task)! - reported.get(task)!,
       session_close_ms: session - ended.get(task)!,
       judge_ms: judged - session,
