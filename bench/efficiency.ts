@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BenchEnv } from './benchEnv.js';
+import { type JobEndPhases, jobEndPhases, medianEndPhases } from './jobEndPhases.js';
 import { CHECK_COMMAND, makeRunRepo, runScript, writerTurns } from './runScript.js';
 import { median, round } from './stats.js';
 
@@ -39,6 +40,8 @@ export interface EfficiencyRun {
    */
   startCostMs: number;
   endCostMs: number;
+  /** Where endCostMs goes, each step's p50 (jobEndPhases.ts). */
+  endPhases: JobEndPhases;
   /** Per worker job, p50: its first model call made → its last answered (the model's share of the job). */
   modelMs: number;
   /** CPU time (user + system) of the whole run, every orca process in it (CLI, coordinator, workers, git, bwrap, checks), per worker job. */
@@ -55,6 +58,8 @@ export interface EfficiencyResult {
   /** p50 over the runs of each run's p50 (EfficiencyRun.startCostMs, endCostMs). */
   start_cost_p50_ms: number;
   end_cost_p50_ms: number;
+  /** Each step of end_cost_p50_ms, the p50 over the runs of each run's p50 (they need not add up to it). */
+  end_phases_p50: JobEndPhases;
   cpu_ms_per_job: number;
   model_p50_ms: number;
   runs: EfficiencyRun[];
@@ -82,6 +87,7 @@ export async function efficiencyBenchmark(options: EfficiencyOptions = {}): Prom
     end_overhead_ms: round(median(runs.map((r) => r.endOverheadMs))),
     start_cost_p50_ms: round(median(runs.map((r) => r.startCostMs))),
     end_cost_p50_ms: round(median(runs.map((r) => r.endCostMs))),
+    end_phases_p50: medianEndPhases(runs.map((r) => r.endPhases)),
     cpu_ms_per_job: round(median(runs.map((r) => r.cpuMsPerJob))),
     model_p50_ms: round(median(runs.map((r) => r.modelMs))),
     runs,
@@ -157,6 +163,7 @@ async function oneRun(
     endOverheadMs: median(endOverheads),
     startCostMs: median(startCosts(ids, { queued, firstUsage, results, lanes }, setup.latencyMs)),
     endCostMs: median(endOverheads),
+    endPhases: await jobEndPhases(env.queue, events, worker),
     cpuMsPerJob: cpuMs / ids.length,
     modelMs: median(ids.map((id) => lastUsage.get(id)! - (firstUsage.get(id)! - setup.latencyMs))),
   };

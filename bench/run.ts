@@ -13,6 +13,7 @@ import { EFFICIENCY_TARGET, efficiencyBenchmark, JOB_COST_TARGET_MS } from './ef
 import { FANOUT_CACHE_WRITES_TARGET, fanoutBenchmark } from './fanout.js';
 import { GIT_PROCESSES_BEFORE, gitProcessesBenchmark } from './gitProcesses.js';
 import { GREP_RATIO_TARGET, grepRatioBenchmark } from './grepRatio.js';
+import { endPhasesText } from './jobEndPhases.js';
 import { makeLargeRepo } from './largeRepo.js';
 import { MERGE_TARGET_RATIO, mergeBenchmark } from './mergeBench.js';
 import { redisCommandsBenchmark } from './redisCommands.js';
@@ -221,7 +222,7 @@ async function main(): Promise<void> {
       reference: { what: "the job's model calls, first made → last answered (p50), ms", value: result.model_p50_ms },
       target: `≤ ${JOB_COST_TARGET_MS}`,
       met: result.end_cost_p50_ms <= JOB_COST_TARGET_MS,
-      note: 'per worker job, from its last model call answered to its result recorded by the coordinator (the watch, gates, commit, release, result through Redis)',
+      note: `per worker job, from its last model call answered to its result recorded by the coordinator (the watch, gates, commit, release, result through Redis); p50 of each step: ${endPhasesText(result.end_phases_p50)}`,
     });
     // The same run with calls of 2 s, nearer a real model's: what orca adds per job is a fixed cost, not a share.
     const slow = await timed(say, 'efficiency, 2 s calls', () => efficiencyBenchmark({ latencyMs: 2_000, repetitions: 1 }));

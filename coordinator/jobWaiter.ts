@@ -13,24 +13,26 @@ export const SAFETY_POLL_MS = 30_000;
 /**
  * Waits for agent jobs to finish. QueueEvents wakes it as soon as a job completes, fails or is
  * removed; each waiter listens before it reads the job's state, so an ending between the read and
- * the wait still wakes it. When the events' connection comes back after a drop, every waiter reads
+ * the wait still wakes it. A completion's event carries the job's result: the wait ends with it,
+ * without reading the job again (two Redis round trips on the way from a worker's result to the
+ * run's record of it). When the events' connection comes back after a drop, every waiter reads
  * its job's state again; a slow poll (SAFETY_POLL_MS) covers the rest, so a finished job is never
  * waited on forever.
  */
 export class JobWaiter {
-  private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly waiting = new Map<string, Set<(completed?: Completed) => void>>();
 
   constructor(
     private readonly queue: AgentQueue,
     events: QueueEvents,
     private readonly pollMs = SAFETY_POLL_MS,
   ) {
-    const wake = ({ jobId }: { jobId: string }) => {
-      for (const resolve of this.waiting.get(jobId) ?? []) resolve();
+    const wake = (jobId: string, completed?: Completed) => {
+      for (const resolve of [...(this.waiting.get(jobId) ?? [])]) resolve(completed);
     };
-    events.on('completed', wake);
-    events.on('failed', wake);
-    events.on('removed', wake);
+    events.on('completed', ({ jobId, returnvalue }) => wake(jobId, { returnvalue }));
+    events.on('failed', ({ jobId }) => wake(jobId));
+    events.on('removed', ({ jobId }) => wake(jobId));
     // ioredis says `ready` on each (re)connection; events trimmed while it was away are not read again.
     events.client.then(
       (client) => client.on('ready', () => this.wakeAll()),
@@ -55,36 +57,43 @@ export class JobWaiter {
           throw new Error(`job ${jobId} failed in its worker: ${job.failedReason}`);
         }
         if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
-        await woken.promise;
+        const completed = await woken.promise;
+        if (completed) return parseJobResult(completed.returnvalue, jobId);
       } finally {
         woken.done();
       }
     }
   }
 
-  /** A promise that settles on the job's next event, the safety poll, or the signal's abort. */
-  private listen(jobId: string, signal?: AbortSignal): { promise: Promise<void>; done: () => void } {
-    let resolve!: () => void;
-    const promise = new Promise<void>((settle) => {
+  /** A promise that settles on the job's next event (with its result, for a completion), the safety poll, or the signal's abort. */
+  private listen(jobId: string, signal?: AbortSignal): { promise: Promise<Completed | undefined>; done: () => void } {
+    let resolve!: (completed?: Completed) => void;
+    const promise = new Promise<Completed | undefined>((settle) => {
       resolve = settle;
     });
-    const timer = setTimeout(done, this.pollMs);
+    const timer = setTimeout(() => done(), this.pollMs);
     const list = this.waiting.get(jobId) ?? new Set();
     list.add(done);
     this.waiting.set(jobId, list);
-    signal?.addEventListener('abort', done, { once: true });
     const waiting = this.waiting;
-    function done() {
+    function done(completed?: Completed) {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
+      signal?.removeEventListener('abort', abort);
       list.delete(done);
       if (list.size === 0 && waiting.get(jobId) === list) waiting.delete(jobId);
-      resolve();
+      resolve(completed);
     }
-    return { promise, done };
+    const abort = () => done();
+    signal?.addEventListener('abort', abort, { once: true });
+    return { promise, done: () => done() };
   }
 
   private wakeAll(): void {
     for (const list of [...this.waiting.values()]) for (const resolve of [...list]) resolve();
   }
+}
+
+/** A completion as its event says it: the job's result, not yet checked. */
+interface Completed {
+  returnvalue: unknown;
 }

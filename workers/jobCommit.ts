@@ -1,7 +1,8 @@
 import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { AgentResult } from '../shared/core/loop/query.js';
+import { settled } from '../shared/core/runtime/settled.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
-import { branchChanges, commitOwned, refusalsOf, refusalsText } from '../shared/policy/permissions/ownedCommit.js';
+import { branchChanges, ownedCommitObject, pointBranchAt, refusalsOf, refusalsText } from '../shared/policy/permissions/ownedCommit.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
 import type { JobWorkspace } from './workspace/jobWorkspace.js';
 
@@ -18,7 +19,7 @@ export async function commitWork(
 ): Promise<{ commit?: string; refused?: string; files?: string[] }> {
   if (workspace.kind !== 'branch' || !workspace.branch) return {};
   const owned = new OwnedPaths(job.owned_paths);
-  const made = await commitOwned(workspace.dir, commitMessage(job, result), {
+  const made = await ownedCommitObject(workspace.dir, commitMessage(job, result), {
     start: workspace.start,
     owned,
     // Nothing orca put in the worktree is the task's change (worktreeStartState.ts).
@@ -27,9 +28,13 @@ export async function commitWork(
   });
   // An attempt that resumed a dead one's commits and added nothing still hands those back.
   const commit = made.commit ?? (workspace.start !== job.base ? workspace.start : undefined);
-  if (!commit) return {};
-  // One diff for both: the check, and the files the result names.
-  const files = await branchChanges(workspace.dir, job.base, commit);
+  // The branch moved and the whole change listed at once (the diff reads only the commit's objects),
+  // both done before either's failure is thrown. One diff for both: the check, and the files the result names.
+  const [files] = await settled([
+    commit ? branchChanges(workspace.dir, job.base, commit) : undefined,
+    pointBranchAt(workspace.dir, workspace.branch, made.commit ?? workspace.start),
+  ]);
+  if (!commit || !files) return {};
   const refusals = refusalsOf(files, owned);
   if (refusals.length > 0) return { refused: `the task's commit ${commit.slice(0, 12)} was refused: it touches ${refusalsText(refusals)}` };
   return { commit, files };

@@ -139,6 +139,7 @@ interface HeldByJob {
 }
 
 type WorkspaceOutcome = Parameters<typeof releaseWorkspace>[1];
+type EndSteps = NonNullable<AgentJobResult['end_steps']>;
 
 /** The job from its lease to its agent's result: workspace, setup, model, harness, then the agent. */
 async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
@@ -248,39 +249,51 @@ async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspac
   const { harness } = session;
   const drive = await jobAgentDriver(job, { workspace, sessionDir: run.sessionDir, ports, sandbox: run.sandbox.kind });
   const result = await harness.run(job.prompt, (event) => run.progress.agentEvent(event), drive);
+  const steps: EndSteps = { session: Date.now() };
   const tampered = guardedStartFileChanges(workspace);
   const status = tampered ? 'failed' : statusOf(result, run.signal);
   // A failed agent whose last Report was refused hands back that report's gates: they say why.
   const gates =
     status === 'completed' ? await judgeReport(session, result.report) : status === 'failed' ? lastRefusedReport(session) : undefined;
+  steps.judged = Date.now();
   const committed = status === 'completed' ? await commitWork(workspace, job, result) : {};
+  steps.committed = Date.now();
   if (committed.refused) {
     // The commit's own check refused the branch: nothing of it is handed back to merge.
     held.outcome = { committed: false, keep: true, completed: false, job };
     const ran = ranResult({ workspace, model, harness, result, status: 'failed', gates });
-    return resultOf({ ...ran, end_reason: 'refused_changes', detail: committed.refused });
+    return resultOf({ ...ran, end_reason: 'refused_changes', detail: committed.refused, end_steps: steps });
   }
   const commit = committed.commit;
   held.outcome = { committed: commit !== undefined, keep: keepsChanges(status, run.deps), completed: status === 'completed', job };
-  const ran = ranResult({ workspace, model, harness, result, status, gates, commit, files: committed.files });
+  const ran = { ...ranResult({ workspace, model, harness, result, status, gates, commit, files: committed.files }), end_steps: steps };
   if (tampered) return resultOf({ ...ran, end_reason: 'guarded_change', detail: tampered });
   // An aborted agent says why its run was aborted (`orca abort`, a budget, a changed configuration), when the loop did not.
   return resultOf(status === 'aborted' && !ran.detail ? { ...ran, detail: abortReason(run.signal) } : ran);
 }
 
-/** Everything the job held, given back whatever happened. */
+/**
+ * Everything the job held, given back whatever happened, each part even when another failed (a
+ * lost Redis write keeps no worktree or ports); the first failure is thrown once all are done.
+ */
 async function releaseHeld({ held, progress, hookContext }: JobRun): Promise<void> {
-  // Its MCP servers are given back whatever happened (the harness does on its own when `run` ends).
-  await held.harness?.close();
-  await progress.flush();
-  await held.lease?.release();
-  if (held.workspace && held.repoHooks) {
-    // Its hooks run even after an abort: they get a signal of their own, never aborted.
-    await releaseWorkspace(held.workspace, held.outcome, {
-      config: held.repoHooks,
-      context: (dir) => hookContext(dir, new AbortController().signal),
-    });
-  }
+  // Its MCP servers are given back first (the harness does on its own when `run` ends).
+  const closed = await Promise.allSettled([held.harness?.close()]);
+  // The ports and the worktree are independent: given back at once.
+  const given = await Promise.allSettled([held.lease?.release(), releaseJobWorkspace(held, hookContext)]);
+  // The events last, a WorktreeRemove hook's included: all of them are on the run's stream before its result.
+  const flushed = await Promise.allSettled([progress.flush()]);
+  const failed = [...closed, ...given, ...flushed].find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+async function releaseJobWorkspace(held: HeldByJob, hookContext: JobRun['hookContext']): Promise<void> {
+  if (!held.workspace || !held.repoHooks) return;
+  // Its hooks run even after an abort: they get a signal of their own, never aborted.
+  await releaseWorkspace(held.workspace, held.outcome, {
+    config: held.repoHooks,
+    context: (dir) => hookContext(dir, new AbortController().signal),
+  });
 }
 
 /**

@@ -50,6 +50,10 @@ describe('a worker job', { timeout: SLOW_TEST_MS }, () => {
     const result = await orca.result(agentJobId(runId, 't1', 1));
     expect(result.status).toBe('completed');
     expect(result.base).toBe(base);
+    // Each step of its end stamped, in order, for the benchmarks' split (bench/jobEndPhases.ts).
+    const { session, judged, committed, published } = result.end_steps ?? {};
+    expect([session, judged, committed, published].every((at) => typeof at === 'number')).toBe(true);
+    expect(session! <= judged! && judged! <= committed! && committed! <= published!).toBe(true);
     const branch = `orca/${runId}/t1`;
     expect(result.branch).toBe(branch);
     // The commit sits right on the named base, and the agent saw the base's tree.

@@ -190,6 +190,12 @@ export const AgentJobResultSchema = z.object({
   sandbox: SandboxKindSchema.optional(),
   /** Cards the agent's Remember calls admitted, for the coordinator to file in its memory store. */
   remembered: z.array(RememberedCardSchema).default([]),
+  /**
+   * When each step of the job's end was done on its worker, ms since the epoch: its agent's session
+   * returned, its Report judged, its work committed, its result handed to the queue. What the
+   * benchmarks split the time from the last model call to the result recorded by (bench/jobEndPhases.ts).
+   */
+  end_steps: z.object({ session: z.number(), judged: z.number(), committed: z.number(), published: z.number() }).partial().optional(),
   /** The gates on the agent's Report (workers and verification): what its claims are worth; for a failed agent, on its last refused Report. */
   gates: z
     .object({

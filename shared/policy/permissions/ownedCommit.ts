@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { gitAt } from '../../core/git/git.js';
 import { RefFiles } from '../../core/git/refFiles.js';
+import { settled } from '../../core/runtime/settled.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
 import { changedSince } from './worktreeChanges.js';
 
@@ -27,45 +28,75 @@ export async function commitOwned(
   message: string,
   options: { start: string; owned: OwnedPaths; linked: readonly string[]; branch: string },
 ): Promise<OwnedCommit> {
-  const changed = await changedSince(dir, options.start, options.linked);
-  const left: ChangeRefusal[] = [];
-  const take: string[] = [];
-  for (const file of changed) {
-    const refusal = options.owned.committable(file);
-    if (refusal) left.push(refusal);
-    else take.push(file);
-  }
+  const made = await ownedCommitObject(dir, message, options);
+  await pointBranchAt(dir, options.branch, made.commit ?? options.start);
+  return made;
+}
+
+/**
+ * The first half of commitOwned: the commit object of the owned changes, the branch not moved yet
+ * (a caller can check the commit while the branch moves). Refuses a worktree whose HEAD is not the
+ * task's branch.
+ */
+export async function ownedCommitObject(
+  dir: string,
+  message: string,
+  options: { start: string; owned: OwnedPaths; linked: readonly string[]; branch: string },
+): Promise<OwnedCommit> {
   const git = gitAt(dir);
-  // The task's branch as the host named it, never whatever HEAD says now (an agent could point it at another).
-  const branch = `refs/heads/${options.branch}`;
   // HEAD and the git folder from their files, as git finds them (the `.git` pointer), where the refs are in files.
   const files = RefFiles.open(dir);
+  await onTaskBranch(dir, files, options.branch);
+  // An index of its own, in the worktree's git folder (the host's, never the agent's tree).
+  const gitDir = files?.gitDir ?? path.resolve(dir, (await git.raw([...SAFE, 'rev-parse', '--git-dir'])).trim());
+  const scratch = mkdtempSync(path.join(gitDir, 'orca-owned-'));
+  try {
+    const indexed = gitAt(dir, undefined, { GIT_INDEX_FILE: path.join(scratch, 'index') });
+    // Independent reads, asked at once (this is on the way from the agent's Report to its result),
+    // all settled before the scratch index is removed.
+    const [changed, , startTree] = await settled([
+      changedSince(dir, options.start, options.linked),
+      indexed.raw([...SAFE, 'read-tree', options.start]),
+      git.raw([...SAFE, 'rev-parse', `${options.start}^{tree}`]),
+    ]);
+    const left: ChangeRefusal[] = [];
+    const take: string[] = [];
+    for (const file of changed) {
+      const refusal = options.owned.committable(file);
+      if (refusal) left.push(refusal);
+      else take.push(file);
+    }
+    if (take.length === 0) return { left };
+    await indexed.raw([...SAFE, 'add', '--all', '--', ...take.map((file) => `:(literal)${file}`)]);
+    const tree = (await indexed.raw([...SAFE, 'write-tree'])).trim();
+    if (tree === startTree.trim()) return { left };
+    return { commit: (await git.raw([...SAFE, 'commit-tree', tree, '-p', options.start, '-m', message])).trim(), left };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The second half of commitOwned: the task's branch at `commit`, and the worktree's own index following it. */
+export async function pointBranchAt(dir: string, branch: string, commit: string): Promise<void> {
+  const git = gitAt(dir);
+  await git.raw([...SAFE, 'update-ref', '-m', 'orca: the owned changes', `refs/heads/${branch}`, commit]);
+  await git.raw([...SAFE, 'reset', '--quiet', '--mixed', commit]);
+}
+
+/** The task's branch as the host named it must be the worktree's HEAD, never whatever an agent pointed it at. */
+async function onTaskBranch(dir: string, files: RefFiles | undefined, branchName: string): Promise<void> {
+  const branch = `refs/heads/${branchName}`;
   const written = files?.head();
   const head = written
     ? written.kind === 'symbolic'
       ? written.target
       : ''
-    : (await git.raw([...SAFE, 'symbolic-ref', '--quiet', 'HEAD']).catch(() => '')).trim();
+    : (
+        await gitAt(dir)
+          .raw([...SAFE, 'symbolic-ref', '--quiet', 'HEAD'])
+          .catch(() => '')
+      ).trim();
   if (head !== branch) throw new Error(`the worktree ${dir} is on ${head || 'a detached HEAD'}, not on the task's branch ${branch}`);
-  let commit: string | undefined;
-  if (take.length > 0) {
-    // An index of its own, in the worktree's git folder (the host's, never the agent's tree).
-    const gitDir = files?.gitDir ?? path.resolve(dir, (await git.raw([...SAFE, 'rev-parse', '--git-dir'])).trim());
-    const scratch = mkdtempSync(path.join(gitDir, 'orca-owned-'));
-    try {
-      const indexed = gitAt(dir, undefined, { GIT_INDEX_FILE: path.join(scratch, 'index') });
-      await indexed.raw([...SAFE, 'read-tree', options.start]);
-      await indexed.raw([...SAFE, 'add', '--all', '--', ...take.map((file) => `:(literal)${file}`)]);
-      const tree = (await indexed.raw([...SAFE, 'write-tree'])).trim();
-      const startTree = (await git.raw([...SAFE, 'rev-parse', `${options.start}^{tree}`])).trim();
-      if (tree !== startTree) commit = (await git.raw([...SAFE, 'commit-tree', tree, '-p', options.start, '-m', message])).trim();
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
-  }
-  await git.raw([...SAFE, 'update-ref', '-m', 'orca: the owned changes', branch, commit ?? options.start]);
-  await git.raw([...SAFE, 'reset', '--quiet', '--mixed', commit ?? options.start]);
-  return { commit, left };
 }
 
 /**
