@@ -11,7 +11,6 @@ import { openRunMemory } from './memory/openRunMemory.js';
 import type { RunMemory } from './memory/runMemory.js';
 import { announceRun, type PreStart } from './preStart.js';
 import { CoordinatorPulse } from './run/coordinatorPulse.js';
-import { handOverWorktrees } from './run/handOver.js';
 import type { SharedRun } from './run/sharedRun.js';
 import { recordRun, recordRunEnd } from './runLedger.js';
 import { OrcaServices } from './services.js';
@@ -23,19 +22,7 @@ import { OrcaServices } from './services.js';
  */
 export async function runAgent(options: AgentCommandOptions, start: PreStart<AgentRead>): Promise<number> {
   const { root, base, share } = start;
-  // Its module loads while Redis is reached: the memory's parser is this command's only other large import.
-  const opening = openRunMemory(options.memory, root);
-  opening.catch(() => undefined);
-  // Redis and the local workers first: a run id is said only once the run can exist.
-  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, sandbox: options.sandbox });
-  let memory: RunMemory | undefined;
-  try {
-    memory = await opening;
-  } catch (error) {
-    await services.close();
-    throw error;
-  }
-  for (const problem of memory?.problems ?? []) process.stderr.write(`orca: memory: ${problem}\n`);
+  const { services, memory } = await openServices(options, root);
   const runId = announceRun(start.sandbox);
   const taskId = start.command.role.name;
   if (start.script && !options.json) process.stderr.write('orca: Scripted model (no LLM is used)\n');
@@ -63,6 +50,9 @@ export async function runAgent(options: AgentCommandOptions, start: PreStart<Age
     // On the board first: a command killed right after the job is queued leaves a run `orca abort` knows.
     await recordTaskState(services, payload, agentJobId(runId, taskId, 1), 'queued');
     await services.queue.add(payload);
+    // Needed only at the end: loaded while the worker runs the agent, not on the job's way to it.
+    const handing = import('./run/handOver.js');
+    handing.catch(() => undefined);
     follower?.start();
     const result = await waitForAgentJob(services, payload);
     // Pushed by its worker to the shared remote: the branch ends in the user's repository, as in a local run.
@@ -70,7 +60,7 @@ export async function runAgent(options: AgentCommandOptions, start: PreStart<Age
     await follower?.stop();
     if (memory) for (const filed of await memory.file(result.remembered)) process.stderr.write(`orca: memory: ${describeFiled(filed)}\n`);
     recordRunEnd(services.home, ledgerEntry, result.status);
-    await handOver(root, runId, services.home, options.json);
+    await handOver(await handing, root, runId, services.home, options.json);
     printResult(result, options.json);
     return result.status === 'completed' ? 0 : result.status === 'aborted' ? 130 : 1;
   } finally {
@@ -78,6 +68,22 @@ export async function runAgent(options: AgentCommandOptions, start: PreStart<Age
     process.off('SIGINT', onSigint);
     follower?.close();
     await services.close();
+  }
+}
+
+/** Redis and the local workers (a run id is said only once the run can exist), and the run's memory, read meanwhile. */
+async function openServices(options: AgentCommandOptions, root: string): Promise<{ services: OrcaServices; memory?: RunMemory }> {
+  // Its module loads while Redis is reached: the memory's parser is this command's only other large import.
+  const opening = openRunMemory(options.memory, root);
+  opening.catch(() => undefined);
+  const services = await OrcaServices.open({ workers: options.localWorkers ? options.workers : 0, sandbox: options.sandbox });
+  try {
+    const memory = await opening;
+    for (const problem of memory?.problems ?? []) process.stderr.write(`orca: memory: ${problem}\n`);
+    return { services, memory };
+  } catch (error) {
+    await services.close();
+    throw error;
   }
 }
 
@@ -119,7 +125,13 @@ function agentJob(
 }
 
 /** The agent's branch is the user's now: its worktree lets go of it (handOver.ts). Said on stderr, never hidden. */
-async function handOver(repo: string, runId: string, home: OrcaHome, quiet: boolean): Promise<void> {
+async function handOver(
+  { handOverWorktrees }: typeof import('./run/handOver.js'),
+  repo: string,
+  runId: string,
+  home: OrcaHome,
+  quiet: boolean,
+): Promise<void> {
   try {
     for (const one of await handOverWorktrees(repo, runId, home, () => true)) {
       if (one.changes && !quiet)
