@@ -24,7 +24,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   // A pre-start that fails leaves these unawaited: a failure of theirs is not this command's to report.
   for (const loading of [roles, run]) loading.catch(() => undefined);
   const start = await preStart(options, {
-    read: async (repository) => readAgentRole(options, repository, await roles),
+    read: (repository) => readAgentRole(options, repository, roles),
     // The role's own model, thinking and effort win; the combination the agent will run is checked.
     chooseModel: ({ role }) => chooseModel(options, role),
     // An ACP agent brings its own model and key: orca's own loop does not run.
@@ -33,24 +33,35 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
   return (await run).runAgent(options, start);
 }
 
-/** The role, and every file the agent's settings, hooks and context come from, as of the base commit. */
+/**
+ * The role, and every file the agent's settings, hooks and context come from, as of the base
+ * commit. The git reads start before the roles' module is waited for, so they run while it loads;
+ * their failures are still said in the order they were before (configuration, role, agent).
+ */
 async function readAgentRole(
   options: AgentCommandOptions,
   { root, base, pluginDirs }: StartRepository,
-  { findRole }: typeof import('../roles/roleCatalog.js'),
+  roles: Promise<typeof import('../roles/roleCatalog.js')>,
 ): Promise<AgentRead> {
-  const config = await readRunConfig(root, base);
+  const reading = readRunConfig(root, base);
+  const project = readOrcaProjectConfig(root, base);
+  project.catch(() => undefined);
+  const config = await reading;
   for (const problem of config.problems) process.stderr.write(`orca: configuration: ${problem}\n`);
-  const { role, warnings } = findRole(root, options.role, { config, pluginDirs });
+  const { role, warnings } = (await roles).findRole(root, options.role, { config, pluginDirs });
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
-  return { role, config, agent: await agentOfRole(options, root, base, role) };
+  return { role, config, agent: await agentOfRole(options, role, project) };
 }
 
 /** What runs the agent: `--agent`, else its role file's `agent:`, else orca.json's at the base, else orca's own. */
-async function agentOfRole(options: AgentCommandOptions, root: string, base: string, role: RoleDefinition): Promise<AgentBackend> {
+async function agentOfRole(
+  options: AgentCommandOptions,
+  role: RoleDefinition,
+  projectConfig: ReturnType<typeof readOrcaProjectConfig>,
+): Promise<AgentBackend> {
   const option = options.agent ? parseAgentOption(options.agent, role.name.toLowerCase()) : { ok: true as const, byRole: {} };
   if (!option.ok) throw new UserError(option.problem);
-  const project = await readOrcaProjectConfig(root, base);
+  const project = await projectConfig;
   const chosen = agentForRole(role.name, {
     option: option.byRole,
     roleFile: role.agent,
