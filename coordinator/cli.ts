@@ -9,7 +9,7 @@ import { userFolder } from './userFolder.js';
  * only what it uses (`orca run` says its run id without the board, the language servers or MCP:
  * docs/benchmarks.md, cli_to_run_id_ms). Lazy imports, not a bundled entry: orca's modules find
  * their prompts and scripts beside them (import.meta.url, packageRoot()), which a bundle would
- * move; and with the imports lazy, what `orca run` loads before its id is 75 small files and three
+ * move; and with the imports lazy, what `orca run` loads before its id is 66 small files and three
  * packages (commander, zod, get-port), where it was 331 files and sixteen packages (bullmq,
  * ioredis, proxy-chain, gray-matter, piscina, …).
  */
