@@ -1,16 +1,5 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
-import { addAbortCommand } from './cli/abortCli.js';
-import { addAgentCommand } from './cli/agentCli.js';
-import { addAnswerCommands } from './cli/answerCli.js';
-import { addApprovalCommands } from './cli/approvalCli.js';
-import { addBoardCommands } from './cli/boardCli.js';
-import { addCleanCommand } from './cli/cleanCli.js';
-import { addMemoryCommands } from './cli/memoryCli.js';
-import { addPromptCommand } from './cli/promptCli.js';
-import { addResumeCommand } from './cli/resumeCli.js';
-import { addRunCommand } from './cli/runCli.js';
-import { addWorkerCommand } from './cli/workerCli.js';
 import { packageVersion } from './packageVersion.js';
 import { userFolder } from './userFolder.js';
 
@@ -20,7 +9,7 @@ import { userFolder } from './userFolder.js';
  * only what it uses (`orca run` says its run id without the board, the language servers or MCP:
  * docs/benchmarks.md, cli_to_run_id_ms). Lazy imports, not a bundled entry: orca's modules find
  * their prompts and scripts beside them (import.meta.url, packageRoot()), which a bundle would
- * move; and with the imports lazy, what `orca run` loads before its id is 75 small files and three
+ * move; and with the imports lazy, what `orca run` loads before its id is 66 small files and three
  * packages (commander, zod, get-port), where it was 331 files and sixteen packages (bullmq,
  * ioredis, proxy-chain, gray-matter, piscina, …).
  */
@@ -36,23 +25,41 @@ const program = new Command('orca')
   // A bad flag or argument is one line naming it, not the whole help (the catch below prints it).
   .configureOutput({ outputError: () => {} });
 
-// In the order `orca --help` lists them.
-addRunCommand(program);
-addApprovalCommands(program);
-addResumeCommand(program);
-addAgentCommand(program);
-addAnswerCommands(program);
-addWorkerCommand(program, async (options) => (await import('../workers/workerProcess.js')).runWorkerProcess(options));
-addPromptCommand(program);
-addBoardCommands(program);
-addAbortCommand(program);
-addCleanCommand(program);
-addMemoryCommands(program);
+/**
+ * Each command's options module, by the names it adds, in the order `orca --help` lists them. A
+ * command line that names one of them loads that module alone (`orca agent` spends no CPU on the
+ * other ten: about 18 ms at load 20); anything else (`--help`, `help`, a misspelt command) loads
+ * them all, so the help and commander's "did you mean" still see every command.
+ */
+type AddCommands = (program: Command) => void;
+const COMMANDS: Array<{ names: string[]; load: () => Promise<AddCommands> }> = [
+  { names: ['run'], load: async () => (await import('./cli/runCli.js')).addRunCommand },
+  { names: ['approve', 'reject'], load: async () => (await import('./cli/approvalCli.js')).addApprovalCommands },
+  { names: ['resume'], load: async () => (await import('./cli/resumeCli.js')).addResumeCommand },
+  { names: ['agent'], load: async () => (await import('./cli/agentCli.js')).addAgentCommand },
+  { names: ['allow', 'deny'], load: async () => (await import('./cli/answerCli.js')).addAnswerCommands },
+  {
+    names: ['worker'],
+    load: async () => {
+      const { addWorkerCommand } = await import('./cli/workerCli.js');
+      return (program) =>
+        addWorkerCommand(program, async (options) => (await import('../workers/workerProcess.js')).runWorkerProcess(options));
+    },
+  },
+  { names: ['prompt'], load: async () => (await import('./cli/promptCli.js')).addPromptCommand },
+  { names: ['status', 'board', 'serve'], load: async () => (await import('./cli/boardCli.js')).addBoardCommands },
+  { names: ['abort'], load: async () => (await import('./cli/abortCli.js')).addAbortCommand },
+  { names: ['clean'], load: async () => (await import('./cli/cleanCli.js')).addCleanCommand },
+  { names: ['memory'], load: async () => (await import('./cli/memoryCli.js')).addMemoryCommands },
+];
 
 if (process.argv.length <= 2) {
   process.stderr.write('orca: name a command, e.g. orca run "TASK" (orca --help lists them).\n');
   process.exit(2);
 }
+
+const named = COMMANDS.find(({ names }) => names.includes(process.argv[2] ?? ''));
+for (const add of await Promise.all((named ? [named] : COMMANDS).map(({ load }) => load()))) add(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   const code = (error as { code?: string }).code;

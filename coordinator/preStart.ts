@@ -64,6 +64,9 @@ export async function preStart<T>(
 ): Promise<PreStart<T>> {
   // Started first, answered by the time the sandbox line is made: it runs beside the git checks below.
   const sandboxProbe = options.sandbox === 'off' ? Promise.resolve() : probeHostSandboxAhead();
+  // Likewise the look for a Redis without a password (a ping when REDIS_URL is unset); its failure is said where it was awaited.
+  const redis = passwordlessRedis();
+  redis.catch(() => undefined);
   const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
   const repository: StartRepository = { root, base, pluginDirs: (options.pluginDirs ?? []).map((dir) => path.resolve(dir)) };
   const read = await command.read(repository);
@@ -76,7 +79,7 @@ export async function preStart<T>(
   const moved = noteLegacyHome(home.root);
   if (moved) process.stderr.write(`orca: ${moved}\n`);
   await sandboxProbe;
-  const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource, passwordlessRedis: await passwordlessRedis() });
+  const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource, passwordlessRedis: await redis });
   if (sandbox.refusal) throw new UserError(sandbox.refusal);
   return { ...repository, command: read, share, script, model, sandbox };
 }
