@@ -82,7 +82,11 @@ export const globTool = defineTool({
     const base = workspace.contains(searchDir) ? workspace.root : searchDir;
     const prefix = path.relative(base, searchDir).split(path.sep).join('/');
     const gitignore = new GitignoreFilter(base, prefix);
-    const kept = keepInPlace(found, (rel) => fromBase(base, searchDir, prefix, rel), (rel) => !gitignore.ignores(rel));
+    const kept = keepInPlace(
+      found,
+      (rel) => fromBase(base, searchDir, prefix, rel),
+      (rel) => !gitignore.ignores(rel),
+    );
     if (kept.length === 0) return none;
 
     const { newest, count } = await newestOf(base, kept, MAX_GLOB_RESULTS);
@@ -120,7 +124,8 @@ function keepInPlace(list: string[], map: (item: string) => string, keep: (item:
  * then resolves as before.
  */
 function fromBase(base: string, searchDir: string, prefix: string, found: string): string {
-  if (found.startsWith('../') || found.includes('/../')) return path.relative(base, path.resolve(searchDir, found)).split(path.sep).join('/');
+  if (found.startsWith('../') || found.includes('/../'))
+    return path.relative(base, path.resolve(searchDir, found)).split(path.sep).join('/');
   return prefix === '' ? found : `${prefix}/${found}`;
 }
 

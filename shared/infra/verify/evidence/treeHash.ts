@@ -63,17 +63,21 @@ async function snapshotNow(root: string): Promise<TreeSnapshot> {
       if (line.slice(stageAt + 1, tab) !== '0') dirty.add(rel);
       else files.set(rel, line.slice(0, stageAt));
     }),
-    gitRecords(top, ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all'], (entry) => {
-      // A rename's old path follows as its own field: the new path is the one on disk.
-      if (renameSource) {
-        renameSource = false;
-        return;
-      }
-      if (entry.length < 4) return;
-      const [code, rel] = [entry.slice(0, 2), entry.slice(3)];
-      if (code[0] === 'R' || code[0] === 'C') renameSource = true;
-      if (code === '??' || code[1] !== ' ') dirty.add(rel);
-    }),
+    gitRecords(
+      top,
+      ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all'],
+      (entry) => {
+        // A rename's old path follows as its own field: the new path is the one on disk.
+        if (renameSource) {
+          renameSource = false;
+          return;
+        }
+        if (entry.length < 4) return;
+        const [code, rel] = [entry.slice(0, 2), entry.slice(3)];
+        if (code[0] === 'R' || code[0] === 'C') renameSource = true;
+        if (code === '??' || code[1] !== ' ') dirty.add(rel);
+      },
+    ),
   ]);
   const paths = [...dirty];
   let next = 0;
