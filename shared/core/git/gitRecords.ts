@@ -27,9 +27,12 @@ export function gitRecords(dir: string, args: string[], onRecord: (record: strin
       let start = 0;
       try {
         for (let end = chunk.indexOf(NUL); end !== -1; end = chunk.indexOf(NUL, start)) {
-          const bytes = partial.length === 0 ? chunk.subarray(start, end) : Buffer.concat([...partial, chunk.subarray(start, end)]);
+          const record =
+            partial.length === 0
+              ? chunk.toString('utf8', start, end)
+              : Buffer.concat([...partial, chunk.subarray(start, end)]).toString('utf8');
           partial = [];
-          onRecord(bytes.toString('utf8'));
+          onRecord(record);
           start = end + 1;
         }
       } catch (error) {

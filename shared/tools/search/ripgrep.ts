@@ -217,9 +217,13 @@ class RipgrepOutput {
     const terminator = this.query.mode === 'files_with_matches' ? 0 : 0x0a;
     let start = 0;
     for (let end = bytes.indexOf(terminator); end !== -1; end = bytes.indexOf(terminator, start)) {
-      const record = this.rest.length === 0 ? bytes.subarray(start, end) : Buffer.concat([...this.rest, bytes.subarray(start, end)]);
+      // Decoded straight from the range: no view object per record.
+      const record =
+        this.rest.length === 0
+          ? bytes.toString('utf8', start, end)
+          : Buffer.concat([...this.rest, bytes.subarray(start, end)]).toString('utf8');
       this.rest = [];
-      this.record(record.toString('utf8'));
+      this.record(record);
       start = end + 1;
     }
     if (start < bytes.length) this.rest.push(Buffer.from(bytes.subarray(start)));
