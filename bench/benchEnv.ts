@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import { JobWaiter } from '../coordinator/jobWaiter.js';
 import type { RunStreamEntry } from '../shared/core/events/runStreamEntry.js';
 import { compiledEntry, packageRoot } from '../shared/core/runtime/compiledEntry.js';
-import { WORKER_NODE_FLAGS } from '../shared/core/runtime/workerNodeFlags.js';
+import { WORKER_NODE_FLAGS, workerProcessEnv } from '../shared/core/runtime/workerNodeFlags.js';
 import { readRunEvents } from '../shared/infra/board/runEvents.js';
 import type { AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { AgentQueue } from '../shared/infra/queue/agentQueue.js';
@@ -97,7 +97,7 @@ export class BenchEnv {
   async startWorker(options: { concurrency: number; env?: NodeJS.ProcessEnv }): Promise<BenchWorker> {
     const child = fork(compiledEntry('workers/main.ts'), ['--concurrency', String(options.concurrency)], {
       cwd: packageRoot(),
-      env: this.processEnv(options.env),
+      env: workerProcessEnv(this.processEnv(options.env)),
       execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS],
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });

@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { compiledEntry } from '../shared/core/runtime/compiledEntry.js';
-import { WORKER_NODE_FLAGS } from '../shared/core/runtime/workerNodeFlags.js';
+import { WORKER_NODE_FLAGS, workerProcessEnv } from '../shared/core/runtime/workerNodeFlags.js';
 import { REDIS_OVER_IPC_ENV, REDIS_URL_REQUEST, type RedisUrlMessage } from '../shared/infra/redis/redisOverIpc.js';
 
 /**
@@ -22,7 +22,7 @@ export class LocalWorkers {
     await Promise.all(
       Array.from({ length: count }, () => {
         const child = fork(entry, args, {
-          env: options.redisUrl ? { ...options.env, [REDIS_OVER_IPC_ENV]: '1' } : options.env,
+          env: workerProcessEnv(options.redisUrl ? { ...options.env, [REDIS_OVER_IPC_ENV]: '1' } : options.env),
           execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS],
           stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
           // A process group of its own: a terminal's Ctrl-C goes to the coordinator's group, and the

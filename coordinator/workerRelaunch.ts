@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { compiledEntry } from '../shared/core/runtime/compiledEntry.js';
-import { WORKER_NODE_FLAGS } from '../shared/core/runtime/workerNodeFlags.js';
+import { WORKER_NODE_FLAGS, workerProcessEnv } from '../shared/core/runtime/workerNodeFlags.js';
 
 /** Whether this process runs with the V8 flags a worker wants (they can only be given at start). */
 export function hasWorkerNodeFlags(): boolean {
@@ -17,6 +17,7 @@ export async function relaunchWorker(args: string[]): Promise<number> {
     // The IPC channel ties the child to this process: should this one die (even by SIGKILL), the
     // channel closes and the worker stops, handing its jobs back (workers/workerProcess.ts).
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: workerProcessEnv(process.env),
   });
   const forward = (signal: NodeJS.Signals) => () => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -1,6 +1,10 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { parseSandboxMode, type SandboxMode, sandboxModeFromEnv } from '../shared/core/runtime/sandboxMode.js';
+import { dropWorkerProcessEnv } from '../shared/core/runtime/workerNodeFlags.js';
 import { runWorkerProcess } from './workerProcess.js';
+
+// Before anything starts a child: what orca set for this process's allocator is not theirs to inherit.
+dropWorkerProcessEnv();
 
 /** Entry point of a worker process forked by `orca run` / `orca agent` (or started by hand). */
 const program = new Command('orca-worker')

@@ -21,4 +21,21 @@ describe('an external agent and the sandbox its job has', () => {
       /^the claude-code agent cannot run in sandbox-exec \(macOS\): .*run with --sandbox off to run it unsandboxed, knowingly/,
     );
   });
+
+  it('gets its driver, imported with the first ACP job rather than with the worker, in bwrap or unsandboxed', async () => {
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    const job = AgentJobSchema.parse({
+      ...scriptedAgentJob({ runId: 'r20261206-000000-abcd', taskId: 'worker', repo, base, turns: [] }),
+      agent: claudeCode,
+    });
+    const workspace = { repo, dir: repo, kind: 'branch', base, start: base, linked: [] } as unknown as JobWorkspace;
+    for (const sandbox of ['bwrap', 'none'] as const) {
+      const driver = await jobAgentDriver(job, { workspace, sessionDir: tempDir(), ports: [], sandbox });
+      expect(typeof driver, sandbox).toBe('function');
+    }
+    // orca's own agent has no driver to import: the harness runs its loop.
+    const own = AgentJobSchema.parse(scriptedAgentJob({ runId: 'r20261206-000000-abcd', taskId: 'worker', repo, base, turns: [] }));
+    expect(await jobAgentDriver(own, { workspace, sessionDir: tempDir(), ports: [], sandbox: 'none' })).toBeUndefined();
+  });
 });

@@ -27,6 +27,11 @@ function commandLine(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 }
 
+/** The environment a process was started with, from /proc. */
+function startEnvironment(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+}
+
 async function gone(pid: number, deadlineMs = 30_000): Promise<boolean> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
@@ -53,7 +58,11 @@ describe('orca worker started by hand', { timeout: SLOW_TEST_MS }, () => {
         taskId: 't1',
         repo: { path: repo },
         base,
-        turns: [toolTurn('Write', { file_path: 'b.txt', content: 'b\n' }), reportTurn('wrote b')],
+        turns: [
+          toolTurn('Write', { file_path: 'b.txt', content: 'b\n' }),
+          toolTurn('Bash', { command: 'echo "${MALLOC_ARENA_MAX:-unset}" > arena.txt' }),
+          reportTurn('wrote b'),
+        ],
       }),
     );
     const result = await env.result(agentJobId(runId, 't1', 1));
@@ -62,6 +71,9 @@ describe('orca worker started by hand', { timeout: SLOW_TEST_MS }, () => {
     // The job ran in the child `orca worker` started, with the flags, not in orca worker itself.
     expect(result.pid).not.toBe(orca.child.pid);
     expect(commandLine(result.pid)).toEqual(expect.arrayContaining(WORKER_NODE_FLAGS));
+    // Started with malloc held to two arenas, which its agents' commands do not inherit.
+    expect(startEnvironment(result.pid)).toContain('MALLOC_ARENA_MAX=2');
+    expect(git(repo, 'show', `${result.commit}:arena.txt`)).toBe('unset');
 
     orca.child.kill('SIGTERM');
     const [code] = (await once(orca.child, 'exit')) as [number | null];

@@ -5,7 +5,6 @@ import type { SessionDriver } from '../../shared/harness/harness.js';
 import type { AgentJob } from '../../shared/infra/queue/agentJob.js';
 import { jobShellEnv } from '../jobHarness.js';
 import type { JobWorkspace } from '../workspace/jobWorkspace.js';
-import { acpDriver } from './acpDriver.js';
 
 /** What a job's agent runs in, as the worker prepared it. */
 export interface JobAgentPlace {
@@ -30,6 +29,9 @@ export async function jobAgentDriver(job: AgentJob, place: JobAgentPlace): Promi
   }
   const { workspace } = place;
   const gitDir = await commonGitDir(workspace.repo);
+  // Imported with the first ACP job, not with the worker: the ACP and MCP SDKs and the agent's
+  // sandbox launcher cost a worker running only orca's own loop about 20 MB it would never use.
+  const { acpDriver } = await import('./acpDriver.js');
   return acpDriver({
     agent,
     roleInstructions: job.role.prompt,

@@ -8,7 +8,7 @@ export interface GitClient {
 }
 
 /** Identity fixed, so commits made by orca never depend on (or fail for lack of) the user's git config. */
-const ORCA_GIT_CONFIG = ['-c', 'user.name=orca', '-c', 'user.email=orca@localhost', '-c', 'commit.gpgsign=false'];
+export const ORCA_GIT_CONFIG = ['-c', 'user.name=orca', '-c', 'user.email=orca@localhost', '-c', 'commit.gpgsign=false'];
 /** Output is read whole (a diff, `ls-tree -r` of a large repository); only memory bounds it. */
 const MAX_OUTPUT = 512 * 1024 * 1024;
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, createServer, isIP, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { RequestError, Server } from 'proxy-chain';
+import type { RequestError as ProxyRequestError, Server } from 'proxy-chain';
 import { processAlive } from '../runtime/processAlive.js';
 import { type EgressRule, isHostAddress, matchingRule, parseEgressRule, proxyHosts } from './egressRules.js';
 import type { ProxyEndpoint } from './sandboxPolicy.js';
@@ -53,17 +53,28 @@ export async function openEgressProxy(domains: string[], platform: NodeJS.Platfo
 }
 
 function startProxy(rules: EgressRule[], listen: 'socket' | 'port'): OwnEgressProxy & { listening: Promise<number> } {
-  const server = new Server({ port: 0, host: '127.0.0.1', prepareRequestFunction: ({ hostname, port }) => decide(rules, hostname, port) });
-  const listening = server.listen().then(() => {
-    server.server.unref();
-    return server.port;
+  // proxy-chain is imported with the first proxy, not with the module: a worker loads this file for
+  // every sandboxed job, most of which reach no network, and proxy-chain costs it about 20 MB.
+  let started: Server | undefined;
+  const server = import('proxy-chain').then(({ RequestError, Server }) => {
+    started = new Server({
+      port: 0,
+      host: '127.0.0.1',
+      prepareRequestFunction: ({ hostname, port }) => decide(RequestError, rules, hostname, port),
+    });
+    return started;
+  });
+  const listening = server.then(async (proxy) => {
+    await proxy.listen();
+    proxy.server.unref();
+    return proxy.port;
   });
   const port = () => {
-    const address = server.server.address();
-    if (address === null || typeof address === 'string') throw new Error('the egress proxy is not listening yet');
+    const address = started?.server.address();
+    if (!address || typeof address === 'string') throw new Error('the egress proxy is not listening yet');
     return address.port;
   };
-  const closeServer = () => server.close(true).catch(() => undefined);
+  const closeServer = () => server.then((proxy) => proxy.close(true)).catch(() => undefined);
   if (listen === 'port') return { endpoint: () => ({ port: port() }), close: closeServer, listening };
   const bridge = unixBridge(listening);
   return {
@@ -126,11 +137,11 @@ export function sweepStaleEgressDirs(tmp: string = os.tmpdir()): void {
 }
 
 /** What the proxy does with one request: refuse it (403) or connect to the one address it checked. */
-async function decide(rules: EgressRule[], hostname: string, port: number) {
+async function decide(RequestError: typeof ProxyRequestError, rules: EgressRule[], hostname: string, port: number) {
   const rule = matchingRule(rules, hostname, port);
   if (!rule)
     throw new RequestError(`orca: ${hostname}:${port} is not an allowed domain (sandbox.network.allowedDomains, WebFetch(domain:…))`, 403);
-  const address = await resolve(hostname);
+  const address = await resolve(RequestError, hostname);
   if (isHostAddress(address.address) && rule.port === undefined)
     throw new RequestError(
       `orca: ${hostname} is this host (${address.address}): a host address is reached only on a port its rule names (${hostname}:${port})`,
@@ -139,7 +150,7 @@ async function decide(rules: EgressRule[], hostname: string, port: number) {
   return { dnsLookup: fixedLookup(address) };
 }
 
-async function resolve(hostname: string): Promise<LookupAddress> {
+async function resolve(RequestError: typeof ProxyRequestError, hostname: string): Promise<LookupAddress> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   const family = isIP(bare);
   if (family !== 0) return { address: bare, family };

@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { accessSync, closeSync, constants, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import { ToolError } from '../../core/boundary/toolError.js';
 import { fileTypeGlobs, unknownFileTypeMessage } from './fileTypes.js';
 import type { EngineResult, FileMatches, GrepQuery } from './grepQuery.js';
@@ -75,7 +74,11 @@ export function ripgrepArgs(query: GrepQuery): string[] {
 const MAX_STDERR = 64 * 1024;
 /** How often rg's output file is read while rg runs. */
 const DRAIN_MS = 20;
-const READ_CHUNK = 1024 * 1024;
+/**
+ * Bytes read at a time, into one buffer per search: a megabyte each made four agents' searches
+ * 4 MB of a worker's peak; reads are cheap and each drain reads until it is caught up.
+ */
+const READ_CHUNK = 64 * 1024;
 
 /**
  * Grep with rg: runs it in `query.base` and reads its output into the shapes both engines share.
@@ -98,7 +101,7 @@ export function runRipgrep(file: string, query: GrepQuery, signal: AbortSignal):
       output.closeWriter();
     }
     const parser = new RipgrepOutput(query);
-    const drain = () => output.drain((text) => parser.push(text));
+    const drain = () => output.drain((bytes) => parser.push(bytes));
     const timer = setInterval(drain, DRAIN_MS);
     let stderr = '';
     // stdio[2] is 'pipe', so stderr exists.
@@ -144,7 +147,6 @@ class OutputFile {
   private readonly readFd: number;
   private position = 0;
   private readonly buffer = Buffer.alloc(READ_CHUNK);
-  private readonly decoder = new StringDecoder('utf8');
   private closed = false;
 
   constructor() {
@@ -164,14 +166,14 @@ class OutputFile {
     this.writeFd = -1;
   }
 
-  /** Hands whatever rg wrote since the last call to `onText`. */
-  drain(onText: (text: string) => void): void {
+  /** Hands whatever rg wrote since the last call to `onBytes`, a read at a time (the buffer is reused). */
+  drain(onBytes: (bytes: Buffer) => void): void {
     if (this.closed) return;
     for (;;) {
       const read = readSync(this.readFd, this.buffer, 0, this.buffer.length, this.position);
       if (read === 0) return;
       this.position += read;
-      onText(this.decoder.write(this.buffer.subarray(0, read)));
+      onBytes(this.buffer.subarray(0, read));
     }
   }
 
@@ -200,25 +202,36 @@ function describeRipgrepError(stderr: string): string {
  */
 class RipgrepOutput {
   private readonly byPath = new Map<string, FileMatches>();
-  private rest = '';
+  /** The bytes of a record a read ended inside of, copied: the read buffer is used again. */
+  private rest: Buffer[] = [];
   readonly notes: string[] = [];
 
   constructor(private readonly query: GrepQuery) {}
 
-  push(chunk: string): void {
-    const text = this.rest + chunk;
-    const terminator = this.query.mode === 'files_with_matches' ? '\0' : '\n';
+  /**
+   * Each record is decoded from its own bytes (the terminator is one ASCII byte, never inside a
+   * UTF-8 character), not sliced from a decoded read: a path or line kept in the result, and in
+   * the session's ledger after it, would keep the whole megabyte read it was sliced from.
+   */
+  push(bytes: Buffer): void {
+    const terminator = this.query.mode === 'files_with_matches' ? 0 : 0x0a;
     let start = 0;
-    for (let end = text.indexOf(terminator); end !== -1; end = text.indexOf(terminator, start)) {
-      this.record(text.slice(start, end));
+    for (let end = bytes.indexOf(terminator); end !== -1; end = bytes.indexOf(terminator, start)) {
+      // Decoded straight from the range: no view object per record.
+      const record =
+        this.rest.length === 0
+          ? bytes.toString('utf8', start, end)
+          : Buffer.concat([...this.rest, bytes.subarray(start, end)]).toString('utf8');
+      this.rest = [];
+      this.record(record);
       start = end + 1;
     }
-    this.rest = text.slice(start);
+    if (start < bytes.length) this.rest.push(Buffer.from(bytes.subarray(start)));
   }
 
   finish(): FileMatches[] {
-    if (this.rest !== '') this.record(this.rest);
-    this.rest = '';
+    if (this.rest.length > 0) this.record(Buffer.concat(this.rest).toString('utf8'));
+    this.rest = [];
     return [...this.byPath.values()];
   }
 

@@ -3,6 +3,7 @@ import { createReadStream, existsSync, realpathSync } from 'node:fs';
 import { lstat, readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gitAt } from '../../../core/git/git.js';
+import { gitRecords } from '../../../core/git/gitRecords.js';
 
 /**
  * The tree a check runs on, as one hash: every file git would see in the working folder, tracked
@@ -50,27 +51,41 @@ export function treeSnapshot(root: string, looked?: { statusV2: string }): Promi
 async function snapshotNow(root: string, looked?: { statusV2: string }): Promise<TreeSnapshot> {
   // The whole repository, even when the check runs in a subfolder: it may import from anywhere.
   const top = await repositoryTop(root);
-  const git = gitAt(top);
   const files = new Map<string, string>();
-  // Two reads of the same index, asked at once: this snapshot is on the way to every check and gate.
-  const [staged, dirty] = await Promise.all([
-    git.raw(['--no-optional-locks', 'ls-files', '-z', '--stage']),
+  const dirty = looked ? dirtyFromV2(looked.statusV2) : new Set<string>();
+  // Two reads of the same index, asked at once (the status only when the watch's look is not at
+  // hand): this snapshot is on the way to every check and gate. Each is read record by record as
+  // git writes it (gitRecords.ts), never held whole: a path kept from a whole listing would keep all of it.
+  let renameSource = false;
+  await Promise.all([
+    // `<mode> <blob> <stage>\t<path>`, read by position: no regex captures and joined entry per file.
+    gitRecords(top, ['--no-optional-locks', 'ls-files', '-z', '--stage'], (line) => {
+      const tab = line.indexOf('\t');
+      const stageAt = line.lastIndexOf(' ', tab);
+      if (tab < 0 || stageAt <= 0 || tab === line.length - 1) return;
+      const rel = line.slice(tab + 1);
+      // A conflicted file has several stages: what counts is what is on disk.
+      if (line.slice(stageAt + 1, tab) !== '0') dirty.add(rel);
+      else files.set(rel, line.slice(0, stageAt));
+    }),
     looked
-      ? dirtyFromV2(looked.statusV2)
-      : git
-          .raw(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all'])
-          .then(dirtyFromV1),
+      ? undefined
+      : gitRecords(
+          top,
+          ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all'],
+          (entry) => {
+            // A rename's old path follows as its own field: the new path is the one on disk.
+            if (renameSource) {
+              renameSource = false;
+              return;
+            }
+            if (entry.length < 4) return;
+            const [code, rel] = [entry.slice(0, 2), entry.slice(3)];
+            if (code[0] === 'R' || code[0] === 'C') renameSource = true;
+            if (code === '??' || code[1] !== ' ') dirty.add(rel);
+          },
+        ),
   ]);
-  // `<mode> <blob> <stage>\t<path>`, read by position: no regex captures and joined entry per file.
-  for (const line of staged.split('\0')) {
-    const tab = line.indexOf('\t');
-    const stageAt = line.lastIndexOf(' ', tab);
-    if (tab < 0 || stageAt <= 0 || tab === line.length - 1) continue;
-    const rel = line.slice(tab + 1);
-    // A conflicted file has several stages: what counts is what is on disk.
-    if (line.slice(stageAt + 1, tab) !== '0') dirty.add(rel);
-    else files.set(rel, line.slice(0, stageAt));
-  }
   const paths = [...dirty];
   let next = 0;
   const worker = async () => {
@@ -89,21 +104,6 @@ async function snapshotNow(root: string, looked?: { statusV2: string }): Promise
     inOrder.set(rel, entry);
   }
   return { digest: hash.digest('hex'), root: top, files: inOrder };
-}
-
-/** The files whose working copy differs from the index, and the untracked ones, from `status --porcelain=v1 -z`. */
-function dirtyFromV1(statusOut: string): Set<string> {
-  const dirty = new Set<string>();
-  const status = statusOut.split('\0');
-  for (let index = 0; index < status.length; index += 1) {
-    const entry = status[index]!;
-    if (entry.length < 4) continue;
-    const [code, rel] = [entry.slice(0, 2), entry.slice(3)];
-    // A rename's old path follows as its own field: the new path is the one on disk.
-    if (code[0] === 'R' || code[0] === 'C') index += 1;
-    if (code === '??' || code[1] !== ' ') dirty.add(rel);
-  }
-  return dirty;
 }
 
 /**
