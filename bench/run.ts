@@ -124,7 +124,11 @@ async function main(): Promise<void> {
         reference: worktree,
         target: `≤ ${START_TARGET.p50} × worktree_add = ${result.target_p50_ms}`,
         met: result.start_p50_ms <= result.target_p50_ms,
-        note: `pool warmed (${result.pooled_jobs} of ${result.jobs} jobs took a pooled worktree); p50 phases: added → workspace ${phases.workspace_ms}, → session ${phases.harness_ms}, → first request ${phases.first_request_ms}`,
+        note: `pool warmed (${result.pooled_jobs} of ${result.jobs} jobs took a pooled worktree); p50 phases: added → workspace ${phases.workspace_ms}, → session ${phases.harness_ms}, → first request ${phases.first_request_ms}; steps (p50 ms from added): ${Object.entries(
+          result.steps_p50,
+        )
+          .map(([step, ms]) => `${step} ${ms}`)
+          .join(', ')}`,
       });
       figures.push({
         key: 'start_p99_ms',

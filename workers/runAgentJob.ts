@@ -14,6 +14,7 @@ import { ModelError } from '../shared/core/model/modelError.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxKind, SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { settled } from '../shared/core/runtime/settled.js';
+import { StartTrace } from '../shared/core/runtime/startTrace.js';
 import type { Harness } from '../shared/harness/harness.js';
 import { type PortLeaser, portLeaseOwner } from '../shared/infra/ports/portLease.js';
 import { type AgentJob, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
@@ -82,6 +83,8 @@ export async function runAgentJob(bullJob: Job, outer: AbortSignal, deps: JobDep
   const attempt = String(bullJob.attemptsStarted ?? 1);
   const sessionDir = deps.home.session(job.run_id, job.task_id, `${bullJob.id ?? 'job'}-${attempt}`.replace(/[^A-Za-z0-9._-]/g, '_'));
   const resultOf = jobResult(job, sessionDir);
+  const trace = StartTrace.forJob(job.task_id);
+  trace?.mark('picked');
 
   if (await isAborted(deps.redis, deps.keys, job.run_id))
     return resultOf({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
@@ -104,7 +107,9 @@ export async function runAgentJob(bullJob: Job, outer: AbortSignal, deps: JobDep
     resultOf,
     hookContext: workspaceHookContext(job, sessionDir, progress),
     held: { outcome: { committed: false, keep: false, completed: false, job } },
+    trace,
   };
+  trace?.mark('abort_checked');
   // Everything that takes something (the lease, the workspace) is held in `run.held`: every way out releases it.
   try {
     return await runHeldJob(run);
@@ -127,6 +132,8 @@ interface JobRun {
   resultOf: (extra: Partial<AgentJobResult>) => AgentJobResult;
   hookContext: (dir: string, signal: AbortSignal) => HookContext;
   held: HeldByJob;
+  /** The job's start steps timed (ORCA_START_TRACE), for the start benchmark. */
+  trace?: StartTrace;
 }
 
 /** What a job has taken so far, each set as soon as it is taken, and what becomes of its workspace. */
@@ -144,6 +151,7 @@ type WorkspaceOutcome = Parameters<typeof releaseWorkspace>[1];
 async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   const { job, deps, held, progress, resultOf } = run;
   const { ports, config, hooks } = await leaseAndConfigure(run);
+  run.trace?.mark('leased_configured');
   // The user's checkout as the agent's watch starts from: it does not depend on the worktree, so
   // it is looked at while the worktree is made (when nothing of the repository's runs before the agent).
   const checkoutAtStart = earlyCheckoutState(job, hooks);
@@ -153,6 +161,7 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   // ends before that (a model it cannot make) has no use for it, nor for its failure.
   const gitAtStart = freshSnapshot(workspace, job.base);
   gitAtStart.catch(() => undefined);
+  run.trace?.mark('workspace');
   await announceWorkspace(progress, workspace, ports, deps.slot, run.sandbox.kind, backendName(job.agent));
   // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
   const setup = await setUpWorktree({
@@ -170,6 +179,7 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
     held.outcome = { ...held.outcome, keep: true };
     return resultOf({ end_reason: 'setup_failed', detail: setup.detail ?? 'the setup failed', worktree: workspace.dir });
   }
+  run.trace?.mark('setup');
   const model = buildModel(job, deps);
   if (model instanceof ModelError) return resultOf({ detail: model.message, worktree: workspace.dir });
   const session = await buildJobHarness({
@@ -190,8 +200,11 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
     progress,
     sandboxMode: run.sandbox.mode,
     orcaHome: deps.home.root,
+    trace: run.trace,
   });
   held.harness = session.harness;
+  run.trace?.mark('harness');
+  run.trace?.write();
   return runAgent(run, session, workspace, model, ports);
 }
 
@@ -225,7 +238,7 @@ async function openWorkspace(run: JobRun, hooks: HooksConfig, ports: number[]): 
     job,
     deps.home,
     { config: hooks, context: (dir) => run.hookContext(dir, run.signal) },
-    { readOnlyOnDisk: run.sandbox.kind === 'none', ports, pool: deps.pool },
+    { readOnlyOnDisk: run.sandbox.kind === 'none', ports, pool: deps.pool, trace: run.trace },
   );
   run.held.workspace = workspace;
   if (workspace.rebuilt) {

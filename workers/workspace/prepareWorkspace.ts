@@ -8,6 +8,7 @@ import { sparseSelection } from '../../shared/core/git/sparseCheckout.js';
 import { placeStartFiles } from '../../shared/core/git/startFiles.js';
 import type { WorktreePool } from '../../shared/core/git/worktreePool.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
+import type { StartTrace } from '../../shared/core/runtime/startTrace.js';
 import type { AgentJob } from '../../shared/infra/queue/agentJob.js';
 import { prepareBranch } from './branchWorkspace.js';
 import type { JobWorkspace, WorkspaceGround, WorkspaceHooks } from './jobWorkspace.js';
@@ -29,7 +30,7 @@ export async function prepareWorkspace(
    * read-only. `ports`: the job's leased ports, written to the worktree's `.env.orca`. `pool`: this
    * worker's pool of ready worktrees: a writing job takes one when it can (and any job warms it).
    */
-  options: { readOnlyOnDisk?: boolean; ports?: number[]; pool?: WorktreePool } = {},
+  options: { readOnlyOnDisk?: boolean; ports?: number[]; pool?: WorktreePool; trace?: StartTrace } = {},
 ): Promise<JobWorkspace> {
   const remote = job.repo.remote;
   const repo = await repositoryOf(job, home);
@@ -40,6 +41,7 @@ export async function prepareWorkspace(
     taskBranch ? branchExists(repo, taskBranch) : false,
     job.project ?? readOrcaProjectConfig(repo, job.base),
   ]);
+  options.trace?.mark('repo_read');
   const worktreeCreateHook = (hooks.config.byEvent.WorktreeCreate?.length ?? 0) > 0;
   const pool = options.pool && !whyNoPool({ project: config, worktreeCreateHook, remote: remote !== undefined }) ? options.pool : undefined;
   const ground: WorkspaceGround = {
@@ -52,6 +54,7 @@ export async function prepareWorkspace(
     pool,
     place: { runId: job.run_id, repo, base },
     linkStartFiles: startFilesLinker(job, repo, remote, config, options.ports ?? []),
+    trace: options.trace,
   };
   if (job.role.workspace === 'view') {
     // A run's read-only jobs (its coordinator, explore and plan agents) come before its writing ones:

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OrcaHome } from '../runtime/orcaHome.js';
 import { processAlive } from '../runtime/processAlive.js';
+import type { StartTrace } from '../runtime/startTrace.js';
 import { gitAt, resolveCommit, runGit } from './git.js';
 import {
   BUSY,
@@ -107,7 +108,7 @@ export class WorktreePool {
   }
 
   /** `take`, saying also whether its check still describes the worktree (PooledWorktree). */
-  async takeChecked(place: PoolPlace, dir: string, branch?: string): Promise<PooledWorktree | undefined> {
+  async takeChecked(place: PoolPlace, dir: string, branch?: string, trace?: StartTrace): Promise<PooledWorktree | undefined> {
     if (!this.enabled) return undefined;
     const folder = this.folder(place.runId, place.repo);
     if (!existsSync(path.join(folder, STATE_FILE))) return undefined;
@@ -131,6 +132,7 @@ export class WorktreePool {
         return undefined;
       });
       if (!got) return undefined;
+      trace?.mark('take_moved');
       this.repos.add(place.repo);
       const found = await inspect(dir).catch((error: unknown) => ({ head: undefined, dirty: `git cannot read it (${oneLine(error)})` }));
       if (found.dirty !== undefined) {
@@ -138,6 +140,7 @@ export class WorktreePool {
         await removeWorktree(place.repo, dir);
         continue;
       }
+      trace?.mark('take_checked');
       try {
         // Cost in proportion to what differs between the two commits.
         if (found.head !== base) await gitAt(dir).raw(['checkout', '--quiet', '--detach', base]);
