@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -9,7 +9,8 @@ import { repoKey } from '../shared/core/git/repoKey.js';
 import { WorktreePool } from '../shared/core/git/worktreePool.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
-import { BenchEnv } from './benchEnv.js';
+import { BenchEnv, benchTempRoot } from './benchEnv.js';
+import { makeLargeRepo } from './largeRepo.js';
 import { reportTurn, scriptedAgentJob } from './runScript.js';
 import { median, percentile, round } from './stats.js';
 
@@ -156,6 +157,31 @@ export async function startBenchmark(
       };
     }),
   );
+}
+
+/** The start benchmark on a repository of `files` files of its own, and what making it cost. */
+export interface LargeStartResult extends StartResult {
+  files: number;
+  /** Writing and committing the repository, before anything is measured. */
+  setup_s: number;
+}
+
+/**
+ * `startBenchmark` on a generated repository of 100,000 files (five times the usual large one),
+ * made for it in a folder of its own and removed after. Fewer jobs: each bare `worktree add`
+ * and each pool refill checks out 100,000 files.
+ */
+export async function largeStartBenchmark(options: { files?: number; jobs?: number } = {}): Promise<LargeStartResult> {
+  const root = mkdtempSync(path.join(benchTempRoot(), 'orca-bench-start-large-'));
+  try {
+    const made = performance.now();
+    const repo = makeLargeRepo(path.join(root, 'repo'), options.files ?? 100_000);
+    const setup = (performance.now() - made) / 1000;
+    const result = await startBenchmark(repo, { jobs: options.jobs ?? 20 });
+    return { ...result, files: repo.files, setup_s: round(setup, 1) };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 /** One job from added to its first model request, with its phases and whether its worktree came from the pool. */

@@ -42,9 +42,11 @@ export interface PooledWorktree {
   /** The commit it is at: the job's base. */
   start: string;
   /**
-   * The take's `git status` (changes, untracked and ignored files) found it exactly at `start`, and
-   * orca's only git command since wrote a ref (no checkout, hooks off): the worktree is known to be
-   * exactly its commit, and a watch opening on it need not ask git again about what nobody wrote.
+   * The take's check found it exactly at `start` (its `git status` of changes, untracked and
+   * ignored files; of the tracked files alone when no folder gained an entry since the background
+   * status found none: poolCheck.ts), and orca's only git command since wrote a ref (no checkout,
+   * hooks off): the worktree is known to be exactly its commit, and a watch opening on it need
+   * not ask git again about what nobody wrote.
    */
   checkedClean: boolean;
 }
