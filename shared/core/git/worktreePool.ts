@@ -7,6 +7,7 @@ import type { OrcaHome } from '../runtime/orcaHome.js';
 import { processAlive } from '../runtime/processAlive.js';
 import type { StartTrace } from '../runtime/startTrace.js';
 import { gitAt, resolveCommit, runGit } from './git.js';
+import { poolFolderTimes, recordPoolCheck, takePoolCheck } from './poolCheck.js';
 import {
   BUSY,
   busyName,
@@ -21,7 +22,6 @@ import {
   STATE_FILE,
   writeState,
 } from './poolFolder.js';
-import { poolFolderTimes, recordPoolCheck, takePoolCheck } from './poolCheck.js';
 import { checkoutBytes, poolSizeSetting, roomForOne } from './poolSize.js';
 import { repoKey } from './repoKey.js';
 import { withRepoLock } from './repoLock.js';
@@ -341,7 +341,12 @@ async function inspect(
   run = (at: string, args: string[]) => gitAt(at).raw(args),
   { untracked = true } = {},
 ): Promise<{ head?: string; dirty?: string }> {
-  const out = await run(dir, ['status', '--porcelain=v2', '--branch', ...(untracked ? ['--untracked-files=all', '--ignored'] : ['--untracked-files=no'])]);
+  const out = await run(dir, [
+    'status',
+    '--porcelain=v2',
+    '--branch',
+    ...(untracked ? ['--untracked-files=all', '--ignored'] : ['--untracked-files=no']),
+  ]);
   const lines = out.split('\n').filter(Boolean);
   const oid = lines.find((line) => line.startsWith('# branch.oid '))?.slice('# branch.oid '.length);
   const head = oid && /^[0-9a-f]{40}$/.test(oid) ? oid : undefined;
