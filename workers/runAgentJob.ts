@@ -411,8 +411,8 @@ function keepsChanges(status: AgentJobResult['status'], deps: JobDeps): boolean 
 /**
  * The user's checkout looked at for the watch ahead of the worktree, for a job that writes in a
  * local repository and runs nothing of the repository's before its agent (no WorktreeCreate hook,
- * no orca.json setup: they may change the checkout, and what they change is no agent's). Undefined
- * otherwise: the watch looks when it opens.
+ * no setup in orca.json, the job's or read at its base: they may change the checkout, and what they
+ * change is no agent's). Undefined otherwise: the watch looks when it opens.
  */
 function earlyCheckoutState(
   job: AgentJob,
