@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -9,7 +9,8 @@ import { repoKey } from '../shared/core/git/repoKey.js';
 import { WorktreePool } from '../shared/core/git/worktreePool.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
-import { BenchEnv } from './benchEnv.js';
+import { BenchEnv, benchTempRoot } from './benchEnv.js';
+import { makeLargeRepo } from './largeRepo.js';
 import { reportTurn, scriptedAgentJob } from './runScript.js';
 import { median, percentile, round } from './stats.js';
 
@@ -56,12 +57,19 @@ export interface StartResult {
   target_p99_ms: number;
   phases_p50: StartPhases;
   cold_phases_p50: StartPhases;
+  /**
+   * Each step of a pooled job's way to its agent (workers/runAgentJob.ts, ORCA_START_TRACE): the
+   * median time from the job's add to the step's end, in the order the steps end.
+   */
+  steps_p50: Record<string, number>;
   /** Of the pooled installation's counted jobs, how many took a pooled worktree. */
   pooled_jobs: number;
   jobs: number;
 }
 
 interface Timing {
+  /** When the job was added (BullMQ's timestamp). */
+  added: number;
   start: number;
   phases: StartPhases;
   pooled: boolean;
@@ -75,7 +83,8 @@ export async function startBenchmark(
   const warmup = options.warmup ?? 2;
   return BenchEnv.with((warm) =>
     BenchEnv.with(async (cold) => {
-      await warm.startWorker({ concurrency: 1 });
+      const trace = path.join(warm.dir('trace'), 'start-marks.jsonl');
+      await warm.startWorker({ concurrency: 1, env: { ORCA_START_TRACE: trace } });
       await cold.startWorker({ concurrency: 1, env: { ORCA_POOL_SIZE: '0' } });
       const refs = cold.dir('refs');
       const runId = `start-${warm.prefix.slice(-8)}`;
@@ -90,6 +99,7 @@ export async function startBenchmark(
       const adds: number[] = [];
       const pooled: Timing[] = [];
       const unpooled: Timing[] = [];
+      const added = new Map<string, number>();
       try {
         for (let i = 0; i < warmup + jobs; i += 1) {
           const counted = i >= warmup;
@@ -97,6 +107,7 @@ export async function startBenchmark(
           const add = await timedWorktreeAdd(repo, path.join(refs, `ref${i}`), `orca-bench-ref/${runId}-${i}`);
           const taskId = `j${String(i).padStart(3, '0')}`;
           const withPool = await timedStart(warm, runId, taskId, repo);
+          if (counted) added.set(taskId, withPool.added);
           const without = await timedStart(cold, `${runId}-cold`, taskId, repo);
           if (counted) {
             adds.push(add);
@@ -140,11 +151,37 @@ export async function startBenchmark(
         target_p99_ms: round(START_TARGET.p99 * worktreeAdd),
         phases_p50: phasesMedian(pooled),
         cold_phases_p50: phasesMedian(unpooled),
+        steps_p50: stepsMedian(trace, added),
         pooled_jobs: pooled.filter((t) => t.pooled).length,
         jobs,
       };
     }),
   );
+}
+
+/** The start benchmark on a repository of `files` files of its own, and what making it cost. */
+export interface LargeStartResult extends StartResult {
+  files: number;
+  /** Writing and committing the repository, before anything is measured. */
+  setup_s: number;
+}
+
+/**
+ * `startBenchmark` on a generated repository of 100,000 files (five times the usual large one),
+ * made for it in a folder of its own and removed after. Fewer jobs: each bare `worktree add`
+ * and each pool refill checks out 100,000 files.
+ */
+export async function largeStartBenchmark(options: { files?: number; jobs?: number } = {}): Promise<LargeStartResult> {
+  const root = mkdtempSync(path.join(benchTempRoot(), 'orca-bench-start-large-'));
+  try {
+    const made = performance.now();
+    const repo = makeLargeRepo(path.join(root, 'repo'), options.files ?? 100_000);
+    const setup = (performance.now() - made) / 1000;
+    const result = await startBenchmark(repo, { jobs: options.jobs ?? 20 });
+    return { ...result, files: repo.files, setup_s: round(setup, 1) };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 /** One job from added to its first model request, with its phases and whether its worktree came from the pool. */
@@ -161,6 +198,7 @@ async function timedStart(env: BenchEnv, runId: string, taskId: string, repo: { 
   const at = (type: string) => find(type).at;
   const added = job.timestamp;
   return {
+    added,
     start: at('usage') - added,
     phases: {
       workspace_ms: at('workspace') - added,
@@ -177,6 +215,20 @@ function phasesMedian(timings: Timing[]): StartPhases {
     harness_ms: round(median(timings.map((t) => t.phases.harness_ms))),
     first_request_ms: round(median(timings.map((t) => t.phases.first_request_ms))),
   };
+}
+
+/** The median of each traced step's end, from its job's add, over the counted jobs (`added` by task), in the order the steps end. */
+function stepsMedian(trace: string, added: Map<string, number>): Record<string, number> {
+  const offsets = new Map<string, number[]>();
+  const lines = existsSync(trace) ? readFileSync(trace, 'utf8').split('\n').filter(Boolean) : [];
+  for (const line of lines) {
+    const { task, marks } = JSON.parse(line) as { task: string; marks: [string, number][] };
+    const from = added.get(task);
+    if (from === undefined) continue;
+    for (const [step, at] of marks) offsets.set(step, [...(offsets.get(step) ?? []), at - from]);
+  }
+  const steps = [...offsets].map(([step, values]) => [step, round(median(values))] as const);
+  return Object.fromEntries(steps.sort((a, b) => a[1] - b[1]));
 }
 
 /** Waits (untimed) until the pool holds `size` ready worktrees again: the worker refills it after each take. */

@@ -11,6 +11,7 @@ import { orcaOwnedPaths } from '../shared/core/git/worktreeStartState.js';
 import type { Model } from '../shared/core/model/model.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { settled } from '../shared/core/runtime/settled.js';
+import type { StartTrace } from '../shared/core/runtime/startTrace.js';
 import type { SessionServices } from '../shared/core/tool/tool.js';
 import { Harness } from '../shared/harness/harness.js';
 import type { HarnessOptions } from '../shared/harness/harnessOptions.js';
@@ -68,6 +69,8 @@ export interface JobHarnessInput {
   sandboxMode: SandboxMode;
   /** This worker's ORCA_HOME: its memory, run records and secrets are watched for changes agent code makes. */
   orcaHome?: string;
+  /** The job's start steps timed (ORCA_START_TRACE). */
+  trace?: StartTrace;
 }
 
 /**
@@ -86,14 +89,16 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     // Independent of each other, asked at once and settled together: MCP servers started while
     // the watch failed are in `mcp`, closed below.
     const [owned, , gitDir, gitAtStart] = await settled([
-      ownedGuard(input),
+      ownedGuard(input).finally(() => input.trace?.mark('watch_opened')),
       startJobMcp(input).then((started) => {
         mcp = started;
+        input.trace?.mark('mcp_started');
       }),
       commonGitDir(workspace.repo),
-      input.gitAtStart,
+      input.gitAtStart.finally(() => input.trace?.mark('git_snapshot')),
     ]);
     watched.guard = owned;
+    input.trace?.mark('harness_parts');
     harness = new Harness(jobHarnessOptions(input, { checks, owned, mcp, gitDir, gitAtStart, fileState: state }));
     owned?.confineCommands(confinedCommands(input, harness));
   } catch (error) {

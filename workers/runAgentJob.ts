@@ -8,12 +8,14 @@ import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/context/p
 import { backendName } from '../shared/core/agents/agentBackend.js';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
+import type { OrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import type { WorktreePool } from '../shared/core/git/worktreePool.js';
 import type { Model } from '../shared/core/model/model.js';
 import { ModelError } from '../shared/core/model/modelError.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxKind, SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import { settled } from '../shared/core/runtime/settled.js';
+import { StartTrace } from '../shared/core/runtime/startTrace.js';
 import type { Harness } from '../shared/harness/harness.js';
 import { type PortLeaser, portLeaseOwner } from '../shared/infra/ports/portLease.js';
 import { type AgentJob, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
@@ -35,7 +37,7 @@ import { setUpWorktree } from './jobSetup.js';
 import { ProgressReporter } from './progressReporter.js';
 import { guardedStartFileChanges } from './startFileGuard.js';
 import type { JobWorkspace } from './workspace/jobWorkspace.js';
-import { prepareWorkspace } from './workspace/prepareWorkspace.js';
+import { prepareWorkspace, type RepositoryRead, readRepository } from './workspace/prepareWorkspace.js';
 import { releaseWorkspace } from './workspace/releaseWorkspace.js';
 
 export interface JobDeps {
@@ -82,15 +84,26 @@ export async function runAgentJob(bullJob: Job, outer: AbortSignal, deps: JobDep
   const attempt = String(bullJob.attemptsStarted ?? 1);
   const sessionDir = deps.home.session(job.run_id, job.task_id, `${bullJob.id ?? 'job'}-${attempt}`.replace(/[^A-Za-z0-9._-]/g, '_'));
   const resultOf = jobResult(job, sessionDir);
+  const trace = StartTrace.forJob(job.task_id);
+  trace?.mark('picked');
 
-  if (await isAborted(deps.redis, deps.keys, job.run_id))
-    return resultOf({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
+  // Asked now, answered beside the job's first steps (runHeldJob): a job of a run aborted before
+  // it started still ends before anything is made for it, as it did when this was asked first.
+  const aborted = isAborted(deps.redis, deps.keys, job.run_id);
+  aborted.catch(() => undefined);
+  const abortedBefore = () => resultOf({ status: 'aborted', end_reason: 'aborted', detail: 'the run was aborted before this job started' });
   // Refused before anything is made for it: no ports, no worktree, no hook run.
   const sandbox = jobSandbox(job, deps.sandbox);
-  if (sandbox.refusal) return resultOf({ end_reason: 'sandbox', detail: `worker ${os.hostname()}:${process.pid}: ${sandbox.refusal}` });
+  if (sandbox.refusal) {
+    if (await aborted) return abortedBefore();
+    return resultOf({ end_reason: 'sandbox', detail: `worker ${os.hostname()}:${process.pid}: ${sandbox.refusal}` });
+  }
 
   // A job naming a folder this host does not have fails before anything is taken (workers elsewhere need --share).
-  if (job.repo.path && !existsSync(job.repo.path)) throw new UnrecoverableError(unseenRepo(job.repo.path));
+  if (job.repo.path && !existsSync(job.repo.path)) {
+    if (await aborted) return abortedBefore();
+    throw new UnrecoverableError(unseenRepo(job.repo.path));
+  }
   const progress = new ProgressReporter(bullJob, deps.redis, deps.keys, job);
   const run: JobRun = {
     job,
@@ -104,6 +117,9 @@ export async function runAgentJob(bullJob: Job, outer: AbortSignal, deps: JobDep
     resultOf,
     hookContext: workspaceHookContext(job, sessionDir, progress),
     held: { outcome: { committed: false, keep: false, completed: false, job } },
+    trace,
+    aborted,
+    abortedBefore,
   };
   // Everything that takes something (the lease, the workspace) is held in `run.held`: every way out releases it.
   try {
@@ -127,6 +143,12 @@ interface JobRun {
   resultOf: (extra: Partial<AgentJobResult>) => AgentJobResult;
   hookContext: (dir: string, signal: AbortSignal) => HookContext;
   held: HeldByJob;
+  /** The job's start steps timed (ORCA_START_TRACE), for the start benchmark. */
+  trace?: StartTrace;
+  /** Whether the run was aborted before the job started (asked at the job's start). */
+  aborted: Promise<boolean>;
+  /** The result of a job whose run was aborted before it started. */
+  abortedBefore: () => AgentJobResult;
 }
 
 /** What a job has taken so far, each set as soon as it is taken, and what becomes of its workspace. */
@@ -144,16 +166,20 @@ type EndSteps = NonNullable<AgentJobResult['end_steps']>;
 /** The job from its lease to its agent's result: workspace, setup, model, harness, then the agent. */
 async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   const { job, deps, held, progress, resultOf } = run;
-  const { ports, config, hooks } = await leaseAndConfigure(run);
+  const started = await startTogether(run);
+  if (!started) return run.abortedBefore();
+  const { ports, config, hooks, repository } = started;
+  run.trace?.mark('leased_configured');
   // The user's checkout as the agent's watch starts from: it does not depend on the worktree, so
   // it is looked at while the worktree is made (when nothing of the repository's runs before the agent).
-  const checkoutAtStart = earlyCheckoutState(job, hooks);
+  const checkoutAtStart = earlyCheckoutState(job, hooks, repository.config);
   checkoutAtStart?.state.catch(() => undefined);
-  const workspace = await openWorkspace(run, hooks, ports);
+  const workspace = await openWorkspace(run, hooks, ports, repository);
   // Asked now, read when the harness is built: it overlaps the steps in between. A job that
   // ends before that (a model it cannot make) has no use for it, nor for its failure.
   const gitAtStart = freshSnapshot(workspace, job.base);
   gitAtStart.catch(() => undefined);
+  run.trace?.mark('workspace');
   await announceWorkspace(progress, workspace, ports, deps.slot, run.sandbox.kind, backendName(job.agent));
   // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
   const setup = await setUpWorktree({
@@ -171,6 +197,7 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
     held.outcome = { ...held.outcome, keep: true };
     return resultOf({ end_reason: 'setup_failed', detail: setup.detail ?? 'the setup failed', worktree: workspace.dir });
   }
+  run.trace?.mark('setup');
   const model = buildModel(job, deps);
   if (model instanceof ModelError) return resultOf({ detail: model.message, worktree: workspace.dir });
   const session = await buildJobHarness({
@@ -191,9 +218,34 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
     progress,
     sandboxMode: run.sandbox.mode,
     orcaHome: deps.home.root,
+    trace: run.trace,
   });
   held.harness = session.harness;
+  run.trace?.mark('harness');
+  run.trace?.write();
   return runAgent(run, session, workspace, model, ports);
+}
+
+/**
+ * The job's first steps, all independent of each other and asked at once: whether its run was
+ * aborted, its ports and configuration, and the repository's answers its workspace needs. Settled
+ * together (a lease taken meanwhile is held for the release to give back); undefined when the run
+ * was aborted, whatever else failed. A remote's clone is fetched only once the run is known not aborted.
+ */
+async function startTogether(
+  run: JobRun,
+): Promise<({ ports: number[]; config: TrustedConfig; hooks: HooksConfig } & { repository: RepositoryRead }) | undefined> {
+  const { job, deps } = run;
+  const read = job.repo.remote
+    ? run.aborted.then((aborted) => (aborted ? undefined : readRepository(job, deps.home)))
+    : readRepository(job, deps.home);
+  try {
+    const [aborted, configured, repository] = await settled([run.aborted, leaseAndConfigure(run), read]);
+    return aborted ? undefined : { ...configured, repository: repository! };
+  } catch (error) {
+    if (await run.aborted.catch(() => false)) return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -220,13 +272,13 @@ async function leaseAndConfigure({
 }
 
 /** The job's workspace, prepared (and held); a read-only view found changed and rebuilt is said in the run's events. */
-async function openWorkspace(run: JobRun, hooks: HooksConfig, ports: number[]): Promise<JobWorkspace> {
+async function openWorkspace(run: JobRun, hooks: HooksConfig, ports: number[], read: RepositoryRead): Promise<JobWorkspace> {
   const { job, deps, progress } = run;
   const workspace = await prepareWorkspace(
     job,
     deps.home,
     { config: hooks, context: (dir) => run.hookContext(dir, run.signal) },
-    { readOnlyOnDisk: run.sandbox.kind === 'none', ports, pool: deps.pool },
+    { readOnlyOnDisk: run.sandbox.kind === 'none', ports, pool: deps.pool, trace: run.trace, read },
   );
   run.held.workspace = workspace;
   if (workspace.rebuilt) {
@@ -372,12 +424,16 @@ function keepsChanges(status: AgentJobResult['status'], deps: JobDeps): boolean 
 /**
  * The user's checkout looked at for the watch ahead of the worktree, for a job that writes in a
  * local repository and runs nothing of the repository's before its agent (no WorktreeCreate hook,
- * no orca.json setup: they may change the checkout, and what they change is no agent's). Undefined
- * otherwise: the watch looks when it opens.
+ * no setup in orca.json, the job's or read at its base: they may change the checkout, and what they
+ * change is no agent's). Undefined otherwise: the watch looks when it opens.
  */
-function earlyCheckoutState(job: AgentJob, hooks: HooksConfig): { checkout: string; state: Promise<CheckoutState> } | undefined {
+function earlyCheckoutState(
+  job: AgentJob,
+  hooks: HooksConfig,
+  project: OrcaProjectConfig,
+): { checkout: string; state: Promise<CheckoutState> } | undefined {
   if (!job.repo.path || job.role.workspace === 'view') return undefined;
-  if ((hooks.byEvent.WorktreeCreate ?? []).length > 0 || job.project === undefined || job.project.setup.length > 0) return undefined;
+  if ((hooks.byEvent.WorktreeCreate ?? []).length > 0 || project.setup.length > 0) return undefined;
   const checkout = realpathSync(job.repo.path);
   return { checkout, state: checkoutState(checkout) };
 }

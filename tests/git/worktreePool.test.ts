@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -72,6 +72,36 @@ describe('the pool of ready worktrees', () => {
     // Refilled after the take, in the background: three ready again.
     await pool.idle();
     expect(ready(folder)).toHaveLength(3);
+    await pool.close();
+  });
+
+  it('refuses a worktree that gained an entry in a folder below its root after its background check, an ignored one included', async () => {
+    const files = { 'a.txt': 'one\n', '.gitignore': '*.log\n', 'src/deep/b.txt': 'b\n', 'src/c.txt': 'c\n' };
+    const { repo, home, pool, lines, base, place } = setUp(4, files);
+    pool.warm(place);
+    await pool.idle();
+    const folder = pool.folder('r1', repo);
+    const names = ready(folder);
+    expect(names).toHaveLength(4);
+    // Each recorded by the check that settled it, in its own git folder, never in the tree.
+    for (const name of names) expect(existsSync(path.join(worktreeGitDir(path.join(folder, name)), 'orca-pool-check.json'))).toBe(true);
+    const [first, second, third, fourth] = names.map((name) => path.join(folder, name));
+    writeFileSync(path.join(first!, 'src', 'deep', 'stray.txt'), 'x\n');
+    writeFileSync(path.join(second!, 'src', 'build.log'), 'ignored\n');
+    mkdirSync(path.join(third!, 'src', 'deep', 'new'));
+    writeFileSync(path.join(third!, 'src', 'deep', 'new', 'file.txt'), 'new\n');
+    writeFileSync(path.join(fourth!, 'src', 'c.txt'), 'changed in place\n');
+    const dir = home.worktree('r1', 't1');
+    expect(await pool.take(place, dir, 'orca/r1/t1')).toBeUndefined();
+    expect(lines.filter((line) => line.includes('was not clean, removed'))).toHaveLength(4);
+    expect(ready(folder)).toEqual([]);
+
+    pool.warm(place);
+    await pool.idle();
+    expect(await pool.take(place, dir, 'orca/r1/t1')).toBe(base);
+    // The record describes an idle worktree: the take removes it.
+    expect(existsSync(path.join(worktreeGitDir(dir), 'orca-pool-check.json'))).toBe(false);
+    expect(status(dir)).toBe('');
     await pool.close();
   });
 

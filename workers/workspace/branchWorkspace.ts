@@ -30,6 +30,7 @@ export async function prepareBranch(ground: WorkspaceGround, hooks: WorkspaceHoo
   const dir = home.worktree(job.run_id, job.task_id);
   await clearTaskWorktrees(repo, dir, task, job);
   const hook = await worktreeCreateHook(repo, job, hooks);
+  ground.trace?.mark('cleared_hooked');
   const pushedRef = remote ? sharedRef(job.run_id, job.task_id) : undefined;
   if (hook.worktreePath) {
     const adopted = await adoptHookWorktree(hook.worktreePath, repo, job.base, branch, () =>
@@ -42,7 +43,9 @@ export async function prepareBranch(ground: WorkspaceGround, hooks: WorkspaceHoo
   const previous = await previousAttempt(repo, branch, job.base, pushedRef, branchThere);
   // A dead attempt's commits may reach past the sparse paths: its branch is checked out whole.
   const made = previous ? { start: await addWorktreeForBranch(repo, dir, branch), pooled: false } : await freshWorktree(ground, dir, task);
+  ground.trace?.mark('worktree');
   const linked = await ground.linkStartFiles(dir);
+  ground.trace?.mark('linked');
   return { repo, dir, kind: 'branch', branch, base: job.base, ...made, linked, config, sparse: previous ? undefined : sparse, remote };
 }
 
@@ -76,11 +79,11 @@ async function worktreeCreateHook(repo: string, job: AgentJob, hooks: WorkspaceH
 
 /** A ready worktree from the pool when there is one (only the branch's ref is made), else a new one at the base. */
 async function freshWorktree(
-  { job, repo, pool, place }: WorkspaceGround,
+  { job, repo, pool, place, trace }: WorkspaceGround,
   dir: string,
   { branch, sparse }: TaskBranch,
 ): Promise<{ start: string; pooled: boolean; checkedClean?: boolean }> {
-  const taken = await pool?.takeChecked(place, dir, branch);
+  const taken = await pool?.takeChecked(place, dir, branch, trace);
   const start = taken?.start ?? (await addWorktree({ repo, dir, base: job.base, branch, noCheckout: sparse !== undefined }));
   if (sparse) await checkOutSparse(dir, sparse);
   // A sparse checkout rewrites the tree after the pool's check (a pooled repository has none, but the check would not hold).

@@ -1,6 +1,7 @@
 import type { OrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
 import type { PoolPlace, WorktreePool } from '../../shared/core/git/worktreePool.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
+import type { StartTrace } from '../../shared/core/runtime/startTrace.js';
 import type { AgentJob } from '../../shared/infra/queue/agentJob.js';
 import type { HookContext } from '../../shared/policy/hooks/hookContext.js';
 import type { HooksConfig } from '../../shared/policy/hooks/hooksConfig.js';
@@ -66,4 +67,6 @@ export interface WorkspaceGround {
   place: PoolPlace;
   /** Places orca's start files in a worktree (`.worktreeinclude`'s files, linked folders, .env.orca); the paths it linked. */
   linkStartFiles: (dir: string) => Promise<string[]>;
+  /** The job's start steps timed (ORCA_START_TRACE). */
+  trace?: StartTrace;
 }

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OrcaHome } from '../runtime/orcaHome.js';
 import { processAlive } from '../runtime/processAlive.js';
+import type { StartTrace } from '../runtime/startTrace.js';
 import { gitAt, resolveCommit, runGit } from './git.js';
+import { poolFolderTimes, recordPoolCheck, takePoolCheck } from './poolCheck.js';
 import {
   BUSY,
   busyName,
@@ -40,9 +42,11 @@ export interface PooledWorktree {
   /** The commit it is at: the job's base. */
   start: string;
   /**
-   * The take's `git status` (changes, untracked and ignored files) found it exactly at `start`, and
-   * orca's only git command since wrote a ref (no checkout, hooks off): the worktree is known to be
-   * exactly its commit, and a watch opening on it need not ask git again about what nobody wrote.
+   * The take's check found it exactly at `start` (its `git status` of changes, untracked and
+   * ignored files; of the tracked files alone when no folder gained an entry since the background
+   * status found none: poolCheck.ts), and orca's only git command since wrote a ref (no checkout,
+   * hooks off): the worktree is known to be exactly its commit, and a watch opening on it need
+   * not ask git again about what nobody wrote.
    */
   checkedClean: boolean;
 }
@@ -107,7 +111,7 @@ export class WorktreePool {
   }
 
   /** `take`, saying also whether its check still describes the worktree (PooledWorktree). */
-  async takeChecked(place: PoolPlace, dir: string, branch?: string): Promise<PooledWorktree | undefined> {
+  async takeChecked(place: PoolPlace, dir: string, branch?: string, trace?: StartTrace): Promise<PooledWorktree | undefined> {
     if (!this.enabled) return undefined;
     const folder = this.folder(place.runId, place.repo);
     if (!existsSync(path.join(folder, STATE_FILE))) return undefined;
@@ -131,13 +135,21 @@ export class WorktreePool {
         return undefined;
       });
       if (!got) return undefined;
+      trace?.mark('take_moved');
       this.repos.add(place.repo);
-      const found = await inspect(dir).catch((error: unknown) => ({ head: undefined, dirty: `git cannot read it (${oneLine(error)})` }));
+      // No folder gained an entry since the background check saw no untracked or ignored one
+      // (poolCheck.ts): git is asked about the tracked files alone; else about the whole tree.
+      const walked = takePoolCheck(dir) !== undefined;
+      const found = await inspect(dir, undefined, { untracked: !walked }).catch((error: unknown) => ({
+        head: undefined,
+        dirty: `git cannot read it (${oneLine(error)})`,
+      }));
       if (found.dirty !== undefined) {
         this.log(`pooled worktree ${got} was not clean, removed: ${found.dirty}`);
         await removeWorktree(place.repo, dir);
         continue;
       }
+      trace?.mark('take_checked');
       try {
         // Cost in proportion to what differs between the two commits.
         if (found.head !== base) await gitAt(dir).raw(['checkout', '--quiet', '--detach', base]);
@@ -242,8 +254,7 @@ export class WorktreePool {
       if (!claimed) continue;
       const ok = await niceGit(busy, ['checkout', '--quiet', '--detach', head], this.stopping.signal)
         .then(() => pastRacyWindow(this.stopping.signal))
-        .then(() => inspect(busy, (at, args) => niceGit(at, args, this.stopping.signal)))
-        .then((found) => found.dirty === undefined)
+        .then(() => settle(busy, (at, args) => niceGit(at, args, this.stopping.signal)))
         .catch(() => false);
       await this.release(folder, repo, busy, name, ok);
     }
@@ -269,8 +280,7 @@ export class WorktreePool {
       // status after it both checks the result and settles the index, so a take's check is a quick one.
       const ok = await niceGit(busy, ['checkout', '--quiet', '--force'], this.stopping.signal)
         .then(() => pastRacyWindow(this.stopping.signal))
-        .then(() => inspect(busy, (at, args) => niceGit(at, args, this.stopping.signal)))
-        .then((found) => found.dirty === undefined)
+        .then(() => settle(busy, (at, args) => niceGit(at, args, this.stopping.signal)))
         .catch((error: unknown) => {
           if (!this.stopped) this.log(`a pooled worktree of ${repo} could not be checked out: ${oneLine(error)}`);
           return false;
@@ -323,10 +333,20 @@ export class WorktreePool {
 /**
  * A worktree's commit and what keeps it from being handed out (`dirty`, unset when it is exactly
  * its commit): any change, untracked or ignored file, from a real `git status` (one process for
- * both), never a guess from timestamps.
+ * both). Without `untracked`, the tracked files alone: for a take whose folders show no entry
+ * made since the background check found none (poolCheck.ts).
  */
-async function inspect(dir: string, run = (at: string, args: string[]) => gitAt(at).raw(args)): Promise<{ head?: string; dirty?: string }> {
-  const out = await run(dir, ['status', '--porcelain=v2', '--branch', '--untracked-files=all', '--ignored']);
+async function inspect(
+  dir: string,
+  run = (at: string, args: string[]) => gitAt(at).raw(args),
+  { untracked = true } = {},
+): Promise<{ head?: string; dirty?: string }> {
+  const out = await run(dir, [
+    'status',
+    '--porcelain=v2',
+    '--branch',
+    ...(untracked ? ['--untracked-files=all', '--ignored'] : ['--untracked-files=no']),
+  ]);
   const lines = out.split('\n').filter(Boolean);
   const oid = lines.find((line) => line.startsWith('# branch.oid '))?.slice('# branch.oid '.length);
   const head = oid && /^[0-9a-f]{40}$/.test(oid) ? oid : undefined;
@@ -359,6 +379,21 @@ function niceGit(dir: string, args: string[], signal: AbortSignal): Promise<stri
  */
 function pastRacyWindow(signal: AbortSignal): Promise<void> {
   return sleep(1000 - (Date.now() % 1000) + 20, undefined, { signal });
+}
+
+/**
+ * The settling check of a pooled worktree after its checkout: its folders' times taken first
+ * (poolCheck.ts), then the whole-tree status; clean, the times are recorded for the take.
+ */
+async function settle(dir: string, run: (at: string, args: string[]) => Promise<string>): Promise<boolean> {
+  const head = headOf(dir);
+  if (!head) return false;
+  const folders = (await run(dir, ['ls-tree', '-r', '-d', '-z', '--name-only', head])).split('\0').filter(Boolean);
+  const times = poolFolderTimes(dir, head, folders);
+  const found = await inspect(dir, run);
+  if (found.dirty !== undefined || found.head !== head) return false;
+  recordPoolCheck(dir, times);
+  return true;
 }
 
 function merged(a: Request | undefined, b: Request & { place: PoolPlace }): Request & { place: PoolPlace } {
