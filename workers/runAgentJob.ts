@@ -25,7 +25,7 @@ import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
 import type { HooksConfig } from '../shared/policy/hooks/hooksConfig.js';
 import { type CheckoutState, checkoutState } from '../shared/policy/permissions/worktreeWatch.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
-import { jobAgentDriver } from './agents/jobAgent.js';
+import { type JobAgent, startJobAgent } from './agents/jobAgent.js';
 import { commitWork } from './jobCommit.js';
 import { buildJobHarness, type JobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { buildModel } from './jobModel.js';
@@ -135,6 +135,8 @@ interface HeldByJob {
   repoHooks?: HooksConfig;
   workspace?: JobWorkspace;
   harness?: Harness;
+  /** The job's external agent, started as soon as its worktree is known (agents/jobAgent.ts). */
+  agent?: JobAgent;
   outcome: WorkspaceOutcome;
 }
 
@@ -153,6 +155,8 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   // ends before that (a model it cannot make) has no use for it, nor for its failure.
   const gitAtStart = freshSnapshot(workspace, job.base);
   gitAtStart.catch(() => undefined);
+  // An external agent starts now, beside the rest of the session's set-up: its own start is most of its wait.
+  held.agent = await startJobAgent(job, { workspace, sessionDir: run.sessionDir, ports, sandbox: run.sandbox.kind });
   await announceWorkspace(progress, workspace, ports, deps.slot, run.sandbox.kind, backendName(job.agent));
   // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
   const setup = await setUpWorktree({
@@ -246,8 +250,7 @@ async function openWorkspace(run: JobRun, hooks: HooksConfig, ports: number[]): 
 async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspace, model: Model, ports: number[]): Promise<AgentJobResult> {
   const { job, held, resultOf } = run;
   const { harness } = session;
-  const drive = await jobAgentDriver(job, { workspace, sessionDir: run.sessionDir, ports, sandbox: run.sandbox.kind });
-  const result = await harness.run(job.prompt, (event) => run.progress.agentEvent(event), drive);
+  const result = await harness.run(job.prompt, (event) => run.progress.agentEvent(event), held.agent?.driver);
   const tampered = guardedStartFileChanges(workspace);
   const status = tampered ? 'failed' : statusOf(result, run.signal);
   // A failed agent whose last Report was refused hands back that report's gates: they say why.
@@ -270,6 +273,8 @@ async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspac
 
 /** Everything the job held, given back whatever happened. */
 async function releaseHeld({ held, progress, hookContext }: JobRun): Promise<void> {
+  // An external agent whose session never ran (a failed setup, an abort) is stopped here; one that ran already was.
+  await held.agent?.close();
   // Its MCP servers are given back whatever happened (the harness does on its own when `run` ends).
   await held.harness?.close();
   await progress.flush();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { scriptedAgentJob } from '../../bench/runScript.js';
 import { claudeCode } from '../../shared/core/agents/claudeCodePreset.js';
 import { AgentJobSchema } from '../../shared/infra/queue/agentJob.js';
-import { jobAgentDriver } from '../../workers/agents/jobAgent.js';
+import { startJobAgent } from '../../workers/agents/jobAgent.js';
 import type { JobWorkspace } from '../../workers/workspace/jobWorkspace.js';
 import { git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
@@ -17,7 +17,7 @@ describe('an external agent and the sandbox its job has', () => {
       agent: claudeCode,
     });
     const workspace = { repo, dir: repo, kind: 'branch', base, start: base, linked: [] } as unknown as JobWorkspace;
-    await expect(jobAgentDriver(job, { workspace, sessionDir: tempDir(), ports: [], sandbox: 'sandbox-exec' })).rejects.toThrow(
+    await expect(startJobAgent(job, { workspace, sessionDir: tempDir(), ports: [], sandbox: 'sandbox-exec' })).rejects.toThrow(
       /^the claude-code agent cannot run in sandbox-exec \(macOS\): .*run with --sandbox off to run it unsandboxed, knowingly/,
     );
   });

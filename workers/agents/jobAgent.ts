@@ -6,6 +6,7 @@ import type { AgentJob } from '../../shared/infra/queue/agentJob.js';
 import { jobShellEnv } from '../jobHarness.js';
 import type { JobWorkspace } from '../workspace/jobWorkspace.js';
 import { acpDriver } from './acpDriver.js';
+import { AgentStart } from './agentStart.js';
 
 /** What a job's agent runs in, as the worker prepared it. */
 export interface JobAgentPlace {
@@ -15,11 +16,22 @@ export interface JobAgentPlace {
   sandbox: SandboxKind;
 }
 
+/** A job's external agent, starting: the session's driver, and what the job tells it and takes back. */
+export interface JobAgent {
+  driver: SessionDriver;
+  /** Its process tree, proxy and MCP server gone, whether or not its session ever ran. */
+  close(): Promise<void>;
+}
+
 /**
- * What runs a job's agent: orca's own loop (undefined: the harness's default), or the job's ACP
- * agent in the job's worktree and sandbox, told its role's instructions.
+ * A job's ACP agent, started now, as soon as its worktree and its sandbox's binds are known:
+ * its process and `initialize` run while the job sets the rest of its session up (orca.json's
+ * setup, the model, the harness and its watch). `session/new` waits for the session: it is where
+ * Claude Code starts in the worktree and runs the project's SessionStart hooks, which must come
+ * after the watch's first look, or a guarded file they wrote would be taken as the start state
+ * (and never put back). Undefined for orca's own loop (the harness's default driver).
  */
-export async function jobAgentDriver(job: AgentJob, place: JobAgentPlace): Promise<SessionDriver | undefined> {
+export async function startJobAgent(job: AgentJob, place: JobAgentPlace): Promise<JobAgent | undefined> {
   const agent = job.agent;
   if (agent?.kind !== 'acp') return undefined;
   // Never a silent none: where the job's sandbox is one the agent cannot be run in, the job fails saying so.
@@ -30,15 +42,17 @@ export async function jobAgentDriver(job: AgentJob, place: JobAgentPlace): Promi
   }
   const { workspace } = place;
   const gitDir = await commonGitDir(workspace.repo);
-  return acpDriver({
+  const start = new AgentStart({
     agent,
-    roleInstructions: job.role.prompt,
-    launch: {
-      worktree: workspace.dir,
-      sessionDir: place.sessionDir,
-      readable: [gitDir, ...workspace.linked.map((name) => path.join(workspace.repo, name))],
-      sandboxed: place.sandbox === 'bwrap',
-      jobEnv: jobShellEnv(job, place.ports),
-    },
+    worktree: workspace.dir,
+    sessionDir: place.sessionDir,
+    readable: [gitDir, ...workspace.linked.map((name) => path.join(workspace.repo, name))],
+    sandboxed: place.sandbox === 'bwrap',
+    jobEnv: jobShellEnv(job, place.ports),
   });
+  const session = { agent, root: workspace.dir, roleInstructions: job.role.prompt };
+  return {
+    driver: acpDriver({ ...session, start }),
+    close: () => start.close(),
+  };
 }
