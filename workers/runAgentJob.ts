@@ -196,7 +196,7 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
     orcaHome: deps.home.root,
   });
   held.harness = session.harness;
-  return runAgent(run, session, workspace, model, ports);
+  return runAgent(run, session, workspace, model);
 }
 
 /**
@@ -247,7 +247,7 @@ async function openWorkspace(run: JobRun, hooks: HooksConfig, ports: number[]): 
  * The agent run, then judged: a completed agent's Report by its gates and its work committed (the
  * commit's own check may refuse the branch), a failed one's last refused Report handed back with it.
  */
-async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspace, model: Model, ports: number[]): Promise<AgentJobResult> {
+async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspace, model: Model): Promise<AgentJobResult> {
   const { job, held, resultOf } = run;
   const { harness } = session;
   const result = await harness.run(job.prompt, (event) => run.progress.agentEvent(event), held.agent?.driver);

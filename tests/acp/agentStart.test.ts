@@ -89,13 +89,17 @@ describe('an agent started ahead of its session', () => {
       expect(answered).toBe(false);
       const client = {
         sessionUpdate: async (params: acp.SessionNotification) => {
-          if (params.update.sessionUpdate === 'agent_message_chunk' && params.update.content.type === 'text') streamed(params.update.content.text);
+          if (params.update.sessionUpdate === 'agent_message_chunk' && params.update.content.type === 'text')
+            streamed(params.update.content.text);
         },
         requestPermission: async () => ({ outcome: { outcome: 'cancelled' as const } }),
       };
       start.bind({
         client,
-        tools: { tools: [{ name: 'Report', description: 'the report', inputSchema: { type: 'object' } }], call: async () => ({ content: '', isError: false }) },
+        tools: {
+          tools: [{ name: 'Report', description: 'the report', inputSchema: { type: 'object' } }],
+          call: async () => ({ content: '', isError: false }),
+        },
       });
       expect(await listed).toContain('"name":"Report"');
       // Streamed before session/new was answered, it reached the session's client once bound.

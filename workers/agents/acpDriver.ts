@@ -10,8 +10,8 @@ import type { SessionDriver } from '../../shared/harness/harness.js';
 import { OrcaAcpClient } from './acpClient.js';
 import type { AgentStart } from './agentStart.js';
 import type { OfferedResult, OfferedTool } from './orcaMcpServer.js';
-import { type CallRecording, flushPending, sessionToolCall } from './sessionToolCall.js';
 import { agentInstructions, newSessionRequest, type SessionFor } from './sessionRequest.js';
+import { type CallRecording, flushPending, sessionToolCall } from './sessionToolCall.js';
 
 /** The tools orca always offers an external agent, when its role has them. */
 const ALWAYS_OFFERED = [REPORT_TOOL, 'Remember'];

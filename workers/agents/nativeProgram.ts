@@ -33,10 +33,16 @@ export async function chooseNative(agent: AcpAgent, agentFile: string, env: Node
     return { env: {}, program, level: 'info', note: `the ${agent.name} agent runs the Claude Code ${native.variable} names: ${own}` };
   }
   const found = findOnPath(native.program, env);
-  if (!found) return { env: {}, level: 'info', note: `${bundled} (no native ${native.program} on PATH: installing one makes it start faster)` };
+  if (!found)
+    return { env: {}, level: 'info', note: `${bundled} (no native ${native.program} on PATH: installing one makes it start faster)` };
   const real = realpathSync(found);
   const wanted = sdkVersion(agentFile, native.package, native.field);
-  if (!wanted) return { env: {}, level: 'warn', note: `${bundled}: ${native.package}'s ${native.field} was not found beside ${agentFile}, so ${real} cannot be checked against it` };
+  if (!wanted)
+    return {
+      env: {},
+      level: 'warn',
+      note: `${bundled}: ${native.package}'s ${native.field} was not found beside ${agentFile}, so ${real} cannot be checked against it`,
+    };
   const have = await versionOf(real);
   if (!have) return { env: {}, level: 'warn', note: `${bundled}: ${real} --version gave no version` };
   if (!speaksTo(have, wanted)) {
@@ -88,9 +94,14 @@ function versionOf(file: string): Promise<string | undefined> {
   let known = versions.get(key);
   if (!known) {
     known = new Promise((resolve) => {
-      execFile(file, ['--version'], { timeout: 10_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } }, (error, stdout) => {
-        resolve(error ? undefined : numbers(stdout) ? stdout.trim().split(/\s/)[0] : undefined);
-      });
+      execFile(
+        file,
+        ['--version'],
+        { timeout: 10_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } },
+        (error, stdout) => {
+          resolve(error ? undefined : numbers(stdout) ? stdout.trim().split(/\s/)[0] : undefined);
+        },
+      );
     });
     versions.set(key, known);
   }

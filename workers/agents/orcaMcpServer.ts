@@ -68,12 +68,7 @@ export async function startOrcaMcp(tools: Promise<McpTools>): Promise<OrcaMcpEnd
   };
 }
 
-async function answer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  token: string,
-  bound: Promise<McpTools>,
-): Promise<void> {
+async function answer(req: IncomingMessage, res: ServerResponse, token: string, bound: Promise<McpTools>): Promise<void> {
   if (!authorized(req.headers.authorization, token)) {
     res.writeHead(401, { 'content-type': 'text/plain' }).end('orca MCP: this session’s bearer token is required');
     return;
