@@ -43,7 +43,7 @@ export async function chooseNative(agent: AcpAgent, agentFile: string, env: Node
       level: 'warn',
       note: `${bundled}: ${native.package}'s ${native.field} was not found beside ${agentFile}, so ${real} cannot be checked against it`,
     };
-  const have = await versionOf(real);
+  const have = await versionOf(real, env);
   if (!have) return { env: {}, level: 'warn', note: `${bundled}: ${real} --version gave no version` };
   if (!speaksTo(have, wanted)) {
     return {
@@ -89,19 +89,14 @@ function sdkVersion(agentFile: string, pkg: string, field: string): string | und
 }
 
 /** The program's own `--version` (`2.1.328 (Claude Code)`), run with nothing of the worker's environment but PATH and HOME. */
-function versionOf(file: string): Promise<string | undefined> {
+function versionOf(file: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const key = `${file}@${statSync(file).mtimeMs}`;
   let known = versions.get(key);
   if (!known) {
     known = new Promise((resolve) => {
-      execFile(
-        file,
-        ['--version'],
-        { timeout: 10_000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } },
-        (error, stdout) => {
-          resolve(error ? undefined : numbers(stdout) ? stdout.trim().split(/\s/)[0] : undefined);
-        },
-      );
+      execFile(file, ['--version'], { timeout: 10_000, env: { PATH: env.PATH ?? '', HOME: env.HOME ?? '' } }, (error, stdout) => {
+        resolve(error ? undefined : numbers(stdout) ? stdout.trim().split(/\s/)[0] : undefined);
+      });
     });
     versions.set(key, known);
   }
