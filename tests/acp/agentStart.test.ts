@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
@@ -39,9 +39,25 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Running processes whose command line names `text` (the agent's script). */
+function running(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text);
+      } catch {
+        return false; // Gone since the listing.
+      }
+    })
+    .map(Number);
+}
+
+let script = '';
+
 function started(): AgentStart {
   const worktree = tempDir('orca-agentstart-wt-');
-  const script = path.join(worktree, 'agent.mjs');
+  script = path.join(worktree, 'agent.mjs');
   writeFileSync(script, AGENT(path.join(packageRoot(), 'node_modules', '@agentclientprotocol', 'sdk', 'dist', 'acp.js')));
   return new AgentStart({
     agent: { ...claudeCode, native: undefined, command: [process.execPath, script] },
@@ -118,5 +134,12 @@ describe('an agent started ahead of its session', () => {
     await expect(fetch(mcp.url, { method: 'POST' })).rejects.toThrow();
     // A second close (the session's and the job's) is the same one.
     await start.close();
+  });
+
+  it('closed while it is still starting, stops its start and leaves no process', async () => {
+    const start = started();
+    await start.close();
+    await expect(start.initialized).rejects.toThrow(/closed/);
+    expect(running(script)).toEqual([]);
   });
 });

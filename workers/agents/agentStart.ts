@@ -76,7 +76,9 @@ export class AgentStart {
     this.closing ??= (async () => {
       this.closed = true;
       this.stop(new Error('the agent was closed'));
-      // Its whole process tree goes, however the job or the session ended.
+      // A start under way stops at its next step (its initialize is raced against this close); then
+      // whatever it made goes: its whole process tree, however the job or the session ended.
+      await this.initialized.catch(() => undefined);
       await this.agent?.close();
       await this.mcp?.close();
     })();
@@ -86,16 +88,10 @@ export class AgentStart {
   private async begin(): Promise<InitializedAgent> {
     const mcp = await startOrcaMcp(this.binding.then((bound) => bound.tools));
     this.mcp = mcp;
-    if (this.closed) {
-      await mcp.close();
-      throw new Error('the agent was closed before it started');
-    }
+    if (this.closed) throw new Error('the agent was closed before it started');
     const agent = await launchAgentProcess({ ...this.launch, mcpUrl: mcp.url });
     this.agent = agent;
-    if (this.closed) {
-      await agent.close();
-      throw new Error('the agent was closed before it started');
-    }
+    if (this.closed) throw new Error('the agent was closed before it started');
     agent.group.exited.then(
       (exit) => this.stop(new Error(`its process ended (${exit.signal ?? `exit ${exit.code}`})`)),
       () => undefined,
