@@ -430,7 +430,7 @@ async function main(): Promise<void> {
       reference: { what: `claude -p ${pinned.claude_code_version}, ms (median)`, value: pinned.claude_code_ms },
       target: `≤ ${SINGLE_AGENT_ACP_TARGET}`,
       met: pinned.ratio <= SINGLE_AGENT_ACP_TARGET,
-      note: `as above, the adapter running the same pinned Claude Code as claude -p (CLAUDE_CODE_EXECUTABLE): ${pinned.orca_ms} ms; the difference from claude -p is orca's and the adapter's; ${phaseNote(pinned.orca_phases)}`,
+      note: `as above, the adapter running the same pinned Claude Code as claude -p (on the worker's PATH, which the preset prefers): ${pinned.orca_ms} ms; the difference from claude -p is orca's and the adapter's; ${phaseNote(pinned.orca_phases)}`,
     });
   }
 

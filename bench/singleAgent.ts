@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { compiledEntry } from '../shared/core/runtime/compiledEntry.js';
@@ -41,7 +41,7 @@ export interface SingleAgentResult {
   claude_code_version: string;
   /** orca's side: its own loop, or the named ACP agent. */
   agent: 'orca' | 'claude-code';
-  /** The Claude Code the adapter ran: the Agent SDK's own, or (CLAUDE_CODE_EXECUTABLE) the same pinned one `claude -p` is. */
+  /** The Claude Code the adapter ran: the Agent SDK's own, or the same pinned one `claude -p` is (on PATH, which the preset prefers). */
   adapter_claude_code?: 'agent-sdk' | 'pinned';
 }
 
@@ -50,8 +50,8 @@ export interface SingleAgentOptions {
   /** orca's side is `orca agent --agent claude-code` rather than orca's own loop. */
   agent?: 'claude-code';
   /**
-   * With `agent`: the adapter runs the pinned Claude Code `claude -p` runs (CLAUDE_CODE_EXECUTABLE),
-   * not the Agent SDK's bundled one, so both sides run the same Claude Code and the figure is orca's.
+   * With `agent`: the pinned Claude Code `claude -p` runs is on the worker's PATH, which the preset
+   * runs rather than the Agent SDK's bundled one, so both sides run the same Claude Code and the figure is orca's.
    */
   samePinnedClaudeCode?: boolean;
 }
@@ -72,7 +72,8 @@ export async function singleAgentBenchmark(options: SingleAgentOptions = {}): Pr
     const modelEnv = {
       ANTHROPIC_BASE_URL: url,
       ANTHROPIC_API_KEY: 'sk-ant-bench',
-      ...(pinned ? { CLAUDE_CODE_EXECUTABLE: realpathSync(claude) } : {}),
+      // The pinned `claude` on the worker's PATH: the preset runs a native Claude Code it finds there (docs/agents.md).
+      ...(pinned ? { PATH: `${path.dirname(claude)}${path.delimiter}${process.env.PATH ?? ''}` } : {}),
     };
     try {
       return await BenchEnv.with(async (env) => {

@@ -27,7 +27,7 @@ import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
 import type { HooksConfig } from '../shared/policy/hooks/hooksConfig.js';
 import { type CheckoutState, checkoutState } from '../shared/policy/permissions/worktreeWatch.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
-import { jobAgentDriver } from './agents/jobAgent.js';
+import { type JobAgent, startJobAgent } from './agents/jobAgent.js';
 import { commitWork } from './jobCommit.js';
 import { buildJobHarness, type JobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { buildModel } from './jobModel.js';
@@ -157,6 +157,8 @@ interface HeldByJob {
   repoHooks?: HooksConfig;
   workspace?: JobWorkspace;
   harness?: Harness;
+  /** The job's external agent, started as soon as its worktree is known (agents/jobAgent.ts). */
+  agent?: JobAgent;
   outcome: WorkspaceOutcome;
 }
 
@@ -180,6 +182,8 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   const gitAtStart = freshSnapshot(workspace, job.base);
   gitAtStart.catch(() => undefined);
   run.trace?.mark('workspace');
+  // An external agent starts now, beside the rest of the session's set-up: its own start is most of its wait.
+  held.agent = await startJobAgent(job, { workspace, sessionDir: run.sessionDir, ports, sandbox: run.sandbox.kind });
   await announceWorkspace(progress, workspace, ports, deps.slot, run.sandbox.kind, backendName(job.agent));
   // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
   const setup = await setUpWorktree({
@@ -223,7 +227,7 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   held.harness = session.harness;
   run.trace?.mark('harness');
   run.trace?.write();
-  return runAgent(run, session, workspace, model, ports);
+  return runAgent(run, session, workspace, model);
 }
 
 /**
@@ -296,11 +300,10 @@ async function openWorkspace(run: JobRun, hooks: HooksConfig, ports: number[], r
  * The agent run, then judged: a completed agent's Report by its gates and its work committed (the
  * commit's own check may refuse the branch), a failed one's last refused Report handed back with it.
  */
-async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspace, model: Model, ports: number[]): Promise<AgentJobResult> {
+async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspace, model: Model): Promise<AgentJobResult> {
   const { job, held, resultOf } = run;
   const { harness } = session;
-  const drive = await jobAgentDriver(job, { workspace, sessionDir: run.sessionDir, ports, sandbox: run.sandbox.kind });
-  const result = await harness.run(job.prompt, (event) => run.progress.agentEvent(event), drive);
+  const result = await harness.run(job.prompt, (event) => run.progress.agentEvent(event), held.agent?.driver);
   const steps: EndSteps = { session: Date.now() };
   const tampered = guardedStartFileChanges(workspace);
   const status = tampered ? 'failed' : statusOf(result, run.signal);
@@ -329,8 +332,9 @@ async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspac
  * lost Redis write keeps no worktree or ports); the first failure is thrown once all are done.
  */
 async function releaseHeld({ held, progress, hookContext }: JobRun): Promise<void> {
-  // Its MCP servers are given back first (the harness does on its own when `run` ends).
-  const closed = await Promise.allSettled([held.harness?.close()]);
+  // An external agent whose session never ran (a failed setup, an abort) is stopped here (one that
+  // ran already was), and its MCP servers are given back (the harness does on its own when `run` ends).
+  const closed = await Promise.allSettled([held.agent?.close(), held.harness?.close()]);
   // The ports and the worktree are independent: given back at once.
   const given = await Promise.allSettled([held.lease?.release(), releaseJobWorkspace(held, hookContext)]);
   // The events last, a WorktreeRemove hook's included: all of them are on the run's stream before its result.

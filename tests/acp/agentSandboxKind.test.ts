@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { scriptedAgentJob } from '../../bench/runScript.js';
 import { claudeCode } from '../../shared/core/agents/claudeCodePreset.js';
 import { AgentJobSchema } from '../../shared/infra/queue/agentJob.js';
-import { jobAgentDriver } from '../../workers/agents/jobAgent.js';
+import { startJobAgent } from '../../workers/agents/jobAgent.js';
 import type { JobWorkspace } from '../../workers/workspace/jobWorkspace.js';
 import { git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
@@ -17,12 +17,12 @@ describe('an external agent and the sandbox its job has', () => {
       agent: claudeCode,
     });
     const workspace = { repo, dir: repo, kind: 'branch', base, start: base, linked: [] } as unknown as JobWorkspace;
-    await expect(jobAgentDriver(job, { workspace, sessionDir: tempDir(), ports: [], sandbox: 'sandbox-exec' })).rejects.toThrow(
+    await expect(startJobAgent(job, { workspace, sessionDir: tempDir(), ports: [], sandbox: 'sandbox-exec' })).rejects.toThrow(
       /^the claude-code agent cannot run in sandbox-exec \(macOS\): .*run with --sandbox off to run it unsandboxed, knowingly/,
     );
   });
 
-  it('gets its driver, imported with the first ACP job rather than with the worker, in bwrap or unsandboxed', async () => {
+  it('starts, its driver imported with the first ACP job rather than with the worker, in bwrap or unsandboxed', async () => {
     const repo = makeRepo({ 'a.txt': 'a\n' });
     const base = git(repo, 'rev-parse', 'HEAD');
     const job = AgentJobSchema.parse({
@@ -31,11 +31,15 @@ describe('an external agent and the sandbox its job has', () => {
     });
     const workspace = { repo, dir: repo, kind: 'branch', base, start: base, linked: [] } as unknown as JobWorkspace;
     for (const sandbox of ['bwrap', 'none'] as const) {
-      const driver = await jobAgentDriver(job, { workspace, sessionDir: tempDir(), ports: [], sandbox });
-      expect(typeof driver, sandbox).toBe('function');
+      const started = await startJobAgent(job, { workspace, sessionDir: tempDir(), ports: [], sandbox });
+      try {
+        expect(typeof started?.driver, sandbox).toBe('function');
+      } finally {
+        await started?.close();
+      }
     }
     // orca's own agent has no driver to import: the harness runs its loop.
     const own = AgentJobSchema.parse(scriptedAgentJob({ runId: 'r20261206-000000-abcd', taskId: 'worker', repo, base, turns: [] }));
-    expect(await jobAgentDriver(own, { workspace, sessionDir: tempDir(), ports: [], sandbox: 'none' })).toBeUndefined();
+    expect(await startJobAgent(own, { workspace, sessionDir: tempDir(), ports: [], sandbox: 'none' })).toBeUndefined();
   });
 });

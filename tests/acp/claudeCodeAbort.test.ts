@@ -1,7 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeCode } from '../../shared/core/agents/claudeCodePreset.js';
+import { OrcaProjectConfigSchema } from '../../shared/core/git/orcaProjectConfig.js';
 import { PortLeaser, parsePortLeaseOwner } from '../../shared/infra/ports/portLease.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { commitFiles, git } from '../support/gitRepo.js';
@@ -88,5 +90,33 @@ describe('orca abort during a Claude Code turn', { timeout: SLOW_TEST_MS }, () =
       .filter((line) => line.startsWith('worktree '))
       .map((line) => line.slice('worktree '.length));
     expect(worktrees).toEqual([repo, result.worktree]);
+  });
+
+  it('a job whose setup fails after its agent started (the agent starts beside the set-up) leaves no process of it', async () => {
+    const orca = await OrcaTestEnv.open();
+    const repo = orca.dir('repo');
+    git(repo, 'init', '-q', '-b', 'main');
+    const base = commitFiles(repo, { 'a.txt': 'a\n' }, 'initial');
+    await orca.startWorker({ env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-test-fake-key' } });
+    const runId = testRunId('acp-setup');
+    // The setup holds until the test has seen the agent's adapter running, then fails.
+    const project = OrcaProjectConfigSchema.parse({ setup: ['while [ ! -f .go ]; do sleep 0.05; done; exit 3'] });
+    await orca.queue.add({ ...scriptedJob({ runId, taskId: 't1', repo, base, turns: [reportTurn()] }), agent: claudeCode, project });
+
+    const adapter = () =>
+      processesOfRun(runId).find((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('claude-agent-acp');
+        } catch {
+          return false;
+        }
+      });
+    await waitUntil('the agent’s adapter started while the setup ran', () => adapter() !== undefined);
+    writeFileSync(path.join(readlinkSync(`/proc/${adapter()}/cwd`), '.go'), '');
+    const result = await orca.result(agentJobId(runId, 't1', 1));
+    expect(result).toMatchObject({ status: 'failed', end_reason: 'setup_failed', agent: 'claude-code' });
+    await waitUntil('every process of the agent ended', () => processesOfRun(runId).length === 0);
+    // No session was opened: Claude Code never asked its model for anything.
+    expect(server.requests).toEqual([]);
   });
 });

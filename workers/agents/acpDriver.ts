@@ -1,21 +1,17 @@
-import { Readable, Writable } from 'node:stream';
-import * as acp from '@agentclientprotocol/sdk';
+import type * as acp from '@agentclientprotocol/sdk';
 import { z } from 'zod';
-import type { AcpAgent } from '../../shared/core/agents/agentBackend.js';
 import { type AgentEvent, type EndReason, stamp } from '../../shared/core/events/agentEvent.js';
 import type { AgentResult } from '../../shared/core/loop/query.js';
 import { type AgentSession, SessionAbort } from '../../shared/core/loop/session.js';
 import { addUsage, emptyUsage, type Usage } from '../../shared/core/model/usage.js';
 import { inputSchema } from '../../shared/core/tool/registry.js';
 import { REPORT_TOOL } from '../../shared/core/tool/report.js';
-import { loadDescription } from '../../shared/core/tool/tool.js';
 import type { SessionDriver } from '../../shared/harness/harness.js';
 import { OrcaAcpClient } from './acpClient.js';
-import { type AgentLaunch, type AgentProcess, launchAgentProcess } from './agentSandbox.js';
-import { type OfferedResult, type OfferedTool, ORCA_MCP_NAME, type OrcaMcpEndpoint, startOrcaMcp } from './orcaMcpServer.js';
+import type { AgentStart } from './agentStart.js';
+import type { OfferedResult, OfferedTool } from './orcaMcpServer.js';
+import { agentInstructions, newSessionRequest, type SessionFor } from './sessionRequest.js';
 import { type CallRecording, flushPending, sessionToolCall } from './sessionToolCall.js';
-
-const INSTRUCTIONS = loadDescription(import.meta.url, './acpInstructions.md');
 
 /** The tools orca always offers an external agent, when its role has them. */
 const ALWAYS_OFFERED = [REPORT_TOOL, 'Remember'];
@@ -34,11 +30,9 @@ const PromptResponseSchema = z.object({
     .nullish(),
 });
 
-/** How the ACP session is started: the agent, where it runs, and the role's own instructions. */
-export interface AcpRun {
-  agent: AcpAgent;
-  launch: Omit<AgentLaunch, 'agent' | 'mcpUrl'>;
-  roleInstructions: string;
+/** The ACP session's agent, already starting (agentStart.ts), and what its session is opened with. */
+export interface AcpRun extends SessionFor {
+  start: AgentStart;
 }
 
 /** Runs the session's agent as an external ACP agent, orca its client (docs/agents.md). */
@@ -89,16 +83,19 @@ class AcpSession {
       }),
     );
     const wallClock = setTimeout(() => session.abortController.abort(new SessionAbort('wall_clock')), session.limits.wallClockMs);
-    let mcp: OrcaMcpEndpoint | undefined;
-    let agent: AgentProcess | undefined;
+    const client = new OrcaAcpClient(session, this.rec);
+    // The agent has been starting since the worktree was known: what it asked meanwhile is answered from here on.
+    run.start.bind({ client, tools: { tools: this.offeredTools(), call: (name, input) => this.callOffered(name, input) } });
+    const ended = this.agentEnded();
     try {
-      mcp = await startOrcaMcp(this.offeredTools(), (name, input) => this.callOffered(name, input));
-      agent = await launchAgentProcess({ ...run.launch, agent: run.agent, mcpUrl: mcp.url });
-      return this.end(await this.converse(agent, mcp, prompt));
+      const { mcp, agent, connection } = await ended.race(run.start.initialized);
+      if (agent.choice) this.record(stamp({ type: 'notice', level: agent.choice.level, message: agent.choice.note }));
+      const sessionId = await ended.race(run.start.openSession(newSessionRequest(run, mcp)));
+      return this.end(await this.converse(connection, sessionId, client, prompt, ended));
     } catch (error) {
       if (session.signal.aborted) return this.end(this.abortEnding());
       const why = describeError(error);
-      const stderr = agent?.stderrTail();
+      const stderr = run.start.stderrTail();
       return this.end({
         reason: 'error',
         detail: `the ${run.agent.name} agent failed: ${why}${stderr ? `; its stderr ends: ${stderr.slice(-600)}` : ''}`,
@@ -106,33 +103,23 @@ class AcpSession {
     } finally {
       clearTimeout(wallClock);
       // Its whole process tree goes with the session, however it ended.
-      await agent?.close();
-      await mcp?.close();
+      await run.start.close();
     }
   }
 
-  /** The protocol, start to end: initialize, a session with orca's MCP server, then prompts until the session ends. */
-  private async converse(agent: AgentProcess, mcp: OrcaMcpEndpoint, prompt: string): Promise<Ending> {
+  /** Prompts until the session ends: the task, then each refusal or reminder the stop checks answer with. */
+  private async converse(
+    connection: acp.ClientSideConnection,
+    sessionId: string,
+    client: OrcaAcpClient,
+    prompt: string,
+    ended: AgentEnd,
+  ): Promise<Ending> {
     const { session, run } = this;
-    const client = new OrcaAcpClient(session, this.rec);
-    const stream = acp.ndJsonStream(
-      Writable.toWeb(agent.stdin as Writable) as WritableStream<Uint8Array>,
-      Readable.toWeb(agent.stdout as Readable) as ReadableStream<Uint8Array>,
-    );
-    const connection = new acp.ClientSideConnection(() => client, stream);
-    const ended = this.agentEnded(agent);
-    await ended.race(
-      connection.initialize({
-        protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
-        clientInfo: { name: 'orca', version: '1' },
-      }),
-    );
-    const { sessionId } = await ended.race(connection.newSession(this.sessionRequest(mcp)));
     const onAbort = () => void connection.cancel({ sessionId }).catch(() => undefined);
     session.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      let text = run.agent.session === 'claude-code' ? prompt : `${this.instructions()}\n\n---\n\n${prompt}`;
+      let text = run.agent.session === 'claude-code' ? prompt : `${agentInstructions(run)}\n\n---\n\n${prompt}`;
       let active = false;
       for (;;) {
         const ending = await this.promptTurn(connection, sessionId, client, text, ended);
@@ -219,33 +206,6 @@ class AcpSession {
     return { content: run.block.content, isError };
   }
 
-  private sessionRequest(mcp: OrcaMcpEndpoint): acp.NewSessionRequest {
-    const { session, run } = this;
-    const mcpServers: acp.McpServer[] = [{ type: 'http', name: ORCA_MCP_NAME, url: mcp.url, headers: mcp.headers }];
-    if (run.agent.session !== 'claude-code') return { cwd: session.workspace.root, mcpServers };
-    // The Claude Agent SDK's options: orca's instructions after Claude Code's own prompt, its replaced tools gone.
-    return {
-      cwd: session.workspace.root,
-      mcpServers,
-      _meta: {
-        systemPrompt: { append: this.instructions() },
-        claudeCode: { options: { disallowedTools: run.agent.replaces } },
-      },
-    };
-  }
-
-  private instructions(): string {
-    const replaced = this.run.agent.replaces;
-    const tools =
-      replaced.length > 0
-        ? `Your ${replaced.join(', ')} are orca's: use the tools of the MCP server \`orca\` (${replaced.map((name) => `\`${name}\``).join(', ')}) for every file read, write, edit and command.`
-        : 'Your file reads and writes and your terminal commands go through orca, which holds them to its rules: a refusal says why.';
-    return INSTRUCTIONS.replace('{{cwd}}', this.session.workspace.root)
-      .replace('{{tools}}', tools)
-      .replaceAll('{{report}}', REPORT_TOOL)
-      .replace('{{role}}', this.run.roleInstructions);
-  }
-
   private charge(usage: z.infer<typeof PromptResponseSchema>['usage'], costUsd: number | undefined): void {
     if (usage) {
       this.usageReported = true;
@@ -266,19 +226,15 @@ class AcpSession {
     }
   }
 
-  /** A promise that fails when the agent's process ends: a request it will never answer is not waited on. */
-  private agentEnded(agent: AgentProcess): AgentEnd {
-    const gone = agent.group.exited.then((exit) => {
-      throw new Error(`its process ended (${exit.signal ?? `exit ${exit.code}`})`);
-    });
-    gone.catch(() => undefined);
+  /** Races a request against the agent's end (its process gone) and the session's abort: one it will never answer is not waited on. */
+  private agentEnded(): AgentEnd {
     const aborted = new Promise<never>((_, reject) => {
       const stop = () => reject(new Error('aborted'));
       if (this.session.signal.aborted) stop();
       else this.session.signal.addEventListener('abort', stop, { once: true });
     });
     aborted.catch(() => undefined);
-    return { race: <T>(work: Promise<T>) => Promise.race([work, gone, aborted]) };
+    return { race: <T>(work: Promise<T>) => Promise.race([this.run.start.race(work), aborted]) };
   }
 
   private abortEnding(): Ending {

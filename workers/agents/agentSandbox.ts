@@ -12,6 +12,7 @@ import { findOnPath } from '../../shared/core/sandbox/bwrap.js';
 import { type EgressProxy, openEgressProxy } from '../../shared/core/sandbox/egressProxy.js';
 import { sandboxAvailability } from '../../shared/policy/permissions/sandbox.js';
 import { agentEgress } from './agentEgress.js';
+import { chooseNative, type NativeChoice } from './nativeProgram.js';
 
 /** Where and how one job's external agent runs. */
 export interface AgentLaunch {
@@ -42,6 +43,8 @@ export interface AgentProcess {
   stdout: NodeJS.ReadableStream;
   stderrTail(): string;
   sandboxed: boolean;
+  /** Which build of what it runs it was given (Claude Code: native or bundled), for the job's events. */
+  choice?: Pick<NativeChoice, 'note' | 'level'>;
 }
 
 const STDERR_TAIL = 4_000;
@@ -66,6 +69,7 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
       `the ${launch.agent.name} agent's program ${program} is not on this worker's PATH: ${launch.agent.install ? `install it (${launch.agent.install})` : 'install it'} or name another agent (docs/agents.md)`,
     );
   }
+  const native = await chooseNative(launch.agent, file, env);
   const home = privateHome(launch);
   const tempDir = path.join(launch.sessionDir, 'agent-tmp');
   mkdirSync(tempDir, { recursive: true });
@@ -75,6 +79,7 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
     ...shellEnv,
     ...launch.jobEnv,
     ...ownVariables(launch.agent, env),
+    ...native?.env,
     ...launch.agent.setEnv,
     HOME: home,
     TMPDIR: tempDir,
@@ -85,7 +90,8 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
   const proxy = launch.sandboxed ? await openEgressProxy(agentEgress(launch.agent, env, launch.mcpUrl)) : undefined;
   let group: ProcessGroup;
   try {
-    const wrap = proxy ? sandboxWrap(launch, home, tempDir, proxy, programFolder(file)) : undefined;
+    const readable = [programFolder(file), ...(native?.program ? [programFolder(native.program)] : [])];
+    const wrap = proxy ? sandboxWrap(launch, home, tempDir, proxy, readable) : undefined;
     const command = wrap?.(`exec ${argv.map(shellQuote).join(' ')}`, launch.worktree);
     group = command
       ? await spawnGroup(command.file, command.args, { cwd: launch.worktree, env: agentEnv, keepStdinOpen: true })
@@ -109,19 +115,20 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
     await close();
     throw new Error(`the ${launch.agent.name} agent was started without a stdin pipe`);
   }
-  return { group, close, stdin, stdout: group.child.stdout, stderrTail: () => tail.trim(), sandboxed: proxy !== undefined };
+  const choice = native && { note: native.note, level: native.level };
+  return { group, close, stdin, stdout: group.child.stdout, stderrTail: () => tail.trim(), sandboxed: proxy !== undefined, choice };
 }
 
 /** The host's sandbox for the agent, or a clear failure: the job's sandbox said one works here. */
-function sandboxWrap(launch: AgentLaunch, home: string, tempDir: string, proxy: EgressProxy, program: string) {
+function sandboxWrap(launch: AgentLaunch, home: string, tempDir: string, proxy: EgressProxy, programs: string[]) {
   const found = sandboxAvailability(launch.env);
   if (found.kind === undefined) throw new Error(`the ${launch.agent.name} agent cannot be sandboxed here: ${found.problem}`);
-  // orca's own folder and the program's too: either may be under a /tmp the sandbox hides.
+  // orca's own folder and the programs' too (the agent's, the native build it runs): any may be under a /tmp the sandbox hides.
   const policy = sandboxPolicy({
     worktree: launch.worktree,
     tempDir,
     extraWritable: [home],
-    extraReadable: [...launch.readable, packageRoot(), program],
+    extraReadable: [...launch.readable, packageRoot(), ...programs],
   });
   policy.network = { kind: 'proxy', endpoint: proxy.endpoint, loopbackThroughProxy: true, ownLoopback: launch.agent.ownLoopback };
   return found.wrap(policy);

@@ -18,6 +18,12 @@ export interface OfferedResult {
   isError: boolean;
 }
 
+/** orca's tools as one session offers them, and what a call of one runs. */
+export interface McpTools {
+  tools: OfferedTool[];
+  call: (name: string, input: unknown) => Promise<OfferedResult>;
+}
+
 /** The server's address, for the agent's `session/new` (an HTTP MCP server with its bearer token). */
 export interface OrcaMcpEndpoint {
   url: string;
@@ -39,15 +45,14 @@ export function isOrcaToolCall(name: string): boolean {
 /**
  * orca's tools for an external agent (Report, Remember, and the tools that replace its own), as
  * an MCP server on loopback: streamable HTTP, stateless (a server per request), each request
- * carrying the session's bearer token, so no other process on the host can Report for it.
+ * carrying the session's bearer token, so no other process on the host can Report for it. It
+ * listens before its session exists (the agent starts ahead of it, agentStart.ts): its tools are
+ * the session's once bound, and a request before then waits for them.
  */
-export async function startOrcaMcp(
-  tools: OfferedTool[],
-  call: (name: string, input: unknown) => Promise<OfferedResult>,
-): Promise<OrcaMcpEndpoint> {
+export async function startOrcaMcp(tools: Promise<McpTools>): Promise<OrcaMcpEndpoint> {
   const token = randomBytes(24).toString('hex');
   const http = createServer((req, res) => {
-    void answer(req, res, token, tools, call).catch((error: unknown) => {
+    void answer(req, res, token, tools).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500).end(error instanceof Error ? error.message : String(error));
     });
   });
@@ -63,13 +68,7 @@ export async function startOrcaMcp(
   };
 }
 
-async function answer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  token: string,
-  tools: OfferedTool[],
-  call: (name: string, input: unknown) => Promise<OfferedResult>,
-): Promise<void> {
+async function answer(req: IncomingMessage, res: ServerResponse, token: string, bound: Promise<McpTools>): Promise<void> {
   if (!authorized(req.headers.authorization, token)) {
     res.writeHead(401, { 'content-type': 'text/plain' }).end('orca MCP: this session’s bearer token is required');
     return;
@@ -79,6 +78,7 @@ async function answer(
     res.writeHead(405, { allow: 'POST' }).end();
     return;
   }
+  const { tools, call } = await bound;
   const server = new McpServer({ name: ORCA_MCP_NAME, version: '1' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {

@@ -56,6 +56,24 @@ export const AcpAgentSchema = z
      * system and terminals over ACP).
      */
     session: z.enum(['claude-code', 'prompt']).default('prompt'),
+    /**
+     * A native build of what the agent runs, preferred to the one it bundles when the user has one
+     * on PATH that the agent speaks to (docs/agents.md, "Which Claude Code runs"): the claude-code
+     * adapter's Agent SDK runs Claude Code as a 12 MB JavaScript file under Node, seconds to start,
+     * where the native `claude` takes a fraction of one. `variable` names it to the agent
+     * (CLAUDE_CODE_EXECUTABLE), unless the user set that variable; `program` is looked for on PATH
+     * and run with `--version`; its version must have the major of, and be no older than, the
+     * version `package`'s package.json (found beside the agent's program) names in `field`.
+     */
+    native: z
+      .object({
+        variable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/),
+        program: z.string().min(1),
+        package: z.string().min(1),
+        field: z.string().min(1),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type AcpAgent = z.infer<typeof AcpAgentSchema>;

@@ -1,0 +1,113 @@
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import { type AgentLaunch, type AgentProcess, launchAgentProcess } from './agentSandbox.js';
+import { lateClient } from './lateClient.js';
+import { type McpTools, type OrcaMcpEndpoint, startOrcaMcp } from './orcaMcpServer.js';
+
+/** An agent that answered `initialize`: its process, the protocol's connection to it, and orca's MCP server for it. */
+export interface InitializedAgent {
+  agent: AgentProcess;
+  connection: acp.ClientSideConnection;
+  mcp: OrcaMcpEndpoint;
+}
+
+/** What the session binds when it begins: the ACP client that answers the agent, and orca's tools over MCP. */
+export interface SessionBinding {
+  client: acp.Client;
+  tools: McpTools;
+}
+
+/**
+ * An external agent started ahead of its session, so that its own start (its process in the
+ * sandbox, `initialize`, then `session/new`, where Claude Code starts) runs while the job builds
+ * the rest of the session rather than after it (docs/agents.md, "When it starts"). orca's MCP
+ * server listens from the first moment, since its port is one of the agent's proxy's two rules;
+ * its tools and the client's answers are the session's, bound when the session begins: whatever
+ * the agent asks before that waits for it. Closed once, whichever of the job and the session
+ * closes it first: its process group, its proxy and the MCP server go.
+ */
+export class AgentStart {
+  readonly initialized: Promise<InitializedAgent>;
+  private readonly binding: Promise<SessionBinding>;
+  private bindNow!: (binding: SessionBinding) => void;
+  private opened?: Promise<string>;
+  private closing?: Promise<void>;
+  private closed = false;
+  private agent?: AgentProcess;
+  private mcp?: OrcaMcpEndpoint;
+  private readonly gone: Promise<never>;
+  private stop!: (why: Error) => void;
+
+  constructor(private readonly launch: Omit<AgentLaunch, 'mcpUrl'>) {
+    this.binding = new Promise((resolve) => {
+      this.bindNow = resolve;
+    });
+    this.gone = new Promise<never>((_, reject) => {
+      this.stop = reject;
+    });
+    this.gone.catch(() => undefined);
+    this.initialized = this.begin();
+    this.initialized.catch(() => undefined);
+  }
+
+  /** The agent's stderr so far, for the line a failed start gets. */
+  stderrTail(): string | undefined {
+    return this.agent?.stderrTail();
+  }
+
+  /** The session's client and tools: what the agent asked for until now is answered from here on. */
+  bind(binding: SessionBinding): void {
+    this.bindNow(binding);
+  }
+
+  /** `session/new`, once, as soon as the agent is initialized; its session id. */
+  openSession(request: acp.NewSessionRequest): Promise<string> {
+    this.opened ??= this.initialized.then(async ({ connection }) => (await this.race(connection.newSession(request))).sessionId);
+    this.opened.catch(() => undefined);
+    return this.opened;
+  }
+
+  /** A request raced against the agent's end and this start's close: one it will never answer is not waited on. */
+  race<T>(work: Promise<T>): Promise<T> {
+    return Promise.race([work, this.gone]);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      this.stop(new Error('the agent was closed'));
+      // A start under way stops at its next step (its initialize is raced against this close); then
+      // whatever it made goes: its whole process tree, however the job or the session ended.
+      await this.initialized.catch(() => undefined);
+      await this.agent?.close();
+      await this.mcp?.close();
+    })();
+    return this.closing;
+  }
+
+  private async begin(): Promise<InitializedAgent> {
+    const mcp = await startOrcaMcp(this.binding.then((bound) => bound.tools));
+    this.mcp = mcp;
+    if (this.closed) throw new Error('the agent was closed before it started');
+    const agent = await launchAgentProcess({ ...this.launch, mcpUrl: mcp.url });
+    this.agent = agent;
+    if (this.closed) throw new Error('the agent was closed before it started');
+    agent.group.exited.then(
+      (exit) => this.stop(new Error(`its process ended (${exit.signal ?? `exit ${exit.code}`})`)),
+      () => undefined,
+    );
+    const stream = acp.ndJsonStream(
+      Writable.toWeb(agent.stdin as Writable) as WritableStream<Uint8Array>,
+      Readable.toWeb(agent.stdout as Readable) as ReadableStream<Uint8Array>,
+    );
+    const connection = new acp.ClientSideConnection(() => lateClient(this.binding.then((bound) => bound.client)), stream);
+    await this.race(
+      connection.initialize({
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+        clientInfo: { name: 'orca', version: '1' },
+      }),
+    );
+    return { agent, connection, mcp };
+  }
+}
