@@ -255,12 +255,12 @@ async function ownedGuard(input: JobHarnessInput): Promise<OwnedPathsGuard | und
 }
 
 /** Whether the job's commands cannot write the user's checkout (ownedPathsSlots.ts, commandsConfined): the facts of its session. */
-function confinedCommands({ job, workspace, sessionDir, sandboxMode }: JobHarnessInput, harness: Harness): boolean {
+function confinedCommands({ job, workspace, sandboxMode }: JobHarnessInput, harness: Harness): boolean {
   const hooked = Object.values(harness.hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0);
   return commandsConfined({
-    sandboxed: harness.sandboxed,
-    // What the session's sandbox makes writable (sessionSandbox.ts): the worktree, and its private /tmp.
-    writable: [workspace.dir, path.join(sessionDir, 'tmp')],
+    sandboxed: harness.sandboxed && harness.commandWritable !== undefined,
+    // What the session's sandbox itself makes writable, as its policy says (the worktree and its private /tmp).
+    writable: harness.commandWritable ?? [],
     checkout: workspace.remote ? undefined : workspace.repo,
     hostHooks: hooked && sandboxMode !== 'required',
     mcpServers: harness.mcp.running.length > 0,

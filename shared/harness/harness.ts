@@ -36,6 +36,8 @@ export class Harness {
   readonly hooks: HooksConfig;
   readonly transcript: Transcript;
   readonly sandboxed: boolean;
+  /** What the session's sandboxed commands can write (Sandbox.writable); undefined when they run unsandboxed. */
+  readonly commandWritable?: readonly string[];
   /** Where `run` records events (the transcript, then its caller), while it runs. */
   private recording?: (event: AgentEvent) => void;
   /** The session's language servers, stopped when `run` ends. */
@@ -48,6 +50,7 @@ export class Harness {
     this.hooks = config.hooks;
     const { sandbox, scratchDir } = sessionSandbox(options, config.settings, config.notices);
     this.sandboxed = sandbox.active;
+    this.commandWritable = sandbox.writable;
     const { decider, limit } = sessionPermissions(options, {
       settings: config.settings,
       sandbox,

@@ -15,6 +15,8 @@ export interface Sandbox {
   /** For `ShellSettings.wrap`; undefined when commands run unsandboxed. */
   wrap?: ShellWrap;
   active: boolean;
+  /** The folders a sandboxed command (and all it starts) can write: its policy's writable ones and its /tmp; undefined unsandboxed. */
+  writable?: readonly string[];
   /** What the permission policy needs to know about it. */
   policy: Pick<PolicyOptions, 'writableOutside' | 'bashSandboxed'>;
 }
@@ -54,8 +56,9 @@ export function shellSandbox(
     notifyOnce(`${found.problem}: Bash runs unsandboxed, relying on the permission checks`);
     return unsandboxed;
   }
-  const wrap: WrappedCommand = found.wrap(sandboxPolicy(options));
-  return { wrap, active: true, policy: { writableOutside: ['/tmp'], bashSandboxed: true } };
+  const policy = sandboxPolicy(options);
+  const wrap: WrappedCommand = found.wrap(policy);
+  return { wrap, active: true, writable: [...policy.writable, policy.tempDir], policy: { writableOutside: ['/tmp'], bashSandboxed: true } };
 }
 
 /**
