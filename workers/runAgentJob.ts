@@ -1,64 +1,28 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { type Job, UnrecoverableError } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { readTrustedConfig } from '../shared/context/config/readTrustedConfig.js';
-import { settingsFromConfig } from '../shared/context/config/trustedSettings.js';
-import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/context/prompt/gitSnapshot.js';
 import { backendName } from '../shared/core/agents/agentBackend.js';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
-import type { OrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
-import type { WorktreePool } from '../shared/core/git/worktreePool.js';
 import type { Model } from '../shared/core/model/model.js';
 import { ModelError } from '../shared/core/model/modelError.js';
-import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
-import type { SandboxKind, SandboxMode } from '../shared/core/runtime/sandboxMode.js';
-import { settled } from '../shared/core/runtime/settled.js';
 import { StartTrace } from '../shared/core/runtime/startTrace.js';
-import type { Harness } from '../shared/harness/harness.js';
-import { type PortLeaser, portLeaseOwner } from '../shared/infra/ports/portLease.js';
 import { type AgentJob, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
 import { isAborted } from '../shared/infra/queue/runAbort.js';
-import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
-import type { Keys } from '../shared/infra/redis/keys.js';
 import { type HookContext, transcriptPathFor } from '../shared/policy/hooks/hookContext.js';
-import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
-import type { HooksConfig } from '../shared/policy/hooks/hooksConfig.js';
-import { type CheckoutState, checkoutState } from '../shared/policy/permissions/worktreeWatch.js';
-import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
-import { type JobAgent, startJobAgent } from './agents/jobAgent.js';
+import { startJobAgent } from './agents/jobAgent.js';
 import { commitWork } from './jobCommit.js';
 import { buildJobHarness, type JobHarness, judgeReport, lastRefusedReport } from './jobHarness.js';
 import { buildModel } from './jobModel.js';
 import { jobResult, ranResult, statusOf } from './jobResult.js';
-import { type JobSandbox, jobSandbox } from './jobSandbox.js';
+import type { EndSteps, HeldByJob, JobDeps, JobRun } from './jobRun.js';
+import { jobSandbox } from './jobSandbox.js';
 import { setUpWorktree } from './jobSetup.js';
+import { announceWorkspace, earlyCheckoutState, freshSnapshot, openWorkspace, startTogether } from './jobStart.js';
 import { ProgressReporter } from './progressReporter.js';
 import { guardedStartFileChanges } from './startFileGuard.js';
 import type { JobWorkspace } from './workspace/jobWorkspace.js';
-import { prepareWorkspace, type RepositoryRead, readRepository } from './workspace/prepareWorkspace.js';
 import { releaseWorkspace } from './workspace/releaseWorkspace.js';
-
-export interface JobDeps {
-  redis: Redis;
-  keys: Keys;
-  home: OrcaHome;
-  leaser: PortLeaser;
-  /** The user's ~/.claude, overridable for tests. */
-  userClaudeDir?: string;
-  /**
-   * True while the worker is shutting down: a job aborted then goes back on the queue, so its
-   * worktree is released like an unchanged one (the next attempt discards it anyway).
-   */
-  handingBack?: () => boolean;
-  /** The worker's own `--sandbox` mode; the stricter of it and the job's applies. */
-  sandbox?: SandboxMode;
-  /** Which of the worker's concurrent slots runs the job (the board's timeline draws a lane per slot). */
-  slot?: number;
-  /** The worker's pool of ready worktrees (git/worktreePool.ts). */
-  pool?: WorktreePool;
-}
 
 /** Parses a job's payload; a bad one fails the job for good, naming the field. */
 export function parseJob(data: unknown): AgentJob {
@@ -129,42 +93,6 @@ export async function runAgentJob(bullJob: Job, outer: AbortSignal, deps: JobDep
   }
 }
 
-/** One job on its way: what it is, what it runs with, and what it holds (released when it ends). */
-interface JobRun {
-  job: AgentJob;
-  deps: JobDeps;
-  attempt: string;
-  sessionDir: string;
-  signal: AbortSignal;
-  /** Stops the job at once with the reason. */
-  stopJob: (reason: string) => void;
-  sandbox: JobSandbox;
-  progress: ProgressReporter;
-  resultOf: (extra: Partial<AgentJobResult>) => AgentJobResult;
-  hookContext: (dir: string, signal: AbortSignal) => HookContext;
-  held: HeldByJob;
-  /** The job's start steps timed (ORCA_START_TRACE), for the start benchmark. */
-  trace?: StartTrace;
-  /** Whether the run was aborted before the job started (asked at the job's start). */
-  aborted: Promise<boolean>;
-  /** The result of a job whose run was aborted before it started. */
-  abortedBefore: () => AgentJobResult;
-}
-
-/** What a job has taken so far, each set as soon as it is taken, and what becomes of its workspace. */
-interface HeldByJob {
-  lease?: Awaited<ReturnType<PortLeaser['lease']>>;
-  repoHooks?: HooksConfig;
-  workspace?: JobWorkspace;
-  harness?: Harness;
-  /** The job's external agent, started as soon as its worktree is known (agents/jobAgent.ts). */
-  agent?: JobAgent;
-  outcome: WorkspaceOutcome;
-}
-
-type WorkspaceOutcome = Parameters<typeof releaseWorkspace>[1];
-type EndSteps = NonNullable<AgentJobResult['end_steps']>;
-
 /** The job from its lease to its agent's result: workspace, setup, model, harness, then the agent. */
 async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   const { job, deps, held, progress, resultOf } = run;
@@ -231,72 +159,6 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
 }
 
 /**
- * The job's first steps, all independent of each other and asked at once: whether its run was
- * aborted, its ports and configuration, and the repository's answers its workspace needs. Settled
- * together (a lease taken meanwhile is held for the release to give back); undefined when the run
- * was aborted, whatever else failed. A remote's clone is fetched only once the run is known not aborted.
- */
-async function startTogether(
-  run: JobRun,
-): Promise<({ ports: number[]; config: TrustedConfig; hooks: HooksConfig } & { repository: RepositoryRead }) | undefined> {
-  const { job, deps } = run;
-  const read = job.repo.remote
-    ? run.aborted.then((aborted) => (aborted ? undefined : readRepository(job, deps.home)))
-    : readRepository(job, deps.home);
-  try {
-    const [aborted, configured, repository] = await settled([run.aborted, leaseAndConfigure(run), read]);
-    return aborted ? undefined : { ...configured, repository: repository! };
-  } catch (error) {
-    if (await run.aborted.catch(() => false)) return undefined;
-    throw error;
-  }
-}
-
-/**
- * The job's ports and its configuration. They are independent: asked at once, settled together,
- * so a lease taken while the configuration failed is held for the release to give back. Hooks and
- * settings come only from the trusted configuration (the run's base commit and the user's
- * folders), never from a tree an agent wrote; a settings file that cannot be read fails the job here.
- */
-async function leaseAndConfigure({
-  job,
-  deps,
-  attempt,
-  held,
-}: JobRun): Promise<{ ports: number[]; config: TrustedConfig; hooks: HooksConfig }> {
-  const [, config] = await settled([
-    deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`)).then((taken) => {
-      held.lease = taken;
-    }),
-    job.config ?? configOfJob(job, deps),
-  ]);
-  const ports = held.lease!.ports;
-  held.repoHooks = hooksFromSettings(settingsFromConfig(job.repo.path ?? deps.home.root, config).sources);
-  return { ports, config, hooks: held.repoHooks };
-}
-
-/** The job's workspace, prepared (and held); a read-only view found changed and rebuilt is said in the run's events. */
-async function openWorkspace(run: JobRun, hooks: HooksConfig, ports: number[], read: RepositoryRead): Promise<JobWorkspace> {
-  const { job, deps, progress } = run;
-  const workspace = await prepareWorkspace(
-    job,
-    deps.home,
-    { config: hooks, context: (dir) => run.hookContext(dir, run.signal) },
-    { readOnlyOnDisk: run.sandbox.kind === 'none', ports, pool: deps.pool, trace: run.trace, read },
-  );
-  run.held.workspace = workspace;
-  if (workspace.rebuilt) {
-    await progress.agentEvent({
-      type: 'notice',
-      level: 'warn',
-      message: `the read-only view ${workspace.dir} was rebuilt before this agent read it: ${workspace.rebuilt}`,
-      at: Date.now(),
-    });
-  }
-  return workspace;
-}
-
-/**
  * The agent run, then judged: a completed agent's Report by its gates and its work committed (the
  * commit's own check may refuse the branch), a failed one's last refused Report handed back with it.
  */
@@ -353,19 +215,6 @@ async function releaseJobWorkspace(held: HeldByJob, hookContext: JobRun['hookCon
 }
 
 /**
- * The configuration of a job queued without one (by hand, or by a test): read here the way the
- * coordinator reads it, from the repository's git objects at the job's base and from this host's
- * user folders. A remote repository's files are not on this host: only the user's apply then.
- */
-function configOfJob(job: AgentJob, deps: JobDeps): Promise<TrustedConfig> {
-  return readTrustedConfig({
-    project: job.repo.path ? { repo: job.repo.path, commit: job.base } : undefined,
-    userClaudeDir: deps.userClaudeDir ?? userClaudeDir(),
-    homeDir: os.homedir(),
-  });
-}
-
-/**
  * A job that names a repository by a path this host does not have (a worker on another machine,
  * or in a container): it can do nothing, so it fails at once, saying how runs reach such workers.
  */
@@ -392,30 +241,6 @@ function workspaceHookContext(
   });
 }
 
-async function announceWorkspace(
-  progress: ProgressReporter,
-  workspace: JobWorkspace,
-  ports: number[],
-  slot: number | undefined,
-  sandbox: SandboxKind,
-  agent: string,
-): Promise<void> {
-  await progress.runEvent({
-    type: 'workspace',
-    kind: workspace.kind,
-    dir: workspace.dir,
-    branch: workspace.branch ?? null,
-    start: workspace.start,
-    ports,
-    host: os.hostname(),
-    pid: process.pid,
-    ...(slot !== undefined ? { slot } : {}),
-    sandbox,
-    agent,
-    ...(workspace.pooled ? { pooled: true } : {}),
-  });
-}
-
 /**
  * A failed or aborted agent's changes stay in its worktree for inspection, uncommitted; not
  * when the job is being handed to another worker, which starts over from the branch (the
@@ -423,32 +248,6 @@ async function announceWorkspace(
  */
 function keepsChanges(status: AgentJobResult['status'], deps: JobDeps): boolean {
   return status !== 'completed' && !(status === 'aborted' && deps.handingBack?.() === true);
-}
-
-/**
- * The user's checkout looked at for the watch ahead of the worktree, for a job that writes in a
- * local repository and runs nothing of the repository's before its agent (no WorktreeCreate hook,
- * no setup in orca.json, the job's or read at its base: they may change the checkout, and what they
- * change is no agent's). Undefined otherwise: the watch looks when it opens.
- */
-function earlyCheckoutState(
-  job: AgentJob,
-  hooks: HooksConfig,
-  project: OrcaProjectConfig,
-): { checkout: string; state: Promise<CheckoutState> } | undefined {
-  if (!job.repo.path || job.role.workspace === 'view') return undefined;
-  if ((hooks.byEvent.WorktreeCreate ?? []).length > 0 || project.setup.length > 0) return undefined;
-  const checkout = realpathSync(job.repo.path);
-  return { checkout, state: checkoutState(checkout) };
-}
-
-/**
- * A task worktree checked out just now at the base is known to be clean (but for what orca linked
- * in): its snapshot needs no status of the whole tree before the agent's first request.
- */
-async function freshSnapshot(workspace: JobWorkspace, base: string): Promise<GitSnapshot | undefined> {
-  if (workspace.kind !== 'branch' || !workspace.branch || workspace.madeByHook || workspace.start !== base) return undefined;
-  return readFreshWorktreeSnapshot(workspace.dir, workspace.branch, workspace.start, workspace.linked);
 }
 
 /** The reason an abort signal carries, as text. */
