@@ -40,7 +40,8 @@ export async function mergeBenchmark(
   for (let rep = 0; rep < repetitions; rep += 1) {
     const runId = `merge-bench-${process.pid}-${rep}`;
     const branches = await makeTaskBranches(repo, runId, count);
-    const integration = new IntegrationBranch(repo.dir, runId, path.join(workRoot, `${runId}-integration`));
+    // As a run with the sandbox on (the default) merges: no integration checks between merges here.
+    const integration = new IntegrationBranch(repo.dir, runId, path.join(workRoot, `${runId}-integration`), { agentsConfined: true });
     await integration.open(repo.base);
     const refDir = path.join(workRoot, `${runId}-reference`);
     await git(repo.dir, 'worktree', 'add', '--quiet', '-b', orcaBranch(runId, 'reference'), refDir, repo.base);

@@ -32,7 +32,10 @@ export async function openRun(
   const config = await readRunConfig(settings.repo, settings.base);
   for (const problem of config.problems) say(`configuration: ${problem}`);
   const roles = new Map(availableRoles(settings.repo, { config, pluginDirs: settings.pluginDirs }).roles.map((role) => [role.name, role]));
-  const integration = new IntegrationBranch(settings.repo, runId, services.home.integrationWorktree(runId));
+  // Agents in the sandbox cannot reach the integration worktree: it is put back before a merge only after someone was given it.
+  const integration = new IntegrationBranch(settings.repo, runId, services.home.integrationWorktree(runId), {
+    agentsConfined: settings.sandbox !== 'off',
+  });
   // Read once, at the run's base: a task that changes orca.json changes no later task's setup.
   const project = await readOrcaProjectConfig(settings.repo, settings.base);
   const pool = RunPool.open({

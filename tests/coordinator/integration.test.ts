@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IntegrationBranch } from '../../coordinator/merge/integration.js';
@@ -68,5 +69,44 @@ describe('the integration branch', () => {
     git(repo, 'branch', 'orca/r/integration', other);
     const integration = new IntegrationBranch(repo, 'r', path.join(tempDir(), 'integration'));
     await expect(integration.open(base, base)).rejects.toMatchObject({ kind: 'ref_moved' });
+  });
+
+  it('puts its worktree back at the recorded head before a merge once anyone was given it, or always when agents run unsandboxed', async () => {
+    const repo = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    for (const task of ['t1', 't2', 't3']) {
+      git(repo, 'checkout', '-q', '-b', `orca/r/${task}`, base);
+      commitFiles(repo, { [`${task}.txt`]: `${task}\n` }, task);
+    }
+    git(repo, 'checkout', '-q', 'main');
+    const folder = path.join(tempDir(), 'integration');
+    const integration = new IntegrationBranch(repo, 'r', folder, { agentsConfined: true });
+    await integration.open(base);
+    // Given out (the integration checks run there): a commit of its own and a changed tracked file.
+    const lent = integration.dir;
+    writeFileSync(path.join(lent, 'a.txt'), 'changed by a check\n');
+    commitFiles(lent, { 'planted.txt': 'x\n' }, 'planted');
+    writeFileSync(path.join(lent, 'b.txt'), 'changed by a check\n');
+    expect((await integration.merge('orca/r/t1', 'merge t1')).kind).toBe('merged');
+    const merged = git(repo, 'ls-tree', '-r', '--name-only', 'orca/r/integration').split('\n');
+    expect(merged).toContain('t1.txt');
+    expect(merged).not.toContain('planted.txt');
+    expect(git(folder, 'status', '--porcelain', '--untracked-files=no')).toBe('');
+
+    // Nobody was given it since: the merge does not reset it (a change made behind the class's back stays).
+    writeFileSync(path.join(folder, 'b.txt'), 'not reset\n');
+    expect((await integration.merge('orca/r/t2', 'merge t2')).kind).toBe('merged');
+    expect(readFileSync(path.join(folder, 'b.txt'), 'utf8')).toBe('not reset\n');
+
+    // With agents unsandboxed it is reset before every merge, given out or not.
+    git(folder, 'checkout', '-q', '--', 'b.txt');
+    await integration.close();
+    git(repo, 'branch', '-D', 'orca/r/integration');
+    const behind = path.join(tempDir(), 'integration');
+    const open = new IntegrationBranch(repo, 'r', behind, { agentsConfined: false });
+    await open.open(base);
+    writeFileSync(path.join(behind, 'b.txt'), 'reset\n');
+    expect((await open.merge('orca/r/t3', 'merge t3')).kind).toBe('merged');
+    expect(readFileSync(path.join(behind, 'b.txt'), 'utf8')).toBe('b\n');
   });
 });
