@@ -56,3 +56,8 @@ export function medianPhases(all: SessionPhases[]): SessionPhases {
     after_end_ms: of('after_end_ms'),
   };
 }
+
+/** Where `orca agent`'s time went, medians, as a figure's note says it. */
+export function phaseNote(phases: SessionPhases): string {
+  return `phases: to session ${phases.to_session_ms} ms, agent start ${phases.agent_start_ms}, turns ${phases.turns_ms}, end to exit ${phases.after_end_ms}`;
+}
