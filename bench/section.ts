@@ -16,7 +16,7 @@ export interface Figure {
 /** What a section is given: the run's options, the 20,000-file repository when it asked for one, and a timer that says each step. */
 export interface SectionContext {
   quick: boolean;
-  /** The generated 20,000-file repository (2,000 with --quick), for sections with `usesLargeRepo`. */
+  /** The generated 20,000-file repository, for sections with `usesLargeRepo`. */
   large?: LargeRepo;
   /** The folder it was made in, for what a section makes beside it. */
   largeRoot?: string;
