@@ -120,10 +120,10 @@ export class IntegrationBranch {
   }
 
   /**
-   * Three git processes a merge, beside the bare `git merge`'s one: the head before is a file read,
-   * checked against the recorded one; "nothing to merge" is a merge that made no commit (git says
-   * "Already up to date" and exits 0); the new head and the files it changed are one `git show` of
-   * the merge against its first parent (the head before); and the branch moves by compare-and-swap.
+   * Three git processes a merge, two of them at once, beside the bare `git merge`'s one: the heads
+   * before and after are file reads (the before checked against the recorded one); "nothing to
+   * merge" is a merge that made no commit (git says "Already up to date" and exits 0); the branch
+   * moves by compare-and-swap while the files the merge changed are listed.
    */
   private async mergeNow(branch: string, message: string): Promise<MergeOutcome> {
     const git = gitAt(this.workdir);
@@ -137,15 +137,25 @@ export class IntegrationBranch {
     }
     const merged = await runGit(this.workdir, ['merge', '--no-ff', '--no-edit', '--no-stat', '-m', message, branch]);
     if (merged.code !== 0) return this.failedMerge(branch, before, `${merged.stdout}\n${merged.stderr}`.trim());
-    const [commit, ...files] = (await git.raw(['show', '--first-parent', '--name-only', '--format=%H', 'HEAD']))
-      .split('\n')
-      .filter(Boolean);
-    if (!commit)
-      throw new IntegrationError('merge_failed', `after merging ${branch}, git show HEAD printed no commit in ${this.workdir}`, this.ref);
+    const commit = await this.worktreeHead(branch);
     if (commit === before) return { kind: 'nothing', commit: before };
+    // The files the merge changed against the head before (a rename names both paths), asked
+    // while the branch moves: the swap's result decides, the listing is only read after it.
+    const changed = git.raw(['diff-tree', '-r', '--name-only', '--no-renames', '--no-commit-id', before, commit]);
+    changed.catch(() => undefined);
     await this.swap(commit, before);
+    const files = (await changed).split('\n').filter(Boolean);
     this.onMerged?.(commit);
     return { kind: 'merged', commit, files };
+  }
+
+  /** The worktree's detached HEAD after a merge: its HEAD file, or git's answer where refs are not files. */
+  private async worktreeHead(branch: string): Promise<string> {
+    const head = this.refs?.head();
+    if (head?.kind === 'oid') return head.oid;
+    const found = await resolveCommit(this.workdir, 'HEAD').catch(() => undefined);
+    if (!found) throw new IntegrationError('merge_failed', `after merging ${branch}, ${this.workdir} has no HEAD commit`, this.ref);
+    return found;
   }
 
   /** A merge git refused: aborted, the worktree back at the head before; a conflict, or an IntegrationError saying why. */

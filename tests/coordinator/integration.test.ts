@@ -7,6 +7,26 @@ import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
 describe('the integration branch', () => {
+  it("lists a merge's files against the head before it: a rename names both paths, a moved branch is still refused", async () => {
+    const repo = makeRepo({ 'old.txt': 'kept\n', 'b.txt': 'b\n' });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', '-b', 'orca/r/rename', base);
+    git(repo, 'mv', 'old.txt', 'new.txt');
+    git(repo, 'commit', '-q', '-m', 'rename');
+    git(repo, 'checkout', '-q', '-b', 'orca/r/edit', base);
+    commitFiles(repo, { 'b.txt': 'b edited\n' }, 'orca/r/edit');
+    git(repo, 'checkout', '-q', 'main');
+    const integration = new IntegrationBranch(repo, 'r', path.join(tempDir(), 'integration'));
+    await integration.open(base);
+    const renamed = await integration.merge('orca/r/rename', 'merge rename');
+    expect(renamed).toMatchObject({ kind: 'merged', files: ['new.txt', 'old.txt'] });
+    expect(renamed.kind === 'merged' && renamed.commit).toBe(git(repo, 'rev-parse', 'orca/r/integration'));
+    // Someone else moves the branch: the next merge is refused, naming the ref.
+    git(repo, 'update-ref', 'refs/heads/orca/r/integration', base);
+    await expect(integration.merge('orca/r/edit', 'merge edit')).rejects.toBeInstanceOf(IntegrationError);
+    expect(git(repo, 'rev-parse', 'orca/r/integration')).toBe(base);
+  });
+
   it('merges task branches with --no-ff, and aborts a conflicting merge leaving the branch as it was', async () => {
     const repo = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
     const base = git(repo, 'rev-parse', 'HEAD');
