@@ -30,7 +30,17 @@ export function agentInstructions({ agent, root, roleInstructions }: SessionFor)
     .replace('{{role}}', roleInstructions);
 }
 
-/** `session/new`: orca's MCP server, and for Claude Code the Agent SDK's options (orca's instructions appended, its replaced tools gone). */
+/**
+ * Claude Code's permission rule for every tool of orca's MCP server (`mcp__orca__Read` …), and no
+ * other server's. orca's ACP client allows each such call the moment it is asked (acpClient.ts:
+ * orca's tools are judged when they run, by the session's pipeline behind the MCP call), so Claude
+ * Code asking first is a round trip (it, the adapter, orca and back) per call that decides nothing.
+ * The rule skips that ask only: a call still runs through orca's permission rules, hooks, role
+ * mode and owned paths, and Claude Code's own deny and ask rules still come before it.
+ */
+export const ORCA_TOOLS_RULE = `mcp__${ORCA_MCP_NAME}`;
+
+/** `session/new`: orca's MCP server, and for Claude Code the Agent SDK's options (orca's instructions appended, its replaced tools gone, orca's own not asked about). */
 export function newSessionRequest(of: SessionFor, mcp: OrcaMcpEndpoint): acp.NewSessionRequest {
   const mcpServers: acp.McpServer[] = [{ type: 'http', name: ORCA_MCP_NAME, url: mcp.url, headers: mcp.headers }];
   if (of.agent.session !== 'claude-code') return { cwd: of.root, mcpServers };
@@ -39,7 +49,7 @@ export function newSessionRequest(of: SessionFor, mcp: OrcaMcpEndpoint): acp.New
     mcpServers,
     _meta: {
       systemPrompt: { append: agentInstructions(of) },
-      claudeCode: { options: { disallowedTools: of.agent.replaces } },
+      claudeCode: { options: { disallowedTools: of.agent.replaces, allowedTools: [ORCA_TOOLS_RULE] } },
     },
   };
 }

@@ -20,7 +20,9 @@ export const claudeCode: AcpAgent = {
   ],
   // IS_SANDBOX lets the adapter offer Claude Code's bypassPermissions mode, where no call would reach orca's policy.
   withoutEnv: ['IS_SANDBOX'],
-  setEnv: {},
+  // What `claude -p` is compared with in the benchmark gets too: no telemetry, update check or side
+  // model requests (a session title): its proxy would refuse all but the last, which costs a model call.
+  setEnv: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
   baseUrlEnv: 'ANTHROPIC_BASE_URL',
   // Its model API, and where a `claude /login` login refreshes its token (the Claude Agent SDK's TOKEN_URL).
   apiHosts: ['api.anthropic.com', 'platform.claude.com'],
