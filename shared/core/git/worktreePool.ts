@@ -26,6 +26,7 @@ import { checkoutBytes, poolSizeSetting, roomForOne } from './poolSize.js';
 import { repoKey } from './repoKey.js';
 import { withRepoLock } from './repoLock.js';
 import { pruneWorktrees, removeWorktree } from './worktree.js';
+import { moveWorktree } from './worktreeMove.js';
 
 /** A run's repository on this host, and the commit its jobs start from. */
 export interface PoolPlace {
@@ -125,7 +126,7 @@ export class WorktreePool {
         for (const name of ready) {
           mkdirSync(path.dirname(dir), { recursive: true });
           try {
-            await gitAt(place.repo).raw(['worktree', 'move', path.join(folder, name), dir]);
+            await moveWorktree(place.repo, path.join(folder, name), dir);
             return name;
           } catch (error) {
             this.log(`pooled worktree ${name} could not be moved to ${dir}, removed: ${oneLine(error)}`);
