@@ -32,7 +32,8 @@ function plainAdminFolder(dir: string): string | undefined {
     const match = /^gitdir: (\/.+)\n?$/.exec(readFileSync(path.join(dir, '.git'), 'utf8'));
     if (!match) return undefined;
     const admin = match[1]!;
-    if (['locked', 'modules'].some((name) => existsSync(path.join(admin, name))) || existsSync(path.join(dir, '.gitmodules'))) return undefined;
+    if (['locked', 'modules'].some((name) => existsSync(path.join(admin, name))) || existsSync(path.join(dir, '.gitmodules')))
+      return undefined;
     const named = readFileSync(path.join(admin, 'gitdir'), 'utf8').trim();
     return named === path.join(realpathSync(dir), '.git') ? admin : undefined;
   } catch {
