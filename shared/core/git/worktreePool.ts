@@ -167,8 +167,10 @@ export class WorktreePool {
       dirty: `git cannot read it (${oneLine(error)})`,
     }));
     const made = await beside;
-    if (found.dirty !== undefined) {
-      this.log(`pooled worktree ${got} was not clean, removed: ${found.dirty}`);
+    // A HEAD that moved off the base while the branch was made beside the check: not handed out either.
+    const dirty = found.dirty ?? (made && found.head !== base ? `its HEAD moved off ${base.slice(0, 12)} during the take` : undefined);
+    if (dirty !== undefined) {
+      this.log(`pooled worktree ${got} was not clean, removed: ${dirty}`);
       await removeWorktree(repo, dir);
       // The branch made beside the check was made for this worktree: it goes with it.
       if (made?.ok && branch) await deleteBranch(repo, branch);
