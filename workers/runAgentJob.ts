@@ -103,7 +103,10 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   // The user's checkout as the agent's watch starts from: it does not depend on the worktree, so
   // it is looked at while the worktree is made (when nothing of the repository's runs before the agent).
   const checkoutAtStart = earlyCheckoutState(job, hooks, repository.config);
-  checkoutAtStart?.state.catch(() => undefined);
+  checkoutAtStart?.state.then(
+    () => run.trace?.mark('checkout_looked'),
+    () => undefined,
+  );
   const workspace = await openWorkspace(run, hooks, ports, repository);
   // Asked now, read when the harness is built: it overlaps the steps in between. A job that
   // ends before that (a model it cannot make) has no use for it, nor for its failure.

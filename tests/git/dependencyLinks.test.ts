@@ -107,6 +107,32 @@ describe('a worktree runs its own code: node_modules linked entry by entry', () 
     expect(imported.trim()).toBe('worktree');
   });
 
+  it('a worktree at a commit another already listed finds its workspace packages from that listing, with no git process', async () => {
+    const repo = makeRepo({
+      '.gitignore': 'node_modules/\n',
+      'package.json': '{"name":"mono","private":true}',
+      'packages/a/package.json': '{"name":"a","type":"module"}',
+      'packages/b/package.json': '{"name":"b","type":"module"}',
+    });
+    mkdirSync(path.join(repo, 'node_modules'));
+    mkdirSync(path.join(repo, 'packages/a/node_modules'));
+    const commit = git(repo, 'rev-parse', 'HEAD');
+    const [first, second] = [path.join(tempDir('orca-wt-'), 'one'), path.join(tempDir('orca-wt-'), 'two')];
+    await addWorktree({ repo, dir: first, base: commit, branch: 'one' });
+    await addWorktree({ repo, dir: second, base: commit, branch: 'two' });
+    const place = (dir: string) => placeStartFiles({ repo, checkout: repo, dir, symlinkDirectories: ['node_modules'], commit });
+    const listed = (await place(first)).map((entry) => entry.path);
+    expect(listed).toEqual(['node_modules', 'packages/a/node_modules']);
+    // No git on the PATH: the second worktree's packages come from the commit's listing the first asked for.
+    const pathWas = process.env.PATH;
+    process.env.PATH = '';
+    try {
+      expect((await place(second)).map((entry) => entry.path)).toEqual(listed);
+    } finally {
+      process.env.PATH = pathWas;
+    }
+  });
+
   it('tools’ caches in node_modules are the worktree’s own: never linked from the checkout, and writable inside the sandbox', async () => {
     const { repo, dir } = await workspacesWorktree({
       // As vitest bundling a TypeScript config (node_modules/.vite-temp) and find-cache-dir (node_modules/.cache) do.

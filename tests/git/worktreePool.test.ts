@@ -95,6 +95,8 @@ describe('the pool of ready worktrees', () => {
     expect(await pool.take(place, dir, 'orca/r1/t1')).toBeUndefined();
     expect(lines.filter((line) => line.includes('was not clean, removed'))).toHaveLength(4);
     expect(ready(folder)).toEqual([]);
+    // The one changed in place was at the base, its branch made while it was checked: the branch went with it.
+    expect(git(repo, 'branch', '--list', 'orca/r1/t1')).toBe('');
 
     pool.warm(place);
     await pool.idle();

@@ -44,7 +44,8 @@ export async function prepareBranch(ground: WorkspaceGround, hooks: WorkspaceHoo
   // A dead attempt's commits may reach past the sparse paths: its branch is checked out whole.
   const made = previous ? { start: await addWorktreeForBranch(repo, dir, branch), pooled: false } : await freshWorktree(ground, dir, task);
   ground.trace?.mark('worktree');
-  const linked = await ground.linkStartFiles(dir);
+  // A whole checkout made at its start commit, or taken from the pool checked clean at it: its index is that commit's tree.
+  const linked = await ground.linkStartFiles(dir, previous || !sparse ? made.start : undefined);
   ground.trace?.mark('linked');
   return { repo, dir, kind: 'branch', branch, base: job.base, ...made, linked, config, sparse: previous ? undefined : sparse, remote };
 }

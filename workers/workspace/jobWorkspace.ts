@@ -65,8 +65,11 @@ export interface WorkspaceGround {
   pool?: WorktreePool;
   /** The run's place in the pool: its repository at the base. */
   place: PoolPlace;
-  /** Places orca's start files in a worktree (`.worktreeinclude`'s files, linked folders, .env.orca); the paths it linked. */
-  linkStartFiles: (dir: string) => Promise<string[]>;
+  /**
+   * Places orca's start files in a worktree (`.worktreeinclude`'s files, linked folders, .env.orca); the paths it linked.
+   * `commit`: the worktree's index is exactly that commit's tree (a whole checkout just made or checked clean at it).
+   */
+  linkStartFiles: (dir: string, commit?: string) => Promise<string[]>;
   /** The job's start steps timed (ORCA_START_TRACE). */
   trace?: StartTrace;
 }

@@ -118,14 +118,15 @@ function startFilesLinker(
   remote: string | undefined,
   config: OrcaProjectConfig,
   ports: number[],
-): (dir: string) => Promise<string[]> {
-  return async (dir) => {
+): (dir: string, commit?: string) => Promise<string[]> {
+  return async (dir, commit) => {
     const entries = await placeStartFiles({
       repo,
       checkout: remote ? undefined : repo,
       dir,
       symlinkDirectories: config.symlinkDirectories,
       env: { runId: job.run_id, taskId: job.task_id, ports },
+      commit,
     });
     return entries.filter((e) => e.kind === 'linked').map((e) => e.path);
   };

@@ -14,7 +14,8 @@ export async function prepareScratch(ground: WorkspaceGround, sparse: string[] |
   const taken = await pool?.takeChecked(place, dir);
   const start = taken?.start ?? (await addWorktree({ repo, dir, base: job.base, noCheckout: sparse !== undefined }));
   if (sparse) await checkOutSparse(dir, sparse);
-  const linked = await ground.linkStartFiles(dir);
+  // A whole checkout made at the base, or taken from the pool checked clean at it: its index is the base's tree.
+  const linked = await ground.linkStartFiles(dir, sparse ? undefined : start);
   return {
     repo,
     dir,

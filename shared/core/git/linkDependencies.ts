@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { entryExists } from '../files/entryExists.js';
+import { commitPackageFiles } from './commitPackageFiles.js';
 import { gitAt } from './git.js';
 import { linkNodeModules } from './nodeModulesLinks.js';
 
@@ -15,8 +16,14 @@ const DEPENDENCY_FOLDERS = ['node_modules'];
  * named (the default), so is each workspace package's own `node_modules` (beside a package.json
  * the repository tracks), as pnpm installs them.
  */
-export async function linkDependencies(checkout: string, dir: string, names: readonly string[] = DEPENDENCY_FOLDERS): Promise<string[]> {
-  const folders = names.includes('node_modules') ? [...names, ...(await packageDependencyFolders(dir))] : [...names];
+export async function linkDependencies(
+  checkout: string,
+  dir: string,
+  names: readonly string[] = DEPENDENCY_FOLDERS,
+  /** Set when the worktree's index is exactly this commit's tree (just made, or checked clean, at it): its listing is read from the commit. */
+  at?: { repo: string; commit: string },
+): Promise<string[]> {
+  const folders = names.includes('node_modules') ? [...names, ...(await packageDependencyFolders(dir, at))] : [...names];
   const linked: string[] = [];
   for (const name of new Set(folders)) {
     const source = path.join(checkout, name);
@@ -32,10 +39,11 @@ export async function linkDependencies(checkout: string, dir: string, names: rea
 }
 
 /** `node_modules` beside each package.json the worktree tracks below its root (a workspace package's). */
-async function packageDependencyFolders(dir: string): Promise<string[]> {
-  const listed = await gitAt(dir).raw(['ls-files', '-z', '--', ':(glob)**/package.json']);
+async function packageDependencyFolders(dir: string, at?: { repo: string; commit: string }): Promise<string[]> {
+  const listed = at
+    ? await commitPackageFiles(at.repo, at.commit)
+    : (await gitAt(dir).raw(['ls-files', '-z', '--', ':(glob)**/package.json'])).split('\0');
   return listed
-    .split('\0')
     .filter((file) => file.includes('/') && !file.split('/').includes('node_modules'))
     .map((file) => path.posix.join(path.posix.dirname(file), 'node_modules'));
 }

@@ -12,6 +12,8 @@ export interface StartFilesSpec {
   symlinkDirectories: readonly string[];
   /** Unset: no `.env.orca` (a worktree no job owns). */
   env?: WorktreeEnv;
+  /** The commit the worktree's index is exactly (made, or checked clean, at it): what it tracks is read from the commit. */
+  commit?: string;
 }
 
 /**
@@ -23,7 +25,12 @@ export async function placeStartFiles(spec: StartFilesSpec): Promise<StartEntry[
   const { dir } = spec;
   const entries: StartEntry[] = [];
   // A clone of a remote links what the clone has (nothing, as a rule): there is no user's checkout on this host.
-  for (const name of await linkDependencies(spec.checkout ?? spec.repo, dir, spec.symlinkDirectories))
+  for (const name of await linkDependencies(
+    spec.checkout ?? spec.repo,
+    dir,
+    spec.symlinkDirectories,
+    spec.commit ? { repo: spec.repo, commit: spec.commit } : undefined,
+  ))
     entries.push(startEntry(dir, name, 'linked'));
   if (spec.checkout) {
     for (const file of await copyWorktreeIncludes(spec.checkout, dir, spec.symlinkDirectories)) {

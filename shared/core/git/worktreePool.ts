@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { OrcaHome } from '../runtime/orcaHome.js';
 import { processAlive } from '../runtime/processAlive.js';
 import type { StartTrace } from '../runtime/startTrace.js';
-import { gitAt, resolveCommit, runGit } from './git.js';
+import { deleteBranch, gitAt, resolveCommit, runGit } from './git.js';
 import { poolFolderTimes, recordPoolCheck, takePoolCheck } from './poolCheck.js';
 import {
   BUSY,
@@ -26,6 +26,7 @@ import { checkoutBytes, poolSizeSetting, roomForOne } from './poolSize.js';
 import { repoKey } from './repoKey.js';
 import { withRepoLock } from './repoLock.js';
 import { pruneWorktrees, removeWorktree } from './worktree.js';
+import { moveWorktree } from './worktreeMove.js';
 
 /** A run's repository on this host, and the commit its jobs start from. */
 export interface PoolPlace {
@@ -125,7 +126,7 @@ export class WorktreePool {
         for (const name of ready) {
           mkdirSync(path.dirname(dir), { recursive: true });
           try {
-            await gitAt(place.repo).raw(['worktree', 'move', path.join(folder, name), dir]);
+            await moveWorktree(place.repo, path.join(folder, name), dir);
             return name;
           } catch (error) {
             this.log(`pooled worktree ${name} could not be moved to ${dir}, removed: ${oneLine(error)}`);
@@ -137,34 +138,59 @@ export class WorktreePool {
       if (!got) return undefined;
       trace?.mark('take_moved');
       this.repos.add(place.repo);
-      // No folder gained an entry since the background check saw no untracked or ignored one
-      // (poolCheck.ts): git is asked about the tracked files alone; else about the whole tree.
-      const walked = takePoolCheck(dir) !== undefined;
-      const found = await inspect(dir, undefined, { untracked: !walked }).catch((error: unknown) => ({
-        head: undefined,
-        dirty: `git cannot read it (${oneLine(error)})`,
-      }));
-      if (found.dirty !== undefined) {
-        this.log(`pooled worktree ${got} was not clean, removed: ${found.dirty}`);
-        await removeWorktree(place.repo, dir);
-        continue;
-      }
-      trace?.mark('take_checked');
-      try {
-        // Cost in proportion to what differs between the two commits.
-        if (found.head !== base) await gitAt(dir).raw(['checkout', '--quiet', '--detach', base]);
-        if (branch) await gitAt(dir).raw(['switch', '--quiet', '--create', branch]);
-      } catch (error) {
-        this.log(`pooled worktree ${got} could not be brought to ${base.slice(0, 12)}, removed: ${oneLine(error)}`);
-        await removeWorktree(place.repo, dir);
-        // A branch that is there already fails the same way in a new worktree: the caller hears it.
-        if (branch && /already exists/.test(oneLine(error))) throw error;
-        continue;
-      }
+      const taken = await this.checkAndBranch(place.repo, got, dir, base, branch, trace);
+      if (!taken) continue;
       this.schedule(place, { create: false, size: 0 });
-      // A checkout wrote files after the check: then the check is of another commit's tree.
-      return { start: base, checkedClean: found.head === base };
+      return taken;
     }
+  }
+
+  /**
+   * A moved worktree checked clean, brought to `base` and put on `branch`; undefined when it was
+   * not clean or could not be brought there (then it is removed, and the caller takes another).
+   */
+  private async checkAndBranch(
+    repo: string,
+    got: string,
+    dir: string,
+    base: string,
+    branch: string | undefined,
+    trace?: StartTrace,
+  ): Promise<PooledWorktree | undefined> {
+    // No folder gained an entry since the background check saw no untracked or ignored one
+    // (poolCheck.ts): git is asked about the tracked files alone; else about the whole tree.
+    const walked = takePoolCheck(dir) !== undefined;
+    // Already at the base, the branch is made while the check runs (branchBesideCheck).
+    const beside = walked && branch !== undefined && headOf(dir) === base ? branchBesideCheck(dir, branch) : undefined;
+    const found = await inspect(dir, beside ? quietGit : undefined, { untracked: !walked }).catch((error: unknown) => ({
+      head: undefined,
+      dirty: `git cannot read it (${oneLine(error)})`,
+    }));
+    const made = await beside;
+    // A HEAD that moved off the base while the branch was made beside the check: not handed out either.
+    const dirty = found.dirty ?? (made && found.head !== base ? `its HEAD moved off ${base.slice(0, 12)} during the take` : undefined);
+    if (dirty !== undefined) {
+      this.log(`pooled worktree ${got} was not clean, removed: ${dirty}`);
+      await removeWorktree(repo, dir);
+      // The branch made beside the check was made for this worktree: it goes with it.
+      if (made?.ok && branch) await deleteBranch(repo, branch);
+      return undefined;
+    }
+    trace?.mark('take_checked');
+    try {
+      if (made && !made.ok) throw made.error;
+      // Cost in proportion to what differs between the two commits.
+      if (found.head !== base) await gitAt(dir).raw(['checkout', '--quiet', '--detach', base]);
+      if (branch && !made) await gitAt(dir).raw(['switch', '--quiet', '--create', branch]);
+    } catch (error) {
+      this.log(`pooled worktree ${got} could not be brought to ${base.slice(0, 12)}, removed: ${oneLine(error)}`);
+      await removeWorktree(repo, dir);
+      // A branch that is there already fails the same way in a new worktree: the caller hears it.
+      if (branch && /already exists/.test(oneLine(error))) throw error;
+      return undefined;
+    }
+    // A checkout wrote files after the check: then the check is of another commit's tree.
+    return { start: base, checkedClean: found.head === base };
   }
 
   /** Waits for this process's background work on the pools (tests, benchmarks). */
@@ -328,6 +354,27 @@ export class WorktreePool {
   private log(line: string): void {
     (this.options.log ?? ((text: string) => process.stderr.write(`orca: ${text}\n`)))(line);
   }
+}
+
+/**
+ * `git switch -c` in a worktree already at its base, run while the take's check of the tracked
+ * files runs: to the same commit, the switch writes the branch's ref, HEAD and the index (the same
+ * entries), never a file of the tree (a changed one would be carried over as it is), so the check
+ * sees the same tree whichever ends first, and a dirty one is still removed with its new branch.
+ * The check runs without optional locks (quietGit): git's own index lock is the switch's alone.
+ */
+function branchBesideCheck(dir: string, branch: string): Promise<{ ok: true } | { ok: false; error: unknown }> {
+  return gitAt(dir)
+    .raw(['switch', '--quiet', '--create', branch])
+    .then(
+      () => ({ ok: true as const }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+}
+
+/** git without optional locks: a status that never writes the index (the settled one is kept as it is). */
+function quietGit(at: string, args: string[]): Promise<string> {
+  return gitAt(at, undefined, { GIT_OPTIONAL_LOCKS: '0' }).raw(args);
 }
 
 /**
