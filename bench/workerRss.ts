@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { BenchEnv } from './benchEnv.js';
-import { memoryOf } from './processScan.js';
+import { cpuMsOf, memoryOf } from './processScan.js';
 import { reportTurn, scriptedAgentJob } from './runScript.js';
 import { round } from './stats.js';
 
@@ -18,6 +18,9 @@ export const WORKER_RSS_TARGET_MB = 100;
 export interface WorkerRssResult {
   worker_rss_mb: number;
   idle_rss_mb: number;
+  /** The worker process's own CPU (user + system, not its git and shell children) to start, then for the 4 agents. */
+  start_cpu_ms: number;
+  agents_cpu_ms: number;
   agents: number;
 }
 
@@ -30,6 +33,7 @@ export async function workerRssBenchmark(
     const worker = await env.startWorker({ concurrency: agents });
     await sleep(1_000);
     const idle = memoryOf(worker.pid).rssMb;
+    const startCpu = cpuMsOf(worker.pid);
     const runId = `rss-${env.prefix.slice(-8)}`;
     const file = 'packages/pkg00/src/mod0/file00001.ts';
     for (let i = 0; i < agents; i += 1) {
@@ -80,6 +84,7 @@ export async function workerRssBenchmark(
     if (failed.length > 0)
       throw new Error(`${failed.length} RSS agent(s) did not complete: ${failed.map((r) => `${r.end_reason}: ${r.detail}`).join('; ')}`);
     peak = Math.max(peak, memoryOf(worker.pid).peakMb);
-    return { worker_rss_mb: round(peak, 1), idle_rss_mb: round(idle, 1), agents };
+    const agentsCpu = cpuMsOf(worker.pid) - startCpu;
+    return { worker_rss_mb: round(peak, 1), idle_rss_mb: round(idle, 1), start_cpu_ms: startCpu, agents_cpu_ms: agentsCpu, agents };
   });
 }

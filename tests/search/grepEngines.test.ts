@@ -31,6 +31,33 @@ describe('the rg engine', () => {
     expect(args.slice(-3)).toEqual(['--regexp=--files', '--', 'src']);
   });
 
+  it("keeps files mode's paths as strings of their own, not slices of rg's `./path` records", async () => {
+    // A slice would hold its whole record for as long as the session's ledger keeps the name.
+    const entry = pathToFileURL(compiledEntry('shared/tools/search/ripgrep.ts')).href;
+    const script = `
+      const { ripgrepPath, runRipgrep } = await import(${JSON.stringify(entry)});
+      const query = ${JSON.stringify(query(makeSearchFixture()))};
+      const result = await runRipgrep(ripgrepPath(), query, new AbortController().signal);
+      for (const file of result.files) { console.log('PATH ' + file.path); %DebugPrint(file.path); }
+    `;
+    const child = spawn(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const [code] = await new Promise<[number | null]>((resolve) => child.on('close', (c) => resolve([c])));
+    expect(code, out).toBe(0);
+    const paths = out
+      .split('\n')
+      .filter((line) => line.startsWith('PATH '))
+      .map((line) => line.slice(5));
+    // V8 slices only strings of 13 characters or more: the fixture has such paths.
+    expect(paths).toContain('docs/readme.md');
+    expect(paths.every((file) => !file.startsWith('./'))).toBe(true);
+    expect(out).toContain('ONE_BYTE_STRING_TYPE');
+    expect(out).not.toContain('SLICED');
+  });
+
   it('stops rg when the search is aborted', async () => {
     const controller = new AbortController();
     const search = runRipgrep(ripgrepPath()!, query(makeSearchFixture()), controller.signal);

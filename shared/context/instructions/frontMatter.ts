@@ -1,4 +1,15 @@
-import matter from 'gray-matter';
+import { createRequire } from 'node:module';
+import type matterType from 'gray-matter';
+
+// Required at the first front matter read, not with the module: gray-matter brings js-yaml and
+// esprima (about 1 MB of heap), which a worker whose jobs read no rule, skill or memory file with
+// front matter never needs (issue 35, worker_rss_mb). Synchronous, as this parse is.
+const requireHere = createRequire(import.meta.url);
+let matter: typeof matterType | undefined;
+function grayMatter(): typeof matterType {
+  matter ??= requireHere('gray-matter') as typeof matterType;
+  return matter;
+}
 
 /**
  * The YAML front matter of a rule or skill file, and the Markdown after it. Claude Code's files
@@ -20,7 +31,7 @@ export function parseFrontMatter(text: string, file: string): FrontMatter {
   try {
     // Options given, so gray-matter's content cache is not used: it stores a result before parsing,
     // and a second read of a text YAML refused would come back as empty front matter, not an error.
-    const parsed = matter(text.replace(/^\uFEFF/, ''), {});
+    const parsed = grayMatter()(text.replace(/^\uFEFF/, ''), {});
     return { data: { ...(parsed.data as Record<string, unknown>) }, body: parsed.content };
   } catch (yamlError) {
     const lenient = readSimpleBlock(block[1]!);

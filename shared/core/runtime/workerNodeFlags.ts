@@ -1,10 +1,18 @@
 /**
  * V8 flags for a worker process. A worker spends its life waiting on the model, git and shells,
- * and runs several agents at once: memory matters more than peak JIT speed. Measured on 4 agents
- * over a 20,000-file repository (npm run bench, worker_rss_mb), these take the idle process from
- * about 120 MB to about 90 MB: a smaller young generation and a heap tuned for size.
+ * and runs several agents at once: memory matters more than peak JIT speed. Each is measured on 4
+ * agents over a 20,000-file repository (npm run bench -- --only rss, worker_rss_mb; docs/benchmarks.md):
+ * - `--optimize-for-size`, `--max-semi-space-size=2`: a heap tuned for size and a small young
+ *   generation took the idle process from about 120 MB to about 90 MB.
+ * - `--no-opt`: no TurboFan. Its compiled code, its compile jobs' zone memory (malloc'd, and
+ *   kept resident by the allocator) and its deoptimization data took 11.4 MB off the peak and
+ *   10.1 off the idle worker (113.2 → 101.8 and 81.0 → 70.9, medians of 3 alternating runs), and
+ *   cost no CPU that the same runs could see (the worker's own CPU for the 4 agents 8,300 → 8,180
+ *   ms): its hot paths are git's and rg's output, JSON and Redis replies, not long JS loops, and
+ *   Sparkplug's baseline code still runs them. Not `--jitless` or `--lite-mode`: they take
+ *   WebAssembly away, which fetch needs (undici parses HTTP with it).
  */
-export const WORKER_NODE_FLAGS = ['--optimize-for-size', '--max-semi-space-size=2'];
+export const WORKER_NODE_FLAGS = ['--optimize-for-size', '--max-semi-space-size=2', '--no-opt'];
 
 /** Set beside MALLOC_ARENA_MAX when orca, not the user, chose it: the worker takes both out again. */
 const ORCA_SET_ARENAS = 'ORCA_WORKER_MALLOC_ARENAS';

@@ -219,9 +219,7 @@ class RipgrepOutput {
     for (let end = bytes.indexOf(terminator); end !== -1; end = bytes.indexOf(terminator, start)) {
       // Decoded straight from the range: no view object per record.
       const record =
-        this.rest.length === 0
-          ? bytes.toString('utf8', start, end)
-          : Buffer.concat([...this.rest, bytes.subarray(start, end)]).toString('utf8');
+        this.rest.length === 0 ? this.decode(bytes, start, end) : this.decode(Buffer.concat([...this.rest, bytes.subarray(start, end)]));
       this.rest = [];
       this.record(record);
       start = end + 1;
@@ -230,9 +228,19 @@ class RipgrepOutput {
   }
 
   finish(): FileMatches[] {
-    if (this.rest.length > 0) this.record(Buffer.concat(this.rest).toString('utf8'));
+    if (this.rest.length > 0) this.record(this.decode(Buffer.concat(this.rest)));
     this.rest = [];
     return [...this.byPath.values()];
+  }
+
+  /**
+   * A record's text. In files mode the record is the path alone, so rg's `./` is skipped in its
+   * bytes: `slice(2)` of the decoded path would be a V8 sliced string holding the whole record,
+   * 32 bytes more for each of the thousands of file names the session's ledger keeps.
+   */
+  private decode(bytes: Buffer, start = 0, end = bytes.length): string {
+    const dotSlash = this.query.mode === 'files_with_matches' && end - start > 2 && bytes[start] === 0x2e && bytes[start + 1] === 0x2f;
+    return bytes.toString('utf8', dotSlash ? start + 2 : start, end);
   }
 
   private record(record: string): void {
