@@ -22,6 +22,11 @@ export interface OwnedPathsGuard {
    * every call.
    */
   confineCommands(confined: boolean): void;
+  /**
+   * What the look of the Report's stop check found changed, when the Report passed that check and
+   * no call ran since (else undefined): the commit may take it where reportLook.ts says it holds.
+   */
+  reportChanges(): readonly string[] | undefined;
 }
 
 /**
@@ -89,6 +94,7 @@ export function ownedPathsGuard(
       .replaceAll('{start}', start.slice(0, 12))
       .replace('{owned}', owned.describe());
   let confined = false;
+  let reportLook: readonly string[] | undefined;
   const look = async (call: CheckedCall, ctx: ToolContext): Promise<string | undefined> => {
     // A command judged read-only by its words may still write: only the worktree tells.
     const ranCode = familyOf(call.tool) === 'run';
@@ -105,12 +111,15 @@ export function ownedPathsGuard(
 
   return {
     lastStatus: () => watch.lastStatus(),
+    reportChanges: () => reportLook,
     confineCommands: (value) => {
       confined = value;
     },
     wrap: (slots) => ({
       ...slots,
       async permission(call, pre, ctx) {
+        // A call after the Report's look (a refused Report goes on): that look no longer tells the tree.
+        reportLook = undefined;
         const target = editTarget(call, ctx);
         if (target !== undefined) {
           const refusal = owned.refusal(target, true);
@@ -126,6 +135,7 @@ export function ownedPathsGuard(
         return slots.permission(call, pre, ctx);
       },
       async postToolUse(call, output, ctx) {
+        reportLook = undefined;
         const outcome = await slots.postToolUse(call, output, ctx);
         const target = editTarget(call, ctx);
         // A guarded file a file tool was allowed to write (an allow rule named it, the task names it) stays as it left it.
@@ -133,19 +143,22 @@ export function ownedPathsGuard(
         return noted(outcome, await look(call, ctx));
       },
       async postToolUseFailure(call, error, ctx) {
+        reportLook = undefined;
         const outcome = await slots.postToolUseFailure(call, error, ctx);
         return noted(outcome, await look(call, ctx));
       },
     }),
     stopCheck: {
       async beforeStop(session: AgentSession, info) {
+        reportLook = undefined;
         if (info.reason !== 'report') return undefined;
         const found = await watch.check();
         if (found.stopRun) onStopRun(found.stopRun);
         const items = [...found.reverted, ...found.toUndo];
         if (items.length > 0 || found.outside.length > 0) announce(session.toolContext, 'before the Report', found);
-        if (items.length === 0) return undefined;
-        return fill(REPORT_REFUSED, items);
+        if (items.length > 0) return fill(REPORT_REFUSED, items);
+        reportLook = watch.lastChanges();
+        return undefined;
       },
     },
   };

@@ -77,8 +77,8 @@ export class WorktreeWatch {
   private readonly admitted = new Map<string, EntryState>();
   /** The user's checkout as the last look saw it. */
   private checkoutBaseline?: CheckoutState;
-  /** The last look's `git status` of the whole worktree, while it still tells the tree as it is (lastStatus). */
-  private lastLook?: string;
+  /** The last look's `git status` of the whole worktree and the changes it found, while they still tell the tree as it is (lastStatus). */
+  private lastLook?: { status: string; changed: readonly string[] };
 
   private constructor(
     private readonly options: WorktreeWatchOptions,
@@ -127,7 +127,15 @@ export class WorktreeWatch {
    * then tells a tree that is no longer there).
    */
   lastStatus(): string | undefined {
-    return this.lastLook;
+    return this.lastLook?.status;
+  }
+
+  /**
+   * What the same last look found changed since the start (lookAtWorktree's `changed`: untracked
+   * files included, what orca linked in left out), under the same conditions as lastStatus.
+   */
+  lastChanges(): readonly string[] | undefined {
+    return this.lastLook?.changed;
   }
 
   /** A guarded file an allowed Edit or Write just wrote: it stays as long as it is as that call left it. */
@@ -214,7 +222,7 @@ export class WorktreeWatch {
     ];
     const stopRun = stopReason(host);
     // Taken after the git folders and refs were put back, before anything in the tree was.
-    if (putBack.size === 0) this.lastLook = status;
+    if (putBack.size === 0) this.lastLook = { status, changed };
     // What was put back is no longer changed (a link put back as it was at the start included).
     return { reverted, toUndo: this.undoable(changed.filter((file) => !putBack.has(file))), outside, ...(stopRun ? { stopRun } : {}) };
   }
