@@ -108,6 +108,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     owned?.confineCommands(confinedCommands(input, harness));
     // The servers run for the session are those started with it: looked at now, as confinedCommands does.
     mcpServers = harness.mcp.running.length > 0;
+    owned?.quietBesideCalls(() => quietAfterReportLook(input, harness, mcpServers));
   } catch (error) {
     // Nothing of the agent's may outlive it, not even when its harness could not be built.
     await mcp?.close();

@@ -68,6 +68,27 @@ describe("the commit's use of the Report's look", () => {
     expect(putBack.guard.reportChanges()).toBeUndefined();
   });
 
+  it("takes the last call's status for the Report's own look only where nothing beside the calls can write: otherwise that look sees what was written since", async () => {
+    const seen = async (quiet: boolean) => {
+      const { dir, guard } = await guarded();
+      guard.quietBesideCalls(() => quiet);
+      const run = await runScripted({
+        root: dir,
+        turns: [bash('echo b > src/b.txt'), REPORT_TURN, REPORT_TURN],
+        slots: guard.wrap(modeOnlySlots),
+        stopCheck: guard.stopCheck,
+        // What reportLook.ts rules out when it holds: a write beside the calls, after the Bash call's look.
+        onEvent: (event) => {
+          if (event.type === 'tool_result' && event.name === 'Bash') writeFiles(dir, { 'NOTES.md': 'beside the calls\n' });
+        },
+      });
+      const refused = run.events.some((event) => event.type === 'notice' && event.message.includes('NOTES.md'));
+      return { refused, changes: guard.reportChanges() };
+    };
+    expect(await seen(false)).toEqual({ refused: true, changes: undefined });
+    expect(await seen(true)).toEqual({ refused: false, changes: ['src/b.txt'] });
+  });
+
   it("holds only with bwrap's pid namespace and nothing running beside the agent's calls", () => {
     const quiet = { pidNamespace: true, hooks: false, mcpServers: false, languageServers: false, externalAgent: false };
     expect(reportLookHolds(quiet)).toBe(true);

@@ -27,6 +27,11 @@ export interface OwnedPathsGuard {
    * no call ran since (else undefined): the commit may take it where reportLook.ts says it holds.
    */
   reportChanges(): readonly string[] | undefined;
+  /**
+   * Told how to know, at the Report, whether nothing but the agent's calls can have written the
+   * worktree (reportLook.ts): then the Report's look takes the last call's git status again.
+   */
+  quietBesideCalls(quiet: () => boolean): void;
 }
 
 /**
@@ -95,6 +100,7 @@ export function ownedPathsGuard(
       .replace('{owned}', owned.describe());
   let confined = false;
   let reportLook: readonly string[] | undefined;
+  let quiet = () => false;
   const look = async (call: CheckedCall, ctx: ToolContext): Promise<string | undefined> => {
     // A command judged read-only by its words may still write: only the worktree tells.
     const ranCode = familyOf(call.tool) === 'run';
@@ -112,6 +118,9 @@ export function ownedPathsGuard(
   return {
     lastStatus: () => watch.lastStatus(),
     reportChanges: () => reportLook,
+    quietBesideCalls: (value) => {
+      quiet = value;
+    },
     confineCommands: (value) => {
       confined = value;
     },
@@ -152,7 +161,8 @@ export function ownedPathsGuard(
       async beforeStop(session: AgentSession, info) {
         reportLook = undefined;
         if (info.reason !== 'report') return undefined;
-        const found = await watch.check();
+        // Every call that may write was looked after; where nothing else writes, the last of those looks still tells the tree.
+        const found = await watch.check({ ranCode: true, ...(quiet() ? { sinceLastLook: 'unchanged' as const } : {}) });
         if (found.stopRun) onStopRun(found.stopRun);
         const items = [...found.reverted, ...found.toUndo];
         if (items.length > 0 || found.outside.length > 0) announce(session.toolContext, 'before the Report', found);
