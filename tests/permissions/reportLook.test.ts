@@ -38,11 +38,13 @@ describe("the commit's use of the Report's look", () => {
     });
     expect(guard.reportChanges()).toEqual(['src/b.txt']);
     // Any call after it (even a read-only one, which the watch does not look after) drops it.
-    await guard.wrap(modeOnlySlots).permission(
-      { id: 'c1', tool: { name: 'Read' }, input: { file_path: path.join(dir, 'src/a.txt') }, readOnly: true } as never,
-      undefined as never,
-      makeToolContext({ root: dir }),
-    );
+    await guard
+      .wrap(modeOnlySlots)
+      .permission(
+        { id: 'c1', tool: { name: 'Read' }, input: { file_path: path.join(dir, 'src/a.txt') }, readOnly: true } as never,
+        undefined as never,
+        makeToolContext({ root: dir }),
+      );
     expect(guard.reportChanges()).toBeUndefined();
   });
 

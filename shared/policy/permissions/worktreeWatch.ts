@@ -155,9 +155,7 @@ export class WorktreeWatch {
    * the tree (nothing of git's was put back before it); every guarded entry, link and the rest is
    * read afresh all the same.
    */
-  async check(
-    options: { ranCode: boolean; checkout?: boolean; sinceLastLook?: 'unchanged' } = { ranCode: true },
-  ): Promise<WatchFindings> {
+  async check(options: { ranCode: boolean; checkout?: boolean; sinceLastLook?: 'unchanged' } = { ranCode: true }): Promise<WatchFindings> {
     const previous = options.sinceLastLook === 'unchanged' ? this.lastLook : undefined;
     this.lastLook = undefined;
     const reverted: ChangeRefusal[] = [];
