@@ -16,6 +16,8 @@ export async function commitWork(
   workspace: JobWorkspace,
   job: AgentJob,
   result: AgentResult,
+  /** What the Report's look found changed, where nothing can have written since (reportLook.ts): not asked of git again. */
+  changed?: readonly string[],
 ): Promise<{ commit?: string; refused?: string; files?: string[] }> {
   if (workspace.kind !== 'branch' || !workspace.branch) return {};
   const owned = new OwnedPaths(job.owned_paths);
@@ -25,6 +27,7 @@ export async function commitWork(
     // Nothing orca put in the worktree is the task's change (worktreeStartState.ts).
     linked: orcaOwnedPaths(workspace.dir),
     branch: workspace.branch,
+    ...(changed ? { changed } : {}),
   });
   // An attempt that resumed a dead one's commits and added nothing still hands those back.
   const commit = made.commit ?? (workspace.start !== job.base ? workspace.start : undefined);

@@ -27,6 +27,8 @@ import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
 import { HostFilesWatch } from '../shared/policy/permissions/hostFilesWatch.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
 import { commandsConfined, type OwnedPathsGuard, ownedPathsGuard } from '../shared/policy/permissions/ownedPathsSlots.js';
+import { reportLookHolds } from '../shared/policy/permissions/reportLook.js';
+import { sandboxAvailability } from '../shared/policy/permissions/sandbox.js';
 import { type CheckoutState, WorktreeWatch } from '../shared/policy/permissions/worktreeWatch.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { toolsNamed } from '../shared/tools/catalog.js';
@@ -41,6 +43,8 @@ import type { JobWorkspace } from './workspace/jobWorkspace.js';
 export interface JobHarness {
   harness: Harness;
   reportGate?: { options: Omit<ReportGateOptions, 'maxRefusals' | 'admitsFailure'>; gate: ReturnType<typeof createReportGate> };
+  /** The changes the Report's look found, where nothing can have written the worktree since (reportLook.ts); else undefined. */
+  reportChanges(): readonly string[] | undefined;
 }
 
 export interface JobHarnessInput {
@@ -85,6 +89,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
   const checks = jobChecks(input, () => watched.guard?.lastStatus());
   let mcp: McpServers | undefined;
   let harness: Harness;
+  let mcpServers = true;
   try {
     // Independent of each other, asked at once and settled together: MCP servers started while
     // the watch failed are in `mcp`, closed below.
@@ -101,6 +106,9 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     input.trace?.mark('harness_parts');
     harness = new Harness(jobHarnessOptions(input, { checks, owned, mcp, gitDir, gitAtStart, fileState: state }));
     owned?.confineCommands(confinedCommands(input, harness));
+    // The servers run for the session are those started with it: looked at now, as confinedCommands does.
+    mcpServers = harness.mcp.running.length > 0;
+    owned?.quietBesideCalls(() => quietAfterReportLook(input, harness, mcpServers));
   } catch (error) {
     // Nothing of the agent's may outlive it, not even when its harness could not be built.
     await mcp?.close();
@@ -113,7 +121,9 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
       message: `inherited file state dropped for files that differ here: ${dropped.join(', ')}`,
     });
   }
-  return { harness, reportGate: checks.reportGate };
+  // Asked once the session ended: a language server starts with the first file of its language.
+  const reportChanges = () => (quietAfterReportLook(input, harness, mcpServers) ? watched.guard?.reportChanges() : undefined);
+  return { harness, reportGate: checks.reportGate, reportChanges };
 }
 
 /** The host's own record of a job's checks, its task list, and the gate on its Report when its role's output makes claims. */
@@ -264,6 +274,17 @@ function confinedCommands({ job, workspace, sandboxMode }: JobHarnessInput, harn
     checkout: workspace.remote ? undefined : workspace.repo,
     hostHooks: hooked && sandboxMode !== 'required',
     mcpServers: harness.mcp.running.length > 0,
+    externalAgent: job.agent !== undefined,
+  });
+}
+
+/** Whether nothing but the agent's own calls could write its worktree (reportLook.ts): the facts of its ended session. */
+function quietAfterReportLook({ job }: JobHarnessInput, harness: Harness, mcpServers: boolean): boolean {
+  return reportLookHolds({
+    pidNamespace: harness.sandboxed && harness.commandWritable !== undefined && sandboxAvailability().kind === 'bwrap',
+    hooks: Object.values(harness.hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
+    mcpServers,
+    languageServers: harness.lsp.anyStarted,
     externalAgent: job.agent !== undefined,
   });
 }

@@ -176,7 +176,7 @@ async function runAgent(run: JobRun, session: JobHarness, workspace: JobWorkspac
   const gates =
     status === 'completed' ? await judgeReport(session, result.report) : status === 'failed' ? lastRefusedReport(session) : undefined;
   steps.judged = Date.now();
-  const committed = status === 'completed' ? await commitWork(workspace, job, result) : {};
+  const committed = status === 'completed' ? await commitWork(workspace, job, result, session.reportChanges()) : {};
   steps.committed = Date.now();
   if (committed.refused) {
     // The commit's own check refused the branch: nothing of it is handed back to merge.

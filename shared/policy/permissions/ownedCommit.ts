@@ -16,6 +16,19 @@ export interface OwnedCommit {
   left: ChangeRefusal[];
 }
 
+export interface OwnedCommitOptions {
+  start: string;
+  owned: OwnedPaths;
+  linked: readonly string[];
+  branch: string;
+  /**
+   * Every path changed since `start`, as a look the caller holds found it (the Report's, where
+   * nothing can have written since: reportLook.ts), instead of asking git here. Only what the task
+   * may commit of it is taken, by literal path, as from the commit's own look.
+   */
+  changed?: readonly string[];
+}
+
 /**
  * Commits exactly the owned changes of a worktree on its branch, as one commit on `start`: the
  * changed files the task owns (guarded ones only where owned literally, after the host's watch
@@ -23,11 +36,7 @@ export interface OwnedCommit {
  * comes along. The branch then points at that commit (or back at `start` when there was none),
  * and the worktree's own index follows it; the files on disk are left as they are.
  */
-export async function commitOwned(
-  dir: string,
-  message: string,
-  options: { start: string; owned: OwnedPaths; linked: readonly string[]; branch: string },
-): Promise<OwnedCommit> {
+export async function commitOwned(dir: string, message: string, options: OwnedCommitOptions): Promise<OwnedCommit> {
   const made = await ownedCommitObject(dir, message, options);
   await pointBranchAt(dir, options.branch, made.commit ?? options.start);
   return made;
@@ -38,11 +47,7 @@ export async function commitOwned(
  * (a caller can check the commit while the branch moves). Refuses a worktree whose HEAD is not the
  * task's branch.
  */
-export async function ownedCommitObject(
-  dir: string,
-  message: string,
-  options: { start: string; owned: OwnedPaths; linked: readonly string[]; branch: string },
-): Promise<OwnedCommit> {
+export async function ownedCommitObject(dir: string, message: string, options: OwnedCommitOptions): Promise<OwnedCommit> {
   const git = gitAt(dir);
   // HEAD and the git folder from their files, as git finds them (the `.git` pointer), where the refs are in files.
   const files = RefFiles.open(dir);
@@ -55,7 +60,7 @@ export async function ownedCommitObject(
     // Independent reads, asked at once (this is on the way from the agent's Report to its result),
     // all settled before the scratch index is removed.
     const [changed, , startTree] = await settled([
-      changedSince(dir, options.start, options.linked),
+      options.changed ? withoutLinked(options.changed, options.linked) : changedSince(dir, options.start, options.linked),
       indexed.raw([...SAFE, 'read-tree', options.start]),
       git.raw([...SAFE, 'rev-parse', `${options.start}^{tree}`]),
     ]);
@@ -74,6 +79,11 @@ export async function ownedCommitObject(
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** A look's changes but for what orca linked in (as changedSince leaves them out): the caller's look may have known a different list. */
+function withoutLinked(changed: readonly string[], linked: readonly string[]): string[] {
+  return changed.filter((file) => !linked.some((name) => file === name || file.startsWith(`${name}/`)));
 }
 
 /** The second half of commitOwned: the task's branch at `commit`, and the worktree's own index following it. */

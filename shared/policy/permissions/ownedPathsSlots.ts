@@ -22,6 +22,16 @@ export interface OwnedPathsGuard {
    * every call.
    */
   confineCommands(confined: boolean): void;
+  /**
+   * What the look of the Report's stop check found changed, when the Report passed that check and
+   * no call ran since (else undefined): the commit may take it where reportLook.ts says it holds.
+   */
+  reportChanges(): readonly string[] | undefined;
+  /**
+   * Told how to know, at the Report, whether nothing but the agent's calls can have written the
+   * worktree (reportLook.ts): then the Report's look takes the last call's git status again.
+   */
+  quietBesideCalls(quiet: () => boolean): void;
 }
 
 /**
@@ -89,6 +99,8 @@ export function ownedPathsGuard(
       .replaceAll('{start}', start.slice(0, 12))
       .replace('{owned}', owned.describe());
   let confined = false;
+  let reportLook: readonly string[] | undefined;
+  let quiet = () => false;
   const look = async (call: CheckedCall, ctx: ToolContext): Promise<string | undefined> => {
     // A command judged read-only by its words may still write: only the worktree tells.
     const ranCode = familyOf(call.tool) === 'run';
@@ -105,12 +117,18 @@ export function ownedPathsGuard(
 
   return {
     lastStatus: () => watch.lastStatus(),
+    reportChanges: () => reportLook,
+    quietBesideCalls: (value) => {
+      quiet = value;
+    },
     confineCommands: (value) => {
       confined = value;
     },
     wrap: (slots) => ({
       ...slots,
       async permission(call, pre, ctx) {
+        // A call after the Report's look (a refused Report goes on): that look no longer tells the tree.
+        reportLook = undefined;
         const target = editTarget(call, ctx);
         if (target !== undefined) {
           const refusal = owned.refusal(target, true);
@@ -126,6 +144,7 @@ export function ownedPathsGuard(
         return slots.permission(call, pre, ctx);
       },
       async postToolUse(call, output, ctx) {
+        reportLook = undefined;
         const outcome = await slots.postToolUse(call, output, ctx);
         const target = editTarget(call, ctx);
         // A guarded file a file tool was allowed to write (an allow rule named it, the task names it) stays as it left it.
@@ -133,19 +152,23 @@ export function ownedPathsGuard(
         return noted(outcome, await look(call, ctx));
       },
       async postToolUseFailure(call, error, ctx) {
+        reportLook = undefined;
         const outcome = await slots.postToolUseFailure(call, error, ctx);
         return noted(outcome, await look(call, ctx));
       },
     }),
     stopCheck: {
       async beforeStop(session: AgentSession, info) {
+        reportLook = undefined;
         if (info.reason !== 'report') return undefined;
-        const found = await watch.check();
+        // Every call that may write was looked after; where nothing else writes, the last of those looks still tells the tree.
+        const found = await watch.check({ ranCode: true, ...(quiet() ? { sinceLastLook: 'unchanged' as const } : {}) });
         if (found.stopRun) onStopRun(found.stopRun);
         const items = [...found.reverted, ...found.toUndo];
         if (items.length > 0 || found.outside.length > 0) announce(session.toolContext, 'before the Report', found);
-        if (items.length === 0) return undefined;
-        return fill(REPORT_REFUSED, items);
+        if (items.length > 0) return fill(REPORT_REFUSED, items);
+        reportLook = watch.lastChanges();
+        return undefined;
       },
     },
   };

@@ -77,8 +77,8 @@ export class WorktreeWatch {
   private readonly admitted = new Map<string, EntryState>();
   /** The user's checkout as the last look saw it. */
   private checkoutBaseline?: CheckoutState;
-  /** The last look's `git status` of the whole worktree, while it still tells the tree as it is (lastStatus). */
-  private lastLook?: string;
+  /** The last look's `git status` of the whole worktree and the changes it found, while they still tell the tree as it is (lastStatus). */
+  private lastLook?: { status: string; changed: readonly string[]; ignored: readonly string[] };
 
   private constructor(
     private readonly options: WorktreeWatchOptions,
@@ -127,7 +127,15 @@ export class WorktreeWatch {
    * then tells a tree that is no longer there).
    */
   lastStatus(): string | undefined {
-    return this.lastLook;
+    return this.lastLook?.status;
+  }
+
+  /**
+   * What the same last look found changed since the start (lookAtWorktree's `changed`: untracked
+   * files included, what orca linked in left out), under the same conditions as lastStatus.
+   */
+  lastChanges(): readonly string[] | undefined {
+    return this.lastLook?.changed;
   }
 
   /** A guarded file an allowed Edit or Write just wrote: it stays as long as it is as that call left it. */
@@ -142,8 +150,13 @@ export class WorktreeWatch {
    * a memory card) they are taken as they are. `checkout: false` leaves the user's checkout for
    * a later look (see ownedPathsSlots.ts, `commandsConfined`, for when that is sound): its
    * baseline stays the last look's, so that look names whatever changed there since.
+   * `sinceLastLook: 'unchanged'` says nothing can have written the worktree since the last look
+   * (reportLook.ts): its git status is taken again instead of asking git, where it still tells
+   * the tree (nothing of git's was put back before it); every guarded entry, link and the rest is
+   * read afresh all the same.
    */
-  async check(options: { ranCode: boolean; checkout?: boolean } = { ranCode: true }): Promise<WatchFindings> {
+  async check(options: { ranCode: boolean; checkout?: boolean; sinceLastLook?: 'unchanged' } = { ranCode: true }): Promise<WatchFindings> {
+    const previous = options.sinceLastLook === 'unchanged' ? this.lastLook : undefined;
     this.lastLook = undefined;
     const reverted: ChangeRefusal[] = [];
     // The git folders first: nothing of git's runs on a config the agent wrote.
@@ -173,7 +186,9 @@ export class WorktreeWatch {
     // Asked at once: a git status of each, after every writing call.
     const { checkout } = this.options;
     const [{ look, status }, checkoutNow] = await Promise.all([
-      lookAndStatus(this.root, this.options.start, this.options.linked, { ignored: true }),
+      previous && reverted.length === 0
+        ? { look: { changed: [...previous.changed], ignored: [...previous.ignored] }, status: previous.status }
+        : lookAndStatus(this.root, this.options.start, this.options.linked, { ignored: true }),
       this.checkoutBaseline && checkout && options.checkout !== false ? checkoutState(checkout) : undefined,
     ]);
     const changed = look.changed;
@@ -214,7 +229,7 @@ export class WorktreeWatch {
     ];
     const stopRun = stopReason(host);
     // Taken after the git folders and refs were put back, before anything in the tree was.
-    if (putBack.size === 0) this.lastLook = status;
+    if (putBack.size === 0) this.lastLook = { status, changed, ignored: look.ignored };
     // What was put back is no longer changed (a link put back as it was at the start included).
     return { reverted, toUndo: this.undoable(changed.filter((file) => !putBack.has(file))), outside, ...(stopRun ? { stopRun } : {}) };
   }

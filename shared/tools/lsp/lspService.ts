@@ -88,6 +88,11 @@ export class LspService {
     return this.closed ? undefined : server;
   }
 
+  /** Whether any server was started (or tried) in this session, running or not now. */
+  get anyStarted(): boolean {
+    return this.started.size > 0;
+  }
+
   get isClosed(): boolean {
     return this.closed;
   }

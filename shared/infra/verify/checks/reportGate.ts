@@ -73,7 +73,8 @@ export async function gateSession(
 ): Promise<GateReport> {
   const root = session.workspace.root;
   return gateWorkerReport({
-    ...(watchStatus !== undefined ? { currentTree: await treeSnapshot(root, { statusV2: watchStatus }) } : {}),
+    // Not awaited here: the gates hash it beside their test-diff audit.
+    ...(watchStatus !== undefined ? { currentTree: treeSnapshot(root, { statusV2: watchStatus }) } : {}),
     claims: options.claimsOf(report),
     commands: commandsFromLedger(session.ledger.all()),
     evidence: session.toolContext.services.checks?.evidence() ?? [],

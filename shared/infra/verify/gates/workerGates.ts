@@ -1,3 +1,4 @@
+import { settled } from '../../../core/runtime/settled.js';
 import { isCheckCommand } from '../evidence/checkCommand.js';
 import type { AssertionConfirmation, AssertionFlag, CheckEvidence, CheckRecord, ClaimedCheck } from '../evidence/evidence.js';
 import { latestEvidence } from '../evidence/latestEvidence.js';
@@ -52,7 +53,9 @@ export interface GateTreeInput {
   confirmations?: readonly AssertionConfirmation[];
 }
 
-export interface WorkerReportInput extends GateTreeInput {
+export interface WorkerReportInput extends Omit<GateTreeInput, 'currentTree'> {
+  /** The worktree's tree now, or on its way (hashed beside the test diff's audit); hashed from `worktree` when absent. */
+  currentTree?: TreeSnapshot | Promise<TreeSnapshot>;
   /** What the agent says it ran: worker `claimed_checks`, or verification `checks`. */
   claims: readonly ClaimedCheck[];
   /** Its own tool log: the job result's `commands` (or commandsFromLedger of its session). */
@@ -84,7 +87,8 @@ export async function gatedCheck(
 }
 
 export async function gateWorkerReport(input: WorkerReportInput): Promise<GateReport> {
-  const current = input.currentTree ?? (await treeSnapshot(input.worktree));
+  // Independent reads of the same tree, asked at once (a worker's Report waits on both): its hash, and the test diff's audit.
+  const [current, flags] = await settled([input.currentTree ?? treeSnapshot(input.worktree), auditTestChanges(input.audit)]);
   const target = { worktree: input.worktree, leasedPorts: input.leasedPorts };
   const claims = claimsGate(input.claims, input.commands, input.who ?? 'the agent');
 
@@ -120,7 +124,6 @@ export async function gateWorkerReport(input: WorkerReportInput): Promise<GateRe
   // ad-hoc probe, a grep) are not recorded as evidence: they are held to the tool log alone (claims).
   const unbacked = checks.filter((check) => check.evidence === undefined && check.exit_code === 0 && isCheckCommand(check.command));
 
-  const flags = await auditTestChanges(input.audit);
   const onTree = await staleGate(backing, current);
   // A claimed pass with no recorded tree is as good as one on another tree: not run on this one.
   const stale =
