@@ -2,6 +2,7 @@ import type { RoleDefinition } from '../roles/role.js';
 import type { AgentBackend } from '../shared/core/agents/agentBackend.js';
 import { agentForRole, choiceByRole, parseAgentOption } from '../shared/core/agents/agentChoice.js';
 import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
+import { commandMark } from '../shared/core/runtime/commandTrace.js';
 import type { AgentCommandOptions, AgentRead } from './agentCommandOptions.js';
 import { chooseModel } from './modelChoice.js';
 import { preStart, type StartRepository } from './preStart.js';
@@ -30,7 +31,10 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     // An ACP agent brings its own model and key: orca's own loop does not run.
     ownLoop: ({ agent }) => agent.kind === 'orca',
   });
-  return (await run).runAgent(options, start);
+  commandMark('pre_start');
+  const running = await run;
+  commandMark('run_module');
+  return running.runAgent(options, start);
 }
 
 /**
@@ -47,8 +51,11 @@ async function readAgentRole(
   const project = readOrcaProjectConfig(root, base);
   project.catch(() => undefined);
   const config = await reading;
+  commandMark('config_read');
   for (const problem of config.problems) process.stderr.write(`orca: configuration: ${problem}\n`);
-  const { role, warnings } = (await roles).findRole(root, options.role, { config, pluginDirs });
+  const catalog = await roles;
+  commandMark('roles_module');
+  const { role, warnings } = catalog.findRole(root, options.role, { config, pluginDirs });
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
   return { role, config, agent: await agentOfRole(options, role, project) };
 }

@@ -1,3 +1,4 @@
+import { commandMark } from '../shared/core/runtime/commandTrace.js';
 import { appendRunEvent } from '../shared/infra/board/runEvents.js';
 import { type AgentJob, type AgentJobInput, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
@@ -26,6 +27,7 @@ export async function waitForAgentJob(services: OrcaServices, payload: AgentJobI
     });
     // Published before the subscription began: still this run's abort.
     if (await isAborted(services.redis, services.keys, job.run_id)) aborted.abort(new Error('orca abort'));
+    commandMark('abort_subscribed');
     try {
       return await services.waiter.wait(jobId, aborted.signal);
     } catch (error) {
