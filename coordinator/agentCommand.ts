@@ -20,7 +20,7 @@ import { readRunConfig } from './runConfig.js';
  * single agent beside `claude -p`).
  */
 export async function agentCommand(options: AgentCommandOptions): Promise<number> {
-  const roles = import('../roles/roleCatalog.js');
+  const roles = import('../roles/roleLookup.js');
   const run = import('./agentCommandRun.js');
   // A pre-start that fails leaves these unawaited: a failure of theirs is not this command's to report.
   for (const loading of [roles, run]) loading.catch(() => undefined);
@@ -45,7 +45,7 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
 async function readAgentRole(
   options: AgentCommandOptions,
   { root, base, pluginDirs }: StartRepository,
-  roles: Promise<typeof import('../roles/roleCatalog.js')>,
+  roles: Promise<typeof import('../roles/roleLookup.js')>,
 ): Promise<AgentRead> {
   const reading = readRunConfig(root, base);
   const project = readOrcaProjectConfig(root, base);
@@ -53,9 +53,10 @@ async function readAgentRole(
   const config = await reading;
   commandMark('config_read');
   for (const problem of config.problems) process.stderr.write(`orca: configuration: ${problem}\n`);
-  const catalog = await roles;
+  const lookup = await roles;
   commandMark('roles_module');
-  const { role, warnings } = catalog.findRole(root, options.role, { config, pluginDirs });
+  const { role, warnings } = await lookup.findRoleLoadingTools(root, options.role, { config, pluginDirs });
+  commandMark('role_found');
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
   return { role, config, agent: await agentOfRole(options, role, project) };
 }

@@ -1,4 +1,4 @@
-import { roleSpec } from '../roles/roleCatalog.js';
+import { roleSpec } from '../roles/roleSpec.js';
 import { describeFiled } from '../shared/context/memory/fileCard.js';
 import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
 import { commandMark } from '../shared/core/runtime/commandTrace.js';
