@@ -53,13 +53,13 @@ export async function runAgent(options: AgentCommandOptions, start: PreStart<Age
     // On the board first: a command killed right after the job is queued leaves a run `orca abort` knows.
     await recordTaskState(services, payload, agentJobId(runId, taskId, 1), 'queued');
     commandMark('task_recorded');
-    await services.queue.add(payload);
+    const added = await services.queue.add(payload);
     commandMark('queued');
     // Needed only at the end: loaded while the worker runs the agent, not on the job's way to it.
     const handing = import('./run/handOver.js');
     handing.catch(() => undefined);
     follower?.start();
-    const result = await waitForAgentJob(services, payload);
+    const result = await waitForAgentJob(services, added.data);
     commandMark('result');
     // Pushed by its worker to the shared remote: the branch ends in the user's repository, as in a local run.
     if (shared && result.branch && result.commit) await shared.fetchTask(taskId, result.branch, result.commit);
