@@ -58,7 +58,7 @@ async function readAgentRole(
   const { role, warnings } = await lookup.findRoleLoadingTools(root, options.role, { config, pluginDirs });
   commandMark('role_found');
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
-  return { role, config, agent: await agentOfRole(options, role, project) };
+  return { role, config, agent: await agentOfRole(options, role, project), project: await project };
 }
 
 /** What runs the agent: `--agent`, else its role file's `agent:`, else orca.json's at the base, else orca's own. */

@@ -109,7 +109,7 @@ function abortOnInterrupt(services: OrcaServices, runId: string): () => void {
 /** The agent's job: its role, prompt and model, where its repository is, and the run's options it carries to its worker. */
 function agentJob(
   options: AgentCommandOptions,
-  { root, base, script, model, pluginDirs, command: { role, config } }: PreStart<AgentRead>,
+  { root, base, script, model, pluginDirs, command: { role, config, project } }: PreStart<AgentRead>,
   { runId, taskId, branch, shared, memory }: { runId: string; taskId: string; branch?: string; shared?: SharedRun; memory?: RunMemory },
 ): AgentJobInput {
   const { source: _source, ...scriptContent } = script ?? { source: '' };
@@ -128,6 +128,8 @@ function agentJob(
     memory: memory?.forPrompt(options.prompt),
     mcp: options.mcp,
     config,
+    // Read at the base for the agent's choice, as `orca run`'s coordinator reads it once for its jobs.
+    project,
     sandbox: options.sandbox,
   };
 }
