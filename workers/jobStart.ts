@@ -31,11 +31,10 @@ export async function startTogether(
   run: JobRun,
 ): Promise<({ ports: number[]; config: TrustedConfig; hooks: HooksConfig } & { repository: RepositoryRead }) | undefined> {
   const { job, deps } = run;
-  const read = (
-    job.repo.remote
-      ? run.aborted.then((aborted) => (aborted ? undefined : readRepository(job, deps.home)))
-      : readRepository(job, deps.home)
-  ).then((repository) => {
+  const reading = job.repo.remote
+    ? run.aborted.then((aborted) => (aborted ? undefined : readRepository(job, deps.home)))
+    : readRepository(job, deps.home);
+  const read = reading.then((repository) => {
     run.trace?.mark('repository_answered');
     return repository;
   });
