@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { builtinRole } from '../roles/builtinRoles.js';
-import { roleSpec } from '../roles/roleCatalog.js';
+import { roleSpec } from '../roles/roleSpec.js';
 import { orcaBranch } from '../shared/core/git/orcaBranch.js';
 import type { ScriptFile, ScriptTurn } from '../shared/core/model/scriptFile.js';
 import type { AgentJobInput, RoleSpec } from '../shared/infra/queue/agentJob.js';

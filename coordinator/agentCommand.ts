@@ -2,6 +2,7 @@ import type { RoleDefinition } from '../roles/role.js';
 import type { AgentBackend } from '../shared/core/agents/agentBackend.js';
 import { agentForRole, choiceByRole, parseAgentOption } from '../shared/core/agents/agentChoice.js';
 import { readOrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
+import { commandMark } from '../shared/core/runtime/commandTrace.js';
 import type { AgentCommandOptions, AgentRead } from './agentCommandOptions.js';
 import { chooseModel } from './modelChoice.js';
 import { preStart, type StartRepository } from './preStart.js';
@@ -19,7 +20,7 @@ import { readRunConfig } from './runConfig.js';
  * single agent beside `claude -p`).
  */
 export async function agentCommand(options: AgentCommandOptions): Promise<number> {
-  const roles = import('../roles/roleCatalog.js');
+  const roles = import('../roles/roleLookup.js');
   const run = import('./agentCommandRun.js');
   // A pre-start that fails leaves these unawaited: a failure of theirs is not this command's to report.
   for (const loading of [roles, run]) loading.catch(() => undefined);
@@ -30,7 +31,10 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
     // An ACP agent brings its own model and key: orca's own loop does not run.
     ownLoop: ({ agent }) => agent.kind === 'orca',
   });
-  return (await run).runAgent(options, start);
+  commandMark('pre_start');
+  const running = await run;
+  commandMark('run_module');
+  return running.runAgent(options, start);
 }
 
 /**
@@ -41,16 +45,20 @@ export async function agentCommand(options: AgentCommandOptions): Promise<number
 async function readAgentRole(
   options: AgentCommandOptions,
   { root, base, pluginDirs }: StartRepository,
-  roles: Promise<typeof import('../roles/roleCatalog.js')>,
+  roles: Promise<typeof import('../roles/roleLookup.js')>,
 ): Promise<AgentRead> {
   const reading = readRunConfig(root, base);
   const project = readOrcaProjectConfig(root, base);
   project.catch(() => undefined);
   const config = await reading;
+  commandMark('config_read');
   for (const problem of config.problems) process.stderr.write(`orca: configuration: ${problem}\n`);
-  const { role, warnings } = (await roles).findRole(root, options.role, { config, pluginDirs });
+  const lookup = await roles;
+  commandMark('roles_module');
+  const { role, warnings } = await lookup.findRoleLoadingTools(root, options.role, { config, pluginDirs });
+  commandMark('role_found');
   for (const warning of warnings) process.stderr.write(`orca: ${warning}\n`);
-  return { role, config, agent: await agentOfRole(options, role, project) };
+  return { role, config, agent: await agentOfRole(options, role, project), project: await project };
 }
 
 /** What runs the agent: `--agent`, else its role file's `agent:`, else orca.json's at the base, else orca's own. */

@@ -1,5 +1,6 @@
 import type { RoleDefinition } from '../roles/role.js';
 import type { AgentBackend } from '../shared/core/agents/agentBackend.js';
+import type { OrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import type { Effort } from '../shared/core/model/thinking.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
@@ -43,4 +44,6 @@ export interface AgentRead {
   role: RoleDefinition;
   config: TrustedConfig;
   agent: AgentBackend;
+  /** orca.json at the base, as read for the agent's choice: the job carries it, so its worker need not read it again. */
+  project: OrcaProjectConfig;
 }

@@ -1,6 +1,7 @@
-import { roleSpec } from '../roles/roleCatalog.js';
+import { roleSpec } from '../roles/roleSpec.js';
 import { describeFiled } from '../shared/context/memory/fileCard.js';
 import { orcaBranch, wipRef } from '../shared/core/git/orcaBranch.js';
+import { commandMark } from '../shared/core/runtime/commandTrace.js';
 import type { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { AgentJobInput, AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
@@ -23,6 +24,7 @@ import { OrcaServices } from './services.js';
 export async function runAgent(options: AgentCommandOptions, start: PreStart<AgentRead>): Promise<number> {
   const { root, base, share } = start;
   const { services, memory } = await openServices(options, root);
+  commandMark('services_open');
   const runId = announceRun(start.sandbox);
   const taskId = start.command.role.name;
   if (start.script && !options.json) process.stderr.write('orca: Scripted model (no LLM is used)\n');
@@ -43,24 +45,29 @@ export async function runAgent(options: AgentCommandOptions, start: PreStart<Age
   const shared = share ? new (await import('./run/sharedRun.js')).SharedRun(share, root, runId) : undefined;
   // Says this command is alive, as a run's coordinator does: `orca abort` ends the run itself once it is gone.
   const pulse = await CoordinatorPulse.start(services.redis, services.keys, runId);
+  commandMark('pulse_started');
   try {
     recordRun(services.home, ledgerEntry);
     await shared?.publish(base);
     const payload = { ...agentJob(options, start, { runId, taskId, branch, shared, memory }), agent: start.command.agent };
     // On the board first: a command killed right after the job is queued leaves a run `orca abort` knows.
     await recordTaskState(services, payload, agentJobId(runId, taskId, 1), 'queued');
-    await services.queue.add(payload);
+    commandMark('task_recorded');
+    const added = await services.queue.add(payload);
+    commandMark('queued');
     // Needed only at the end: loaded while the worker runs the agent, not on the job's way to it.
     const handing = import('./run/handOver.js');
     handing.catch(() => undefined);
     follower?.start();
-    const result = await waitForAgentJob(services, payload);
+    const result = await waitForAgentJob(services, added.data);
+    commandMark('result');
     // Pushed by its worker to the shared remote: the branch ends in the user's repository, as in a local run.
     if (shared && result.branch && result.commit) await shared.fetchTask(taskId, result.branch, result.commit);
     await follower?.stop();
     if (memory) for (const filed of await memory.file(result.remembered)) process.stderr.write(`orca: memory: ${describeFiled(filed)}\n`);
     recordRunEnd(services.home, ledgerEntry, result.status);
     await handOver(await handing, root, runId, services.home, options.json);
+    commandMark('handed_over');
     printResult(result, options.json);
     return result.status === 'completed' ? 0 : result.status === 'aborted' ? 130 : 1;
   } finally {
@@ -68,6 +75,7 @@ export async function runAgent(options: AgentCommandOptions, start: PreStart<Age
     process.off('SIGINT', onSigint);
     follower?.close();
     await services.close();
+    commandMark('closed');
   }
 }
 
@@ -101,7 +109,7 @@ function abortOnInterrupt(services: OrcaServices, runId: string): () => void {
 /** The agent's job: its role, prompt and model, where its repository is, and the run's options it carries to its worker. */
 function agentJob(
   options: AgentCommandOptions,
-  { root, base, script, model, pluginDirs, command: { role, config } }: PreStart<AgentRead>,
+  { root, base, script, model, pluginDirs, command: { role, config, project } }: PreStart<AgentRead>,
   { runId, taskId, branch, shared, memory }: { runId: string; taskId: string; branch?: string; shared?: SharedRun; memory?: RunMemory },
 ): AgentJobInput {
   const { source: _source, ...scriptContent } = script ?? { source: '' };
@@ -120,6 +128,8 @@ function agentJob(
     memory: memory?.forPrompt(options.prompt),
     mcp: options.mcp,
     config,
+    // Read at the base for the agent's choice, as `orca run`'s coordinator reads it once for its jobs.
+    project,
     sandbox: options.sandbox,
   };
 }

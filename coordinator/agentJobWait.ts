@@ -1,5 +1,6 @@
+import { commandMark } from '../shared/core/runtime/commandTrace.js';
 import { appendRunEvent } from '../shared/infra/board/runEvents.js';
-import { type AgentJob, type AgentJobInput, type AgentJobResult, AgentJobSchema } from '../shared/infra/queue/agentJob.js';
+import type { AgentJob, AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
 import { blankJobResult } from '../shared/infra/queue/blankJobResult.js';
 import { isAborted, subscribeAborts } from '../shared/infra/queue/runAbort.js';
@@ -10,13 +11,12 @@ import type { OrcaServices } from './services.js';
 const NOT_TAKEN = new Set(['waiting', 'delayed', 'prioritized', 'paused', 'waiting-children']);
 
 /**
- * `orca agent`'s wait for its one job. A worker that runs the job ends it on the run's abort with
+ * `orca agent`'s wait for its one job, as the queue checked it when it was added (its defaults filled in). A worker that runs the job ends it on the run's abort with
  * its own result; a job no worker has taken yet (none running, all busy) is taken off the queue
  * here on the abort, and the agent ends `aborted` without having started, so an abort never
  * leaves the command waiting for a worker that may never come.
  */
-export async function waitForAgentJob(services: OrcaServices, payload: AgentJobInput): Promise<AgentJobResult> {
-  const job = AgentJobSchema.parse(payload);
+export async function waitForAgentJob(services: OrcaServices, job: AgentJob): Promise<AgentJobResult> {
   const jobId = agentJobId(job.run_id, job.task_id, 1);
   const aborted = new AbortController();
   const subscriber = connectRedis(services.redisService.url);
@@ -26,6 +26,7 @@ export async function waitForAgentJob(services: OrcaServices, payload: AgentJobI
     });
     // Published before the subscription began: still this run's abort.
     if (await isAborted(services.redis, services.keys, job.run_id)) aborted.abort(new Error('orca abort'));
+    commandMark('abort_subscribed');
     try {
       return await services.waiter.wait(jobId, aborted.signal);
     } catch (error) {

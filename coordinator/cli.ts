@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { commandMark, traceCommand } from '../shared/core/runtime/commandTrace.js';
 import { packageVersion } from './packageVersion.js';
 import { userFolder } from './userFolder.js';
 
@@ -59,7 +60,10 @@ if (process.argv.length <= 2) {
 }
 
 const named = COMMANDS.find(({ names }) => names.includes(process.argv[2] ?? ''));
+// ORCA_COMMAND_TRACE: each step's time, for measuring a command (docs/benchmarks.md); nothing without it.
+traceCommand(process.argv[2] ?? '');
 for (const add of await Promise.all((named ? [named] : COMMANDS).map(({ load }) => load()))) add(program);
+commandMark('command_table');
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   const code = (error as { code?: string }).code;

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { checkShared, shareUrl } from '../shared/core/git/sharedRemote.js';
 import { MISSING_API_KEY } from '../shared/core/model/anthropic.js';
 import { loadScriptFile, type Script } from '../shared/core/model/scriptFile.js';
+import { commandMark } from '../shared/core/runtime/commandTrace.js';
 import { noteLegacyHome } from '../shared/core/runtime/defaultOrcaHome.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
@@ -68,8 +69,10 @@ export async function preStart<T>(
   const redis = passwordlessRedis();
   redis.catch(() => undefined);
   const { root, base } = await inspectRepo(path.resolve(options.repo), { base: options.base, allowDirty: options.allowDirty });
+  commandMark('repo_inspected');
   const repository: StartRepository = { root, base, pluginDirs: (options.pluginDirs ?? []).map((dir) => path.resolve(dir)) };
   const read = await command.read(repository);
+  commandMark('command_read');
   const share = options.share ? shareUrl(options.share) : undefined;
   if (share) await checkShared(share, root).catch(toUserError);
   const script = options.script ? await loadScriptFile(path.resolve(options.script)) : undefined;
@@ -80,6 +83,7 @@ export async function preStart<T>(
   if (moved) process.stderr.write(`orca: ${moved}\n`);
   await sandboxProbe;
   const sandbox = sandboxStatus(options.sandbox, { source: options.sandboxSource, passwordlessRedis: await redis });
+  commandMark('sandbox_probed');
   if (sandbox.refusal) throw new UserError(sandbox.refusal);
   return { ...repository, command: read, share, script, model, sandbox };
 }

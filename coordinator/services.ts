@@ -1,5 +1,6 @@
 import type { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { commandMark } from '../shared/core/runtime/commandTrace.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
 import type { AgentQueue } from '../shared/infra/queue/agentQueue.js';
@@ -54,6 +55,7 @@ export class OrcaServices {
     const env = options.env ?? process.env;
     const home = new OrcaHome(env.ORCA_HOME || undefined).ensureWritable();
     const redisService = await ensureRedis(env, home);
+    commandMark('redis_found');
     const keys = new Keys(env.ORCA_PREFIX || undefined);
     const workers = new LocalWorkers();
     const begun: ServicesBegun = {
@@ -99,6 +101,7 @@ export class OrcaServices {
       import('./jobWaiter.js'),
       import('../shared/infra/redis/redisConnection.js'),
     ]);
+    commandMark('queue_modules');
     const redis = connectRedis(redisService.url);
     const queue = new AgentQueue(redis, keys);
     const eventsConnection = connectRedis(redisService.url);

@@ -31,9 +31,13 @@ export async function startTogether(
   run: JobRun,
 ): Promise<({ ports: number[]; config: TrustedConfig; hooks: HooksConfig } & { repository: RepositoryRead }) | undefined> {
   const { job, deps } = run;
-  const read = job.repo.remote
+  const reading = job.repo.remote
     ? run.aborted.then((aborted) => (aborted ? undefined : readRepository(job, deps.home)))
     : readRepository(job, deps.home);
+  const read = reading.then((repository) => {
+    run.trace?.mark('repository_answered');
+    return repository;
+  });
   try {
     const [aborted, configured, repository] = await settled([run.aborted, leaseAndConfigure(run), read]);
     return aborted ? undefined : { ...configured, repository: repository! };
@@ -49,15 +53,12 @@ export async function startTogether(
  * settings come only from the trusted configuration (the run's base commit and the user's
  * folders), never from a tree an agent wrote; a settings file that cannot be read fails the job here.
  */
-async function leaseAndConfigure({
-  job,
-  deps,
-  attempt,
-  held,
-}: JobRun): Promise<{ ports: number[]; config: TrustedConfig; hooks: HooksConfig }> {
+async function leaseAndConfigure(run: JobRun): Promise<{ ports: number[]; config: TrustedConfig; hooks: HooksConfig }> {
+  const { job, deps, attempt, held } = run;
   const [, config] = await settled([
     deps.leaser.lease(job.ports, portLeaseOwner(job.run_id, `${job.task_id}|${attempt}`)).then((taken) => {
       held.lease = taken;
+      run.trace?.mark('leased');
     }),
     job.config ?? configOfJob(job, deps),
   ]);

@@ -1,5 +1,5 @@
 import type { RoleDefinition } from '../../roles/role.js';
-import { roleSpec } from '../../roles/roleCatalog.js';
+import { roleSpec } from '../../roles/roleSpec.js';
 import { describeFiled } from '../../shared/context/memory/fileCard.js';
 import type { AgentBackend } from '../../shared/core/agents/agentBackend.js';
 import { agentForRole, choiceByRole } from '../../shared/core/agents/agentChoice.js';

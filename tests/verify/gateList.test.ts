@@ -17,6 +17,7 @@ const names = (gates: readonly { name: string }[]) => gates.map((gate) => gate.n
 describe('the list of gates', () => {
   it('names each gate once, and its schema takes those names only', () => {
     expect(new Set(GATE_NAMES).size).toBe(GATES.length);
+    expect(GATE_NAMES).toEqual(GATES.map((gate) => gate.name));
     expect(GateResultSchema.safeParse({ name: 'required', ok: true, reason: 'r' }).success).toBe(true);
     expect(GateResultSchema.safeParse({ name: 'vibes', ok: true, reason: 'r' }).success).toBe(false);
   });

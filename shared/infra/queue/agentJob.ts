@@ -10,7 +10,7 @@ import { UsageSchema } from '../../core/model/usage.js';
 import { SandboxKindSchema, SandboxModeSchema } from '../../core/runtime/sandboxMode.js';
 import { PermissionModeSchema } from '../../core/tool/permissionMode.js';
 import { AssertionFlagSchema, CheckRecordSchema } from '../verify/evidence/evidence.js';
-import { GateResultSchema } from '../verify/gates/gateList.js';
+import { GateResultSchema } from '../verify/gates/gateNames.js';
 import { JobMemorySchema, RememberedCardSchema } from './memoryPayload.js';
 import { TrustedConfigSchema } from './trustedConfig.js';
 

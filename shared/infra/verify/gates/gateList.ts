@@ -1,7 +1,7 @@
-import { z } from 'zod';
 import { ASSERTIONS } from './assertions.js';
 import { CLAIMS } from './claims.js';
 import type { GateDefinition } from './gate.js';
+import { GATE_NAME_LIST, type GateName } from './gateNames.js';
 import { REQUIRED } from './required.js';
 import { STALE } from './stale.js';
 import { TARGET } from './target.js';
@@ -15,13 +15,9 @@ export const GATES = [ZERO_TESTS, STALE, TARGET, ASSERTIONS, CLAIMS, REQUIRED] a
 
 type NamesOf<Gates> = { -readonly [K in keyof Gates]: Gates[K] extends GateDefinition<infer Name> ? Name : never };
 
-export const GATE_NAMES = GATES.map((gate) => gate.name) as NamesOf<typeof GATES>;
-export const GateNameSchema = z.enum(GATE_NAMES);
-export type GateName = z.infer<typeof GateNameSchema>;
-
-/** One gate's verdict, as a job result carries it and the run JSON's `gates` holds it. */
-export const GateResultSchema = z.object({ name: GateNameSchema, ok: z.boolean(), reason: z.string() });
-export type GateResult = z.infer<typeof GateResultSchema>;
+/** gateNames.ts's list, typed from the gates: it does not compile unless it names these gates, in this order. */
+export const GATE_NAMES: NamesOf<typeof GATES> = [...GATE_NAME_LIST];
+export { type GateName, GateNameSchema, type GateResult, GateResultSchema } from './gateNames.js';
 
 export function gateNamed(name: GateName): GateDefinition<GateName> {
   return GATES.find((gate) => gate.name === name)!;
