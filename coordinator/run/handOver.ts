@@ -37,7 +37,8 @@ export async function handOverWorktrees(
   ended: (taskId: string) => boolean,
 ): Promise<HandedOver[]> {
   const handed: HandedOver[] = [];
-  for (const worktree of await listWorktrees(repo)) {
+  const worktrees = await listWorktrees(repo);
+  for (const worktree of worktrees) {
     const named = worktree.branch ? parseOrcaBranch(worktree.branch) : undefined;
     if (!named || named.runId !== runId || named.taskId === INTEGRATION_TASK || !ended(named.taskId)) continue;
     if (!existsSync(worktree.dir)) continue; // pruned below, by whoever removes worktrees next
@@ -58,6 +59,6 @@ export async function handOverWorktrees(
   // The run's read-only views are the run's alone: they go with it (no later run reads what it left).
   await removeViewsUnder(home.runViews(runId));
   // So is its pool of ready worktrees, this ORCA_HOME's and any other on this host the repository lists.
-  await removeRunPools(home, runId, [repo]);
+  await removeRunPools(home, runId, [repo], new Map([[repo, worktrees.map((worktree) => worktree.dir)]]));
   return handed;
 }

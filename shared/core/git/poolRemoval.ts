@@ -12,15 +12,20 @@ import { commonGitDir, withRepoLock } from './repoLock.js';
  * Closes and removes every pool of a run: those under this ORCA_HOME, and any other on this host
  * whose worktrees `repos` list (a worker with another ORCA_HOME). A worktree another live process
  * is still filling is left to it: it sees the pool closed and removes it. Returns the pool folders.
+ * `listed`: the worktree folders of a repository its caller listed moments before (the hand-over),
+ * not asked of git again: a pool started after that listing would be missed by a new one just the
+ * same (orca clean removes what a run left).
  */
-export async function removeRunPools(home: OrcaHome, runId: string, repos: string[] = []): Promise<string[]> {
+export async function removeRunPools(
+  home: OrcaHome,
+  runId: string,
+  repos: string[] = [],
+  listed: ReadonlyMap<string, readonly string[]> = new Map(),
+): Promise<string[]> {
   const folders = new Set(listNames(home.runPools(runId)).map((key) => path.join(home.runPools(runId), key)));
   for (const repo of repos) {
     if (!existsSync(repo)) continue;
-    const listed = await gitAt(repo).raw(['worktree', 'list', '--porcelain']);
-    for (const line of listed.split('\n')) {
-      if (!line.startsWith('worktree ')) continue;
-      const dir = line.slice('worktree '.length);
+    for (const dir of listed.get(repo) ?? (await worktreeDirs(repo))) {
       const folder = path.dirname(dir);
       if (path.basename(path.dirname(folder)) === runId && path.basename(path.dirname(path.dirname(folder))) === 'pool')
         folders.add(folder);
@@ -29,6 +34,14 @@ export async function removeRunPools(home: OrcaHome, runId: string, repos: strin
   for (const folder of folders) await closePool(folder);
   removeEmpty(home.runPools(runId));
   return [...folders];
+}
+
+async function worktreeDirs(repo: string): Promise<string[]> {
+  const out = await gitAt(repo).raw(['worktree', 'list', '--porcelain']);
+  return out
+    .split('\n')
+    .filter((line) => line.startsWith('worktree '))
+    .map((line) => line.slice('worktree '.length));
 }
 
 /** Every pool under a run's folder of pools (`pool/<run>`), closed and removed (`orca clean`). */
