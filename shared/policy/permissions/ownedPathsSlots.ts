@@ -129,18 +129,8 @@ export function ownedPathsGuard(
       async permission(call, pre, ctx) {
         // A call after the Report's look (a refused Report goes on): that look no longer tells the tree.
         reportLook = undefined;
-        const target = editTarget(call, ctx);
-        if (target !== undefined) {
-          const refusal = owned.refusal(target, true);
-          if (refusal) {
-            const reason =
-              refusal.kind === 'not_owned'
-                ? `${target} is outside the paths this task owns (${owned.describe()}); change only files inside them, and name anything else the task needs in your Report's unresolved`
-                : `${refusal.reason}, and this task's paths (${owned.describe()}) do not name it`;
-            ctx.emit({ type: 'permission', tool: call.tool.name, decision: 'deny', by: 'owned-paths', reason });
-            return { allowed: false, reason };
-          }
-        }
+        const reason = ownedPathsRefusal(owned, call, ctx);
+        if (reason !== undefined) return { allowed: false, reason };
         return slots.permission(call, pre, ctx);
       },
       async postToolUse(call, output, ctx) {
@@ -172,6 +162,20 @@ export function ownedPathsGuard(
       },
     },
   };
+}
+
+/** Why a file tool's call aimed outside the owned paths is refused (said on the event stream too); undefined when it may go on. */
+function ownedPathsRefusal(owned: OwnedPaths, call: CheckedCall, ctx: ToolContext): string | undefined {
+  const target = editTarget(call, ctx);
+  if (target === undefined) return undefined;
+  const refusal = owned.refusal(target, true);
+  if (!refusal) return undefined;
+  const reason =
+    refusal.kind === 'not_owned'
+      ? `${target} is outside the paths this task owns (${owned.describe()}); change only files inside them, and name anything else the task needs in your Report's unresolved`
+      : `${refusal.reason}, and this task's paths (${owned.describe()}) do not name it`;
+  ctx.emit({ type: 'permission', tool: call.tool.name, decision: 'deny', by: 'owned-paths', reason });
+  return reason;
 }
 
 /** The workspace-relative file an editing tool's call writes; undefined for other tools, or a path outside (the tool refuses it). */
