@@ -122,9 +122,10 @@ describe('the web board in a real browser, during scripted orca runs', () => {
       const loadsSoFar = await openRun(page, url, runId!);
       await shows(page, '[data-column="running"] [data-task="t1"]', run);
 
-      // Declining the confirmation sends nothing.
-      page.once('dialog', (dialog) => void dialog.dismiss());
+      // Declining the confirmation sends nothing (the dialog was shown: the click landed, whatever redraw came between press and release).
+      const declined = new Promise<void>((resolve) => page.once('dialog', (dialog) => void dialog.dismiss().then(() => resolve())));
       await page.click('#abort');
+      await declined;
       await expect(page.locator('#abort').isEnabled()).resolves.toBe(true);
       expect(run.running).toBe(true);
 

@@ -107,14 +107,7 @@ function renderRun() {
   const focused = document.activeElement?.dataset?.askReason;
   const caret = focused ? document.activeElement.selectionStart : undefined;
   const active = run.state === 'running' || run.state === 'starting';
-  const abort = el('button', {
-    id: 'abort',
-    class: 'abort',
-    type: 'button',
-    disabled: !active || run.abort_requested,
-    text: run.abort_requested && active ? 'Abort requested' : 'Abort run',
-    onclick: () => abortRun(run.run_id),
-  });
+  const abort = abortButton(run, active);
   const facts = [
     run.phase && active ? el('span', { text: `phase ${run.phase}` }) : undefined,
     run.repo ? el('span', { class: 'mono', text: `${run.repo}${run.base ? ` @ ${run.base.slice(0, 12)}` : ''}` }) : undefined,
@@ -417,6 +410,22 @@ function drawEdges(dag, tasks) {
   marker.append(tip);
   defs.append(marker);
   svg.replaceChildren(defs, ...paths);
+}
+
+/**
+ * The run's abort button: one element across redraws (the run's view is drawn anew on every event
+ * and every second), so that a click whose press and release straddle a redraw still lands on the
+ * button it was aimed at instead of being lost on a replaced one.
+ */
+let shownAbort;
+function abortButton(run, active) {
+  if (shownAbort?.dataset.run !== run.run_id) {
+    const runId = run.run_id;
+    shownAbort = el('button', { id: 'abort', class: 'abort', type: 'button', 'data-run': runId, onclick: () => abortRun(runId) });
+  }
+  shownAbort.disabled = !active || run.abort_requested;
+  shownAbort.textContent = run.abort_requested && active ? 'Abort requested' : 'Abort run';
+  return shownAbort;
 }
 
 async function abortRun(runId) {
