@@ -89,7 +89,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
   const checks = jobChecks(input, () => watched.guard?.lastStatus());
   let mcp: McpServers | undefined;
   let harness: Harness;
-  let mcpServers = true;
+  let quiet: () => boolean = () => false;
   try {
     // Independent of each other, asked at once and settled together: MCP servers started while
     // the watch failed are in `mcp`, closed below.
@@ -107,8 +107,8 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     harness = new Harness(jobHarnessOptions(input, { checks, owned, mcp, gitDir, gitAtStart, fileState: state }));
     owned?.confineCommands(confinedCommands(input, harness));
     // The servers run for the session are those started with it: looked at now, as confinedCommands does.
-    mcpServers = harness.mcp.running.length > 0;
-    owned?.quietBesideCalls(() => quietAfterReportLook(input, harness, mcpServers));
+    quiet = quietBesideCalls(input, harness, harness.mcp.running.length > 0);
+    owned?.quietBesideCalls(quiet);
   } catch (error) {
     // Nothing of the agent's may outlive it, not even when its harness could not be built.
     await mcp?.close();
@@ -122,7 +122,7 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     });
   }
   // Asked once the session ended: a language server starts with the first file of its language.
-  const reportChanges = () => (quietAfterReportLook(input, harness, mcpServers) ? watched.guard?.reportChanges() : undefined);
+  const reportChanges = () => (quiet() ? watched.guard?.reportChanges() : undefined);
   return { harness, reportGate: checks.reportGate, reportChanges };
 }
 
@@ -278,15 +278,19 @@ function confinedCommands({ job, workspace, sandboxMode }: JobHarnessInput, harn
   });
 }
 
-/** Whether nothing but the agent's own calls could write its worktree (reportLook.ts): the facts of its ended session. */
-function quietAfterReportLook({ job }: JobHarnessInput, harness: Harness, mcpServers: boolean): boolean {
-  return reportLookHolds({
+/**
+ * Whether nothing but the agent's own calls can write (reportLook.ts), asked as the session goes:
+ * its sandbox, hooks and MCP servers are fixed when it starts (read once), while a language server
+ * starts with the first file of its language.
+ */
+function quietBesideCalls({ job }: JobHarnessInput, harness: Harness, mcpServers: boolean): () => boolean {
+  const fixed = {
     pidNamespace: harness.sandboxed && harness.commandWritable !== undefined && sandboxAvailability().kind === 'bwrap',
     hooks: Object.values(harness.hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
     mcpServers,
-    languageServers: harness.lsp.anyStarted,
     externalAgent: job.agent !== undefined,
-  });
+  };
+  return () => reportLookHolds({ ...fixed, languageServers: harness.lsp.anyStarted });
 }
 
 /** The gates on the agent's last Report, when one was judged and refused and the agent then ended without another. */

@@ -1,9 +1,10 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import { modeOnlySlots } from '../../shared/core/tool/pipeline.js';
 import { OwnedPaths } from '../../shared/policy/permissions/ownedPaths.js';
-import { commandsConfined, ownedPathsGuard } from '../../shared/policy/permissions/ownedPathsSlots.js';
+import { checkoutLookWaits, commandsConfined, ownedPathsGuard } from '../../shared/policy/permissions/ownedPathsSlots.js';
 import { WorktreeWatch } from '../../shared/policy/permissions/worktreeWatch.js';
 import { bash, REPORT_TURN, runScripted } from '../context/scriptedSession.js';
 import { git, makeRepo } from '../support/gitRepo.js';
@@ -38,7 +39,50 @@ async function writeIntoCheckout(confined: boolean): Promise<{ afterBash: string
   return { afterBash: result?.type === 'tool_result' ? result.preview : '', notices };
 }
 
+/**
+ * One session whose Write call finds the user's checkout changed under it (the test writes there as
+ * the call starts: it stands for what `quiet` says cannot happen). Returns the session's notices.
+ */
+async function checkoutChangedDuringWrite(quiet: boolean): Promise<string[]> {
+  const repo = makeRepo({ 'README.md': '# r\n' });
+  const start = git(repo, 'rev-parse', 'HEAD');
+  const dir = path.join(tempDir('orca-checkout-look-'), 'wt');
+  git(repo, 'worktree', 'add', '-q', '-b', 'orca/r1/t1', dir, start);
+  const owned = new OwnedPaths(undefined);
+  const watch = await WorktreeWatch.open({ root: dir, start, owned, linked: [], checkout: repo });
+  const guard = ownedPathsGuard(owned, watch, start);
+  guard.confineCommands(true);
+  guard.quietBesideCalls(() => quiet);
+  const notices: string[] = [];
+  await runScripted({
+    root: dir,
+    turns: [{ tools: [{ name: 'Write', input: { file_path: 'notes.txt', content: 'mine\n' } }] }, REPORT_TURN],
+    slots: guard.wrap(modeOnlySlots),
+    stopCheck: guard.stopCheck,
+    onEvent: (event) => {
+      if (event.type === 'tool_call' && event.name === 'Write') writeFileSync(path.join(repo, 'LATE.txt'), 'late\n');
+      if (event.type === 'notice') notices.push(event.message);
+    },
+  });
+  return notices;
+}
+
 describe("the look at the user's checkout", () => {
+  it('after a file tool, unless nothing but the agent\'s calls can write: then the Report looks, from the same baseline, and names the change', async () => {
+    const each = await checkoutChangedDuringWrite(false);
+    expect(each.find((notice) => notice.startsWith('changes refused after Write'))).toContain(`LATE.txt: LATE.txt ${CHECKOUT_NOTE}`);
+
+    const deferred = await checkoutChangedDuringWrite(true);
+    expect(deferred.some((notice) => notice.startsWith('changes refused after Write'))).toBe(false);
+    expect(deferred.find((notice) => notice.startsWith('changes refused before the Report'))).toContain(`LATE.txt: LATE.txt ${CHECKOUT_NOTE}`);
+  });
+
+  it('waits after a file tool only when quiet, never after another tool that ran no command', () => {
+    expect(checkoutLookWaits({ fileTool: true, quiet: true })).toBe(true);
+    expect(checkoutLookWaits({ fileTool: true, quiet: false })).toBe(false);
+    expect(checkoutLookWaits({ fileTool: false, quiet: true })).toBe(false);
+  });
+
   it('after each command, unless commands are confined: then the Report looks, from the same baseline, and names the change', async () => {
     const each = await writeIntoCheckout(false);
     expect(each.notices.find((notice) => notice.startsWith('changes refused after Bash'))).toContain(`LATE.txt: LATE.txt ${CHECKOUT_NOTE}`);

@@ -51,9 +51,10 @@ export interface OwnedPathsGuard {
  * - the agent is orca's own loop: an external agent's process runs beside the calls, in a
  *   sandbox of its own (workers/agents/), and is looked after as before.
  *
- * A host-side file tool (Edit, Write) is still followed by a look: it writes on the host, to a
- * path checked inside the worktree, and a link swapped in by a command running in the background
- * could lead that write out; so is every other tool (an MCP server may run on the host).
+ * A host-side file tool (Edit, Write) is still followed by a look, unless nothing else can write
+ * at all (checkoutLookWaits): it writes on the host, to a path checked inside the worktree, and a
+ * link swapped in by a command running in the background could lead that write out; so is every
+ * other tool (an MCP server may run on the host).
  */
 export function commandsConfined(facts: {
   sandboxed: boolean;
@@ -81,6 +82,20 @@ export function commandsConfined(facts: {
 }
 
 /**
+ * Whether the look at the user's checkout after a call that ran no command may wait for the next
+ * look (the Report's always looks, from the same baseline, so whatever changed there is still
+ * named). It may after a host-side file tool (Edit, Write) when nothing but the agent's own calls
+ * can write anywhere (`quiet`: reportLook.ts, reportLookHolds): the tool writes one path it
+ * resolved inside the worktree, links leading out were removed by the look after the call that
+ * made them, and no process of the session outlives its call (bwrap's pid namespace), runs
+ * beside the calls (no MCP or language server, an own loop) or around them (no hook) to swap a
+ * link under it or write the checkout itself. Any other tool is looked after at once.
+ */
+export function checkoutLookWaits(facts: { fileTool: boolean; quiet: boolean }): boolean {
+  return facts.fileTool && facts.quiet;
+}
+
+/**
  * Owned and guarded paths held by the host, on what changes rather than on a command's words: a
  * file tool aimed outside the owned paths is refused before it runs, and after every call of a
  * tool that runs commands (Bash) and every other call that may write, the worktree is compared
@@ -105,13 +120,16 @@ export function ownedPathsGuard(
     // A command judged read-only by its words may still write: only the worktree tells.
     const ranCode = familyOf(call.tool) === 'run';
     if (!ranCode && call.readOnly) return undefined;
-    const found = await watch.check({ ranCode, checkout: !(ranCode && confined) });
+    const found = await watch.check({ ranCode, checkout: !checkoutWaits(call, ranCode) });
     if (found.stopRun) onStopRun(found.stopRun);
     const items = [...found.reverted, ...found.toUndo, ...found.outside];
     if (items.length === 0) return undefined;
     announce(ctx, `after ${call.tool.name}`, found);
     return fill(CHANGE_REFUSALS, items);
   };
+  // The look at the user's checkout may wait for the Report's (commandsConfined; quiet, for a file tool: see checkoutLookWaits).
+  const checkoutWaits = (call: CheckedCall, ranCode: boolean) =>
+    ranCode ? confined : checkoutLookWaits({ fileTool: familyOf(call.tool) === 'edit', quiet: quiet() });
   const noted = (outcome: PostToolUseOutcome, note: string | undefined): PostToolUseOutcome =>
     note ? { ...outcome, notes: [...(outcome.notes ?? []), note] } : outcome;
 
