@@ -20,6 +20,8 @@ export const BASH_TOOL = 'Bash';
 
 /** How long the status pipe is read after the shell exited, at most. */
 const STATUS_WAIT_MS = 2_000;
+/** Where bwrap names its pid namespace's init (fd 3 is the status pipe): the call ends only once that init has. */
+const NAMESPACE_INFO_FD = 4;
 
 export const BashInputSchema = z.strictObject({
   command: z
@@ -96,10 +98,11 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
   const timeoutMs = input.timeout ?? ctx.shell.defaultTimeoutMs;
   const cwd = ctx.workspace.root;
   const script = withPipeStatus(input.command);
-  const { file, args } = ctx.shell.wrap?.(script, cwd) ?? { file: 'bash', args: ['-c', script] };
+  const { file, args, infoFd } = ctx.shell.wrap?.(script, cwd, { infoFd: NAMESPACE_INFO_FD }) ?? { file: 'bash', args: ['-c', script] };
 
   // The model's commands never see orca's own credentials (ANTHROPIC_API_KEY and the like).
-  const group = await spawnGroup(file, args, { cwd, env: { ...agentShellEnv(), ...ctx.shell.env }, statusPipe: true });
+  const env = { ...agentShellEnv(), ...ctx.shell.env };
+  const group = await spawnGroup(file, args, { cwd, env, statusPipe: true, ...(infoFd === undefined ? {} : { namespaceInfoFd: infoFd }) });
   const statusText = readStatusPipe(group.child.stdio[3] as Readable | null | undefined);
   const stem = path.join(ctx.session.dir, 'bash-output', `${Date.now()}-${randomBytes(4).toString('hex')}`);
   const stdout = new OutputCapture(group.child.stdout, `${stem}.stdout.txt`, limits);
