@@ -45,7 +45,7 @@ export interface BashToolOptions {
  * - Abort (ctx.signal) or timeout kills the whole group, grandchildren included, and the call
  *   fails with a ToolError carrying the output so far.
  * - However the call ends, nothing the command started outlives it: background jobs are killed
- *   too once the shell exits.
+ *   too once the shell exits, and in bwrap the call returns only once its pid namespace is empty.
  * - A non-zero exit code or a death by signal is a result, not an error: the model must read it.
  * - Output past the capture's memory limit streams to a file in the session folder, named in the
  *   result; the pipeline's result budget then trims what the model is sent.
