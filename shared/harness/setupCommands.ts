@@ -130,8 +130,10 @@ async function runSetupCommand(
 ): Promise<{ result: SetupCommandResult; why?: string }> {
   log.write(`$ ${command}\n`);
   const started = Date.now();
-  const { file, args } = wrap?.(command, spec.dir) ?? { file: 'bash', args: ['-c', command] };
-  const group = await spawnGroup(file, args, { cwd: spec.dir, env: { ...agentShellEnv(), ...spec.env } });
+  // In bwrap, fd 3 names the pid namespace's init: the command ends only once all it started has.
+  const { file, args, infoFd } = wrap?.(command, spec.dir, { infoFd: 3 }) ?? { file: 'bash', args: ['-c', command] };
+  const env = { ...agentShellEnv(), ...spec.env };
+  const group = await spawnGroup(file, args, { cwd: spec.dir, env, ...(infoFd === undefined ? {} : { namespaceInfoFd: infoFd }) });
   group.child.stdout.on('data', (chunk: Buffer) => log.write(chunk.toString('utf8')));
   group.child.stderr.on('data', (chunk: Buffer) => log.write(chunk.toString('utf8')));
   const stopped = await group.waitForEnd({ timeoutMs: spec.timeoutMs, signal: spec.signal });

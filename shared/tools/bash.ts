@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ToolError } from '../core/boundary/toolError.js';
 import { agentShellEnv } from '../core/runtime/agentEnv.js';
 import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS, OutputCapture } from '../core/runtime/outputCapture.js';
-import { DEFAULT_KILL_GRACE_MS, type LeaderExit, spawnGroup } from '../core/runtime/processGroup.js';
+import { DEFAULT_KILL_GRACE_MS, type LeaderExit, type ProcessGroup, spawnGroup } from '../core/runtime/processGroup.js';
 import { readOnlyDependencyNote } from '../core/runtime/readOnlyDependencies.js';
 import type { BashResultData } from '../core/tool/bashResultData.js';
 import { stopReason } from '../core/tool/callStopped.js';
@@ -20,6 +20,8 @@ export const BASH_TOOL = 'Bash';
 
 /** How long the status pipe is read after the shell exited, at most. */
 const STATUS_WAIT_MS = 2_000;
+/** Where bwrap names its pid namespace's init (fd 3 is the status pipe): the call ends only once that init has. */
+const NAMESPACE_INFO_FD = 4;
 
 export const BashInputSchema = z.strictObject({
   command: z
@@ -43,7 +45,7 @@ export interface BashToolOptions {
  * - Abort (ctx.signal) or timeout kills the whole group, grandchildren included, and the call
  *   fails with a ToolError carrying the output so far.
  * - However the call ends, nothing the command started outlives it: background jobs are killed
- *   too once the shell exits.
+ *   too once the shell exits, and in bwrap the call returns only once its pid namespace is empty.
  * - A non-zero exit code or a death by signal is a result, not an error: the model must read it.
  * - Output past the capture's memory limit streams to a file in the session folder, named in the
  *   result; the pipeline's result budget then trims what the model is sent.
@@ -94,12 +96,7 @@ async function claudeCodeBashResponse(data: unknown): Promise<unknown> {
 async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits, graceMs: number): Promise<ToolOutput> {
   if (ctx.signal.aborted) throw new ToolError('Bash was not run: the session was aborted.');
   const timeoutMs = input.timeout ?? ctx.shell.defaultTimeoutMs;
-  const cwd = ctx.workspace.root;
-  const script = withPipeStatus(input.command);
-  const { file, args } = ctx.shell.wrap?.(script, cwd) ?? { file: 'bash', args: ['-c', script] };
-
-  // The model's commands never see orca's own credentials (ANTHROPIC_API_KEY and the like).
-  const group = await spawnGroup(file, args, { cwd, env: { ...agentShellEnv(), ...ctx.shell.env }, statusPipe: true });
+  const group = await startCommand(withPipeStatus(input.command), ctx);
   const statusText = readStatusPipe(group.child.stdio[3] as Readable | null | undefined);
   const stem = path.join(ctx.session.dir, 'bash-output', `${Date.now()}-${randomBytes(4).toString('hex')}`);
   const stdout = new OutputCapture(group.child.stdout, `${stem}.stdout.txt`, limits);
@@ -157,6 +154,15 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
   // The result budget previews only the start of a long result: say there how it ended.
   const content = body.length > DEFAULT_RESULT_LIMIT ? `[${status}. ${sizeSummary(stdout, stderr)}]\n${body}` : body;
   return { content, data };
+}
+
+/** The script started in its own group, in the sandbox when there is one (bwrap then names its pid namespace's init on NAMESPACE_INFO_FD). */
+function startCommand(script: string, ctx: ToolContext): Promise<ProcessGroup> {
+  const cwd = ctx.workspace.root;
+  const { file, args, infoFd } = ctx.shell.wrap?.(script, cwd, { infoFd: NAMESPACE_INFO_FD }) ?? { file: 'bash', args: ['-c', script] };
+  // The model's commands never see orca's own credentials (ANTHROPIC_API_KEY and the like).
+  const env = { ...agentShellEnv(), ...ctx.shell.env };
+  return spawnGroup(file, args, { cwd, env, statusPipe: true, ...(infoFd === undefined ? {} : { namespaceInfoFd: infoFd }) });
 }
 
 /** stdout, then a `[stderr]` section when there is any, each followed by a note when it was cut. */

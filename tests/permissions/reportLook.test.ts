@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CGROUP_ROOT_ENV, cgroupHost } from '../../shared/core/runtime/agentCgroup.js';
 import { modeOnlySlots } from '../../shared/core/tool/pipeline.js';
 import { ownedCommitObject } from '../../shared/policy/permissions/ownedCommit.js';
 import { OwnedPaths } from '../../shared/policy/permissions/ownedPaths.js';
@@ -12,7 +13,7 @@ import { WorktreeWatch } from '../../shared/policy/permissions/worktreeWatch.js'
 import { makeBashTool } from '../../shared/tools/bash.js';
 import { bash, REPORT_TURN, read, runScripted } from '../context/scriptedSession.js';
 import { git, makeRepo, writeFiles } from '../support/gitRepo.js';
-import { waitForNoProcess } from '../support/processTable.js';
+import { processesMatching, waitForNoProcess } from '../support/processTable.js';
 import { tempDir } from '../support/tempDir.js';
 import { makeToolContext } from '../support/toolContext.js';
 
@@ -130,21 +131,31 @@ describe("the commit's use of the Report's look", () => {
   });
 });
 
+/** A Bash tool context whose commands run in bwrap, in a fresh worktree. */
+function sandboxedContext() {
+  // bwrap is installed where orca's tests run; without it this must fail, not pass vacuously.
+  expect(findOnPath('bwrap')).toBeDefined();
+  const worktree = tempDir('orca-report-look-bwrap-');
+  const sandbox = shellSandbox({
+    enabled: true,
+    worktree,
+    tempDir: path.join(tempDir('orca-session-'), 'tmp'),
+    domains: [],
+    notify: () => undefined,
+  });
+  expect(sandbox.active).toBe(true);
+  const ctx = makeToolContext({ root: worktree });
+  ctx.shell.wrap = sandbox.wrap;
+  return ctx;
+}
+
 describe("a sandboxed command's processes", () => {
+  afterEach(() => {
+    delete process.env[CGROUP_ROOT_ENV];
+  });
+
   it('all end with its call: one that left its group with setsid and writes in a loop writes no more once the call returned', async () => {
-    // bwrap is installed where orca's tests run; without it this must fail, not pass vacuously.
-    expect(findOnPath('bwrap')).toBeDefined();
-    const worktree = tempDir('orca-report-look-bwrap-');
-    const sandbox = shellSandbox({
-      enabled: true,
-      worktree,
-      tempDir: path.join(tempDir('orca-session-'), 'tmp'),
-      domains: [],
-      notify: () => undefined,
-    });
-    expect(sandbox.active).toBe(true);
-    const ctx = makeToolContext({ root: worktree });
-    ctx.shell.wrap = sandbox.wrap;
+    const ctx = sandboxedContext();
     const marker = `orca-report-look-writer-${process.pid}`;
     const file = path.join(ctx.workspace.root, 'late.txt');
     await makeBashTool().call(
@@ -158,5 +169,31 @@ describe("a sandboxed command's processes", () => {
     expect(await waitForNoProcess(marker)).toEqual([]);
     await sleep(300);
     expect(statSync(file).size).toBe(sizeAtReturn);
+  });
+
+  it('all end before the call returns where no cgroup holds them: setsid writers, one deaf to SIGTERM and SIGHUP, are gone at once and write no more', async () => {
+    // Without a cgroup only the pid namespace ends what left the group, as its init exits after bwrap.
+    process.env[CGROUP_ROOT_ENV] = tempDir();
+    expect(cgroupHost().problem).toBeDefined();
+    const ctx = sandboxedContext();
+    const marker = `orca-report-look-deaf-${process.pid}`;
+    const writer = (name: string, trap: string) =>
+      `setsid bash -c 'exec -a ${marker}-${name} bash -c "${trap}while :; do echo x >> ${name}.txt; done"' >/dev/null 2>&1 &`;
+    const files = ['loop', 'deaf'].map((name) => path.join(ctx.workspace.root, `${name}.txt`));
+    // A few rounds: the race this rules out (bwrap gone, its init not yet) is lost only now and then.
+    for (let round = 0; round < 5; round++) {
+      await makeBashTool().call(
+        {
+          command: `rm -f loop.txt deaf.txt; ${writer('loop', '')} ${writer('deaf', 'trap \\"\\" TERM HUP; ')} until [ -s loop.txt ] && [ -s deaf.txt ]; do :; done`,
+        },
+        ctx,
+      );
+      // Looked at once, with no wait: the writers themselves (argv[0] is the marker) run no more.
+      expect(processesMatching(marker).filter((row) => row.args.startsWith(marker))).toEqual([]);
+      const sizes = files.map((file) => statSync(file).size);
+      expect(sizes.every((size) => size > 0)).toBe(true);
+      await sleep(300);
+      expect(files.map((file) => statSync(file).size)).toEqual(sizes);
+    }
   });
 });

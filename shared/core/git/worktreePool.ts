@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OrcaHome } from '../runtime/orcaHome.js';
 import { processAlive } from '../runtime/processAlive.js';
 import type { StartTrace } from '../runtime/startTrace.js';
-import { deleteBranch, gitAt, resolveCommit, runGit } from './git.js';
-import { poolFolderTimes, recordPoolCheck, takePoolCheck } from './poolCheck.js';
+import { gitAt, resolveCommit, runGit } from './git.js';
+import { poolFolderTimes, recordPoolCheck } from './poolCheck.js';
 import {
   BUSY,
   busyName,
@@ -23,10 +23,10 @@ import {
   writeState,
 } from './poolFolder.js';
 import { checkoutBytes, poolSizeSetting, roomForOne } from './poolSize.js';
+import { checkAndBranch, inspect, moveReady, type PooledWorktree } from './poolTake.js';
 import { repoKey } from './repoKey.js';
 import { withRepoLock } from './repoLock.js';
-import { pruneWorktrees, removeWorktree } from './worktree.js';
-import { moveWorktree } from './worktreeMove.js';
+import { pruneWorktrees } from './worktree.js';
 
 /** A run's repository on this host, and the commit its jobs start from. */
 export interface PoolPlace {
@@ -36,21 +36,9 @@ export interface PoolPlace {
   base: string;
 }
 
-type Request = { create: boolean; size: number };
+export type { PooledWorktree };
 
-/** A worktree taken from the pool (WorktreePool.takeChecked). */
-export interface PooledWorktree {
-  /** The commit it is at: the job's base. */
-  start: string;
-  /**
-   * The take's check found it exactly at `start` (its `git status` of changes, untracked and
-   * ignored files; of the tracked files alone when no folder gained an entry since the background
-   * status found none: poolCheck.ts), and orca's only git command since wrote a ref (no checkout,
-   * hooks off): the worktree is known to be exactly its commit, and a watch opening on it need
-   * not ask git again about what nobody wrote.
-   */
-  checkedClean: boolean;
-}
+type Request = { create: boolean; size: number };
 
 /**
  * Detached worktrees kept ready for a run's jobs, per repository and host, in
@@ -118,79 +106,15 @@ export class WorktreePool {
     if (!existsSync(path.join(folder, STATE_FILE))) return undefined;
     const base = await commitOf(place.repo, place.base);
     for (;;) {
-      const got = await withRepoLock(place.repo, async () => {
-        if (!existsSync(path.join(folder, STATE_FILE))) return undefined;
-        const ready = readdirSync(folder).filter((name) => READY.test(name));
-        // One already at the job's base first: it needs no checkout at all.
-        ready.sort((a, b) => Number(headOf(path.join(folder, b)) === base) - Number(headOf(path.join(folder, a)) === base));
-        for (const name of ready) {
-          mkdirSync(path.dirname(dir), { recursive: true });
-          try {
-            await moveWorktree(place.repo, path.join(folder, name), dir);
-            return name;
-          } catch (error) {
-            this.log(`pooled worktree ${name} could not be moved to ${dir}, removed: ${oneLine(error)}`);
-            await dropLocked(place.repo, path.join(folder, name));
-          }
-        }
-        return undefined;
-      });
+      const got = await moveReady(place.repo, folder, dir, base, (line) => this.log(line));
       if (!got) return undefined;
       trace?.mark('take_moved');
       this.repos.add(place.repo);
-      const taken = await this.checkAndBranch(place.repo, got, dir, base, branch, trace);
+      const taken = await checkAndBranch({ repo: place.repo, got, dir, base, branch, log: (line) => this.log(line) }, trace);
       if (!taken) continue;
       this.schedule(place, { create: false, size: 0 });
       return taken;
     }
-  }
-
-  /**
-   * A moved worktree checked clean, brought to `base` and put on `branch`; undefined when it was
-   * not clean or could not be brought there (then it is removed, and the caller takes another).
-   */
-  private async checkAndBranch(
-    repo: string,
-    got: string,
-    dir: string,
-    base: string,
-    branch: string | undefined,
-    trace?: StartTrace,
-  ): Promise<PooledWorktree | undefined> {
-    // No folder gained an entry since the background check saw no untracked or ignored one
-    // (poolCheck.ts): git is asked about the tracked files alone; else about the whole tree.
-    const walked = takePoolCheck(dir) !== undefined;
-    // Already at the base, the branch is made while the check runs (branchBesideCheck).
-    const beside = walked && branch !== undefined && headOf(dir) === base ? branchBesideCheck(dir, branch) : undefined;
-    const found = await inspect(dir, beside ? quietGit : undefined, { untracked: !walked }).catch((error: unknown) => ({
-      head: undefined,
-      dirty: `git cannot read it (${oneLine(error)})`,
-    }));
-    const made = await beside;
-    // A HEAD that moved off the base while the branch was made beside the check: not handed out either.
-    const dirty = found.dirty ?? (made && found.head !== base ? `its HEAD moved off ${base.slice(0, 12)} during the take` : undefined);
-    if (dirty !== undefined) {
-      this.log(`pooled worktree ${got} was not clean, removed: ${dirty}`);
-      await removeWorktree(repo, dir);
-      // The branch made beside the check was made for this worktree: it goes with it.
-      if (made?.ok && branch) await deleteBranch(repo, branch);
-      return undefined;
-    }
-    trace?.mark('take_checked');
-    try {
-      if (made && !made.ok) throw made.error;
-      // Cost in proportion to what differs between the two commits.
-      if (found.head !== base) await gitAt(dir).raw(['checkout', '--quiet', '--detach', base]);
-      if (branch && !made) await gitAt(dir).raw(['switch', '--quiet', '--create', branch]);
-    } catch (error) {
-      this.log(`pooled worktree ${got} could not be brought to ${base.slice(0, 12)}, removed: ${oneLine(error)}`);
-      await removeWorktree(repo, dir);
-      // A branch that is there already fails the same way in a new worktree: the caller hears it.
-      if (branch && /already exists/.test(oneLine(error))) throw error;
-      return undefined;
-    }
-    // A checkout wrote files after the check: then the check is of another commit's tree.
-    return { start: base, checkedClean: found.head === base };
   }
 
   /** Waits for this process's background work on the pools (tests, benchmarks). */
@@ -354,52 +278,6 @@ export class WorktreePool {
   private log(line: string): void {
     (this.options.log ?? ((text: string) => process.stderr.write(`orca: ${text}\n`)))(line);
   }
-}
-
-/**
- * `git switch -c` in a worktree already at its base, run while the take's check of the tracked
- * files runs: to the same commit, the switch writes the branch's ref, HEAD and the index (the same
- * entries), never a file of the tree (a changed one would be carried over as it is), so the check
- * sees the same tree whichever ends first, and a dirty one is still removed with its new branch.
- * The check runs without optional locks (quietGit): git's own index lock is the switch's alone.
- */
-function branchBesideCheck(dir: string, branch: string): Promise<{ ok: true } | { ok: false; error: unknown }> {
-  return gitAt(dir)
-    .raw(['switch', '--quiet', '--create', branch])
-    .then(
-      () => ({ ok: true as const }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
-}
-
-/** git without optional locks: a status that never writes the index (the settled one is kept as it is). */
-function quietGit(at: string, args: string[]): Promise<string> {
-  return gitAt(at, undefined, { GIT_OPTIONAL_LOCKS: '0' }).raw(args);
-}
-
-/**
- * A worktree's commit and what keeps it from being handed out (`dirty`, unset when it is exactly
- * its commit): any change, untracked or ignored file, from a real `git status` (one process for
- * both). Without `untracked`, the tracked files alone: for a take whose folders show no entry
- * made since the background check found none (poolCheck.ts).
- */
-async function inspect(
-  dir: string,
-  run = (at: string, args: string[]) => gitAt(at).raw(args),
-  { untracked = true } = {},
-): Promise<{ head?: string; dirty?: string }> {
-  const out = await run(dir, [
-    'status',
-    '--porcelain=v2',
-    '--branch',
-    ...(untracked ? ['--untracked-files=all', '--ignored'] : ['--untracked-files=no']),
-  ]);
-  const lines = out.split('\n').filter(Boolean);
-  const oid = lines.find((line) => line.startsWith('# branch.oid '))?.slice('# branch.oid '.length);
-  const head = oid && /^[0-9a-f]{40}$/.test(oid) ? oid : undefined;
-  const changed = lines.filter((line) => !line.startsWith('#'));
-  if (changed.length > 0) return { head, dirty: changed.slice(0, 3).join(', ') + (changed.length > 3 ? ', …' : '') };
-  return head ? { head } : { dirty: 'it has no commit checked out' };
 }
 
 /**

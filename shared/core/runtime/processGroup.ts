@@ -5,6 +5,7 @@ import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentCgroup } from './agentCgroup.js';
 import { GroupWatchdog } from './groupWatchdog.js';
+import { NamespaceInit } from './namespaceInit.js';
 
 /** How long a group gets to stop after SIGTERM before SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -28,6 +29,12 @@ export interface SpawnGroupOptions {
   keepStdinOpen?: boolean;
   /** A fourth pipe, the command's fd 3, for it to write to the caller apart from its output (Bash's PIPESTATUS). */
   statusPipe?: boolean;
+  /**
+   * The fd on which the launcher (bwrap's `--info-fd`) names its pid namespace's init: `kill()`
+   * then resolves only once that init has finished exiting, and with it every process of the
+   * namespace (namespaceInit.ts). Above 3 when `statusPipe` takes fd 3.
+   */
+  namespaceInfoFd?: number;
   /**
    * false: no cgroup of its own, only the process group. For programs the user configured to run
    * as themselves (MCP servers, as in Claude Code), not agent-written code.
@@ -58,6 +65,8 @@ export class ProcessGroup {
     readonly child: ChildProcessByStdio<Writable | null, Readable, Readable>,
     /** The group's cgroup where the host gives one (agentCgroup.ts): it holds what left the group too. */
     readonly cgroup?: AgentCgroup,
+    /** The init of the pid namespace the command runs in, as its launcher named it (spawnGroup's `namespaceInfoFd`). */
+    private readonly namespaceInit?: Promise<NamespaceInit | undefined>,
   ) {
     if (child.pid === undefined) throw new Error('ProcessGroup needs a started child process');
     // With `detached: true` the child calls setsid(), so its pid is its group id.
@@ -109,12 +118,15 @@ export class ProcessGroup {
   /**
    * Stops every process of the group: SIGTERM, then SIGKILL after `graceMs` if any is left, then
    * SIGKILL to whatever is left in its cgroup (what left the group with setsid, a double fork,
-   * nohup), and resolves only once none is left (throws if one survives SIGKILL). Cheap when the
-   * group is already empty; concurrent calls share one attempt.
+   * nohup), then waits for its pid namespace's init to finish exiting where it runs in one, and
+   * resolves only once none is left (throws if one survives SIGKILL). Cheap when the group is
+   * already empty; concurrent calls share one attempt.
    */
   kill(graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> {
     this.killing ??= terminateGroup(this.pgid, graceMs)
       .then(() => this.cgroup?.kill())
+      // The launcher is gone by now, so its init has been SIGKILLed (bwrap's --die-with-parent) or is exiting by itself.
+      .then(async () => (await this.namespaceInit)?.waitForEnd(SIGKILL_WAIT_MS))
       .then(
         () => {
           live.delete(this);
@@ -135,18 +147,14 @@ export class ProcessGroup {
  * missing cwd).
  */
 export async function spawnGroup(file: string, args: string[], options: SpawnGroupOptions): Promise<ProcessGroup> {
+  const stdio = stdioOf(options);
   const cgroup = options.cgroup === false ? undefined : AgentCgroup.create();
   const command = cgroup ? cgroup.wrap(file, args) : { file, args };
   const child = spawn(command.file, command.args, {
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdio: [
-      options.stdin === undefined && !options.keepStdinOpen ? 'ignore' : 'pipe',
-      'pipe',
-      'pipe',
-      ...(options.statusPipe ? ['pipe' as const] : []),
-    ],
+    stdio,
   });
   if (child.pid === undefined) {
     const [error] = (await once(child, 'error')) as [Error];
@@ -159,11 +167,28 @@ export async function spawnGroup(file: string, args: string[], options: SpawnGro
     if (!options.keepStdinOpen) child.stdin.end(options.stdin);
   }
   installExitHook();
+  const info = options.namespaceInfoFd === undefined ? undefined : NamespaceInit.read(child.stdio[options.namespaceInfoFd] as Readable);
+  // Its failure is kill()'s to report, when it awaits it; until then it must not count as unhandled.
+  info?.catch(() => undefined);
   // stdout and stderr are pipes above, so never null.
-  const group = new ProcessGroup(child as ChildProcessByStdio<Writable | null, Readable, Readable>, cgroup);
+  const group = new ProcessGroup(child as ChildProcessByStdio<Writable | null, Readable, Readable>, cgroup, info);
   live.add(group);
   watchdog.started(group.pgid, cgroup?.owner);
   return group;
+}
+
+/** stdin, stdout and stderr, then the status pipe (fd 3) and the namespace's info pipe where asked, nothing between. */
+function stdioOf(options: SpawnGroupOptions): Array<'pipe' | 'ignore'> {
+  const stdio: Array<'pipe' | 'ignore'> = [options.stdin === undefined && !options.keepStdinOpen ? 'ignore' : 'pipe', 'pipe', 'pipe'];
+  if (options.statusPipe) stdio[3] = 'pipe';
+  const info = options.namespaceInfoFd;
+  if (info !== undefined) {
+    if (info < 3 || stdio[info] !== undefined)
+      throw new Error(`namespaceInfoFd ${info} is taken: stdio and the status pipe use 0-${stdio.length - 1}`);
+    while (stdio.length < info) stdio.push('ignore');
+    stdio[info] = 'pipe';
+  }
+  return stdio;
 }
 
 /** The group ids of the groups started here that are not yet known to be gone. */

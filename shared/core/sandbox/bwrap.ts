@@ -4,8 +4,16 @@ import path from 'node:path';
 import { compiledEntry, packageRoot } from '../runtime/compiledEntry.js';
 import { depthOf, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE, readOnlyPaths, realPath, type SandboxPolicy } from './sandboxPolicy.js';
 
-/** How to start one command: the program and its arguments. */
-export type WrappedCommand = (command: string, cwd: string) => { file: string; args: string[] };
+/**
+ * How to start one command: the program and its arguments. With `infoFd`, bwrap writes its pid
+ * namespace's init to that fd (`--info-fd`), which the caller must give it open (spawnGroup's
+ * `namespaceInfoFd`), and `infoFd` is in the result; a launcher without a namespace leaves it out.
+ */
+export type WrappedCommand = (
+  command: string,
+  cwd: string,
+  options?: { infoFd?: number },
+) => { file: string; args: string[]; infoFd?: number };
 
 /** One mount, applied in order of depth: where two nest, the deeper one decides. */
 interface Mount {
@@ -62,7 +70,15 @@ export function bwrapWrap(bwrap: string, policy: SandboxPolicy): WrappedCommand 
       : []),
   ];
   const start = relay ? [process.execPath, relay, String(PROXY_PORT_INSIDE), PROXY_SOCKET_INSIDE] : [];
-  return (command, cwd) => ({ file: bwrap, args: [...fixed, '--chdir', cwd, '--', ...start, 'bash', '-c', command] });
+  return (command, cwd, options) => {
+    const infoFd = options?.infoFd;
+    const info = infoFd === undefined ? [] : ['--info-fd', String(infoFd)];
+    return {
+      file: bwrap,
+      args: [...fixed, ...info, '--chdir', cwd, '--', ...start, 'bash', '-c', command],
+      ...(infoFd === undefined ? {} : { infoFd }),
+    };
+  };
 }
 
 function hiddenByPrivateTmp(dir: string): boolean {

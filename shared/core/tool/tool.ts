@@ -30,8 +30,12 @@ export interface ShellSettings {
   /** Default and ceiling for Bash timeouts, in ms. */
   defaultTimeoutMs: number;
   maxTimeoutMs: number;
-  /** Wraps a command for the sandbox (filled by the permissions layer), or runs it plainly. */
-  wrap?: (command: string, cwd: string) => { file: string; args: string[] };
+  /**
+   * Wraps a command for the sandbox (filled by the permissions layer), or runs it plainly. Asked
+   * for an `infoFd`, a sandbox with a pid namespace (bwrap) names its init there and says so in
+   * the result's `infoFd` (for spawnGroup's `namespaceInfoFd`); one without ignores it.
+   */
+  wrap?: (command: string, cwd: string, options?: { infoFd?: number }) => { file: string; args: string[]; infoFd?: number };
   /** Wraps a command hook the same way, under `--sandbox required` only (hooks otherwise run as Claude Code runs them). */
   hookWrap?: (command: string, cwd: string) => { file: string; args: string[] };
 }

@@ -11,10 +11,12 @@
  *   and the look put nothing back (WorktreeWatch keeps no look that did);
  * - commands ran in bwrap (`pidNamespace`): each Bash command in its own pid namespace, with
  *   `--die-with-parent`, so nothing it started (a `&` job, `setsid`, a double fork, `nohup`)
- *   outlives the call: the namespace's init is SIGKILLed as bwrap exits, before its exit is seen,
- *   and takes every process of the namespace with it, a whole look after the call before the
- *   Report's (tests/permissions/reportLook.test.ts runs such a writer). sandbox-exec has
- *   no such namespace, and unsandboxed a `setsid` escapes the process group where no cgroup holds it;
+ *   outlives the call. Not by timing: bwrap exits before its namespace's init, which the kernel
+ *   lets finish exiting only once every process of the namespace is gone, and the call returns
+ *   only after that init has (bwrap names it on `--info-fd`: ProcessGroup.kill, namespaceInit.ts),
+ *   or fails saying something may still run (tests/permissions/reportLook.test.ts runs such
+ *   writers, one deaf to SIGTERM, with no cgroup to end them). sandbox-exec has no such
+ *   namespace, and unsandboxed a `setsid` escapes the process group where no cgroup holds it;
  * - no hook is configured at all: a PreToolUse, Stop or SessionEnd hook runs between the looks,
  *   sandboxed or not (a sandboxed one may still write the worktree);
  * - no MCP server and no language server ran in the session: both are processes beside the

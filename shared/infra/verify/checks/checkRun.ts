@@ -68,11 +68,10 @@ export async function runCheck(spec: CheckSpec, options: RunCheckOptions): Promi
   const startedAt = Date.now();
   let group;
   try {
-    const { file: program, args } = options.launcher?.wrap?.(spec.command, options.cwd) ?? {
-      file: 'bash',
-      args: ['-c', spec.command],
-    };
-    group = await spawnGroup(program, args, { cwd: options.cwd, env });
+    // In bwrap, fd 3 names the pid namespace's init: the check ends only once all it started has.
+    const wrapped = options.launcher?.wrap?.(spec.command, options.cwd, { infoFd: 3 });
+    const { file: program, args, infoFd } = wrapped ?? { file: 'bash', args: ['-c', spec.command] };
+    group = await spawnGroup(program, args, { cwd: options.cwd, env, ...(infoFd === undefined ? {} : { namespaceInfoFd: infoFd }) });
   } catch (error) {
     watcher.stop();
     log.end();
