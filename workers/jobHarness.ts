@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { claimsReader, failureAdmission, outputSchema, WorkerOutputSchema } from '../roles/outputs.js';
 import { settingsFromConfig } from '../shared/context/config/trustedSettings.js';
 import type { GitSnapshot } from '../shared/context/prompt/gitSnapshot.js';
+import { isExternalAgent } from '../shared/core/agents/agentBackend.js';
 import { rebaseFileState } from '../shared/core/files/fileStateTransfer.js';
 import type { ReadFileState } from '../shared/core/files/readFileState.js';
 import { commonGitDir } from '../shared/core/git/repoLock.js';
@@ -274,7 +275,7 @@ function confinedCommands({ job, workspace, sandboxMode }: JobHarnessInput, harn
     checkout: workspace.remote ? undefined : workspace.repo,
     hostHooks: hooked && sandboxMode !== 'required',
     mcpServers: harness.mcp.running.length > 0,
-    externalAgent: job.agent !== undefined,
+    externalAgent: isExternalAgent(job.agent),
   });
 }
 
@@ -288,7 +289,7 @@ function quietBesideCalls({ job }: JobHarnessInput, harness: Harness, mcpServers
     pidNamespace: harness.sandboxed && harness.commandWritable !== undefined && sandboxAvailability().kind === 'bwrap',
     hooks: Object.values(harness.hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
     mcpServers,
-    externalAgent: job.agent !== undefined,
+    externalAgent: isExternalAgent(job.agent),
   };
   return () => reportLookHolds({ ...fixed, languageServers: harness.lsp.anyStarted });
 }

@@ -2,6 +2,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type AgentBackend, isExternalAgent, ORCA_BACKEND } from '../../shared/core/agents/agentBackend.js';
+import { agentNamed } from '../../shared/core/agents/agentChoice.js';
 import { CGROUP_ROOT_ENV, cgroupHost } from '../../shared/core/runtime/agentCgroup.js';
 import { modeOnlySlots } from '../../shared/core/tool/pipeline.js';
 import { ownedCommitObject } from '../../shared/policy/permissions/ownedCommit.js';
@@ -104,6 +106,15 @@ describe("the commit's use of the Report's look", () => {
     ]) {
       expect(reportLookHolds({ ...quiet, ...breaks })).toBe(false);
     }
+  });
+
+  it("counts orca's own loop, named as the coordinator names it, as no external agent; an ACP agent as one", () => {
+    const claudeCode = agentNamed('claude-code');
+    if ('problem' in claudeCode) throw new Error(claudeCode.problem);
+    expect(isExternalAgent(agentNamed('orca') as AgentBackend)).toBe(false);
+    expect(isExternalAgent(ORCA_BACKEND)).toBe(false);
+    expect(isExternalAgent(undefined)).toBe(false);
+    expect(isExternalAgent(claudeCode)).toBe(true);
   });
 
   it('commits nothing the task may not commit from a list that missed a later write, and its own look catches that write', async () => {

@@ -90,3 +90,12 @@ export const ORCA_BACKEND: AgentBackend = { kind: 'orca' };
 export function backendName(backend: AgentBackend | undefined): string {
   return backend?.kind === 'acp' ? backend.name : 'orca';
 }
+
+/**
+ * Whether an external agent's process runs the session (an ACP agent), beside the calls orca
+ * runs for it; false for orca's own loop, named (`{ kind: 'orca' }`, as the coordinator sends it)
+ * or not (unset).
+ */
+export function isExternalAgent(backend: AgentBackend | undefined): boolean {
+  return backend?.kind === 'acp';
+}
