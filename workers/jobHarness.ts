@@ -87,10 +87,14 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
   const { state, dropped } = rebaseFileState(job.file_state, workspace.dir);
   // The watch is made beside the harness's other parts, after the gate that reads its last look.
   const watched: { guard?: OwnedPathsGuard } = {};
-  const checks = jobChecks(input, () => watched.guard?.lastStatus());
+  // Whether nothing but the agent's calls can write (reportLook.ts): known once the harness is built.
+  let quiet: () => boolean = () => false;
+  const checks = jobChecks(input, {
+    watchStatus: () => watched.guard?.lastStatus(),
+    unchangedLook: () => (quiet() ? watched.guard?.lastStatus() : undefined),
+  });
   let mcp: McpServers | undefined;
   let harness: Harness;
-  let quiet: () => boolean = () => false;
   try {
     // Independent of each other, asked at once and settled together: MCP servers started while
     // the watch failed are in `mcp`, closed below.
@@ -134,11 +138,15 @@ interface JobChecks {
   reportGate?: JobHarness['reportGate'];
 }
 
-function jobChecks({ job, redis, keys, ports }: JobHarnessInput, watchStatus: () => string | undefined): JobChecks {
+function jobChecks(
+  { job, redis, keys, ports }: JobHarnessInput,
+  looks: { watchStatus: () => string | undefined; unchangedLook: () => string | undefined },
+): JobChecks {
+  const { watchStatus, unchangedLook } = looks;
   const services: SessionServices = { taskList: { store: new RedisTaskStore(redis, keys, job.run_id, job.task_id) } };
   // A Worker must have run its task's checks, whatever they look like: they are recorded as evidence too.
   const required = job.role.output === 'worker' ? job.checks : undefined;
-  const checkRecorder = new CheckRecorder({ alsoRecord: required }).attachTo(services);
+  const checkRecorder = new CheckRecorder({ alsoRecord: required, unchangedLook }).attachTo(services);
   const claimsOf = claimsReader(job.role.output);
   const gateOptions = claimsOf
     ? { claimsOf, base: job.base, leasedPorts: ports, who: `${job.role.name} ${job.task_id}`, required }

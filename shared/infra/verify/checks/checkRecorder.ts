@@ -43,9 +43,18 @@ export class CheckRecorder {
   private sequence = 0;
   private readonly alsoRecord: ReadonlySet<string>;
 
-  /** `alsoRecord`: commands recorded even when they do not look like checks (a task's required checks). */
-  constructor(options: { alsoRecord?: readonly string[] } = {}) {
+  private readonly unchangedLook?: () => string | undefined;
+
+  /**
+   * `alsoRecord`: commands recorded even when they do not look like checks (a task's required checks).
+   * `unchangedLook`: the host watch's last `git status` of the worktree (porcelain v2, `-z`, every
+   * untracked file: worktreeWatch.ts `lastStatus`) when nothing can have written the worktree
+   * since it was taken (reportLook.ts), else undefined: the tree a check starts on is then hashed
+   * from it instead of asking git again.
+   */
+  constructor(options: { alsoRecord?: readonly string[]; unchangedLook?: () => string | undefined } = {}) {
     this.alsoRecord = new Set((options.alsoRecord ?? []).map(normalizeCommand));
+    this.unchangedLook = options.unchangedLook;
   }
 
   /** Before it runs: whether it looks like a check, or may run a required one (`npm test 2>&1 | tail` starts with `npm test`). */
@@ -98,7 +107,8 @@ export class CheckRecorder {
     let tree: string;
     let manifest: string | undefined;
     try {
-      const snapshot = await treeSnapshot(ctx.workspace.root);
+      const looked = this.unchangedLook?.();
+      const snapshot = await treeSnapshot(ctx.workspace.root, looked === undefined ? undefined : { statusV2: looked });
       manifest = `${stem}.tree.txt`;
       await saveManifest(snapshot, manifest);
       tree = snapshot.digest;
