@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mergeRefusal } from '../../coordinator/merge/mergeCheck.js';
-import { branchRefusals, commitOwned } from '../../shared/policy/permissions/ownedCommit.js';
+import { branchRefusals, commitOwned, pointBranchAt } from '../../shared/policy/permissions/ownedCommit.js';
 import { OwnedPaths } from '../../shared/policy/permissions/ownedPaths.js';
 import { WorktreeWatch } from '../../shared/policy/permissions/worktreeWatch.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
@@ -16,6 +16,26 @@ function taskWorktree(files: Record<string, string> = { 'src/a.ts': 'a\n', 'READ
   git(repo, 'worktree', 'add', '-q', '-b', 'orca/r/t', dir, base);
   return { repo, base, dir };
 }
+
+describe("the task's branch pointed at its commit", () => {
+  it('moves the branch and the index, with its own reflog line, whether HEAD is on the branch or not', async () => {
+    const { base, dir } = taskWorktree();
+    const commit = commitFiles(dir, { 'src/a.ts': 'changed\n' }, 'the change');
+    git(dir, 'reset', '-q', '--hard', base);
+    await pointBranchAt(dir, 'orca/r/t', commit);
+    expect(git(dir, 'rev-parse', 'orca/r/t')).toBe(commit);
+    expect(git(dir, 'symbolic-ref', 'HEAD')).toBe('refs/heads/orca/r/t');
+    // The index follows the commit; the file on disk is left as it is.
+    expect(git(dir, 'diff', '--cached', '--name-only', commit)).toBe('');
+    expect(readFileSync(path.join(dir, 'src/a.ts'), 'utf8')).toBe('a\n');
+    expect(git(dir, 'reflog', '-1', '--format=%gs', 'orca/r/t')).toContain('orca: the owned changes');
+
+    // HEAD detached (an agent's checkout): the branch is moved by name all the same.
+    git(dir, 'checkout', '-q', '--force', '--detach', base);
+    await pointBranchAt(dir, 'orca/r/t', base);
+    expect(git(dir, 'rev-parse', 'orca/r/t')).toBe(base);
+  });
+});
 
 describe('what orca commits: exactly the owned changes', () => {
   it('leaves out changes outside the owned paths and guarded ones, even those the agent staged or committed itself', async () => {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type StructuredPatchHunk, structuredPatch } from 'diff';
+import { ByCommit } from '../../../core/git/byCommit.js';
 import { gitAt } from '../../../core/git/git.js';
 import { TestFileMatcher, testGlobsInConfig } from './testFiles.js';
 
@@ -25,28 +26,11 @@ export interface TestChanges {
   configs: FileChange[];
 }
 
-/**
- * Top-level names of a commit's tree, kept by commit id: a commit's tree is the same in every
- * worktree and clone that has it (the id names its content), and a wave of jobs shares its base.
- */
-const topLevel = new Map<string, Promise<string>>();
-const TOP_LEVEL_KEPT = 32;
-const FULL_OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** Top-level names of a commit's tree: the same in every worktree and clone that has it, and a wave of jobs shares its base. */
+const topLevel = new ByCommit<string>(32);
 
 function topLevelNames(repo: string, base: string): Promise<string> {
-  const ask = () => gitAt(repo).raw(['ls-tree', '--name-only', base]);
-  // Only a full object id names one commit for good; a branch or tag may move.
-  if (!FULL_OID.test(base)) return ask();
-  const key = base;
-  let found = topLevel.get(key);
-  if (!found) {
-    found = ask();
-    // A failure is not kept: the next gate asks again.
-    found.catch(() => topLevel.delete(key));
-    topLevel.set(key, found);
-    if (topLevel.size > TOP_LEVEL_KEPT) topLevel.delete(topLevel.keys().next().value!);
-  }
-  return found;
+  return topLevel.get(base, () => gitAt(repo).raw(['ls-tree', '--name-only', base]));
 }
 
 export async function testChanges(repo: string, base: string, head?: string): Promise<TestChanges> {
