@@ -11,14 +11,15 @@ export class ByCommit<T> {
 
   constructor(private readonly size: number) {}
 
-  /** The answer for `commit`, from `ask` the first time. */
-  get(commit: string, ask: () => Promise<T>): Promise<T> {
+  /** The answer for `commit`, from `ask` the first time; `scope` (a repository) where the answer is its alone. */
+  get(commit: string, ask: () => Promise<T>, scope = ''): Promise<T> {
     if (!FULL_OID.test(commit)) return ask();
-    let found = this.kept.get(commit);
+    const key = `${scope}\0${commit}`;
+    let found = this.kept.get(key);
     if (!found) {
       found = ask();
-      found.catch(() => this.kept.delete(commit));
-      this.kept.set(commit, found);
+      found.catch(() => this.kept.delete(key));
+      this.kept.set(key, found);
       if (this.kept.size > this.size) this.kept.delete(this.kept.keys().next().value!);
     }
     return found;

@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { ByCommit } from './byCommit.js';
 import { gitInvocation } from './gitSafety.js';
+import { RefFiles } from './refFiles.js';
 
 /** What orca asks of git in a folder: `raw(args)` runs `git ARGS` there and resolves with stdout. */
 export interface GitClient {
@@ -47,8 +50,18 @@ export function gitAt(dir: string, signal?: AbortSignal, env: NodeJS.ProcessEnv 
   };
 }
 
-/** The commit a ref names, or an error saying the ref is missing in that repository. */
-export async function resolveCommit(repo: string, ref: string): Promise<string> {
+/**
+ * The commit `ref` names in `repo`, or an error saying it names none. A full commit id found once
+ * is not asked again in this process (a commit's id never changes what it names, and every job of
+ * a run checks the run's base); a name that may move (a branch, a tag, HEAD) is asked every time.
+ */
+export function resolveCommit(repo: string, ref: string): Promise<string> {
+  return knownCommits.get(ref, () => askCommit(repo, ref), path.resolve(repo));
+}
+
+const knownCommits = new ByCommit<string>(32);
+
+async function askCommit(repo: string, ref: string): Promise<string> {
   let sha: string;
   try {
     sha = (await gitAt(repo).raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
@@ -62,7 +75,10 @@ export async function resolveCommit(repo: string, ref: string): Promise<string> 
   return sha;
 }
 
+/** Whether `branch` is in `repo`: read from the ref files where the repository keeps its refs in files (refFiles.ts), else asked of git. */
 export async function branchExists(repo: string, branch: string): Promise<boolean> {
+  const files = RefFiles.open(repo);
+  if (files) return files.resolve(`refs/heads/${branch}`) !== undefined;
   const out = await gitAt(repo).raw(['branch', '--list', branch]);
   return out.trim().length > 0;
 }
