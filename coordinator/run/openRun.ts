@@ -1,6 +1,7 @@
 import type { RoleDefinition } from '../../roles/role.js';
 import { availableRoles } from '../../roles/roleCatalog.js';
 import { settingsFromConfig } from '../../shared/context/config/trustedSettings.js';
+import type { TaskStatus } from '../../shared/core/events/runEvent.js';
 import { type OrcaProjectConfig, readOrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
 import type { TrustedConfig } from '../../shared/infra/queue/trustedConfig.js';
 import { networkRules } from '../../shared/policy/permissions/sandbox.js';
@@ -47,7 +48,7 @@ export async function openRun(
     config,
     shared: settings.share !== undefined,
   });
-  integration.onMerged = (head) => pool?.warm(head);
+  integration.onMerged = (head) => pool?.afterMerge(head, planStatuses(recorder));
   const ctx: RunContext = {
     services,
     recorder,
@@ -90,5 +91,14 @@ function jobRunnerFor(
     config,
     sandbox: settings.sandbox,
     shared: settings.share ? new SharedRun(settings.share, settings.repo, recorder.runId) : undefined,
+  });
+}
+
+/** The statuses of the plan's subtasks (not the coordinator's, the planner's or the verification's own jobs). */
+function planStatuses(recorder: RunRecorder): TaskStatus[] {
+  const { state } = recorder;
+  return (state.run.plan?.subtasks ?? []).flatMap((task) => {
+    const status = state.tasks.get(task.id)?.status;
+    return status ? [status] : [];
   });
 }

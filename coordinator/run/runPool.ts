@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { settingsFromConfig } from '../../shared/context/config/trustedSettings.js';
+import type { TaskStatus } from '../../shared/core/events/runEvent.js';
 import type { OrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
 import { whyNoPool } from '../../shared/core/git/poolable.js';
 import { WorktreePool } from '../../shared/core/git/worktreePool.js';
@@ -10,7 +11,7 @@ import { hooksFromSettings } from '../../shared/policy/hooks/hookSettings.js';
 /**
  * The coordinator's hand in its run's pool of ready worktrees on its own host (the local workers
  * share its ORCA_HOME): filled from the run's start, while explore and plan run, to the run's agent
- * slots, and moved to the integration head after each merge, in the background. Undefined when
+ * slots, and moved to the integration head after a merge where a job may still start there (afterMerge), in the background. Undefined when
  * the repository is not pooled (poolable.ts says why) or ORCA_POOL_SIZE is 0.
  */
 export class RunPool {
@@ -42,6 +43,21 @@ export class RunPool {
   /** The pool fills at `head` (the run's base, or the integration head after a merge). */
   warm(head: string): void {
     this.pool.warm({ runId: this.runId, repo: this.repo, base: head }, this.slots);
+  }
+
+  /**
+   * After a merge made `head`: the pool moves there only while a task still waits for its
+   * dependencies to merge (pending): it will be dispatched at a later head. Jobs already
+   * dispatched start at the head they were given, so with none waiting, moving the pool would
+   * only make each of their takes check its worktree out again, back at their base.
+   */
+  afterMerge(head: string, statuses: readonly TaskStatus[]): void {
+    if (statuses.includes('pending')) this.warm(head);
+  }
+
+  /** Settles once the pool's filling and moving under way are done. */
+  idle(): Promise<void> {
+    return this.pool.idle();
   }
 
   /** Before the run's pools are removed: nothing of this process's is still filling them. */
