@@ -1,6 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { untrackedInV2 } from '../../shared/infra/verify/evidence/treeHash.js';
 import { assertionsGate, auditTestChanges } from '../../shared/infra/verify/gates/assertions.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
 
@@ -148,6 +149,19 @@ describe('assertions audit: weakened tests are flagged with their hunk', () => {
     writeFileSync(path.join(dir, 'test/cart.test.js'), CART_TEST.replace("it('adds prices'", "xit('adds prices'"));
     const flags = await auditTestChanges({ repo: dir, base });
     expect(flags.map((flag) => flag.kind)).toEqual(['skip_added']);
+  });
+});
+
+describe("assertions audit of the working folder from the watch's look", () => {
+  it("takes the untracked files from the look's status as git's own listing would name them", async () => {
+    const { dir, base } = repoWith({ 'test/cart.test.js': CART_TEST });
+    writeFileSync(path.join(dir, 'jest.config.js'), "module.exports = { testPathIgnorePatterns: ['cart'] };\n");
+    const status = git(dir, 'status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--no-renames', '--ignored=matching');
+    const asked = await auditTestChanges({ repo: dir, base });
+    const looked = await auditTestChanges({ repo: dir, base, untracked: untrackedInV2(status) });
+    expect(untrackedInV2(status)).toEqual(['jest.config.js']);
+    expect(asked.map((flag) => `${flag.file}:${flag.kind}`)).not.toEqual([]);
+    expect(looked).toEqual(asked);
   });
 });
 

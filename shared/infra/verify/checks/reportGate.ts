@@ -1,7 +1,7 @@
 import type { AgentSession, StopCheck } from '../../../core/loop/session.js';
 import { loadDescription } from '../../../core/tool/tool.js';
 import type { ClaimedCheck } from '../evidence/evidence.js';
-import { treeSnapshot } from '../evidence/treeHash.js';
+import { treeSnapshot, untrackedInV2 } from '../evidence/treeHash.js';
 import { blockingGates } from '../gates/blockingGates.js';
 import { commandsFromLedger } from '../gates/claims.js';
 import { type GateReport, gateWorkerReport } from '../gates/workerGates.js';
@@ -80,7 +80,11 @@ export async function gateSession(
     evidence: session.toolContext.services.checks?.evidence() ?? [],
     worktree: session.workspace.root,
     leasedPorts: options.leasedPorts,
-    audit: { repo: session.workspace.root, base: options.base },
+    audit: {
+      repo: session.workspace.root,
+      base: options.base,
+      ...(watchStatus !== undefined ? { untracked: untrackedInV2(watchStatus) } : {}),
+    },
     who: options.who,
     required: options.required,
   });

@@ -33,17 +33,24 @@ function topLevelNames(repo: string, base: string): Promise<string> {
   return topLevel.get(base, () => gitAt(repo).raw(['ls-tree', '--name-only', base]));
 }
 
-export async function testChanges(repo: string, base: string, head?: string): Promise<TestChanges> {
+export async function testChanges(
+  repo: string,
+  base: string,
+  head?: string,
+  /** For the working folder: its untracked files as a look a moment ago listed them (the host's watch), not asked of git again. */
+  untracked?: readonly string[],
+): Promise<TestChanges> {
   const git = gitAt(repo);
   const range = head === undefined ? [base] : [base, head];
   // Independent reads, asked at once: a worker's Report waits on them.
-  const [raw, untracked, rootConfigs] = await Promise.all([
+  const [raw, listed, rootConfigs] = await Promise.all([
     git.raw(['diff', '--name-status', '-z', '-M', '--no-color', ...range, '--']),
-    head === undefined ? git.raw(['ls-files', '-z', '--others', '--exclude-standard']) : '',
+    head !== undefined ? '' : untracked === undefined ? git.raw(['ls-files', '-z', '--others', '--exclude-standard']) : undefined,
     topLevelNames(repo, base),
   ]);
   const entries = parseNameStatus(raw);
-  for (const file of untracked.split('\0').filter(Boolean)) entries.push({ status: 'added', path: file });
+  const added = listed === undefined ? (untracked ?? []) : listed.split('\0').filter(Boolean);
+  for (const file of added) entries.push({ status: 'added', path: file });
 
   const matcher = new TestFileMatcher(await configuredTestGlobs(repo, base, head, entries, rootConfigs.split('\n').filter(Boolean)));
   const contentAt = async (ref: string | undefined, file: string): Promise<string> => {

@@ -112,6 +112,14 @@ async function snapshotNow(root: string, looked?: { statusV2: string }): Promise
  * submodules left out, as `--ignore-submodules=all` leaves them out above; conflicted entries are
  * the index listing's.
  */
+/** The untracked files a `git status --porcelain=v2 -z --untracked-files=all` lists (its `?` records). */
+export function untrackedInV2(statusOut: string): string[] {
+  return statusOut
+    .split('\0')
+    .filter((record) => record.startsWith('? '))
+    .map((record) => record.slice(2));
+}
+
 function dirtyFromV2(statusOut: string): Set<string> {
   const dirty = new Set<string>();
   const records = statusOut.split('\0');

@@ -108,10 +108,12 @@ export interface AuditInput {
   base: string;
   /** A commit, or absent for the working folder. */
   head?: string;
+  /** The working folder's untracked files, where the host's watch listed them a moment ago (testChanges). */
+  untracked?: readonly string[];
 }
 
 export async function auditTestChanges(input: AuditInput): Promise<AssertionFlag[]> {
-  const changes = await testChanges(input.repo, input.base, input.head);
+  const changes = await testChanges(input.repo, input.base, input.head, input.untracked);
   return [...changes.tests.flatMap(testFileFlags), ...changes.configs.flatMap(configFlags)];
 }
 
