@@ -68,13 +68,15 @@ async function checkoutChangedDuringWrite(quiet: boolean): Promise<string[]> {
 }
 
 describe("the look at the user's checkout", () => {
-  it('after a file tool, unless nothing but the agent\'s calls can write: then the Report looks, from the same baseline, and names the change', async () => {
+  it("after a file tool, unless nothing but the agent's calls can write: then the Report looks, from the same baseline, and names the change", async () => {
     const each = await checkoutChangedDuringWrite(false);
     expect(each.find((notice) => notice.startsWith('changes refused after Write'))).toContain(`LATE.txt: LATE.txt ${CHECKOUT_NOTE}`);
 
     const deferred = await checkoutChangedDuringWrite(true);
     expect(deferred.some((notice) => notice.startsWith('changes refused after Write'))).toBe(false);
-    expect(deferred.find((notice) => notice.startsWith('changes refused before the Report'))).toContain(`LATE.txt: LATE.txt ${CHECKOUT_NOTE}`);
+    expect(deferred.find((notice) => notice.startsWith('changes refused before the Report'))).toContain(
+      `LATE.txt: LATE.txt ${CHECKOUT_NOTE}`,
+    );
   });
 
   it('waits after a file tool only when quiet, never after another tool that ran no command', () => {
