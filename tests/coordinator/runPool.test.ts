@@ -1,51 +1,47 @@
-import { readdirSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RunPool } from '../../coordinator/run/runPool.js';
-import { readRunConfig } from '../../coordinator/runConfig.js';
-import type { TaskStatus } from '../../shared/core/events/runEvent.js';
-import { readOrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
-import { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
-import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
-import { tempDir } from '../support/tempDir.js';
+import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
+import { readRunEvents } from '../../shared/infra/board/runEvents.js';
+import { commitFiles, git } from '../support/gitRepo.js';
+import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 
-/** A run's pool of 2 worktrees filled at the base, then told of a merge while the plan's tasks are as `statuses` say: where its worktrees end. */
-async function headsAfterMerge(statuses: TaskStatus[]): Promise<{ base: string; merged: string; heads: string[] }> {
-  const repo = realpathSync(makeRepo({ 'a.txt': 'one\n' }));
-  const base = git(repo, 'rev-parse', 'HEAD');
-  const home = new OrcaHome(tempDir('orca-run-pool-'));
-  const pool = RunPool.open({
-    home,
-    runId: 'r1',
-    repo,
-    slots: 2,
-    project: await readOrcaProjectConfig(repo, base),
-    config: await readRunConfig(repo, base),
-    shared: false,
-  });
-  if (!pool) throw new Error('the repository was not pooled');
-  pool.warm(base);
-  await pool.idle();
-  git(repo, 'switch', '-q', '-c', 'orca/r1/integration');
-  const merged = commitFiles(repo, { 'a.txt': 'merged\n' }, 'merged a task');
-  pool.afterMerge(merged, statuses);
-  await pool.idle();
-  const folder = path.join(home.runPools('r1'), readdirSync(home.runPools('r1'))[0]!);
-  const heads = readdirSync(folder)
-    .filter((name) => /^w[0-9a-f]{8}$/.test(name))
-    .map((name) => git(path.join(folder, name), 'rev-parse', 'HEAD'));
-  await pool.close();
-  return { base, merged, heads };
-}
+const ONE_NOTE = path.join(packageRoot(), 'tests', 'fixtures', 'scripts', 'one-note.json');
 
-describe("a run's pool after a merge", () => {
-  it('stays at the base its dispatched jobs start from while no task waits for a merge', async () => {
-    const { base, heads } = await headsAfterMerge(['merged', 'completed', 'running', 'queued']);
-    expect(heads).toEqual([base, base]);
-  });
+describe("a run's pool of ready worktrees", { timeout: SLOW_TEST_MS }, () => {
+  it('serves the run, then goes with it: no pooled worktree is left on disk or in git', async () => {
+    const env = await OrcaTestEnv.open();
+    const repo = env.dir('tiny');
+    git(repo, 'init', '-q', '-b', 'main');
+    commitFiles(
+      repo,
+      {
+        'package.json': `${JSON.stringify({ name: 'tiny', private: true, type: 'module', scripts: { test: 'node --test test/' } })}\n`,
+        'test/ok.test.js': "import test from 'node:test';\ntest('ok', () => {});\n",
+      },
+      'initial',
+    );
+    const run = await env.cli(
+      ['run', 'add a note', '--repo', repo, '--script', ONE_NOTE, '--check', 'npm test', '--json', '--workers', '1', '--concurrency', '2'],
+      { deadlineMs: 280_000 },
+    );
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    const result = JSON.parse(run.stdout) as { run_id: string; status: string };
+    expect(result.status).toBe('PASS');
 
-  it('moves to the new head while a task waits for its dependencies (it will start there)', async () => {
-    const { merged, heads } = await headsAfterMerge(['merged', 'running', 'pending']);
-    expect(heads).toEqual([merged, merged]);
+    // Its writing jobs (the worker, the verification) took worktrees the pool had ready.
+    const workspaces = (await readRunEvents(env.redis, env.keys, result.run_id, '0', 100_000))
+      .map(({ entry }) => entry.event)
+      .filter((event) => event.type === 'workspace' && event.kind !== 'view');
+    expect(workspaces.length).toBeGreaterThan(0);
+    expect(workspaces.some((event) => (event as { pooled?: boolean }).pooled === true)).toBe(true);
+
+    // Gone with the run: the folder, and every worktree git knew of it.
+    const pools = path.join(env.home, 'pool');
+    expect(existsSync(pools) ? readdirSync(pools) : []).toEqual([]);
+    const listed = git(repo, 'worktree', 'list', '--porcelain')
+      .split('\n')
+      .filter((line) => line.startsWith('worktree '));
+    expect(listed).toEqual([`worktree ${repo}`]);
   });
 });

@@ -1,0 +1,51 @@
+import { readdirSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RunPool } from '../../coordinator/run/runPool.js';
+import { readRunConfig } from '../../coordinator/runConfig.js';
+import type { TaskStatus } from '../../shared/core/events/runEvent.js';
+import { readOrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
+import { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
+import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
+import { tempDir } from '../support/tempDir.js';
+
+/** A run's pool of 2 worktrees filled at the base, then told of a merge while the plan's tasks are as `statuses` say: where its worktrees end. */
+async function headsAfterMerge(statuses: TaskStatus[]): Promise<{ base: string; merged: string; heads: string[] }> {
+  const repo = realpathSync(makeRepo({ 'a.txt': 'one\n' }));
+  const base = git(repo, 'rev-parse', 'HEAD');
+  const home = new OrcaHome(tempDir('orca-run-pool-'));
+  const pool = RunPool.open({
+    home,
+    runId: 'r1',
+    repo,
+    slots: 2,
+    project: await readOrcaProjectConfig(repo, base),
+    config: await readRunConfig(repo, base),
+    shared: false,
+  });
+  if (!pool) throw new Error('the repository was not pooled');
+  pool.warm(base);
+  await pool.idle();
+  git(repo, 'switch', '-q', '-c', 'orca/r1/integration');
+  const merged = commitFiles(repo, { 'a.txt': 'merged\n' }, 'merged a task');
+  pool.afterMerge(merged, statuses);
+  await pool.idle();
+  const folder = path.join(home.runPools('r1'), readdirSync(home.runPools('r1'))[0]!);
+  const heads = readdirSync(folder)
+    .filter((name) => /^w[0-9a-f]{8}$/.test(name))
+    .map((name) => git(path.join(folder, name), 'rev-parse', 'HEAD'));
+  await pool.close();
+  return { base, merged, heads };
+}
+
+describe("a run's pool after a merge", () => {
+  it('stays at the base its dispatched jobs start from while no task waits for a merge', async () => {
+    const { base, heads } = await headsAfterMerge(['merged', 'completed', 'running', 'queued']);
+    expect(heads).toEqual([base, base]);
+  });
+
+  it('moves to the new head while a task waits for its dependencies (it will start there)', async () => {
+    const { merged, heads } = await headsAfterMerge(['merged', 'running', 'pending']);
+    expect(heads).toEqual([merged, merged]);
+  });
+});
