@@ -3,7 +3,7 @@ import path from 'node:path';
 import { gitAt } from '../core/git/git.js';
 import { readStartState, recordStartState, startEntry } from '../core/git/worktreeStartState.js';
 import { agentShellEnv } from '../core/runtime/agentEnv.js';
-import { spawnGroup } from '../core/runtime/processGroup.js';
+import { spawnShellGroup } from '../core/runtime/processGroup.js';
 import type { SandboxMode } from '../core/runtime/sandboxMode.js';
 import { type ShellWrap, shellSandbox } from '../policy/permissions/sandbox.js';
 
@@ -130,10 +130,7 @@ async function runSetupCommand(
 ): Promise<{ result: SetupCommandResult; why?: string }> {
   log.write(`$ ${command}\n`);
   const started = Date.now();
-  // In bwrap, fd 3 names the pid namespace's init: the command ends only once all it started has.
-  const { file, args, infoFd } = wrap?.(command, spec.dir, { infoFd: 3 }) ?? { file: 'bash', args: ['-c', command] };
-  const env = { ...agentShellEnv(), ...spec.env };
-  const group = await spawnGroup(file, args, { cwd: spec.dir, env, ...(infoFd === undefined ? {} : { namespaceInfoFd: infoFd }) });
+  const group = await spawnShellGroup(command, wrap, { cwd: spec.dir, env: { ...agentShellEnv(), ...spec.env } });
   group.child.stdout.on('data', (chunk: Buffer) => log.write(chunk.toString('utf8')));
   group.child.stderr.on('data', (chunk: Buffer) => log.write(chunk.toString('utf8')));
   const stopped = await group.waitForEnd({ timeoutMs: spec.timeoutMs, signal: spec.signal });

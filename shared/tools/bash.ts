@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ToolError } from '../core/boundary/toolError.js';
 import { agentShellEnv } from '../core/runtime/agentEnv.js';
 import { type CaptureLimits, DEFAULT_CAPTURE_LIMITS, OutputCapture } from '../core/runtime/outputCapture.js';
-import { DEFAULT_KILL_GRACE_MS, type LeaderExit, type ProcessGroup, spawnGroup } from '../core/runtime/processGroup.js';
+import { DEFAULT_KILL_GRACE_MS, type LeaderExit, type ProcessGroup, spawnShellGroup } from '../core/runtime/processGroup.js';
 import { readOnlyDependencyNote } from '../core/runtime/readOnlyDependencies.js';
 import type { BashResultData } from '../core/tool/bashResultData.js';
 import { stopReason } from '../core/tool/callStopped.js';
@@ -20,8 +20,6 @@ export const BASH_TOOL = 'Bash';
 
 /** How long the status pipe is read after the shell exited, at most. */
 const STATUS_WAIT_MS = 2_000;
-/** Where bwrap names its pid namespace's init (fd 3 is the status pipe): the call ends only once that init has. */
-const NAMESPACE_INFO_FD = 4;
 
 export const BashInputSchema = z.strictObject({
   command: z
@@ -156,13 +154,11 @@ async function runBash(input: BashInput, ctx: ToolContext, limits: CaptureLimits
   return { content, data };
 }
 
-/** The script started in its own group, in the sandbox when there is one (bwrap then names its pid namespace's init on NAMESPACE_INFO_FD). */
+/** The script started in its own group, in the sandbox when there is one. */
 function startCommand(script: string, ctx: ToolContext): Promise<ProcessGroup> {
-  const cwd = ctx.workspace.root;
-  const { file, args, infoFd } = ctx.shell.wrap?.(script, cwd, { infoFd: NAMESPACE_INFO_FD }) ?? { file: 'bash', args: ['-c', script] };
   // The model's commands never see orca's own credentials (ANTHROPIC_API_KEY and the like).
   const env = { ...agentShellEnv(), ...ctx.shell.env };
-  return spawnGroup(file, args, { cwd, env, statusPipe: true, ...(infoFd === undefined ? {} : { namespaceInfoFd: infoFd }) });
+  return spawnShellGroup(script, ctx.shell.wrap, { cwd: ctx.workspace.root, env, statusPipe: true });
 }
 
 /** stdout, then a `[stderr]` section when there is any, each followed by a note when it was cut. */

@@ -177,6 +177,29 @@ export async function spawnGroup(file: string, args: string[], options: SpawnGro
   return group;
 }
 
+/** How a sandbox wraps a shell command (core/sandbox): asked for an info fd, one with a pid namespace (bwrap) names its init there and returns that fd. */
+export type ShellCommandWrap = (
+  command: string,
+  cwd: string,
+  options?: { infoFd?: number },
+) => { file: string; args: string[]; infoFd?: number };
+
+/**
+ * `bash -c command` started as spawnGroup starts a program, through the sandbox's `wrap` when
+ * there is one. Where the sandbox runs it in a pid namespace, the group's `kill()` also waits for
+ * that namespace's init, so the command ends only once everything it started has (the info pipe
+ * takes the first fd after stdio and the status pipe).
+ */
+export function spawnShellGroup(
+  command: string,
+  wrap: ShellCommandWrap | undefined,
+  options: Omit<SpawnGroupOptions, 'namespaceInfoFd'>,
+): Promise<ProcessGroup> {
+  const wrapped = wrap?.(command, options.cwd, { infoFd: options.statusPipe ? 4 : 3 });
+  const { file, args, infoFd } = wrapped ?? { file: 'bash', args: ['-c', command] };
+  return spawnGroup(file, args, { ...options, ...(infoFd === undefined ? {} : { namespaceInfoFd: infoFd }) });
+}
+
 /** stdin, stdout and stderr, then the status pipe (fd 3) and the namespace's info pipe where asked, nothing between. */
 function stdioOf(options: SpawnGroupOptions): Array<'pipe' | 'ignore'> {
   const stdio: Array<'pipe' | 'ignore'> = [options.stdin === undefined && !options.keepStdinOpen ? 'ignore' : 'pipe', 'pipe', 'pipe'];

@@ -2,18 +2,15 @@ import { execFile, spawnSync } from 'node:child_process';
 import { accessSync, constants, type Dirent, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { compiledEntry, packageRoot } from '../runtime/compiledEntry.js';
+import type { ShellCommandWrap } from '../runtime/processGroup.js';
 import { depthOf, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE, readOnlyPaths, realPath, type SandboxPolicy } from './sandboxPolicy.js';
 
 /**
  * How to start one command: the program and its arguments. With `infoFd`, bwrap writes its pid
- * namespace's init to that fd (`--info-fd`), which the caller must give it open (spawnGroup's
- * `namespaceInfoFd`), and `infoFd` is in the result; a launcher without a namespace leaves it out.
+ * namespace's init to that fd (`--info-fd`), which the caller must give it open (spawnShellGroup
+ * does), and `infoFd` is in the result; a launcher without a namespace leaves it out.
  */
-export type WrappedCommand = (
-  command: string,
-  cwd: string,
-  options?: { infoFd?: number },
-) => { file: string; args: string[]; infoFd?: number };
+export type WrappedCommand = ShellCommandWrap;
 
 /** One mount, applied in order of depth: where two nest, the deeper one decides. */
 interface Mount {

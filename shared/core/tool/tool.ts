@@ -4,6 +4,7 @@ import type { AgentEventInput } from '../events/agentEvent.js';
 import type { ReadFileState } from '../files/readFileState.js';
 import type { Workspace } from '../files/workspace.js';
 import type { ToolResultImage } from '../model/message.js';
+import type { ShellCommandWrap } from '../runtime/processGroup.js';
 import type { PermissionMode } from './permissionMode.js';
 import type { ToolFacts } from './toolFacts.js';
 
@@ -33,9 +34,9 @@ export interface ShellSettings {
   /**
    * Wraps a command for the sandbox (filled by the permissions layer), or runs it plainly. Asked
    * for an `infoFd`, a sandbox with a pid namespace (bwrap) names its init there and says so in
-   * the result's `infoFd` (for spawnGroup's `namespaceInfoFd`); one without ignores it.
+   * the result's `infoFd` (spawnShellGroup gives it open); one without ignores it.
    */
-  wrap?: (command: string, cwd: string, options?: { infoFd?: number }) => { file: string; args: string[]; infoFd?: number };
+  wrap?: ShellCommandWrap;
   /** Wraps a command hook the same way, under `--sandbox required` only (hooks otherwise run as Claude Code runs them). */
   hookWrap?: (command: string, cwd: string) => { file: string; args: string[] };
 }

@@ -3,7 +3,7 @@ import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { agentShellEnv } from '../../../core/runtime/agentEnv.js';
-import { DEFAULT_KILL_GRACE_MS, spawnGroup } from '../../../core/runtime/processGroup.js';
+import { DEFAULT_KILL_GRACE_MS, spawnShellGroup } from '../../../core/runtime/processGroup.js';
 import { readOnlyDependencyNote } from '../../../core/runtime/readOnlyDependencies.js';
 import type { CheckEvidence, CheckSpec, TestCounts } from '../evidence/evidence.js';
 import { DEFAULT_JUNIT_GLOBS, junitCounts } from '../evidence/junit.js';
@@ -68,10 +68,7 @@ export async function runCheck(spec: CheckSpec, options: RunCheckOptions): Promi
   const startedAt = Date.now();
   let group;
   try {
-    // In bwrap, fd 3 names the pid namespace's init: the check ends only once all it started has.
-    const wrapped = options.launcher?.wrap?.(spec.command, options.cwd, { infoFd: 3 });
-    const { file: program, args, infoFd } = wrapped ?? { file: 'bash', args: ['-c', spec.command] };
-    group = await spawnGroup(program, args, { cwd: options.cwd, env, ...(infoFd === undefined ? {} : { namespaceInfoFd: infoFd }) });
+    group = await spawnShellGroup(spec.command, options.launcher?.wrap, { cwd: options.cwd, env });
   } catch (error) {
     watcher.stop();
     log.end();
