@@ -12,12 +12,8 @@ import { tempDir } from '../support/tempDir.js';
 
 const CHECKOUT_NOTE = "in the repository's own checkout";
 
-/**
- * One session in a worktree of a repository whose checkout a command writes into (no sandbox
- * here: it stands for what the sandbox would have stopped, to see when the host looks). Returns
- * what the Bash call was told, and the notices the session raised.
- */
-async function writeIntoCheckout(confined: boolean): Promise<{ afterBash: string; notices: string[] }> {
+/** A task worktree of a fresh repository, its watch (the repository's checkout included) and guard. */
+async function watchedWorktree() {
   const repo = makeRepo({ 'README.md': '# r\n' });
   const start = git(repo, 'rev-parse', 'HEAD');
   const dir = path.join(tempDir('orca-checkout-look-'), 'wt');
@@ -25,6 +21,16 @@ async function writeIntoCheckout(confined: boolean): Promise<{ afterBash: string
   const owned = new OwnedPaths(undefined);
   const watch = await WorktreeWatch.open({ root: dir, start, owned, linked: [], checkout: repo });
   const guard = ownedPathsGuard(owned, watch, start);
+  return { repo, dir, guard };
+}
+
+/**
+ * One session in a worktree of a repository whose checkout a command writes into (no sandbox
+ * here: it stands for what the sandbox would have stopped, to see when the host looks). Returns
+ * what the Bash call was told, and the notices the session raised.
+ */
+async function writeIntoCheckout(confined: boolean): Promise<{ afterBash: string; notices: string[] }> {
+  const { repo, dir, guard } = await watchedWorktree();
   guard.confineCommands(confined);
   const events: AgentEvent[] = [];
   await runScripted({
@@ -44,13 +50,7 @@ async function writeIntoCheckout(confined: boolean): Promise<{ afterBash: string
  * the call starts: it stands for what `quiet` says cannot happen). Returns the session's notices.
  */
 async function checkoutChangedDuringWrite(quiet: boolean): Promise<string[]> {
-  const repo = makeRepo({ 'README.md': '# r\n' });
-  const start = git(repo, 'rev-parse', 'HEAD');
-  const dir = path.join(tempDir('orca-checkout-look-'), 'wt');
-  git(repo, 'worktree', 'add', '-q', '-b', 'orca/r1/t1', dir, start);
-  const owned = new OwnedPaths(undefined);
-  const watch = await WorktreeWatch.open({ root: dir, start, owned, linked: [], checkout: repo });
-  const guard = ownedPathsGuard(owned, watch, start);
+  const { repo, dir, guard } = await watchedWorktree();
   guard.confineCommands(true);
   guard.quietBesideCalls(() => quiet);
   const notices: string[] = [];
