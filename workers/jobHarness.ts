@@ -275,7 +275,7 @@ async function ownedGuard(input: JobHarnessInput): Promise<OwnedPathsGuard | und
 
 /** Whether the job's commands cannot write the user's checkout (ownedPathsSlots.ts, commandsConfined): the facts of its session. */
 function confinedCommands({ job, workspace, sandboxMode }: JobHarnessInput, harness: Harness): boolean {
-  const hooked = Object.values(harness.hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0);
+  const hooked = hooksConfigured(harness);
   return commandsConfined({
     sandboxed: harness.sandboxed && harness.commandWritable !== undefined,
     // What the session's sandbox itself makes writable, as its policy says (the worktree and its private /tmp).
@@ -295,7 +295,7 @@ function confinedCommands({ job, workspace, sandboxMode }: JobHarnessInput, harn
 function quietBesideCalls({ job }: JobHarnessInput, harness: Harness, mcpServers: boolean): () => boolean {
   const fixed = {
     pidNamespace: harness.sandboxed && harness.commandWritable !== undefined && sandboxAvailability().kind === 'bwrap',
-    hooks: Object.values(harness.hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
+    hooks: hooksConfigured(harness),
     mcpServers,
     externalAgent: isExternalAgent(job.agent),
   };
@@ -322,4 +322,9 @@ export async function judgeReport({ harness, reportGate }: JobHarness, report: u
   if (!reportGate) return undefined;
   const judged = (harness.hooks.byEvent.SessionEnd ?? []).length === 0 ? reportGate.gate.last() : undefined;
   return judged ?? (await gateSession(harness.session, reportGate.options, report));
+}
+
+/** Whether the session has any hook at all (each fact of its quiet and its confinement asks). */
+function hooksConfigured(harness: Harness): boolean {
+  return Object.values(harness.hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0);
 }

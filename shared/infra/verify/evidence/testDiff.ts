@@ -43,13 +43,16 @@ export async function testChanges(
   const git = gitAt(repo);
   const range = head === undefined ? [base] : [base, head];
   // Independent reads, asked at once: a worker's Report waits on them.
-  const [raw, listed, rootConfigs] = await Promise.all([
+  const untrackedNow = async (): Promise<readonly string[]> =>
+    head !== undefined
+      ? []
+      : (untracked ?? (await git.raw(['ls-files', '-z', '--others', '--exclude-standard'])).split('\0').filter(Boolean));
+  const [raw, added, rootConfigs] = await Promise.all([
     git.raw(['diff', '--name-status', '-z', '-M', '--no-color', ...range, '--']),
-    head !== undefined ? '' : untracked === undefined ? git.raw(['ls-files', '-z', '--others', '--exclude-standard']) : undefined,
+    untrackedNow(),
     topLevelNames(repo, base),
   ]);
   const entries = parseNameStatus(raw);
-  const added = listed === undefined ? (untracked ?? []) : listed.split('\0').filter(Boolean);
   for (const file of added) entries.push({ status: 'added', path: file });
 
   const matcher = new TestFileMatcher(await configuredTestGlobs(repo, base, head, entries, rootConfigs.split('\n').filter(Boolean)));
