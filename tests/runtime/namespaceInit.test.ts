@@ -52,6 +52,8 @@ describe("a pid namespace's init, as bwrap names it", () => {
     const child = spawn('bash', ['-c', 'true & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const [line] = (await once(child.stdout, 'data')) as [Buffer];
     const zombie = Number(line.toString().trim());
+    // `$!` is printed as soon as `true` is forked: it is a zombie only once it has run and exited.
+    while (runningState(zombie) !== undefined) await new Promise((resolve) => setTimeout(resolve, 5));
     const running = await readText(JSON.stringify({ 'child-pid': child.pid }));
     const exited = await readText(JSON.stringify({ 'child-pid': zombie }));
     expect(running?.ended()).toBe(false);
