@@ -25,12 +25,14 @@ import { createVerificationNudge } from '../shared/infra/tasks/verificationNudge
 import { CheckRecorder } from '../shared/infra/verify/checks/checkRecorder.js';
 import { createReportGate, gateSession, type ReportGateOptions } from '../shared/infra/verify/checks/reportGate.js';
 import type { GateReport } from '../shared/infra/verify/gates/workerGates.js';
+import { anyHook } from '../shared/policy/hooks/hooksConfig.js';
+import { CheckoutBaseline } from '../shared/policy/permissions/checkoutState.js';
 import { HostFilesWatch } from '../shared/policy/permissions/hostFilesWatch.js';
 import { OwnedPaths } from '../shared/policy/permissions/ownedPaths.js';
 import { commandsConfined, type OwnedPathsGuard, ownedPathsGuard } from '../shared/policy/permissions/ownedPathsSlots.js';
 import { reportLookHolds } from '../shared/policy/permissions/reportLook.js';
 import { sandboxAvailability } from '../shared/policy/permissions/sandbox.js';
-import { type CheckoutState, WorktreeWatch } from '../shared/policy/permissions/worktreeWatch.js';
+import { WorktreeWatch } from '../shared/policy/permissions/worktreeWatch.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import { toolsNamed } from '../shared/tools/catalog.js';
 import { createDiagnosticsReminder } from '../shared/tools/lsp/diagnosticsReminder.js';
@@ -66,8 +68,8 @@ export interface JobHarnessInput {
   config: TrustedConfig;
   /** The repository's state for the agent's context, asked for earlier. */
   gitAtStart: Promise<GitSnapshot | undefined>;
-  /** The user's checkout as the watch starts from, when it was looked at earlier (while the worktree was made). */
-  checkoutAtStart?: Promise<CheckoutState>;
+  /** The baseline of the user's checkout for the watch, when the job made it earlier (jobStart.ts, checkoutBaselineFor). */
+  checkoutBaseline?: CheckoutBaseline;
   /** The job's event writer: its permission requests go out on the run's stream through it. */
   progress: ProgressReporter;
   /** The job's sandbox mode on this worker (the stricter of the job's and the worker's). */
@@ -85,6 +87,9 @@ export interface JobHarnessInput {
 export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarness> {
   const { job, workspace } = input;
   const { state, dropped } = rebaseFileState(job.file_state, workspace.dir);
+  // Taken before anything of the session that could write the checkout runs: each waits for it.
+  const checkout =
+    workspace.kind === 'view' || workspace.remote ? undefined : (input.checkoutBaseline ?? new CheckoutBaseline(workspace.repo));
   // The watch is made beside the harness's other parts, after the gate that reads its last look.
   const watched: { guard?: OwnedPathsGuard } = {};
   // Whether nothing but the agent's calls can write (reportLook.ts): known once the harness is built.
@@ -99,8 +104,8 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     // Independent of each other, asked at once and settled together: MCP servers started while
     // the watch failed are in `mcp`, closed below.
     const [owned, , gitDir, gitAtStart] = await settled([
-      ownedGuard(input).finally(() => input.trace?.mark('watch_opened')),
-      startJobMcp(input).then((started) => {
+      ownedGuard(input, checkout).finally(() => input.trace?.mark('watch_opened')),
+      startJobMcp(input, checkout).then((started) => {
         mcp = started;
         input.trace?.mark('mcp_started');
       }),
@@ -114,6 +119,10 @@ export async function buildJobHarness(input: JobHarnessInput): Promise<JobHarnes
     // The servers run for the session are those started with it: looked at now, as confinedCommands does.
     quiet = quietBesideCalls(input, harness, harness.mcp.running.length > 0);
     owned?.quietBesideCalls(quiet);
+    // A hook may run before the first call (SessionStart, UserPromptSubmit): the checkout's baseline
+    // first. Else it is begun now, beside the agent's first request, and the first call waits for it.
+    if (anyHook(harness.hooks)) await owned?.checkoutReady();
+    else checkout?.taken();
   } catch (error) {
     // Nothing of the agent's may outlive it, not even when its harness could not be built.
     await mcp?.close();
@@ -162,7 +171,10 @@ function jobChecks(
  * A built-in role gets the MCP servers the run names (--mcp), else the project servers the user
  * approved, unless a slash command limits its tools; a custom role those of its file.
  */
-function startJobMcp({ job, workspace, userClaudeDir, config }: JobHarnessInput): Promise<McpServers> {
+function startJobMcp(
+  { job, workspace, userClaudeDir, config }: JobHarnessInput,
+  checkout: CheckoutBaseline | undefined,
+): Promise<McpServers> {
   const builtin = job.mcp ?? (job.tool_limit ? [] : 'approved');
   return startAgentMcp({
     wanted: job.role.source === 'builtin' ? builtin : job.role.mcpServers,
@@ -171,6 +183,8 @@ function startJobMcp({ job, workspace, userClaudeDir, config }: JobHarnessInput)
     userClaudeDir,
     // From the run's base commit, never from the tree the agent works in.
     trusted: { mcpJson: projectConfigFile(config, '.mcp.json'), settings: settingsFromConfig(workspace.dir, config) },
+    // A server runs beside the agent's calls, from its start: the checkout's baseline is taken first.
+    beforeServersStart: async () => checkout?.taken(),
   });
 }
 
@@ -244,7 +258,7 @@ export function jobShellEnv(job: AgentJob, ports: number[]): Record<string, stri
  * user's checkout): for a task worktree and a scratch one (which owns every path but the guarded
  * ones), not for a read-only view.
  */
-async function ownedGuard(input: JobHarnessInput): Promise<OwnedPathsGuard | undefined> {
+async function ownedGuard(input: JobHarnessInput, checkout: CheckoutBaseline | undefined): Promise<OwnedPathsGuard | undefined> {
   const { job, workspace } = input;
   if (workspace.kind === 'view') return undefined;
   const owned = new OwnedPaths(workspace.kind === 'branch' ? job.owned_paths : undefined);
@@ -256,8 +270,10 @@ async function ownedGuard(input: JobHarnessInput): Promise<OwnedPathsGuard | und
     linked: orcaOwnedPaths(workspace.dir),
     // The pool's check of the whole tree holds while nothing but orca's start files was written: no setup ran.
     cleanAtStart: workspace.checkedClean === true && workspace.config.setup.length === 0,
-    checkout: workspace.remote ? undefined : workspace.repo,
-    checkoutAtStart: workspace.remote ? undefined : input.checkoutAtStart,
+    checkout: checkout?.checkout,
+    checkoutBaseline: checkout,
+    // Not on the way to the agent's first request: whatever could write the checkout waits for it (see above).
+    checkoutBaselineWait: 'ready',
     hostFiles: HostFilesWatch.open({
       home: os.homedir(),
       userClaudeDir: input.userClaudeDir ?? userClaudeDir(),
@@ -326,5 +342,5 @@ export async function judgeReport({ harness, reportGate }: JobHarness, report: u
 
 /** Whether the session has any hook at all (each fact of its quiet and its confinement asks). */
 function hooksConfigured(harness: Harness): boolean {
-  return Object.values(harness.hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0);
+  return anyHook(harness.hooks);
 }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import { readTrustedConfig } from '../shared/context/config/readTrustedConfig.js';
 import { settingsFromConfig } from '../shared/context/config/trustedSettings.js';
 import { type GitSnapshot, readFreshWorktreeSnapshot } from '../shared/context/prompt/gitSnapshot.js';
+import { isExternalAgent } from '../shared/core/agents/agentBackend.js';
 import type { OrcaProjectConfig } from '../shared/core/git/orcaProjectConfig.js';
 import type { SandboxKind } from '../shared/core/runtime/sandboxMode.js';
 import { settled } from '../shared/core/runtime/settled.js';
@@ -10,8 +11,8 @@ import { portLeaseOwner } from '../shared/infra/ports/portLease.js';
 import type { AgentJob } from '../shared/infra/queue/agentJob.js';
 import type { TrustedConfig } from '../shared/infra/queue/trustedConfig.js';
 import { hooksFromSettings } from '../shared/policy/hooks/hookSettings.js';
-import type { HooksConfig } from '../shared/policy/hooks/hooksConfig.js';
-import { type CheckoutState, checkoutState } from '../shared/policy/permissions/worktreeWatch.js';
+import { anyHook, type HooksConfig } from '../shared/policy/hooks/hooksConfig.js';
+import { CheckoutBaseline } from '../shared/policy/permissions/checkoutState.js';
 import { userClaudeDir } from '../shared/policy/settings/loadSettings.js';
 import type { JobDeps, JobRun } from './jobRun.js';
 import type { ProgressReporter } from './progressReporter.js';
@@ -127,20 +128,20 @@ export async function announceWorkspace(
 }
 
 /**
- * The user's checkout looked at for the watch ahead of the worktree, for a job that writes in a
- * local repository and runs nothing of the repository's before its agent (no WorktreeCreate hook,
- * no setup in orca.json, the job's or read at its base: they may change the checkout, and what they
- * change is no agent's). Undefined otherwise: the watch looks when it opens.
+ * The baseline of the user's checkout for the watch of a job that writes in a local repository
+ * (checkoutState.ts). Begun now, beside the making of the worktree, where something of the session
+ * runs before its first call (an external agent starts with the workspace; a hook of the
+ * repository's settings may run at the session's start); else the watch begins it when it opens,
+ * after the take, and the first call waits for it. Undefined where something of the repository's
+ * runs before the agent (a WorktreeCreate hook, a setup in orca.json, the job's or read at its
+ * base): it may change the checkout, and what it changes is no agent's, so the baseline is taken after it.
  */
-export function earlyCheckoutState(
-  job: AgentJob,
-  hooks: HooksConfig,
-  project: OrcaProjectConfig,
-): { checkout: string; state: Promise<CheckoutState> } | undefined {
+export function checkoutBaselineFor(job: AgentJob, hooks: HooksConfig, project: OrcaProjectConfig): CheckoutBaseline | undefined {
   if (!job.repo.path || job.role.workspace === 'view') return undefined;
   if ((hooks.byEvent.WorktreeCreate ?? []).length > 0 || project.setup.length > 0) return undefined;
-  const checkout = realpathSync(job.repo.path);
-  return { checkout, state: checkoutState(checkout) };
+  const baseline = new CheckoutBaseline(realpathSync(job.repo.path));
+  if (isExternalAgent(job.agent) || anyHook(hooks)) baseline.taken();
+  return baseline;
 }
 
 /**

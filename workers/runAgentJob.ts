@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { type Job, UnrecoverableError } from 'bullmq';
-import { backendName } from '../shared/core/agents/agentBackend.js';
+import { backendName, isExternalAgent } from '../shared/core/agents/agentBackend.js';
 import { describeZodError } from '../shared/core/boundary/zodIssues.js';
 import type { AgentEvent } from '../shared/core/events/agentEvent.js';
 import type { Model } from '../shared/core/model/model.js';
@@ -18,7 +18,7 @@ import { jobResult, ranResult, statusOf } from './jobResult.js';
 import type { EndSteps, HeldByJob, JobDeps, JobRun } from './jobRun.js';
 import { jobSandbox } from './jobSandbox.js';
 import { setUpWorktree } from './jobSetup.js';
-import { announceWorkspace, earlyCheckoutState, freshSnapshot, openWorkspace, startTogether } from './jobStart.js';
+import { announceWorkspace, checkoutBaselineFor, freshSnapshot, openWorkspace, startTogether } from './jobStart.js';
 import { ProgressReporter } from './progressReporter.js';
 import { guardedStartFileChanges } from './startFileGuard.js';
 import type { JobWorkspace } from './workspace/jobWorkspace.js';
@@ -100,13 +100,8 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   if (!started) return run.abortedBefore();
   const { ports, config, hooks, repository } = started;
   run.trace?.mark('leased_configured');
-  // The user's checkout as the agent's watch starts from: it does not depend on the worktree, so
-  // it is looked at while the worktree is made (when nothing of the repository's runs before the agent).
-  const checkoutAtStart = earlyCheckoutState(job, hooks, repository.config);
-  checkoutAtStart?.state.then(
-    () => run.trace?.mark('checkout_looked'),
-    () => undefined,
-  );
+  // The user's checkout as the agent's watch starts from (begun now where the session runs code before its first call).
+  const checkoutBaseline = checkoutBaselineFor(job, hooks, repository.config);
   const workspace = await openWorkspace(run, hooks, ports, repository);
   // Asked now, read when the harness is built: it overlaps the steps in between. A job that
   // ends before that (a model it cannot make) has no use for it, nor for its failure.
@@ -114,6 +109,8 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   gitAtStart.catch(() => undefined);
   run.trace?.mark('workspace');
   // An external agent starts now, beside the rest of the session's set-up: its own start is most of its wait.
+  // It runs from then on, beside orca's calls: the checkout's baseline is taken before.
+  if (isExternalAgent(job.agent)) await checkoutBaseline?.taken();
   held.agent = await startJobAgent(job, { workspace, sessionDir: run.sessionDir, ports, sandbox: run.sandbox.kind });
   await announceWorkspace(progress, workspace, ports, deps.slot, run.sandbox.kind, backendName(job.agent));
   // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
@@ -149,7 +146,7 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
     userClaudeDir: deps.userClaudeDir,
     config,
     gitAtStart,
-    checkoutAtStart: checkoutAtStart?.checkout === workspace.repo ? checkoutAtStart.state : undefined,
+    checkoutBaseline: checkoutBaseline?.checkout === workspace.repo ? checkoutBaseline : undefined,
     progress,
     sandboxMode: run.sandbox.mode,
     orcaHome: deps.home.root,

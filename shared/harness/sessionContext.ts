@@ -4,7 +4,7 @@ import { type ContextAssemblerOptions, createContextAssembler } from '../context
 import type { ContextAssembler } from '../core/loop/session.js';
 import { hookContextFor } from '../policy/hooks/hookContext.js';
 import { runHooks } from '../policy/hooks/hookRunner.js';
-import type { HooksConfig } from '../policy/hooks/hooksConfig.js';
+import { anyHook, type HooksConfig } from '../policy/hooks/hooksConfig.js';
 import type { McpServers } from '../tools/mcp/mcpServers.js';
 import type { HarnessOptions } from './harnessOptions.js';
 
@@ -29,7 +29,7 @@ export function sessionContext(
     memorySection: options.memory ? memorySection(options.memory.cards) : undefined,
     mcpSection: mcp.promptSection(),
     // A hook may change files at any event, where the session's own tool log cannot see it.
-    othersMayWrite: Object.values(hooks.byEvent).some((groups) => groups !== undefined && groups.length > 0),
+    othersMayWrite: anyHook(hooks),
     lastWorktreeLook: options.lastWorktreeLook,
     onInstructionsLoaded: instructionsLoadedHook(hooks),
     onCompact: compactHooks(hooks),

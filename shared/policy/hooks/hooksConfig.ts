@@ -119,6 +119,11 @@ export interface HooksConfig {
 
 export const NO_HOOKS: HooksConfig = { byEvent: {} };
 
+/** Whether any hook is configured, for any event: then code of the user's may run beside the agent's calls. */
+export function anyHook(config: HooksConfig): boolean {
+  return Object.values(config.byEvent).some((groups) => groups !== undefined && groups.length > 0);
+}
+
 /** The one line that tells the user which configured events orca does not fire, or undefined. */
 export function notFiredNotice(config: HooksConfig): string | undefined {
   const notFired = config.notFired ?? [];

@@ -32,6 +32,8 @@ export interface OwnedPathsGuard {
    * worktree (reportLook.ts): then the Report's look takes the last call's git status again.
    */
   quietBesideCalls(quiet: () => boolean): void;
+  /** Resolves once the watch's baseline of the user's checkout is taken (WorktreeWatch.ready): whatever could write it waits for this. */
+  checkoutReady(): Promise<void>;
 }
 
 /**
@@ -136,6 +138,7 @@ export function ownedPathsGuard(
   return {
     lastStatus: () => watch.lastStatus(),
     reportChanges: () => reportLook,
+    checkoutReady: () => watch.ready(),
     quietBesideCalls: (value) => {
       quiet = value;
     },
@@ -147,6 +150,8 @@ export function ownedPathsGuard(
       async permission(call, pre, ctx) {
         // A call after the Report's look (a refused Report goes on): that look no longer tells the tree.
         reportLook = undefined;
+        // No call runs before the checkout's baseline is taken: what it wrote there would be in it.
+        await watch.ready();
         const reason = ownedPathsRefusal(owned, call, ctx);
         if (reason !== undefined) return { allowed: false, reason };
         return slots.permission(call, pre, ctx);

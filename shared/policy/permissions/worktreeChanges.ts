@@ -42,8 +42,7 @@ export async function lookAtWorktree(
   root: string,
   start: string,
   linked: readonly string[],
-  /** `paths`: only these are asked about (the rest is known to be exactly `start`); none asked, none found. */
-  options: { ignored?: boolean; paths?: readonly string[] } = {},
+  options: { ignored?: boolean } = {},
 ): Promise<WorktreeLook> {
   return (await lookAndStatus(root, start, linked, options)).look;
 }
@@ -51,16 +50,14 @@ export async function lookAtWorktree(
 /**
  * lookAtWorktree's look, with git's own answer it read it from: `git status --porcelain=v2
  * --branch -z --untracked-files=all --no-renames` (with `--ignored=matching` when asked), for
- * callers that would ask git the same question (worktreeWatch.ts `lastStatus`); empty when no
- * path was asked about.
+ * callers that would ask git the same question (worktreeWatch.ts `lastStatus`).
  */
 export async function lookAndStatus(
   root: string,
   start: string,
   linked: readonly string[],
-  options: { ignored?: boolean; paths?: readonly string[] } = {},
+  options: { ignored?: boolean } = {},
 ): Promise<{ look: WorktreeLook; status: string }> {
-  if (options.paths?.length === 0) return { look: { changed: [], ignored: [] }, status: '' };
   const out = await watchGit(root, [
     'status',
     '--porcelain=v2',
@@ -69,7 +66,6 @@ export async function lookAndStatus(
     '--untracked-files=all',
     '--no-renames',
     `--ignored=${options.ignored ? 'matching' : 'no'}`,
-    ...(options.paths ? ['--', ...options.paths.map((file) => `:(literal)${file}`)] : []),
   ]);
   const tracked = new Set<string>();
   const unsure: string[] = [];
@@ -132,6 +128,21 @@ export function guardedIgnored(root: string, ignored: readonly string[]): Map<st
     const relative = entry.replace(/\/$/, '');
     if (!guardedReason(relative)) continue;
     for (const [file, state] of readTree(path.join(root, relative))) found.set(toRelative(root, file), state);
+  }
+  return found;
+}
+
+/**
+ * The guarded entries at or under `paths` (relative to `root`), as they are now: every one, ignored
+ * by git or not (a link is not followed). What a look of git's at those paths could name, and more.
+ */
+export function guardedWithin(root: string, paths: readonly string[]): Map<string, EntryState> {
+  const found = new Map<string, EntryState>();
+  for (const relative of paths) {
+    for (const [file, state] of readTree(path.join(root, relative))) {
+      const name = toRelative(root, file);
+      if (state.kind !== 'missing' && guardedReason(name)) found.set(name, state);
+    }
   }
   return found;
 }

@@ -1,16 +1,15 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { gitInvocation } from '../../core/git/gitSafety.js';
-import { RefFiles } from '../../core/git/refFiles.js';
+import { CheckoutBaseline, type CheckoutState, checkoutState } from './checkoutState.js';
 import { type EntryState, readEntry, restoreEntry, sameEntry } from './fileSnapshot.js';
 import { GitDirGuard } from './gitDirGuard.js';
 import { guardedReason } from './guardedPaths.js';
 import type { HostFileChange, HostFilesWatch } from './hostFilesWatch.js';
 import type { ChangeRefusal, OwnedPaths } from './ownedPaths.js';
 import { RefGuard } from './refGuard.js';
-import { changedSince, guardedIgnored, linkOutside, lookAndStatus, lookAtWorktree, watchGit } from './worktreeChanges.js';
+import { changedSince, guardedIgnored, guardedWithin, linkOutside, lookAndStatus, lookAtWorktree, watchGit } from './worktreeChanges.js';
 
 export interface WorktreeWatchOptions {
   /** The agent's worktree. */
@@ -23,23 +22,28 @@ export interface WorktreeWatchOptions {
   /**
    * The worktree was found exactly at `start` by a `git status` of the whole tree (nothing
    * changed, untracked or ignored: the pool's check when it was taken), and since then only orca
-   * wrote in it, at the `linked` paths: the start look asks git about those alone, the rest being
-   * known. Unset when anything else may have run there (a setup command, a hook): the whole tree is looked at.
+   * wrote in it, at the `linked` paths: git is not asked at the start, the tree being known. Unset
+   * when anything else may have run there (a setup command, a hook): the whole tree is looked at.
    */
   cleanAtStart?: boolean;
   /** The user's checkout of the repository: changes there while a call ran are named too. */
   checkout?: string;
   /**
-   * The checkout's state at the start, when the caller asked for it earlier (checkoutState): it
-   * does not depend on the worktree, so a job asks for it while its worktree is made.
+   * The checkout's baseline, when the caller made it (it may have begun it already: it does not
+   * depend on the worktree). Unset: the watch makes its own.
    */
-  checkoutAtStart?: Promise<CheckoutState>;
+  checkoutBaseline?: CheckoutBaseline;
+  /**
+   * When the checkout's baseline is taken. 'open' (the default): the watch's open takes it, and
+   * waits for it. 'ready': whoever begins it first (its owner, or the first `ready()`); whoever
+   * runs anything that could write the checkout first awaits `ready()` (the guard does before
+   * every call: ownedPathsSlots.ts; a job's harness before MCP servers and hooks). The agent's
+   * first request need not wait for it, nor compete with it for the CPU.
+   */
+  checkoutBaselineWait?: 'open' | 'ready';
   /** The user's configuration and orca's state outside the worktree (hostFilesWatch.ts): changes named, some stop the run. */
   hostFiles?: HostFilesWatch;
 }
-
-/** The user's checkout as keys and fingerprints (checkoutState). */
-export type CheckoutState = Map<string, string>;
 
 /** What one look at the worktree found, after putting back what the host puts back. */
 export interface WatchFindings {
@@ -76,7 +80,9 @@ export class WorktreeWatch {
   /** Guarded files an allowed Edit or Write wrote, as it left them. */
   private readonly admitted = new Map<string, EntryState>();
   /** The user's checkout as the last look saw it. */
-  private checkoutBaseline?: CheckoutState;
+  private checkoutSeen?: CheckoutState;
+  /** Settles when checkoutBaseline is set (recordStart). */
+  private checkoutTaken?: Promise<void>;
   /** The last look's `git status` of the whole worktree and the changes it found, while they still tell the tree as it is (lastStatus). */
   private lastLook?: { status: string; changed: readonly string[]; ignored: readonly string[] };
 
@@ -95,14 +101,20 @@ export class WorktreeWatch {
   }
 
   private async recordStart(): Promise<void> {
-    const { checkout, checkoutAtStart } = this.options;
+    const { start, linked, cleanAtStart } = this.options;
+    // orca's own start files: their guarded entries (`.env.orca`, a copied `.env`) as orca left
+    // them, whether git ignores them, or a folder of theirs, or not.
+    for (const [file, state] of guardedWithin(this.root, linked)) this.guardedStart.set(file, state);
+    if (cleanAtStart) {
+      // Found exactly `start` by the take's status of the whole tree, and written since by orca
+      // alone, at the linked paths (left out of every change): git has nothing to add.
+      if (this.options.checkoutBaselineWait !== 'ready') await this.ready();
+      return;
+    }
     // Independent reads, asked at once: they are on the way to the agent's first request.
-    const [look, baseline] = await Promise.all([
-      lookAtWorktree(this.root, this.options.start, this.options.linked, {
-        ignored: true,
-        ...(this.options.cleanAtStart ? { paths: this.options.linked } : {}),
-      }),
-      checkout ? (checkoutAtStart ?? checkoutState(checkout)) : undefined,
+    const [look] = await Promise.all([
+      lookAtWorktree(this.root, start, linked, { ignored: true }),
+      this.options.checkoutBaselineWait === 'ready' ? undefined : this.ready(),
     ]);
     const changed = look.changed;
     for (const [file, state] of guardedIgnored(this.root, look.ignored)) this.guardedStart.set(file, state);
@@ -110,7 +122,21 @@ export class WorktreeWatch {
     for (const file of changed) {
       if (guardedReason(file)) this.guardedStart.set(file, readEntry(path.join(this.root, file)));
     }
-    this.checkoutBaseline = baseline;
+  }
+
+  /**
+   * Resolves once the user's checkout's baseline is taken (at once without a checkout); rejects
+   * with its failure. Whatever could write the checkout runs only after it (checkoutBaselineWait).
+   */
+  ready(): Promise<void> {
+    if (this.checkoutTaken === undefined) {
+      const { checkout, checkoutBaseline } = this.options;
+      const baseline = checkoutBaseline ?? (checkout ? new CheckoutBaseline(checkout) : undefined);
+      this.checkoutTaken = (baseline?.taken() ?? Promise.resolve(undefined)).then((state) => {
+        this.checkoutSeen = state;
+      });
+    }
+    return this.checkoutTaken;
   }
 
   /** The paths a change to which the host puts back, for messages: the git folders it watches. */
@@ -156,6 +182,7 @@ export class WorktreeWatch {
    * read afresh all the same.
    */
   async check(options: { ranCode: boolean; checkout?: boolean; sinceLastLook?: 'unchanged' } = { ranCode: true }): Promise<WatchFindings> {
+    await this.ready();
     const previous = options.sinceLastLook === 'unchanged' ? this.lastLook : undefined;
     this.lastLook = undefined;
     const reverted: ChangeRefusal[] = [];
@@ -189,7 +216,7 @@ export class WorktreeWatch {
       previous && reverted.length === 0
         ? { look: { changed: [...previous.changed], ignored: [...previous.ignored] }, status: previous.status }
         : lookAndStatus(this.root, this.options.start, this.options.linked, { ignored: true }),
-      this.checkoutBaseline && checkout && options.checkout !== false ? checkoutState(checkout) : undefined,
+      this.checkoutSeen && checkout && options.checkout !== false ? checkoutState(checkout) : undefined,
     ]);
     const changed = look.changed;
     const ignored = guardedIgnored(this.root, look.ignored);
@@ -236,7 +263,7 @@ export class WorktreeWatch {
 
   /** What changed in the user's checkout since the last look at it (none when it was not looked at now); the baseline moves on. */
   private checkoutChanges(now: CheckoutState | undefined): ChangeRefusal[] {
-    const baseline = this.checkoutBaseline;
+    const baseline = this.checkoutSeen;
     if (!baseline || !now) return [];
     const changes: ChangeRefusal[] = [];
     for (const key of new Set([...now.keys(), ...baseline.keys()])) {
@@ -247,7 +274,7 @@ export class WorktreeWatch {
         reason: `${key} in the repository's own checkout ${this.options.checkout} changed while the call ran: outside your worktree, where you may not write`,
       });
     }
-    this.checkoutBaseline = now;
+    this.checkoutSeen = now;
     return changes;
   }
 
@@ -294,49 +321,6 @@ function hostReason(change: HostFileChange): string {
         ? "git's configuration"
         : "orca's own state (ORCA_HOME)";
   return `${change.path} is ${what}, outside your worktree, where you may not write: it changed while the call ran${change.stops ? ', and the run stops' : ''}`;
-}
-
-/**
- * The user's checkout as keys and fingerprints: each path git status lists (with its bytes'
- * fingerprint), its HEAD, and its branches and tags (orca's own `orca/` branches and refs move
- * during a run and are left out). One git process: HEAD and the refs are read from their files
- * (refFiles.ts) where the repository keeps them in files, else asked of git.
- */
-export async function checkoutState(checkout: string): Promise<CheckoutState> {
-  const state: CheckoutState = new Map();
-  const files = RefFiles.open(checkout);
-  const [status, listed, head] = await Promise.all([
-    watchGit(checkout, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']),
-    files ? undefined : watchGit(checkout, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']),
-    files ? undefined : watchGit(checkout, ['rev-parse', '--symbolic-full-name', 'HEAD']).catch(() => 'unborn'),
-  ]);
-  for (const entry of status.split('\0').filter(Boolean)) {
-    const file = entry.slice(3);
-    const now = readEntry(path.join(checkout, file));
-    state.set(file, `${entry.slice(0, 2)} ${fingerprint(now)}`);
-  }
-  const refs = files
-    ? files.list(['refs/heads/', 'refs/tags/'])
-    : new Map(
-        listed!
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => line.split(' ') as [string, string]),
-      );
-  for (const [name, sha] of refs) {
-    if (name.startsWith('refs/heads/orca/')) continue;
-    state.set(`ref ${name}`, sha);
-  }
-  // From the file, a detached HEAD is its commit: one that moves is seen too.
-  const written = files?.head();
-  state.set('HEAD', written ? (written.kind === 'symbolic' ? written.target : written.oid) : head!.trim());
-  return state;
-}
-
-function fingerprint(state: EntryState): string {
-  if (state.kind === 'file') return `file ${state.mode} ${createHash('sha256').update(state.bytes).digest('hex')}`;
-  if (state.kind === 'link') return `link ${state.target}`;
-  return state.kind;
 }
 
 function blobBytes(cwd: string, sha: string): Promise<Buffer> {

@@ -30,6 +30,8 @@ export interface AgentMcpOptions {
   env?: NodeJS.ProcessEnv;
   pool?: McpPool;
   limits?: Partial<McpLimits>;
+  /** Awaited before the first server starts, when one does (the job's watch takes its baseline of the user's checkout first). */
+  beforeServersStart?: () => Promise<unknown>;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function startAgentMcp(options: AgentMcpOptions): Promise<McpServer
         : options.wanted.flatMap((item) => (typeof item === 'string' ? [item] : Object.keys(item)));
     selection = { start: [], refused: names.map((name) => ({ name, reason: error.message })) };
   }
+  if (selection.start.length > 0) await options.beforeServersStart?.();
   // Servers get the user's environment, as in Claude Code, but nothing that names orca's own state.
   return McpServers.start({ selection, cwd: options.projectRoot, env: withoutOrcaState(env), pool: options.pool, limits: options.limits });
 }
