@@ -5,6 +5,7 @@ import { RefFiles } from '../../shared/core/git/refFiles.js';
 import { linkStartDependencies } from '../../shared/core/git/startFiles.js';
 import { addWorktree, removeWorktree } from '../../shared/core/git/worktree.js';
 import { IntegrationError } from './integrationError.js';
+import { mergeTrees } from './treeMerge.js';
 
 export type MergeOutcome =
   | { kind: 'merged'; commit: string; files: string[] }
@@ -18,10 +19,15 @@ export type MergeOutcome =
  * aborted, leaving the branch exactly as it was.
  *
  * The branch is the coordinator's: it records the head, and only its own merges move it, by
- * compare-and-swap (`git update-ref <new> <recorded>`): the worktree merges on a detached HEAD,
- * and the branch follows only if it still holds the recorded head. It is checked before every
- * merge and whenever the head is asked (the checks, the verdict): a branch moved by anyone else
- * is an IntegrationError naming the ref, and the run ends FAIL with it.
+ * compare-and-swap (`git update-ref <new> <recorded>`): a merge is made from the objects alone
+ * (treeMerge.ts; with a git older than 2.38, in the worktree on a detached HEAD), and the branch
+ * follows only if it still holds the recorded head. It is checked before every merge and whenever
+ * the head is asked (the checks, the verdict): a branch moved by anyone else is an
+ * IntegrationError naming the ref, and the run ends FAIL with it.
+ *
+ * The worktree is where the checks build and test the merged tree. Merges do not read it, so
+ * nothing left there (by checks, or by agent code with `--sandbox off`) can reach a merge; it is
+ * brought to the recorded head when it is next needed (`checkedOut`).
  */
 export class IntegrationBranch {
   readonly branch: string;
@@ -37,6 +43,8 @@ export class IntegrationBranch {
    * the recorded head (`dir`): the integration checks, the Verification's confirmations, a setup.
    */
   private lent = false;
+  /** Set once this git turned out to have no `merge-tree --write-tree`: merges are then made in the worktree. */
+  private worktreeMerges = false;
 
   /**
    * `agentsConfined`: false when the run's agents run unsandboxed (`--sandbox off`), where agent
@@ -52,12 +60,37 @@ export class IntegrationBranch {
   }
 
   /**
-   * The worktree's folder. Whoever asks may run code there (the integration checks run
-   * agent-written tests in it): the next merge first puts it back at the recorded head.
+   * The worktree's folder, as it is: call `checkedOut` first where it must hold the recorded head.
+   * Whoever asks may run code there (the integration checks run agent-written tests in it): the
+   * next `checkedOut` puts it back.
    */
   get dir(): string {
     this.lent = true;
     return this.workdir;
+  }
+
+  /**
+   * The worktree at the recorded head, returned as `dir` is: put back there (`git reset --hard`:
+   * what checks left in tracked files goes, untracked build output stays) when a merge moved the
+   * head since, when anyone was given the worktree since, or always when agents run unsandboxed.
+   * Merges are serialised with this.
+   */
+  checkedOut(): Promise<string> {
+    const run = this.queue.then(async () => {
+      await this.putBack(await this.head());
+      return this.dir;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Puts the worktree at `head` unless it is known to be there untouched. */
+  private async putBack(head: string): Promise<void> {
+    const at = this.refs?.head();
+    const there = at?.kind === 'oid' && at.oid === head;
+    if (there && !this.lent && this.options.agentsConfined) return;
+    await gitAt(this.workdir).raw(['reset', '--quiet', '--hard', head]);
+    this.lent = false;
   }
 
   /**
@@ -120,31 +153,57 @@ export class IntegrationBranch {
   }
 
   /**
-   * Three git processes a merge, two of them at once, beside the bare `git merge`'s one: the heads
-   * before and after are file reads (the before checked against the recorded one); "nothing to
-   * merge" is a merge that made no commit (git says "Already up to date" and exits 0); the branch
-   * moves by compare-and-swap while the files the merge changed are listed.
+   * A merge from the objects (mergeTrees), where this git can: three git processes, none reading
+   * the worktree (the merge; the merge commit made while the files it changed are listed; the
+   * branch moved by compare-and-swap), beside the bare `git merge`'s one, which refreshes every
+   * tracked file's stat twice (its own, and the `git stash create` it runs). A merge that changes
+   * nothing of the head's tree makes no commit: "nothing to merge".
    */
   private async mergeNow(branch: string, message: string): Promise<MergeOutcome> {
-    const git = gitAt(this.workdir);
     const before = await this.head();
-    // The integration checks ran agent-written tests in this worktree: whatever they left in its
-    // tracked files or its HEAD (a commit of their own) is not merged along; untracked build output
-    // stays. Only when something may have run there since (a whole-tree reset costs ~50 ms on 20,000 files).
-    if (this.lent || !this.options.agentsConfined) {
-      await git.raw(['reset', '--quiet', '--hard', before]);
-      this.lent = false;
+    if (this.worktreeMerges) return this.mergeInWorktree(branch, message, before);
+    const failed = (error: unknown): never => {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new IntegrationError('merge_failed', `merging ${branch} into ${this.branch} failed without a conflict: ${why}`, this.ref);
+    };
+    // The commit a worker reported is a full id, resolved once per process; a name is asked each time.
+    const theirs = await resolveCommit(this.repo, branch).catch(failed);
+    const merged = await mergeTrees(this.workdir, before, theirs).catch(failed);
+    if (merged.kind === 'unsupported') {
+      this.worktreeMerges = true;
+      return this.mergeInWorktree(branch, message, before);
     }
+    if (merged.kind === 'conflict') return { kind: 'conflict', files: merged.files, detail: merged.detail };
+    const git = gitAt(this.workdir);
+    // The files the merge changed against the head before (a rename names both paths).
+    const [changed, made] = await Promise.all([
+      git.raw(['diff-tree', '-r', '-z', '--name-only', '--no-renames', before, merged.tree]),
+      git.raw(['commit-tree', merged.tree, '-p', before, '-p', theirs, '-m', message]),
+    ]);
+    const files = changed.split('\0').filter(Boolean);
+    if (files.length === 0) return { kind: 'nothing', commit: before };
+    const commit = made.trim();
+    await this.swap(commit, before);
+    this.onMerged?.(commit);
+    return { kind: 'merged', commit, files };
+  }
+
+  /**
+   * The merge as a git older than 2.38 makes it, in the worktree (put back at the head first, on
+   * a detached HEAD): "nothing to merge" is a merge that made no commit (git says "Already up to
+   * date" and exits 0); the branch moves by compare-and-swap while the files are listed.
+   */
+  private async mergeInWorktree(branch: string, message: string, before: string): Promise<MergeOutcome> {
+    const git = gitAt(this.workdir);
+    await this.putBack(before);
     const merged = await runGit(this.workdir, ['merge', '--no-ff', '--no-edit', '--no-stat', '-m', message, branch]);
     if (merged.code !== 0) return this.failedMerge(branch, before, `${merged.stdout}\n${merged.stderr}`.trim());
     const commit = await this.worktreeHead(branch);
     if (commit === before) return { kind: 'nothing', commit: before };
-    // The files the merge changed against the head before (a rename names both paths), asked
-    // while the branch moves: the swap's result decides, the listing is only read after it.
-    const changed = git.raw(['diff-tree', '-r', '--name-only', '--no-renames', '--no-commit-id', before, commit]);
+    const changed = git.raw(['diff-tree', '-r', '-z', '--name-only', '--no-renames', '--no-commit-id', before, commit]);
     changed.catch(() => undefined);
     await this.swap(commit, before);
-    const files = (await changed).split('\n').filter(Boolean);
+    const files = (await changed).split('\0').filter(Boolean);
     this.onMerged?.(commit);
     return { kind: 'merged', commit, files };
   }
@@ -168,11 +227,13 @@ export class IntegrationBranch {
     return { kind: 'conflict', files: unmerged, detail };
   }
 
-  /** Moves the branch from the recorded head to `commit`, only if it still holds it; else the worktree goes back and the run is told. */
+  /**
+   * Moves the branch from the recorded head to `commit`, only if it still holds it; else the run
+   * is told (the worktree, wherever a merge left it, is put back before its next use: putBack).
+   */
   private async swap(commit: string, before: string, why = `orca: merge into ${this.branch}`): Promise<void> {
     const swapped = await runGit(this.repo, ['update-ref', '-m', why, this.ref, commit, before]);
     if (swapped.code !== 0) {
-      await gitAt(this.workdir).raw(['reset', '--quiet', '--hard', before]);
       const found = await resolveCommit(this.repo, this.ref).catch(() => undefined);
       throw IntegrationError.moved(this.ref, before, found);
     }
@@ -181,14 +242,13 @@ export class IntegrationBranch {
 
   /**
    * Moves the branch back to `to` (a head it held before: the last verified point, or the base),
-   * by compare-and-swap from the recorded head, and the worktree with it. Work taken off stays on
-   * its task branch; merges are serialised with this.
+   * by compare-and-swap from the recorded head (the worktree follows when next used). Work taken
+   * off stays on its task branch; merges are serialised with this.
    */
   rewind(to: string): Promise<void> {
     const run = this.queue.then(async () => {
       const before = await this.head();
       if (before === to) return;
-      await gitAt(this.workdir).raw(['reset', '--quiet', '--hard', to]);
       await this.swap(to, before, `orca: ${this.branch} moved back to verified work`);
       this.onMerged?.(to);
     });
@@ -209,6 +269,7 @@ export class IntegrationBranch {
 
   private async replayNow(mergeCommit: string): Promise<MergeOutcome> {
     const before = await this.head();
+    await this.putBack(before);
     const picked = await runGit(this.workdir, ['cherry-pick', '-m', '1', '--allow-empty', '--keep-redundant-commits', '-x', mergeCommit]);
     if (picked.code !== 0) {
       const unmerged = (await gitAt(this.workdir).raw(['diff', '--name-only', '--diff-filter=U'])).split('\n').filter(Boolean);

@@ -11,15 +11,18 @@ import { type RunContext, RunFailure } from '../run/runContext.js';
 export const INTEGRATION_TASK = '_integration';
 
 /**
- * The integration worktree is where the run's checks build and test the merged tree: it is made
- * ready as a task's worktree is (docs/worktrees.md), once per run (a resumed run finds it ready).
+ * The integration worktree is where the run's checks build and test the merged tree: brought to
+ * the recorded head before each round of checks, and made ready as a task's worktree is
+ * (docs/worktrees.md), once per run (a resumed run finds it ready).
  * Its setup is recorded as `check` events (`setup: CMD`), and a failing one fails the run.
  * Returns the repository's linked folders (`symlinkDirectories`, and each workspace package's
  * `node_modules`): the checks' sandbox must see where their links lead, which may be under the
  * host's /tmp that the sandbox's private /tmp hides.
  */
 export async function prepareIntegrationWorktree(ctx: RunContext): Promise<string[]> {
-  const { dir, repo } = ctx.integration;
+  // At the recorded head: merges are made from the objects, and leave the worktree where it was.
+  const dir = await ctx.integration.checkedOut();
+  const { repo } = ctx.integration;
   const config = await readOrcaProjectConfig(repo, ctx.base);
   const linkedDirs = () => [
     ...new Set([

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -91,10 +92,10 @@ describe('the integration branch', () => {
     await expect(integration.open(base, base)).rejects.toMatchObject({ kind: 'ref_moved' });
   });
 
-  it('puts its worktree back at the recorded head before a merge once anyone was given it, or always when agents run unsandboxed', async () => {
+  it('merges without reading its worktree: what a check left there never reaches the branch, and the worktree is put back at the head when next used', async () => {
     const repo = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
     const base = git(repo, 'rev-parse', 'HEAD');
-    for (const task of ['t1', 't2', 't3']) {
+    for (const task of ['t1', 't2']) {
       git(repo, 'checkout', '-q', '-b', `orca/r/${task}`, base);
       commitFiles(repo, { [`${task}.txt`]: `${task}\n` }, task);
     }
@@ -102,31 +103,63 @@ describe('the integration branch', () => {
     const folder = path.join(tempDir(), 'integration');
     const integration = new IntegrationBranch(repo, 'r', folder, { agentsConfined: true });
     await integration.open(base);
-    // Given out (the integration checks run there): a commit of its own and a changed tracked file.
+    // Given out (the integration checks run there): a commit of its own, changed and untracked files.
     const lent = integration.dir;
     writeFileSync(path.join(lent, 'a.txt'), 'changed by a check\n');
     commitFiles(lent, { 'planted.txt': 'x\n' }, 'planted');
     writeFileSync(path.join(lent, 'b.txt'), 'changed by a check\n');
-    expect((await integration.merge('orca/r/t1', 'merge t1')).kind).toBe('merged');
+    writeFileSync(path.join(lent, 'build.out'), 'output\n');
+    const m1 = await integration.merge('orca/r/t1', 'merge t1');
+    const m2 = await integration.merge('orca/r/t2', 'merge t2');
+    expect([m1.kind, m2.kind]).toEqual(['merged', 'merged']);
     const merged = git(repo, 'ls-tree', '-r', '--name-only', 'orca/r/integration').split('\n');
-    expect(merged).toContain('t1.txt');
-    expect(merged).not.toContain('planted.txt');
+    expect(merged).toEqual(['a.txt', 'b.txt', 't1.txt', 't2.txt']);
+    expect(git(repo, 'show', 'orca/r/integration:a.txt')).toBe('a');
+    expect(git(repo, 'rev-list', '--merges', '--count', `${base}..orca/r/integration`)).toBe('2');
+    // The merges left the worktree alone; its next user gets it at the head, tracked files as
+    // committed, the check's untracked output kept.
+    expect(readFileSync(path.join(folder, 'b.txt'), 'utf8')).toBe('changed by a check\n');
+    expect(await integration.checkedOut()).toBe(folder);
+    expect(git(folder, 'rev-parse', 'HEAD')).toBe(await integration.head());
     expect(git(folder, 'status', '--porcelain', '--untracked-files=no')).toBe('');
+    expect(readFileSync(path.join(folder, 'build.out'), 'utf8')).toBe('output\n');
+  });
 
-    // Nobody was given it since: the merge does not reset it (a change made behind the class's back stays).
-    writeFileSync(path.join(folder, 'b.txt'), 'not reset\n');
-    expect((await integration.merge('orca/r/t2', 'merge t2')).kind).toBe('merged');
-    expect(readFileSync(path.join(folder, 'b.txt'), 'utf8')).toBe('not reset\n');
-
-    // With agents unsandboxed it is reset before every merge, given out or not.
-    git(folder, 'checkout', '-q', '--', 'b.txt');
-    await integration.close();
-    git(repo, 'branch', '-D', 'orca/r/integration');
-    const behind = path.join(tempDir(), 'integration');
-    const open = new IntegrationBranch(repo, 'r', behind, { agentsConfined: false });
-    await open.open(base);
-    writeFileSync(path.join(behind, 'b.txt'), 'reset\n');
-    expect((await open.merge('orca/r/t3', 'merge t3')).kind).toBe('merged');
-    expect(readFileSync(path.join(behind, 'b.txt'), 'utf8')).toBe('b\n');
+  it('merges in its worktree where git has no merge-tree --write-tree (before 2.38), with the same outcomes', async () => {
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    for (const [task, content] of [
+      ['t1', 'a from t1\n'],
+      ['t2', 'a from t2\n'],
+    ] as const) {
+      git(repo, 'checkout', '-q', '-b', `orca/r/${task}`, base);
+      commitFiles(repo, { 'a.txt': content }, task);
+    }
+    git(repo, 'checkout', '-q', 'main');
+    // A git that answers `merge-tree --write-tree` as one before 2.38 does: a usage error.
+    const bin = tempDir('orca-old-git-');
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(
+      path.join(bin, 'git'),
+      `#!/bin/sh\nfor arg; do [ "$arg" = "--write-tree" ] && { echo "usage: git merge-tree <base-tree> <branch1> <branch2>" >&2; exit 129; }; done\nexec ${real} "$@"\n`,
+      { mode: 0o755 },
+    );
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}:${saved}`;
+    try {
+      const folder = path.join(tempDir(), 'integration');
+      const integration = new IntegrationBranch(repo, 'r', folder, { agentsConfined: true });
+      await integration.open(base);
+      const merged = await integration.merge('orca/r/t1', 'merge t1');
+      expect(merged).toMatchObject({ kind: 'merged', files: ['a.txt'] });
+      expect(git(repo, 'rev-parse', 'orca/r/integration')).toBe(merged.kind === 'merged' ? merged.commit : '');
+      // Made in the worktree: its HEAD is the merge (a merge from the objects leaves it at the base).
+      expect(git(folder, 'rev-parse', 'HEAD')).toBe(merged.kind === 'merged' ? merged.commit : '');
+      expect(await integration.merge('orca/r/t2', 'merge t2')).toMatchObject({ kind: 'conflict', files: ['a.txt'] });
+      expect(await integration.merge('orca/r/t1', 'again')).toMatchObject({ kind: 'nothing' });
+      expect(git(await integration.checkedOut(), 'show', 'HEAD:a.txt')).toBe('a from t1');
+    } finally {
+      process.env.PATH = saved;
+    }
   });
 });

@@ -136,7 +136,7 @@ describe('the merge queue', () => {
     expect(rounds).toEqual([1]);
     expect(await room.mergeEvents()).toEqual(['t1 merged', 't3 conflict', 't3 resolved']);
     expect(room.merged()).toEqual(['Merge t1: task t1', 'Merge t3 (redone on the integration head): task t3']);
-    expect(git(room.integration.dir, 'show', 'HEAD:a.txt')).toBe('a from t1\nand from t3');
+    expect(git(await room.integration.checkedOut(), 'show', 'HEAD:a.txt')).toBe('a from t1\nand from t3');
     expect(room.task('t3')).toMatchObject({ status: 'merged', merge_outcome: 'resolved' });
     expect(room.task('t3').status_detail).toMatch(/, redone on the integration head after a merge conflict; no integration checks are set/);
     expect(room.said).toEqual([
@@ -183,8 +183,8 @@ describe('the merge queue', () => {
     expect(headsWhenRedone).not.toEqual(given);
     expect(room.task('t2')).toMatchObject({ status: 'failed', merge_outcome: 'rolled_back' });
     expect(room.task('t3')).toMatchObject({ status: 'verified', merge_outcome: 'resolved' });
-    expect(git(room.integration.dir, 'show', 'HEAD:b.txt')).toBe('b');
-    expect(git(room.integration.dir, 'show', 'HEAD:a.txt')).toBe('a from t1\nand from t3');
+    expect(git(await room.integration.checkedOut(), 'show', 'HEAD:b.txt')).toBe('b');
+    expect(git(await room.integration.checkedOut(), 'show', 'HEAD:a.txt')).toBe('a from t1\nand from t3');
     await room.integration.close();
   });
 
