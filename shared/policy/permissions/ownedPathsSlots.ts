@@ -132,9 +132,6 @@ export function ownedPathsGuard(
   // The look at the user's checkout may wait for the Report's (commandsConfined; quiet, for a file tool: see checkoutLookWaits).
   const checkoutWaits = (call: CheckedCall, ranCode: boolean) =>
     ranCode ? confined : checkoutLookWaits({ fileTool: familyOf(call.tool) === 'edit', quiet: quiet() });
-  const noted = (outcome: PostToolUseOutcome, note: string | undefined): PostToolUseOutcome =>
-    note ? { ...outcome, notes: [...(outcome.notes ?? []), note] } : outcome;
-
   return {
     lastStatus: () => watch.lastStatus(),
     reportChanges: () => reportLook,
@@ -185,6 +182,11 @@ export function ownedPathsGuard(
       },
     },
   };
+}
+
+/** The after-call outcome with the watch's note added, when it has one. */
+function noted(outcome: PostToolUseOutcome, note: string | undefined): PostToolUseOutcome {
+  return note ? { ...outcome, notes: [...(outcome.notes ?? []), note] } : outcome;
 }
 
 /** Why a file tool's call aimed outside the owned paths is refused (said on the event stream too); undefined when it may go on. */
