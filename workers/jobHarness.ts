@@ -291,7 +291,7 @@ async function ownedGuard(input: JobHarnessInput, checkout: CheckoutBaseline | u
 
 /** Whether the job's commands cannot write the user's checkout (ownedPathsSlots.ts, commandsConfined): the facts of its session. */
 function confinedCommands({ job, workspace, sandboxMode }: JobHarnessInput, harness: Harness): boolean {
-  const hooked = hooksConfigured(harness);
+  const hooked = anyHook(harness.hooks);
   return commandsConfined({
     sandboxed: harness.sandboxed && harness.commandWritable !== undefined,
     // What the session's sandbox itself makes writable, as its policy says (the worktree and its private /tmp).
@@ -311,7 +311,7 @@ function confinedCommands({ job, workspace, sandboxMode }: JobHarnessInput, harn
 function quietBesideCalls({ job }: JobHarnessInput, harness: Harness, mcpServers: boolean): () => boolean {
   const fixed = {
     pidNamespace: harness.sandboxed && harness.commandWritable !== undefined && sandboxAvailability().kind === 'bwrap',
-    hooks: hooksConfigured(harness),
+    hooks: anyHook(harness.hooks),
     mcpServers,
     externalAgent: isExternalAgent(job.agent),
   };
@@ -338,9 +338,4 @@ export async function judgeReport({ harness, reportGate }: JobHarness, report: u
   if (!reportGate) return undefined;
   const judged = (harness.hooks.byEvent.SessionEnd ?? []).length === 0 ? reportGate.gate.last() : undefined;
   return judged ?? (await gateSession(harness.session, reportGate.options, report));
-}
-
-/** Whether the session has any hook at all (each fact of its quiet and its confinement asks). */
-function hooksConfigured(harness: Harness): boolean {
-  return anyHook(harness.hooks);
 }

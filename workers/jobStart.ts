@@ -131,8 +131,8 @@ export async function announceWorkspace(
  * The baseline of the user's checkout for the watch of a job that writes in a local repository
  * (checkoutState.ts). Begun now, beside the making of the worktree, where something of the session
  * runs before its first call (an external agent starts with the workspace; a hook of the
- * repository's settings may run at the session's start); else the watch begins it when it opens,
- * after the take, and the first call waits for it. Undefined where something of the repository's
+ * repository's settings may run at the session's start); else it is begun once the session is
+ * built, after the take, and the first call waits for it (jobHarness.ts). Undefined where something of the repository's
  * runs before the agent (a WorktreeCreate hook, a setup in orca.json, the job's or read at its
  * base): it may change the checkout, and what it changes is no agent's, so the baseline is taken after it.
  */

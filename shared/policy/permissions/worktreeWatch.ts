@@ -81,7 +81,7 @@ export class WorktreeWatch {
   private readonly admitted = new Map<string, EntryState>();
   /** The user's checkout as the last look saw it. */
   private checkoutSeen?: CheckoutState;
-  /** Settles when checkoutBaseline is set (recordStart). */
+  /** Settles once checkoutSeen holds the baseline (ready). */
   private checkoutTaken?: Promise<void>;
   /** The last look's `git status` of the whole worktree and the changes it found, while they still tell the tree as it is (lastStatus). */
   private lastLook?: { status: string; changed: readonly string[]; ignored: readonly string[] };
