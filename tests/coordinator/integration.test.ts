@@ -125,6 +125,36 @@ describe('the integration branch', () => {
     expect(readFileSync(path.join(folder, 'build.out'), 'utf8')).toBe('output\n');
   });
 
+  it('puts its worktree back only when it may differ from the head: not when nobody was given it, always when agents run unsandboxed', async () => {
+    const repo = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', '-b', 'orca/r/t1', base);
+    commitFiles(repo, { 't1.txt': 't1\n' }, 't1');
+    git(repo, 'checkout', '-q', 'main');
+    // Sandboxed agents, nobody given the worktree since it opened: a change made behind the class's back stays.
+    const folder = path.join(tempDir(), 'integration');
+    const confined = new IntegrationBranch(repo, 'r', folder, { agentsConfined: true });
+    await confined.open(base);
+    writeFileSync(path.join(folder, 'b.txt'), 'not reset\n');
+    expect(await confined.checkedOut()).toBe(folder);
+    expect(readFileSync(path.join(folder, 'b.txt'), 'utf8')).toBe('not reset\n');
+    // Given out by that call: the next one puts it back.
+    await confined.checkedOut();
+    expect(readFileSync(path.join(folder, 'b.txt'), 'utf8')).toBe('b\n');
+    await confined.close();
+    git(repo, 'branch', '-D', 'orca/r/integration');
+
+    // Unsandboxed agents could reach the folder without being given it: always put back.
+    const behind = path.join(tempDir(), 'integration');
+    const open = new IntegrationBranch(repo, 'r', behind, { agentsConfined: false });
+    await open.open(base);
+    writeFileSync(path.join(behind, 'b.txt'), 'reset\n');
+    expect((await open.merge('orca/r/t1', 'merge t1')).kind).toBe('merged');
+    await open.checkedOut();
+    expect(readFileSync(path.join(behind, 'b.txt'), 'utf8')).toBe('b\n');
+    expect(git(behind, 'show', 'HEAD:t1.txt')).toBe('t1');
+  });
+
   it('merges in its worktree where git has no merge-tree --write-tree (before 2.38), with the same outcomes', async () => {
     const repo = makeRepo({ 'a.txt': 'a\n' });
     const base = git(repo, 'rev-parse', 'HEAD');
