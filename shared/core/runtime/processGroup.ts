@@ -177,7 +177,12 @@ export async function spawnGroup(file: string, args: string[], options: SpawnGro
   return group;
 }
 
-/** How a sandbox wraps a shell command (core/sandbox): asked for an info fd, one with a pid namespace (bwrap) names its init there and returns that fd. */
+/**
+ * How a sandbox (core/sandbox) starts one shell command: the program and its arguments. Asked for
+ * an `infoFd`, one with a pid namespace (bwrap, `--info-fd`) names its init on that fd, which the
+ * caller must give it open (spawnShellGroup does), and returns it in `infoFd`; one without a
+ * namespace leaves it out.
+ */
 export type ShellCommandWrap = (
   command: string,
   cwd: string,

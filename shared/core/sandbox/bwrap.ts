@@ -5,13 +5,6 @@ import { compiledEntry, packageRoot } from '../runtime/compiledEntry.js';
 import type { ShellCommandWrap } from '../runtime/processGroup.js';
 import { depthOf, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE, readOnlyPaths, realPath, type SandboxPolicy } from './sandboxPolicy.js';
 
-/**
- * How to start one command: the program and its arguments. With `infoFd`, bwrap writes its pid
- * namespace's init to that fd (`--info-fd`), which the caller must give it open (spawnShellGroup
- * does), and `infoFd` is in the result; a launcher without a namespace leaves it out.
- */
-export type WrappedCommand = ShellCommandWrap;
-
 /** One mount, applied in order of depth: where two nest, the deeper one decides. */
 interface Mount {
   target: string;
@@ -28,7 +21,7 @@ const probes = new Map<string, string | undefined>();
  * and a network namespace of its own unless the policy says `host`: with `proxy`, the proxy's
  * socket is bound in and proxyRelay.ts serves it on 127.0.0.1:3128 before the command starts.
  */
-export function bwrapWrap(bwrap: string, policy: SandboxPolicy): WrappedCommand {
+export function bwrapWrap(bwrap: string, policy: SandboxPolicy): ShellCommandWrap {
   mkdirSync(policy.tempDir, { recursive: true });
   const tempDir = realpathSync(policy.tempDir);
   const mounts = [...fileMounts(policy, tempDir)].sort((a, b) => depthOf(a.target) - depthOf(b.target));

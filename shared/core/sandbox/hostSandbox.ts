@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
-import { bwrapWrap, findOnPath, probeBwrap, probeBwrapAhead, type WrappedCommand } from './bwrap.js';
+import type { ShellCommandWrap } from '../runtime/processGroup.js';
+import { bwrapWrap, findOnPath, probeBwrap, probeBwrapAhead } from './bwrap.js';
 import type { SandboxPolicy } from './sandboxPolicy.js';
 import { seatbeltWrap } from './seatbeltProfile.js';
 
@@ -8,7 +9,7 @@ export type HostSandboxKind = 'bwrap' | 'sandbox-exec';
 
 /** The sandbox this host can build, or what is missing and how to get it. */
 export type HostSandbox =
-  | { kind: HostSandboxKind; program: string; wrap: (policy: SandboxPolicy) => WrappedCommand; problem?: undefined }
+  | { kind: HostSandboxKind; program: string; wrap: (policy: SandboxPolicy) => ShellCommandWrap; problem?: undefined }
   | { kind?: undefined; problem: string; fix: string };
 
 const SANDBOX_EXEC = '/usr/bin/sandbox-exec';

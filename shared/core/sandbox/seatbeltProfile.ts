@@ -1,4 +1,5 @@
-import { proxyEnv, type WrappedCommand } from './bwrap.js';
+import type { ShellCommandWrap } from '../runtime/processGroup.js';
+import { proxyEnv } from './bwrap.js';
 import { depthOf, readOnlyPaths, type SandboxPolicy } from './sandboxPolicy.js';
 
 /**
@@ -54,7 +55,7 @@ export function sbplString(text: string): string {
 }
 
 /** How sandbox-exec starts a command under the policy, with TMPDIR and the proxy's variables. */
-export function seatbeltWrap(sandboxExec: string, policy: SandboxPolicy): WrappedCommand {
+export function seatbeltWrap(sandboxExec: string, policy: SandboxPolicy): ShellCommandWrap {
   // Made per command: the proxy's port is known once it listens.
   return (command) => {
     const network = policy.network;

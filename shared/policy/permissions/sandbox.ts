@@ -1,6 +1,7 @@
+import type { ShellCommandWrap } from '../../core/runtime/processGroup.js';
 import type { SandboxMode } from '../../core/runtime/sandboxMode.js';
 import { type SandboxOptions, sandboxPolicy } from '../../core/sandbox/agentPolicy.js';
-import { findOnPath, type WrappedCommand } from '../../core/sandbox/bwrap.js';
+import { findOnPath } from '../../core/sandbox/bwrap.js';
 import { type HostSandbox, hostSandbox } from '../../core/sandbox/hostSandbox.js';
 import type { ShellSettings } from '../../core/tool/tool.js';
 import type { LoadedSettings } from '../settings/loadSettings.js';
@@ -57,7 +58,7 @@ export function shellSandbox(
     return unsandboxed;
   }
   const policy = sandboxPolicy(options);
-  const wrap: WrappedCommand = found.wrap(policy);
+  const wrap: ShellCommandWrap = found.wrap(policy);
   return { wrap, active: true, writable: [...policy.writable, policy.tempDir], policy: { writableOutside: ['/tmp'], bashSandboxed: true } };
 }
 

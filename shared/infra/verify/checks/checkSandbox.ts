@@ -1,6 +1,6 @@
+import type { ShellCommandWrap } from '../../../core/runtime/processGroup.js';
 import type { SandboxMode } from '../../../core/runtime/sandboxMode.js';
 import { sandboxPolicy } from '../../../core/sandbox/agentPolicy.js';
-import type { WrappedCommand } from '../../../core/sandbox/bwrap.js';
 import type { CheckNetwork } from '../../../core/sandbox/checkNetwork.js';
 import { type HostSandboxKind, hostSandbox } from '../../../core/sandbox/hostSandbox.js';
 
@@ -34,7 +34,7 @@ export interface CheckSandbox {
 
 export interface CheckLauncher {
   /** How each check is started: in the sandbox, or plainly under `--sandbox off` or without one. */
-  wrap?: WrappedCommand;
+  wrap?: ShellCommandWrap;
   sandbox: HostSandboxKind | 'none';
   /** Why it is not sandboxed, when it is not. */
   problem?: string;

@@ -106,12 +106,6 @@ async function snapshotNow(root: string, looked?: { statusV2: string }): Promise
   return { digest: hash.digest('hex'), root: top, files: inOrder };
 }
 
-/**
- * The same set from `status --porcelain=v2 -z` (the watch's, which lists submodules and ignored
- * entries too): a changed entry whose work-tree column is not `.`, and every untracked one;
- * submodules left out, as `--ignore-submodules=all` leaves them out above; conflicted entries are
- * the index listing's.
- */
 /** The untracked files a `git status --porcelain=v2 -z --untracked-files=all` lists (its `?` records). */
 export function untrackedInV2(statusOut: string): string[] {
   return statusOut
@@ -120,6 +114,12 @@ export function untrackedInV2(statusOut: string): string[] {
     .map((record) => record.slice(2));
 }
 
+/**
+ * The same set from `status --porcelain=v2 -z` (the watch's, which lists submodules and ignored
+ * entries too): a changed entry whose work-tree column is not `.`, and every untracked one;
+ * submodules left out, as `--ignore-submodules=all` leaves them out above; conflicted entries are
+ * the index listing's.
+ */
 function dirtyFromV2(statusOut: string): Set<string> {
   const dirty = new Set<string>();
   const records = statusOut.split('\0');
