@@ -3,6 +3,7 @@ import type { RunStreamEntry } from '../../shared/core/events/runStreamEntry.js'
 import { IN_FLIGHT, SETTLED } from '../../shared/core/events/taskStatusGroups.js';
 import type { Usage } from '../../shared/core/model/usage.js';
 import { totalInputTokens } from '../../shared/core/model/usage.js';
+import { groupedNumber } from '../../shared/core/text/groupedNumber.js';
 import { followRunEvents } from '../../shared/infra/board/runEventFollower.js';
 import type { RunFold } from '../../shared/infra/board/runFold.js';
 import type { Keys } from '../../shared/infra/redis/keys.js';
@@ -124,7 +125,7 @@ export class RunWatch {
     const done = tasks.filter((task) => SETTLED.includes(task.status)).length;
     const running = [...this.state.tasks.values()].filter((task) => IN_FLIGHT.includes(task.status)).length;
     const { tokens, cost } = this.totals();
-    const text = `[${done}/${tasks.length} done · ${running} agent(s) running · ${tokens.toLocaleString('en-US')} tokens · $${cost.toFixed(4)}] ${doing}`;
+    const text = `[${done}/${tasks.length} done · ${running} agent(s) running · ${groupedNumber(tokens)} tokens · $${cost.toFixed(4)}] ${doing}`;
     process.stderr.write(`\r\x1b[2K${text.slice(0, (process.stderr.columns ?? 120) - 1)}`);
     this.summaryShown = true;
   }

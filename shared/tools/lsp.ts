@@ -14,6 +14,7 @@ import type {
 import { z } from 'zod';
 import { ToolError } from '../core/boundary/toolError.js';
 import { statIfExists } from '../core/files/textFile.js';
+import { codeUnitOrder } from '../core/text/codeUnitOrder.js';
 import { defineTool, loadDescription, type ToolContext, type ToolOutput } from '../core/tool/tool.js';
 import type { LspDocument } from './lsp/lspDocument.js';
 import type { LanguageServer } from './lsp/lspServer.js';
@@ -174,7 +175,7 @@ async function ask(
         { textDocument, position, context: { includeDeclaration: true } },
         ctx.signal,
       ),
-    ).sort((a, b) => a.uri.localeCompare(b.uri) || a.range.start.line - b.range.start.line);
+    ).sort((a, b) => codeUnitOrder(a.uri, b.uri) || a.range.start.line - b.range.start.line);
     const lines = found.slice(0, MAX_REFERENCES).map((loc) => locationLine(loc, ctx));
     if (found.length > MAX_REFERENCES) lines.push(`… and ${found.length - MAX_REFERENCES} more`);
     return {

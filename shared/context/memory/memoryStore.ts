@@ -4,6 +4,7 @@ import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { describeZodError } from '../../core/boundary/zodIssues.js';
 import { writeFileAtomic } from '../../core/files/atomicWrite.js';
+import { codeUnitOrder } from '../../core/text/codeUnitOrder.js';
 import { parseFrontMatter } from '../instructions/frontMatter.js';
 import { type Card, CardSchema } from './card.js';
 import { formatCardFile, parseCardFile } from './cardFile.js';
@@ -79,7 +80,7 @@ export class MemoryStore {
     }
     cards.sort(
       (a, b) =>
-        a.card.scope.localeCompare(b.card.scope) || b.card.updated.localeCompare(a.card.updated) || a.card.id.localeCompare(b.card.id),
+        codeUnitOrder(a.card.scope, b.card.scope) || codeUnitOrder(b.card.updated, a.card.updated) || codeUnitOrder(a.card.id, b.card.id),
     );
     return { cards, problems };
   }
@@ -127,7 +128,7 @@ export class MemoryStore {
         problems.push(error instanceof Error ? error.message : String(error));
       }
     }
-    items.sort((a, b) => a.pending.created.localeCompare(b.pending.created) || a.pending.id.localeCompare(b.pending.id));
+    items.sort((a, b) => codeUnitOrder(a.pending.created, b.pending.created) || codeUnitOrder(a.pending.id, b.pending.id));
     return { items, problems };
   }
 
@@ -186,7 +187,7 @@ export class MemoryStore {
       rmSync(index, { force: true });
       return;
     }
-    cards.sort((a, b) => b.updated.localeCompare(a.updated) || a.id.localeCompare(b.id));
+    cards.sort((a, b) => codeUnitOrder(b.updated, a.updated) || codeUnitOrder(a.id, b.id));
     const lines = cards.map((card) => `- [${card.title}](${card.id}.md) — ${card.description} (${card.type}, ${card.updated})`);
     const text = `# Memory: ${cards[0]!.scope}\n\nWritten by orca from the cards beside it; edit the cards, not this file.\n\n${lines.join('\n')}\n`;
     writeFileAtomic(index, Buffer.from(text, 'utf8'), { label: index });

@@ -1,4 +1,5 @@
 import MiniSearch from 'minisearch';
+import { codeUnitOrder } from '../../core/text/codeUnitOrder.js';
 import type { InjectedCard, MemoryType } from '../../infra/queue/memoryPayload.js';
 import { normalTerm, words } from './terms.js';
 
@@ -60,7 +61,7 @@ export function chooseCards(candidates: readonly Candidate[], task: string, opti
     const relevance = score / rawScore(own);
     if (relevance > minRelevance) chosen.push({ ...card, score: round(relevance) });
   }
-  chosen.sort((a, b) => b.score - a.score || b.updated.localeCompare(a.updated) || a.id.localeCompare(b.id));
+  chosen.sort((a, b) => b.score - a.score || codeUnitOrder(b.updated, a.updated) || codeUnitOrder(a.id, b.id));
   return chosen.slice(0, max);
 }
 

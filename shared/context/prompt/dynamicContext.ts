@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { AgentLimits } from '../../core/loop/limits.js';
+import { groupedNumber } from '../../core/text/groupedNumber.js';
 import { describeStatus, type GitSnapshot } from './gitSnapshot.js';
 
 /**
@@ -39,8 +40,8 @@ export function dynamicContextText(env: SessionEnvironment): string {
   }
   const { limits } = env;
   lines.push(
-    `- Budgets: ${limits.maxTurns} turns, ${limits.maxTokens.toLocaleString('en-US')} tokens, $${limits.maxCostUsd.toFixed(2)}, ` +
-      `${Math.round(limits.wallClockMs / 60_000)} minutes; each answer up to ${limits.maxOutputTokens.toLocaleString('en-US')} tokens.`,
+    `- Budgets: ${limits.maxTurns} turns, ${groupedNumber(limits.maxTokens)} tokens, $${limits.maxCostUsd.toFixed(2)}, ` +
+      `${Math.round(limits.wallClockMs / 60_000)} minutes; each answer up to ${groupedNumber(limits.maxOutputTokens)} tokens.`,
   );
   return lines.join('\n');
 }

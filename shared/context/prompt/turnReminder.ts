@@ -1,5 +1,6 @@
 import type { AgentLimits } from '../../core/loop/limits.js';
 import type { AgentSession } from '../../core/loop/session.js';
+import { groupedNumber } from '../../core/text/groupedNumber.js';
 import { loadDescription } from '../../core/tool/tool.js';
 import { describeStatus, type GitSnapshot, readGitSnapshot, sameStatus, snapshotFromWatchStatus } from './gitSnapshot.js';
 
@@ -34,7 +35,7 @@ export function turnReminderText(facts: TurnFacts): string {
   const msLeft = Math.max(0, limits.wallClockMs - facts.elapsedMs);
   const minutesLeft = Math.floor(msLeft / 60_000);
   const lines = [
-    `Turn ${facts.turn} of ${limits.maxTurns}. Left: ${turnsLeft} turns, ${tokensLeft.toLocaleString('en-US')} tokens, $${costLeft.toFixed(2)}, ${minutesLeft} min.`,
+    `Turn ${facts.turn} of ${limits.maxTurns}. Left: ${turnsLeft} turns, ${groupedNumber(tokensLeft)} tokens, $${costLeft.toFixed(2)}, ${minutesLeft} min.`,
   ];
   const nearEnd =
     turnsLeft <= NEAR_END_TURNS ||

@@ -2,6 +2,7 @@ import { type AgentEvent, type AgentEventInput, type EndReason, stamp } from '..
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/message.js';
 import type { StopReason } from '../model/model.js';
 import { addUsage, type Usage } from '../model/usage.js';
+import { groupedNumber } from '../text/groupedNumber.js';
 import { type BatchCall, runToolCall } from '../tool/pipeline.js';
 import { REPORT_TOOL } from '../tool/report.js';
 import { loadDescription } from '../tool/tool.js';
@@ -208,7 +209,7 @@ class AgentLoop {
     if (spent >= limits.maxTokens) {
       return this.lastTurnOr(
         { reason: 'token_budget', detail: `used ${spent} tokens of a budget of ${limits.maxTokens}` },
-        `your token budget (${spent.toLocaleString('en-US')} of ${limits.maxTokens.toLocaleString('en-US')} tokens used)`,
+        `your token budget (${groupedNumber(spent)} of ${groupedNumber(limits.maxTokens)} tokens used)`,
       );
     }
     if (session.costUsd >= limits.maxCostUsd) {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { describeZodError } from '../../core/boundary/zodIssues.js';
+import { codeUnitOrder } from '../../core/text/codeUnitOrder.js';
 import type { Keys } from '../redis/keys.js';
 import { type Task, TaskHashSchema, taskToHash } from './task.js';
 import { addTask, changeTask, removeTask, type TaskChange, type TaskMap } from './taskRules.js';
@@ -152,7 +153,9 @@ export class RedisTaskStore implements TaskStore {
   }
 }
 
-/** Numbered ids in number order (2 before 10), others by name. */
+/** Numbered ids (the store's own) in number order (2 before 10), others by their code units (codeUnitOrder.ts says why not localeCompare). */
 function compareIds(a: string, b: string): number {
-  return a.localeCompare(b, 'en', { numeric: true });
+  const numbered = /^\d+$/;
+  if (numbered.test(a) && numbered.test(b)) return a.length - b.length || codeUnitOrder(a, b);
+  return codeUnitOrder(a, b);
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { codeUnitOrder } from '../../core/text/codeUnitOrder.js';
 import { type EntryState, readEntry, readTree } from './fileSnapshot.js';
 
 /**
@@ -83,7 +84,7 @@ export class HostFilesWatch {
       changed.push({ path: file, kind, stops: kind !== 'orca' });
     }
     this.baseline = now;
-    return changed.sort((a, b) => Number(b.stops) - Number(a.stops) || a.path.localeCompare(b.path));
+    return changed.sort((a, b) => Number(b.stops) - Number(a.stops) || codeUnitOrder(a.path, b.path));
   }
 }
 

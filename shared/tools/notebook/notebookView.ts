@@ -1,5 +1,6 @@
 import { numberLines, splitLines } from '../../core/files/numberedLines.js';
 import { normalizeLineEndings } from '../../core/files/textCodec.js';
+import { groupedNumber } from '../../core/text/groupedNumber.js';
 import { cellIdOf, type Notebook, type NotebookOutput, notebookLanguage, sourceText } from './notebook.js';
 
 /** Characters of one output shown; the rest is summarised. */
@@ -55,7 +56,7 @@ function summarise(type: string, value: unknown): string {
   const size =
     typeof value === 'string' ? value.length : Array.isArray(value) ? value.join('').length : JSON.stringify(value ?? null).length;
   const what = type.startsWith('image/') ? 'an image' : 'data';
-  return `${type} (${what}, ${size.toLocaleString('en-US')} characters, not shown)`;
+  return `${type} (${what}, ${groupedNumber(size)} characters, not shown)`;
 }
 
 function joined(text: string | readonly string[] | undefined): string {
@@ -65,7 +66,7 @@ function joined(text: string | readonly string[] | undefined): string {
 
 function capped(text: string): string {
   if (text.length <= OUTPUT_CHARS) return text;
-  return `${text.slice(0, OUTPUT_CHARS)}\n… (${(text.length - OUTPUT_CHARS).toLocaleString('en-US')} more characters of this output not shown)`;
+  return `${text.slice(0, OUTPUT_CHARS)}\n… (${groupedNumber(text.length - OUTPUT_CHARS)} more characters of this output not shown)`;
 }
 
 // Tracebacks carry terminal colour codes (ESC [ … m): noise to a model.

@@ -4,6 +4,7 @@ import { lstat, readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gitAt } from '../../../core/git/git.js';
 import { gitRecords } from '../../../core/git/gitRecords.js';
+import { codeUnitOrder } from '../../../core/text/codeUnitOrder.js';
 
 /**
  * The tree a check runs on, as one hash: every file git would see in the working folder, tracked
@@ -225,7 +226,7 @@ export function treeChanges(before: ReadonlyMap<string, string>, after: Readonly
   for (const [rel, entry] of before) {
     if (!after.has(rel) && entry !== 'missing') changes.push({ path: rel, change: 'removed' });
   }
-  return changes.sort((a, b) => a.path.localeCompare(b.path));
+  return changes.sort((a, b) => codeUnitOrder(a.path, b.path));
 }
 
 /** `src/a.ts (changed), notes.txt (added)`, at most `max` named. */
