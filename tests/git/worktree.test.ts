@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commitAll, hasChanges } from '../../shared/core/git/commit.js';
@@ -30,6 +30,23 @@ describe('worktrees', () => {
     await Promise.all(dirs.map((dir) => removeWorktree(repo, dir)));
     expect((await listWorktrees(repo)).length).toBe(1);
     for (const dir of dirs) expect(existsSync(dir)).toBe(false);
+  });
+
+  it("takes git's record of a worktree whose folder is gone already, or is no worktree any more", async () => {
+    const repo = makeRepo({ 'a.txt': 'one\n' });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    const gone = path.join(tempDir('orca-wt-'), 'gone');
+    const unregistered = path.join(tempDir('orca-wt-'), 'unregistered');
+    await addWorktree({ repo, dir: gone, base, branch: 'orca/r/gone' });
+    await addWorktree({ repo, dir: unregistered, base, branch: 'orca/r/unregistered' });
+    rmSync(gone, { recursive: true, force: true });
+    // Its `.git` pointer gone, git no longer knows the folder as the worktree it records.
+    rmSync(path.join(unregistered, '.git'));
+    await removeWorktree(repo, gone);
+    await removeWorktree(repo, unregistered);
+    expect(await listWorktrees(repo)).toHaveLength(1);
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toMatch(/prunable/);
+    expect(existsSync(unregistered)).toBe(false);
   });
 
   it('refuses a base that is not a commit, naming it', async () => {

@@ -114,12 +114,17 @@ export async function addWorktreeForBranch(repo: string, dir: string, branch: st
   return resolveCommit(repo, branch);
 }
 
-/** Removes a worktree and its folder, even with uncommitted changes in it. */
+/**
+ * Removes a worktree and its folder, even with uncommitted changes in it. git's record of it goes
+ * with a `worktree remove` that succeeds; only a folder git could not remove, or one already gone,
+ * leaves a record for `worktree prune` to take (one git process fewer for each job's worktree).
+ */
 export async function removeWorktree(repo: string, dir: string): Promise<void> {
   await withRepoLock(repo, async () => {
     if (existsSync(dir)) {
       try {
         await gitAt(repo).raw(['worktree', 'remove', '--force', '--force', dir]);
+        return;
       } catch {
         // Not (or no longer) a registered worktree: the folder is still ours to delete.
         rmSync(dir, { recursive: true, force: true });
