@@ -68,10 +68,10 @@ describe('the rg engine', () => {
 
 describe('the JS fallback engine', () => {
   it('matches files in the worker pool, off the main thread', async () => {
-    const before = grepPool().completed;
+    const before = (await grepPool()).completed;
     const result = await runJsGrep(query(makeSearchFixture(), { mode: 'count' }), new AbortController().signal);
     expect(result.files.map((file) => file.path).sort()).toContain('src/app.ts');
-    expect(grepPool().completed).toBeGreaterThan(before);
+    expect((await grepPool()).completed).toBeGreaterThan(before);
   });
 
   it('rejects when the search is aborted', async () => {

@@ -304,18 +304,18 @@ describe('Grep engine choice', () => {
 
   it('runs the JS fallback in the worker pool when ORCA_GREP=js', async () => {
     process.env.ORCA_GREP = 'js';
-    const before = grepPool().completed;
+    const before = (await grepPool()).completed;
     const out = await grepTool.call({ pattern: 'handler', type: 'py' }, makeToolContext({ root: makeSearchFixture() }));
     expect(out.content).toBe('Found 1 file\nlib/tool.py');
-    expect(grepPool().completed).toBeGreaterThan(before);
+    expect((await grepPool()).completed).toBeGreaterThan(before);
   });
 
   it('uses rg when it is on PATH and ORCA_GREP is unset, leaving the pool alone', async () => {
     delete process.env.ORCA_GREP;
-    const before = grepPool().completed;
+    const before = (await grepPool()).completed;
     const out = await grepTool.call({ pattern: 'handler', type: 'py' }, makeToolContext({ root: makeSearchFixture() }));
     expect(out.content).toBe('Found 1 file\nlib/tool.py');
-    expect(grepPool().completed).toBe(before);
+    expect((await grepPool()).completed).toBe(before);
   });
 
   it('refuses an ORCA_GREP value it does not know', async () => {

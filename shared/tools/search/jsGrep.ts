@@ -33,7 +33,7 @@ export async function runJsGrep(query: GrepQuery, signal: AbortSignal): Promise<
     before: query.before,
     after: query.after,
   };
-  const pool = grepPool();
+  const pool = await grepPool();
   // Every queued task listens for abort: one signal for them all, without the listener-leak warning.
   const taskSignal = AbortSignal.any([signal]);
   setMaxListeners(0, taskSignal);
