@@ -163,6 +163,62 @@ describe("assertions audit of the working folder from the watch's look", () => {
     expect(asked.map((flag) => `${flag.file}:${flag.kind}`)).not.toEqual([]);
     expect(looked).toEqual(asked);
   });
+
+  const lookOf = (dir: string) =>
+    git(dir, 'status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--no-renames', '--ignored=matching');
+  const weakened = CART_TEST.replace('    expect(total([])).toBe(0);\n', '');
+
+  it('asks git for no diff where the look names no test file or runner config: a change after the look is not seen', async () => {
+    const { dir, base } = repoWith({ 'test/cart.test.js': CART_TEST });
+    writeFileSync(path.join(dir, 'src/cart.js'), 'export const total = (xs) => xs.reduce((a, b) => a + b, 0) + 0;\n');
+    writeFileSync(path.join(dir, 'notes.md'), 'untracked\n');
+    const status = lookOf(dir);
+    // Written after the look (the watch would have looked again): only a diff asked of git could name it.
+    writeFileSync(path.join(dir, 'test/cart.test.js'), weakened);
+    expect(await auditTestChanges({ repo: dir, base, untracked: untrackedInV2(status), status })).toEqual([]);
+    expect((await auditTestChanges({ repo: dir, base })).map((flag) => flag.kind)).toEqual(['assertion_removed']);
+  });
+
+  it("audits the whole diff where the look names a test (by name or by a root config's glob), a runner config, or another HEAD", async () => {
+    const pkg = JSON.stringify({ name: 'cart', jest: { testMatch: ['**/checks/*.js'] } }, null, 2);
+    const check = "test('total', () => {\n  expect(total([1])).toBe(1);\n});\n";
+    const config =
+      "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.js'] } });\n";
+    const cases: Array<{ files: Record<string, string>; change: (dir: string) => void; kinds: string[] }> = [
+      {
+        files: { 'test/cart.test.js': CART_TEST },
+        change: (dir) => writeFileSync(path.join(dir, 'test/cart.test.js'), weakened),
+        kinds: ['test/cart.test.js:assertion_removed'],
+      },
+      {
+        files: { 'package.json': pkg, 'checks/cart.js': check },
+        change: (dir) => writeFileSync(path.join(dir, 'checks/cart.js'), check.replace('  expect(total([1])).toBe(1);\n', '')),
+        kinds: ['checks/cart.js:assertion_removed'],
+      },
+      {
+        files: { 'vitest.config.ts': config },
+        change: (dir) =>
+          writeFileSync(
+            path.join(dir, 'vitest.config.ts'),
+            config.replace("include: ['test/**/*.test.js']", "include: [], exclude: ['test/**']"),
+          ),
+        kinds: ['vitest.config.ts:runner_config_changed'],
+      },
+      {
+        files: { 'test/cart.test.js': CART_TEST },
+        // Committed by the agent: HEAD is no longer the base, and the look's list is HEAD's, not the base's.
+        change: (dir) => commitFiles(dir, { 'test/cart.test.js': weakened }, 'weakened'),
+        kinds: ['test/cart.test.js:assertion_removed'],
+      },
+    ];
+    for (const { files, change, kinds } of cases) {
+      const { dir, base } = repoWith(files);
+      change(dir);
+      const status = lookOf(dir);
+      const looked = await auditTestChanges({ repo: dir, base, untracked: untrackedInV2(status), status });
+      expect(looked.map((flag) => `${flag.file}:${flag.kind}`)).toEqual(kinds);
+    }
+  });
 });
 
 describe('assertions audit: no false alarms', () => {

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { gitInvocation } from '../../core/git/gitSafety.js';
+import { v2RecordPath } from '../../core/git/statusV2.js';
 import { type EntryState, readEntry, readTree, sameEntry } from './fileSnapshot.js';
 import { guardedReason } from './guardedPaths.js';
 
@@ -80,16 +81,16 @@ export async function lookAndStatus(
     else if (record.startsWith('! ')) ignored.push(record.slice(2));
     else if (record.startsWith('1 ')) {
       const xy = record.slice(2, 4);
-      const file = fieldsFrom(record, 8);
+      const file = v2RecordPath(record, 8);
       // Changed in the index and again on disk: the file may be as it was at the start.
       if (xy[0] !== '.' && xy[1] !== '.') unsure.push(file);
       else tracked.add(file);
     } else if (record.startsWith('2 ')) {
       // A rename (not asked for, but a config may force one): the new path, then the old as a record of its own.
-      tracked.add(fieldsFrom(record, 9));
+      tracked.add(v2RecordPath(record, 9));
       index += 1;
       if (records[index]) tracked.add(records[index]!);
-    } else if (record.startsWith('u ')) unsure.push(fieldsFrom(record, 10));
+    } else if (record.startsWith('u ')) unsure.push(v2RecordPath(record, 10));
   }
   if (head !== start) {
     // HEAD moved off the start (or is unborn): the tracked changes are the diff with the start commit.
@@ -103,13 +104,6 @@ export async function lookAndStatus(
   const isLinked = (file: string) => linked.some((name) => file === name || file.startsWith(`${name}/`));
   const changed = [...new Set([...tracked, ...untracked])].filter((file) => !isLinked(file)).sort();
   return { look: { changed, ignored }, status: out };
-}
-
-/** The path of a porcelain v2 entry: what follows its first `count` space-separated fields (a path may hold spaces). */
-function fieldsFrom(record: string, count: number): string {
-  let at = 0;
-  for (let field = 0; field < count; field += 1) at = record.indexOf(' ', at) + 1;
-  return record.slice(at);
 }
 
 /** Every path in the worktree that differs from the `start` commit (lookAtWorktree's `changed`). */

@@ -83,7 +83,7 @@ export async function gateSession(
     audit: {
       repo: session.workspace.root,
       base: options.base,
-      ...(watchStatus !== undefined ? { untracked: untrackedInV2(watchStatus) } : {}),
+      ...(watchStatus !== undefined ? { untracked: untrackedInV2(watchStatus), status: watchStatus } : {}),
     },
     who: options.who,
     required: options.required,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { type StructuredPatchHunk, structuredPatch } from 'diff';
 import { ByCommit } from '../../../core/git/byCommit.js';
 import { gitAt } from '../../../core/git/git.js';
+import { pathsInV2 } from '../../../core/git/statusV2.js';
 import { TestFileMatcher, testGlobsInConfig } from './testFiles.js';
 
 /**
@@ -39,7 +40,10 @@ export async function testChanges(
   head?: string,
   /** For the working folder: its untracked files as a look a moment ago listed them (the host's watch), not asked of git again. */
   untracked?: readonly string[],
+  /** For the working folder: that look's own `git status --porcelain=v2 --branch -z` (noTestPathIn). */
+  status?: string,
 ): Promise<TestChanges> {
+  if (head === undefined && status !== undefined && (await noTestPathIn(repo, base, status))) return { tests: [], configs: [] };
   const git = gitAt(repo);
   const range = head === undefined ? [base] : [base, head];
   // Independent reads, asked at once: a worker's Report waits on them.
@@ -74,6 +78,30 @@ export async function testChanges(
     (isTest ? changes.tests : changes.configs).push(change);
   }
   return changes;
+}
+
+/** Test globs of the runner configs at a commit's root: the same in every clone that has the commit. */
+const rootTestGlobs = new ByCommit<string[]>(32);
+
+/**
+ * Whether the working folder's status a moment ago (the host's watch's look, its HEAD at `base`)
+ * names no path that could be a test file or a runner config: then the diff with `base` holds
+ * nothing for the audit, and git is not asked for it (a `git diff` of the working folder stats
+ * every tracked file). A rename is no exception: the status names both its paths, or its old one
+ * as deleted and its new one as untracked. The test globs are the root configs' at `base`, as the
+ * diff's would be where no config changed.
+ */
+async function noTestPathIn(repo: string, base: string, status: string): Promise<boolean> {
+  const { head, paths } = pathsInV2(status);
+  if (head !== base) return false;
+  const probe = new TestFileMatcher();
+  if (paths.some((file) => probe.isRunnerConfig(file))) return false;
+  const globs = await rootTestGlobs.get(base, async () => {
+    const rootConfigs = (await topLevelNames(repo, base)).split('\n').filter(Boolean);
+    return configuredTestGlobs(repo, base, base, [], rootConfigs);
+  });
+  const matcher = new TestFileMatcher(globs);
+  return !paths.some((file) => matcher.isTest(file));
 }
 
 /** A hunk as unified-diff text: `@@ -a,b +c,d @@` and its lines. */

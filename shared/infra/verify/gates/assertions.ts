@@ -110,10 +110,12 @@ export interface AuditInput {
   head?: string;
   /** The working folder's untracked files, where the host's watch listed them a moment ago (testChanges). */
   untracked?: readonly string[];
+  /** That look's own status of the working folder (`git status --porcelain=v2 --branch -z`): a diff it shows holds no test is not asked for. */
+  status?: string;
 }
 
 export async function auditTestChanges(input: AuditInput): Promise<AssertionFlag[]> {
-  const changes = await testChanges(input.repo, input.base, input.head, input.untracked);
+  const changes = await testChanges(input.repo, input.base, input.head, input.untracked, input.status);
   return [...changes.tests.flatMap(testFileFlags), ...changes.configs.flatMap(configFlags)];
 }
 
