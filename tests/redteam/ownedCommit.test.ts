@@ -106,6 +106,57 @@ describe('what orca commits: exactly the owned changes', () => {
   });
 });
 
+describe("the start's index shared by the commits of one start", () => {
+  /** Several task worktrees of one repository on one start, as a wave of jobs has them. */
+  function wave(tasks: number, config: string[] = []) {
+    const repo = makeRepo({ 'src/a.ts': 'a\n', 'src/b.ts': 'b\n', 'lib/c.ts': 'c\n', 'README.md': '# r\n' });
+    for (const setting of config) git(repo, 'config', ...setting.split(' '));
+    const base = git(repo, 'rev-parse', 'HEAD');
+    const dirs = Array.from({ length: tasks }, (_, i) => {
+      const dir = path.join(tempDir('orca-wt-'), `t${i}`);
+      git(repo, 'worktree', 'add', '-q', '-b', `orca/r/t${i}`, dir, base);
+      return dir;
+    });
+    return { base, dirs };
+  }
+
+  it("commits exactly each task's owned changes, one after another and at once, none of another task's", async () => {
+    const { base, dirs } = wave(4);
+    const change = (i: number) => {
+      writeFileSync(path.join(dirs[i]!, 'src/a.ts'), `a by t${i}\n`);
+      rmSync(path.join(dirs[i]!, 'src/b.ts'));
+      writeFileSync(path.join(dirs[i]!, `src/new${i}.ts`), `new ${i}\n`);
+      writeFileSync(path.join(dirs[i]!, 'lib/c.ts'), 'not owned\n');
+    };
+    for (let i = 0; i < dirs.length; i += 1) change(i);
+    const owned = new OwnedPaths(['src/**']);
+    const commit = (i: number) => commitOwned(dirs[i]!, `t${i}`, { start: base, owned, linked: [], branch: `orca/r/t${i}` });
+    // The first alone (it reads the start's index), then the second alone (from the one kept), then two at once.
+    const made = [await commit(0), await commit(1), ...(await Promise.all([commit(2), commit(3)]))];
+    made.forEach((one, i) => {
+      expect(git(dirs[i]!, 'diff', '--name-status', base, one.commit!).split('\n')).toEqual([
+        'M\tsrc/a.ts',
+        'D\tsrc/b.ts',
+        `A\tsrc/new${i}.ts`,
+      ]);
+      expect(git(dirs[i]!, 'show', `${one.commit}:src/a.ts`)).toBe(`a by t${i}`);
+      expect(git(dirs[i]!, 'show', `${one.commit}:lib/c.ts`)).toBe('c');
+      expect(one.left.map((refusal) => refusal.path)).toEqual(['lib/c.ts']);
+    });
+  });
+
+  it('commits as well where git splits the index (core.splitIndex: a shared part beside the index)', async () => {
+    const { base, dirs } = wave(2, ['core.splitIndex true']);
+    const owned = new OwnedPaths(['src/**']);
+    for (const [i, dir] of dirs.entries()) {
+      writeFileSync(path.join(dir, 'src/a.ts'), `split ${i}\n`);
+      const made = await commitOwned(dir, `t${i}`, { start: base, owned, linked: [], branch: `orca/r/t${i}` });
+      expect(git(dir, 'diff', '--name-only', base, made.commit!)).toBe('src/a.ts');
+      expect(git(dir, 'show', `${made.commit}:src/b.ts`)).toBe('b');
+    }
+  });
+});
+
 describe("the coordinator's merge check", () => {
   it('refuses a branch that touches a guarded path or one its task does not own, saying which', async () => {
     const repo = makeRepo({ 'src/a.ts': 'a\n' });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ByCommit } from '../../core/git/byCommit.js';
 import { gitAt } from '../../core/git/git.js';
@@ -62,7 +62,7 @@ export async function ownedCommitObject(dir: string, message: string, options: O
     // all settled before the scratch index is removed.
     const [changed, , startTree] = await settled([
       options.changed ? withoutLinked(options.changed, options.linked) : changedSince(dir, options.start, options.linked),
-      indexed.raw([...SAFE, 'read-tree', options.start]),
+      seedStartIndex(indexed, scratch, options.start, files?.commonDir ?? gitDir),
       treeOf(dir, options.start),
     ]);
     const left: ChangeRefusal[] = [];
@@ -80,6 +80,41 @@ export async function ownedCommitObject(dir: string, message: string, options: O
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The start commit's index as `git read-tree START` writes it into a new file: no stat data, no
+ * sparse bits (read-tree sets none in a fresh index), so its bytes depend on the tree and the
+ * repository's index settings alone, and the jobs of a wave share their start. Kept by commit and
+ * repository, the newest one only (20,000 files: a 2 MB index), each commit's scratch index after
+ * the first is written from it instead of by git (read-tree of 20,000 files: 24 ms; the write:
+ * 2). git writes a new index whole even under `core.splitIndex` (it splits only an index that
+ * exists: tests/redteam/ownedCommit.test.ts commits through a kept one there); were anything
+ * written beside it in the scratch folder, it is not kept.
+ */
+const startIndexes = new ByCommit<Buffer | undefined>(1);
+
+async function seedStartIndex(indexed: ReturnType<typeof gitAt>, scratch: string, start: string, repo: string): Promise<void> {
+  const index = path.join(scratch, 'index');
+  let readHere = false;
+  const kept = await startIndexes
+    .get(
+      start,
+      async () => {
+        readHere = true;
+        await indexed.raw([...SAFE, 'read-tree', start]);
+        return readdirSync(scratch).length === 1 ? readFileSync(index) : undefined;
+      },
+      repo,
+    )
+    // Another commit's read-tree that failed is that commit's failure: this one reads its own.
+    .catch((error: unknown) => {
+      if (readHere) throw error;
+      return undefined;
+    });
+  if (readHere) return;
+  if (kept) writeFileSync(index, kept);
+  else await indexed.raw([...SAFE, 'read-tree', start]);
 }
 
 /** A look's changes but for what orca linked in (as changedSince leaves them out): the caller's look may have known a different list. */
