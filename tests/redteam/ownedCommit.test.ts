@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +35,35 @@ describe("the task's branch pointed at its commit", () => {
     git(dir, 'checkout', '-q', '--force', '--detach', base);
     await pointBranchAt(dir, 'orca/r/t', base);
     expect(git(dir, 'rev-parse', 'orca/r/t')).toBe(base);
+  });
+});
+
+describe("the worktree's index moved to the commit", () => {
+  it('leaves the worktree reading clean at its commit, its files untouched, with a git that has --no-refresh and one before it', async () => {
+    // A git that answers `reset --no-refresh` as one before 2.36 does: a usage error.
+    const bin = tempDir('orca-old-git-');
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(
+      path.join(bin, 'git'),
+      `#!/bin/sh\nfor arg; do [ "$arg" = "--no-refresh" ] && { echo "error: unknown option \\\`no-refresh'" >&2; exit 129; }; done\nexec ${real} "$@"\n`,
+      { mode: 0o755 },
+    );
+    for (const oldGit of [false, true]) {
+      const { base, dir } = taskWorktree();
+      writeFileSync(path.join(dir, 'src/a.ts'), `changed (old git: ${oldGit})\n`);
+      writeFileSync(path.join(dir, 'src/new.ts'), 'new\n');
+      const saved = process.env.PATH;
+      if (oldGit) process.env.PATH = `${bin}:${saved}`;
+      try {
+        const made = await commitOwned(dir, 'task', { start: base, owned: new OwnedPaths(['src/**']), linked: [], branch: 'orca/r/t' });
+        expect(git(dir, 'rev-parse', 'HEAD')).toBe(made.commit);
+        expect(git(dir, 'diff', '--cached', '--name-only', made.commit!)).toBe('');
+        expect(git(dir, 'status', '--porcelain')).toBe('');
+        expect(readFileSync(path.join(dir, 'src/a.ts'), 'utf8')).toBe(`changed (old git: ${oldGit})\n`);
+      } finally {
+        process.env.PATH = saved;
+      }
+    }
   });
 });
 

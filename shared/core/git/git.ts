@@ -97,9 +97,13 @@ export async function deleteBranch(repo: string, branch: string): Promise<void> 
  * `git merge` that printed its conflict only to stdout, so commands whose exit code matters
  * (merges) go through here.
  */
-export function runGit(cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runGit(
+  cwd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const safe = gitInvocation(cwd, [...ORCA_GIT_CONFIG, ...args], process.env);
+    const safe = gitInvocation(cwd, [...ORCA_GIT_CONFIG, ...args], { ...process.env, ...env });
     execFile('git', safe.args, { cwd, env: safe.env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error && typeof (error as { code?: unknown }).code !== 'number') return reject(error);
       resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr });
