@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { branchExists, commitsAhead, deleteBranch, gitAt } from '../../shared/core/git/git.js';
+import { branchExists, commitsAhead, gitAt } from '../../shared/core/git/git.js';
 import { sharedRef } from '../../shared/core/git/orcaBranch.js';
 import { withRepoLock } from '../../shared/core/git/repoLock.js';
 import { checkOutSparse } from '../../shared/core/git/sparseCheckout.js';
-import { addWorktree, addWorktreeForBranch, listWorktrees } from '../../shared/core/git/worktree.js';
+import { addWorktree, addWorktreeForBranch, deleteBranchLocked, listWorktrees } from '../../shared/core/git/worktree.js';
 import type { AgentJob } from '../../shared/infra/queue/agentJob.js';
 import type { HookOutcome } from '../../shared/policy/hooks/hookOutcome.js';
 import { runHooks } from '../../shared/policy/hooks/hookRunner.js';
@@ -101,12 +101,13 @@ async function previousAttempt(repo: string, branch: string, base: string, pushe
   if (pushedRef) {
     const pushed = (await gitAt(repo).raw(['for-each-ref', '--format=%(objectname)', pushedRef])).trim();
     if (pushed && (await commitsAhead(repo, base, pushed)) > 0) {
-      await gitAt(repo).raw(['branch', '--quiet', '--force', branch, pushed]);
+      // Under the lock, as a branch deleted is (deleteBranchLocked): git reads every worktree's HEAD for it.
+      await withRepoLock(repo, () => gitAt(repo).raw(['branch', '--quiet', '--force', branch, pushed]));
       return true;
     }
   }
   if (!(exists ?? (await branchExists(repo, branch)))) return false;
   if ((await commitsAhead(repo, base, branch)) > 0) return true;
-  await deleteBranch(repo, branch);
+  await deleteBranchLocked(repo, branch);
   return false;
 }

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { branchExists, commitsAhead, deleteBranch } from '../../shared/core/git/git.js';
+import { branchExists, commitsAhead } from '../../shared/core/git/git.js';
 import { sharedRef } from '../../shared/core/git/orcaBranch.js';
 import { pushBranch } from '../../shared/core/git/remoteClone.js';
 import { withRepoLock } from '../../shared/core/git/repoLock.js';
-import { pruneWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
+import { deleteBranchLocked, pruneWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
 import type { AgentJob } from '../../shared/infra/queue/agentJob.js';
 import { runHooks } from '../../shared/policy/hooks/hookRunner.js';
 import type { JobWorkspace, WorkspaceHooks } from './jobWorkspace.js';
@@ -46,6 +46,6 @@ export async function releaseWorkspace(
     (await branchExists(workspace.repo, workspace.branch)) &&
     (await commitsAhead(workspace.repo, workspace.base, workspace.branch)) === 0
   ) {
-    await deleteBranch(workspace.repo, workspace.branch);
+    await deleteBranchLocked(workspace.repo, workspace.branch);
   }
 }

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { StartTrace } from '../runtime/startTrace.js';
-import { deleteBranch, gitAt } from './git.js';
+import { gitAt } from './git.js';
 import { takePoolCheck } from './poolCheck.js';
 import { dropLocked, headOf, READY, STATE_FILE } from './poolFolder.js';
 import { withRepoLock } from './repoLock.js';
-import { removeWorktree } from './worktree.js';
+import { deleteBranchLocked, removeWorktree } from './worktree.js';
 import { moveWorktree } from './worktreeMove.js';
 
 /** A worktree taken from the pool (WorktreePool.takeChecked). */
@@ -90,7 +90,7 @@ export async function checkAndBranch(take: TakenWorktree, trace?: StartTrace): P
     take.log(`pooled worktree ${got} was not clean, removed: ${dirty}`);
     await removeWorktree(repo, dir);
     // The branch made beside the check was made for this worktree: it goes with it.
-    if (made?.ok && branch) await deleteBranch(repo, branch);
+    if (made?.ok && branch) await deleteBranchLocked(repo, branch);
     return undefined;
   }
   trace?.mark('take_checked');

@@ -134,6 +134,16 @@ export async function removeWorktree(repo: string, dir: string): Promise<void> {
   });
 }
 
+/**
+ * Deletes a branch under the repository's lock, for a caller that does not hold it: `git branch -D`
+ * reads every worktree's HEAD, and a `worktree add` running beside it (under the lock) has an entry
+ * half written that git dies on ("failed to read .git/worktrees/NAME/commondir": a dead attempt's
+ * branch deleted while another job's worktree was added, tests/workers/workerDeath.test.ts in CI).
+ */
+export async function deleteBranchLocked(repo: string, branch: string): Promise<void> {
+  await withRepoLock(repo, () => deleteBranch(repo, branch));
+}
+
 export async function pruneWorktrees(repo: string): Promise<void> {
   await withRepoLock(repo, async () => {
     await gitAt(repo).raw(['worktree', 'prune']);
