@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IntegrationBranch } from '../../coordinator/merge/integration.js';
 import { IntegrationError } from '../../coordinator/merge/integrationError.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
+import { oldGitBin } from '../support/oldGit.js';
 import { tempDir } from '../support/tempDir.js';
 
 describe('the integration branch', () => {
@@ -167,13 +167,7 @@ describe('the integration branch', () => {
     }
     git(repo, 'checkout', '-q', 'main');
     // A git that answers `merge-tree --write-tree` as one before 2.38 does: a usage error.
-    const bin = tempDir('orca-old-git-');
-    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    writeFileSync(
-      path.join(bin, 'git'),
-      `#!/bin/sh\nfor arg; do [ "$arg" = "--write-tree" ] && { echo "usage: git merge-tree <base-tree> <branch1> <branch2>" >&2; exit 129; }; done\nexec ${real} "$@"\n`,
-      { mode: 0o755 },
-    );
+    const bin = oldGitBin('--write-tree', 'usage: git merge-tree <base-tree> <branch1> <branch2>');
     const saved = process.env.PATH;
     process.env.PATH = `${bin}:${saved}`;
     try {

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { branchRefusals, commitOwned, pointBranchAt } from '../../shared/policy/
 import { OwnedPaths } from '../../shared/policy/permissions/ownedPaths.js';
 import { WorktreeWatch } from '../../shared/policy/permissions/worktreeWatch.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
+import { oldGitBin } from '../support/oldGit.js';
 import { tempDir } from '../support/tempDir.js';
 
 /** A repository and a task worktree of it on its own branch, as a worker prepares one. */
@@ -41,13 +41,7 @@ describe("the task's branch pointed at its commit", () => {
 describe("the worktree's index moved to the commit", () => {
   it('leaves the worktree reading clean at its commit, its files untouched, with a git that has --no-refresh and one before it', async () => {
     // A git that answers `reset --no-refresh` as one before 2.36 does: a usage error.
-    const bin = tempDir('orca-old-git-');
-    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    writeFileSync(
-      path.join(bin, 'git'),
-      `#!/bin/sh\nfor arg; do [ "$arg" = "--no-refresh" ] && { echo "error: unknown option \\\`no-refresh'" >&2; exit 129; }; done\nexec ${real} "$@"\n`,
-      { mode: 0o755 },
-    );
+    const bin = oldGitBin('--no-refresh', "error: unknown option `no-refresh'");
     for (const oldGit of [false, true]) {
       const { base, dir } = taskWorktree();
       writeFileSync(path.join(dir, 'src/a.ts'), `changed (old git: ${oldGit})\n`);
