@@ -8,11 +8,9 @@ import { userFolder } from './userFolder.js';
  * The command table: each command's arguments and options are in coordinator/cli/<name>Cli.ts,
  * and each command's work in a module its action imports when it runs, so that a command loads
  * only what it uses (`orca run` says its run id without the board, the language servers or MCP:
- * docs/benchmarks.md, cli_to_run_id_ms). Lazy imports, not a bundled entry: orca's modules find
- * their prompts and scripts beside them (import.meta.url, packageRoot()), which a bundle would
- * move; and with the imports lazy, what `orca run` loads before its id is 66 small files and three
- * packages (commander, zod, get-port), where it was 331 files and sixteen packages (bullmq,
- * ioredis, proxy-chain, gray-matter, piscina, …).
+ * docs/benchmarks.md, cli_to_run_id_ms). The build then bundles this entry and what it imports
+ * (scripts/bundle-cli.mjs): each lazy import a chunk of its own, each module's import.meta.url
+ * still its own file's, so prompts and scripts are found beside it as in the tsc tree.
  */
 
 // Through `npm run orca -- …`, the user's folder, not orca's checkout, is the current folder (userFolder.ts).

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type * as Protocol from 'vscode-languageserver-protocol/node';
 import type {
   DocumentSymbol,
   Hover,
@@ -55,7 +54,7 @@ const MAX_REFERENCES = 200;
  * is loaded with its first language server (lsp/lspServer.ts), so by the time a request is sent
  * this import is already done.
  */
-const protocol = (): Promise<typeof Protocol> => import('vscode-languageserver-protocol/node');
+const protocol = () => import('./lsp/lspRequests.js');
 
 let symbolKindNames: Map<number, string> | undefined;
 async function symbolKinds(): Promise<Map<number, string>> {

@@ -7,13 +7,13 @@ import { checkRedisUrl, clusterNodes, redisUrl, shownRedisUrl } from './redisUrl
  * password, then PING, in the protocol's plain form. Not through ioredis, which is the largest
  * module a command would otherwise load before it can say anything (`orca run` pings its Redis
  * before its run id: docs/benchmarks.md, cli_to_run_id_ms). A cluster is asked through ioredis'
- * Cluster, loaded then: its nodes and slots are more than a PING.
+ * Cluster, loaded then (redisClusterPing.ts): its nodes and slots are more than a PING.
  */
 
 /** Resolves when Redis answers PING, or rejects with a message saying how to start it. */
 export async function pingRedis(url = redisUrl(), timeoutMs = 2_000): Promise<void> {
   const nodes = clusterNodes(url);
-  if (nodes) return pingCluster(nodes, timeoutMs);
+  if (nodes) return (await import('./redisClusterPing.js')).pingCluster(nodes, timeoutMs);
   checkRedisUrl(url);
   try {
     await ping(new URL(url), timeoutMs);
@@ -73,24 +73,4 @@ function ping(url: URL, timeoutMs: number): Promise<void> {
 /** A command as the protocol writes it: an array of bulk strings. */
 function encode(args: string[]): string {
   return `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join('')}`;
-}
-
-async function pingCluster(nodes: Array<{ host: string; port: number }>, timeoutMs: number): Promise<void> {
-  const { Cluster } = await import('ioredis');
-  const cluster = new Cluster(nodes, {
-    lazyConnect: true,
-    clusterRetryStrategy: () => null,
-    redisOptions: { maxRetriesPerRequest: 0, connectTimeout: timeoutMs },
-  });
-  cluster.on('error', () => {});
-  try {
-    await cluster.connect();
-    await cluster.ping();
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    const named = nodes.map((node) => `${node.host}:${node.port}`).join(',');
-    throw new Error(`the Redis Cluster at ${named} does not answer (${detail}): check REDIS_CLUSTER_NODES, or unset it to use REDIS_URL.`);
-  } finally {
-    cluster.disconnect();
-  }
 }
