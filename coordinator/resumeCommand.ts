@@ -55,7 +55,7 @@ export async function resumeCommand(
     const memory =
       settings?.memory === false || !run.repo
         ? undefined
-        : new RunMemory({ orcaHome: services.home.root, repo: run.repo, startedAt: run.created_at ?? Date.now() });
+        : await RunMemory.open({ orcaHome: services.home.root, repo: run.repo, startedAt: run.created_at ?? Date.now() });
     const command = settings?.command;
     const result = await coordinateRun(services, recorder, {
       task: run.task ?? '',

@@ -1,4 +1,4 @@
-import matter from 'gray-matter';
+import { grayMatter } from '../shared/context/instructions/grayMatter.js';
 
 /**
  * The front matter of a Claude Code agent file, read as leniently as Claude Code reads it.
@@ -44,7 +44,7 @@ export function readAgentFrontMatter(text: string): AgentFrontMatter {
   try {
     // Options given, so gray-matter's content cache is not used: it stores a result before parsing,
     // and a second read of a text YAML refused would come back as empty front matter, not an error.
-    const strict = matter(clean, {});
+    const strict = grayMatter()(clean, {});
     return { data: { ...(strict.data as Record<string, unknown>) }, body: strict.content, lenient: false };
   } catch (yamlError) {
     const block = BLOCK.exec(clean);

@@ -35,6 +35,7 @@ const EXTERNAL = [
   'ejs',
   'chrono-node', // loaded through createRequire where first used (shared/context/memory/relativeDates.ts)
   '@ericcornelissen/bash-parser', // likewise (shared/policy/permissions/shell/shellParser.ts)
+  'gray-matter', // likewise (shared/context/instructions/grayMatter.ts)
 ];
 
 // Each output file's own URL, set by the banner: a CommonJS module must not name `import.meta`
@@ -71,6 +72,19 @@ const ownLocation = {
   },
 };
 
+// zod's `z.locales` holds every language's error messages (370 KB of the 755 KB zod brings, compiled
+// at each start: about 10 ms); orca's messages are its own, in English, and zod's default is `en`.
+// `z.locales.en` stays; another language is one orca never asks for.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: 'export { default as en } from "./en.js";',
+      loader: 'js',
+    }));
+  },
+};
+
 if (existsSync(path.join(OUT, CHUNKS))) {
   throw new Error(`${path.join(OUT, CHUNKS)} exists: the entry is bundled already. Run \`npm run build\`, which starts from tsc's.`);
 }
@@ -89,7 +103,7 @@ await esbuild.build({
   // Packages' ES module builds first: a UMD main (jsonc-parser's) requires its parts in a way a bundler cannot follow.
   mainFields: ['module', 'main'],
   external: EXTERNAL,
-  plugins: [ownLocation],
+  plugins: [zodEnglishOnly, ownLocation],
   banner: { js: BANNER },
   logLevel: 'error',
 });

@@ -26,10 +26,10 @@ function today(): string {
 }
 
 /** The project a command means: `--repo`, else the current folder; undefined outside a repository. */
-function projectOf(repo: string | undefined): { scope: string; mainRoot: string } | undefined {
+async function projectOf(repo: string | undefined): Promise<{ scope: string; mainRoot: string } | undefined> {
   const dir = path.resolve(repo ?? process.cwd());
   try {
-    return repoIdentity(dir);
+    return await repoIdentity(dir);
   } catch {
     if (repo) throw new UserError(`${dir} is not a git repository: pass --repo with one.`);
     return undefined;
@@ -37,11 +37,11 @@ function projectOf(repo: string | undefined): { scope: string; mainRoot: string 
 }
 
 /** `user`, `project` (this repository's), `project:<id>` or `all`. */
-function scopeFilter(scope: string | undefined, repo: string | undefined): string[] | undefined {
+async function scopeFilter(scope: string | undefined, repo: string | undefined): Promise<string[] | undefined> {
   if (scope === undefined || scope === 'all') return undefined;
   if (scope === 'user' || scope.startsWith('project:')) return [scope];
   if (scope === 'project') {
-    const project = projectOf(repo);
+    const project = await projectOf(repo);
     if (!project) throw new UserError('--scope project needs a repository: run it inside one, or pass --repo.');
     return [project.scope];
   }
@@ -49,7 +49,7 @@ function scopeFilter(scope: string | undefined, repo: string | undefined): strin
 }
 
 export async function memoryList(options: { scope?: string; repo?: string; json: boolean }): Promise<number> {
-  const scopes = scopeFilter(options.scope, options.repo);
+  const scopes = await scopeFilter(options.scope, options.repo);
   const loaded = store().load(scopes);
   for (const problem of loaded.problems) process.stderr.write(`orca: ${problem}\n`);
   const cards: Array<Candidate & { confidence?: number; source: string; file: string }> = loaded.cards.map(({ card, file }) => ({
@@ -57,7 +57,7 @@ export async function memoryList(options: { scope?: string; repo?: string; json:
     origin: 'orca' as const,
     file,
   }));
-  const project = projectOf(options.repo);
+  const project = await projectOf(options.repo);
   const claudeDir = project ? claudeCodeMemoryDir(userClaudeDir(), project.mainRoot) : undefined;
   if (project && claudeDir && (!scopes || scopes.includes(project.scope))) {
     const claude = readClaudeCodeMemory(claudeDir, project.scope);
@@ -101,7 +101,7 @@ export async function memoryAdd(options: {
   let scope: string;
   if (wanted === 'user' || wanted.startsWith('project:')) scope = wanted;
   else if (wanted === 'project') {
-    const project = projectOf(options.repo);
+    const project = await projectOf(options.repo);
     if (!project) throw new UserError('a project card needs a repository: run orca memory add inside one, pass --repo, or --scope user.');
     scope = project.scope;
   } else throw new UserError(`--scope ${wanted} is not a scope: use user, project or project:<repository id>.`);

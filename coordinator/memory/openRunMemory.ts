@@ -10,5 +10,5 @@ import type { RunMemory } from './runMemory.js';
 export async function openRunMemory(enabled: boolean, repo: string): Promise<RunMemory | undefined> {
   if (!enabled) return undefined;
   const { RunMemory } = await import('./runMemory.js');
-  return new RunMemory({ orcaHome: new OrcaHome(process.env.ORCA_HOME || undefined).root, repo, startedAt: Date.now() });
+  return RunMemory.open({ orcaHome: new OrcaHome(process.env.ORCA_HOME || undefined).root, repo, startedAt: Date.now() });
 }

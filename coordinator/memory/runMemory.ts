@@ -2,7 +2,7 @@ import { localDay } from '../../shared/context/memory/card.js';
 import { claudeCodeMemoryDir, readClaudeCodeMemory } from '../../shared/context/memory/claudeCodeMemory.js';
 import { type Filed, fileCard } from '../../shared/context/memory/fileCard.js';
 import { MemoryStore } from '../../shared/context/memory/memoryStore.js';
-import { repoIdentity } from '../../shared/context/memory/repoScope.js';
+import { type RepoIdentity, repoIdentity } from '../../shared/context/memory/repoScope.js';
 import { type Candidate, chooseCards, DEFAULT_MAX_CARDS } from '../../shared/context/memory/retrieval.js';
 import type { JobMemory, RememberedCard } from '../../shared/infra/queue/memoryPayload.js';
 import { userClaudeDir } from '../../shared/policy/settings/loadSettings.js';
@@ -35,8 +35,12 @@ export class RunMemory {
   private readonly candidates: Candidate[];
   private readonly maxCards: number;
 
-  constructor(options: RunMemoryOptions) {
-    const identity = repoIdentity(options.repo);
+  /** The run's memory, its repository's identity asked of git without blocking (it is read while Redis is reached). */
+  static async open(options: RunMemoryOptions): Promise<RunMemory> {
+    return new RunMemory(options, await repoIdentity(options.repo));
+  }
+
+  private constructor(options: RunMemoryOptions, identity: RepoIdentity) {
     this.scope = identity.scope;
     this.today = localDay(new Date(options.startedAt));
     this.store = MemoryStore.inHome(options.orcaHome);

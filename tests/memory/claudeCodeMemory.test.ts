@@ -45,13 +45,13 @@ const FILES = {
 };
 
 describe("Claude Code's memory of the repository", () => {
-  it('finds the folder by the main worktree path, from any worktree, and reads its cards read-only', () => {
+  it('finds the folder by the main worktree path, from any worktree, and reads its cards read-only', async () => {
     const repo = makeRepo();
     const claudeDir = tempDir('orca-claude-');
     const dir = claudeCodeMemory(claudeDir, repo, FILES);
     const worktree = path.join(tempDir('orca-wt-'), 'wt');
     git(repo, 'worktree', 'add', '-q', '--detach', worktree);
-    expect(claudeCodeMemoryDir(claudeDir, repoIdentity(worktree).mainRoot)).toBe(dir);
+    expect(claudeCodeMemoryDir(claudeDir, (await repoIdentity(worktree)).mainRoot)).toBe(dir);
     expect(claudeCodeMemoryDir(claudeDir, tempDir('orca-other-'))).toBeUndefined();
 
     const before = Object.keys(FILES).map((name) => statSync(path.join(dir, name)).mtimeMs);
@@ -76,7 +76,7 @@ describe("Claude Code's memory of the repository", () => {
     const claudeDir = tempDir('orca-claude-');
     const orcaHome = tempDir('orca-home-');
     claudeCodeMemory(claudeDir, repo, FILES);
-    const scope = repoIdentity(repo).scope;
+    const scope = (await repoIdentity(repo)).scope;
     const store = MemoryStore.inHome(orcaHome);
     const pnpm = await fileCard(
       store,
@@ -84,7 +84,7 @@ describe("Claude Code's memory of the repository", () => {
       { today: '2026-05-01' },
     );
     if (pnpm.kind !== 'added') throw new Error(pnpm.kind);
-    const memory = new RunMemory({ orcaHome, repo, startedAt: new Date(2026, 4, 6, 9).getTime(), claudeDir });
+    const memory = await RunMemory.open({ orcaHome, repo, startedAt: new Date(2026, 4, 6, 9).getTime(), claudeDir });
     expect(memory.claudeCodeDir).toBeDefined();
     expect(memory.today).toBe('2026-05-06');
 

@@ -1,15 +1,4 @@
-import { createRequire } from 'node:module';
-import type matterType from 'gray-matter';
-
-// Required at the first front matter read, not with the module: gray-matter brings js-yaml and
-// esprima (about 1 MB of heap), which a worker whose jobs read no rule, skill or memory file with
-// front matter never needs (issue 35, worker_rss_mb). Synchronous, as this parse is.
-const requireHere = createRequire(import.meta.url);
-let matter: typeof matterType | undefined;
-function grayMatter(): typeof matterType {
-  matter ??= requireHere('gray-matter') as typeof matterType;
-  return matter;
-}
+import { grayMatter } from './grayMatter.js';
 
 /**
  * The YAML front matter of a rule or skill file, and the Markdown after it. Claude Code's files

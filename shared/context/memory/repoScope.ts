@@ -1,5 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { gitInvocation } from '../../core/git/gitSafety.js';
 
 /**
@@ -16,9 +17,9 @@ export interface RepoIdentity {
   mainRoot: string;
 }
 
-export function repoIdentity(repoDir: string): RepoIdentity {
-  const mainRoot = mainWorktreeRoot(repoDir);
-  const remote = git(repoDir, ['remote', 'get-url', 'origin']);
+/** Asked of git without blocking: `orca run` and `orca agent` read it while they reach Redis, before their job is queued. */
+export async function repoIdentity(repoDir: string): Promise<RepoIdentity> {
+  const [mainRoot, remote] = await Promise.all([mainWorktreeRoot(repoDir), git(repoDir, ['remote', 'get-url', 'origin'])]);
   const id = (remote && remoteId(remote)) || mainRoot;
   return { scope: `project:${id}`, mainRoot };
 }
@@ -45,19 +46,20 @@ export function scopeFolderName(scope: string): string {
 }
 
 /** The root of the repository's main worktree, for any of its worktrees or subfolders. */
-export function mainWorktreeRoot(repoDir: string): string {
-  const common = git(repoDir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+export async function mainWorktreeRoot(repoDir: string): Promise<string> {
+  const common = await git(repoDir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
   if (!common) throw new Error(`${repoDir} is not a git repository`);
   // A bare repository's common dir is the repository itself.
   return path.basename(common) === '.git' ? path.dirname(common) : common;
 }
 
-function git(cwd: string, args: string[]): string | undefined {
+const execFileAsync = promisify(execFile);
+
+async function git(cwd: string, args: string[]): Promise<string | undefined> {
   try {
     const safe = gitInvocation(cwd, args, process.env);
-    return (
-      execFileSync('git', safe.args, { cwd, env: safe.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined
-    );
+    const { stdout } = await execFileAsync('git', safe.args, { cwd, env: safe.env, encoding: 'utf8' });
+    return stdout.trim() || undefined;
   } catch {
     // No origin remote (or not a repository): the caller decides what that means.
     return undefined;
