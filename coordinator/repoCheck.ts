@@ -19,6 +19,9 @@ export async function inspectRepo(dir: string, options: { base?: string; allowDi
     throw new UserError(`${dir} is not a git repository: run orca inside one, or pass --repo.`);
   }
   root = realpathSync(root);
+  // Asked beside the base (one git round trip fewer before a run's id); its answer is read after the base's, whose error comes first.
+  const looked = options.allowDirty ? undefined : gitAt(root).raw(['status', '--porcelain', '--untracked-files=normal']);
+  looked?.catch(() => undefined);
   let base: string;
   try {
     base = await resolveCommit(root, options.base ?? 'HEAD');
@@ -29,8 +32,8 @@ export async function inspectRepo(dir: string, options: { base?: string; allowDi
         : `${root} has no commits yet: commit something first, agents start from a commit.`,
     );
   }
-  if (!options.allowDirty) {
-    const status = (await gitAt(root).raw(['status', '--porcelain', '--untracked-files=normal'])).trim();
+  if (looked) {
+    const status = (await looked).trim();
     if (status) {
       const count = status.split('\n').length;
       throw new UserError(
