@@ -105,5 +105,8 @@ await esbuild.build({
   external: EXTERNAL,
   plugins: [zodEnglishOnly, ownLocation],
   banner: { js: BANNER },
+  // Stack traces map back to orca's TypeScript under --enable-source-maps, through tsc's maps.
+  sourcemap: true,
+  sourcesContent: false,
   logLevel: 'error',
 });

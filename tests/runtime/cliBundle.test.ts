@@ -7,7 +7,12 @@ import { compiledEntry } from '../../shared/core/runtime/compiledEntry.js';
 // The CLI the tests and users run is esbuild's bundle of tsc's entry (scripts/bundle-cli.mjs).
 const ENTRY = compiledEntry('coordinator/cli.ts');
 const CHUNKS = path.join(path.dirname(ENTRY), 'cli-chunks');
-const OUTPUTS = [ENTRY, ...readdirSync(CHUNKS).map((name) => path.join(CHUNKS, name))];
+const OUTPUTS = [
+  ENTRY,
+  ...readdirSync(CHUNKS)
+    .filter((name) => name.endsWith('.js'))
+    .map((name) => path.join(CHUNKS, name)),
+];
 // What the bundle script writes for a module's own location: the file, from a chunk or from the entry.
 const OWN_URL = /new URL\(__orcaChunkUrl\.includes\("\/cli-chunks\/"\) \? ("[^"]*") : ("[^"]*"), __orcaChunkUrl\)/g;
 
@@ -15,6 +20,21 @@ describe('the CLI as one bundle (scripts/bundle-cli.mjs)', () => {
   it('is a bundle: the entry imports its chunks, and lazily imported commands are chunks of their own', () => {
     expect(readFileSync(ENTRY, 'utf8')).toMatch(/from "\.\/cli-chunks\/chunk-\w+\.js"/);
     expect(OUTPUTS.some((file) => /[\\/]agentCommandRun-\w+\.js$/.test(file))).toBe(true);
+  });
+
+  it("maps each output back to orca's TypeScript (through tsc's maps), for --enable-source-maps", () => {
+    let mapped = 0;
+    for (const output of OUTPUTS) {
+      const map = JSON.parse(readFileSync(`${output}.map`, 'utf8')) as { sources: string[] };
+      const own = map.sources.filter((source) => !source.includes('node_modules'));
+      expect(
+        own.every((source) => source.endsWith('.ts')),
+        `${path.basename(output)}: ${own.join(', ')}`,
+      ).toBe(true);
+      mapped += own.length;
+    }
+    // `orca agent` alone bundles about 370 of orca's modules.
+    expect(mapped).toBeGreaterThan(300);
   });
 
   it("gives every module its own file's location, which exists: prompts, scripts and package files are found", () => {
