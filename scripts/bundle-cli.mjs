@@ -15,7 +15,8 @@
 //   the file the code was bundled from, relative to the chunk it lands in, so dist/ and
 //   node_modules/ can still be moved together.
 // - packages that start threads or processes from their own files, load native addons or serve
-//   their own assets are left to Node: EXTERNAL below, each with its reason.
+//   their own assets are left to Node: EXTERNAL below, each with its reason. (Those orca loads
+//   through createRequire where first used, gray-matter, chrono-node, bash-parser, esbuild never sees.)
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
@@ -33,9 +34,6 @@ const EXTERNAL = [
   '@bull-board/hono',
   '@bull-board/ui',
   'ejs',
-  'chrono-node', // loaded through createRequire where first used (shared/context/memory/relativeDates.ts)
-  '@ericcornelissen/bash-parser', // likewise (shared/policy/permissions/shell/shellParser.ts)
-  'gray-matter', // likewise (shared/context/instructions/grayMatter.ts)
 ];
 
 // Each output file's own URL, set by the banner: a CommonJS module must not name `import.meta`

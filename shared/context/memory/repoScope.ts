@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { gitInvocation } from '../../core/git/gitSafety.js';
+import { runGit } from '../../core/git/git.js';
 
 /**
  * Which project a repository is, for memory: cards of scope `project:<id>` belong to it and to
@@ -53,15 +51,8 @@ export async function mainWorktreeRoot(repoDir: string): Promise<string> {
   return path.basename(common) === '.git' ? path.dirname(common) : common;
 }
 
-const execFileAsync = promisify(execFile);
-
 async function git(cwd: string, args: string[]): Promise<string | undefined> {
-  try {
-    const safe = gitInvocation(cwd, args, process.env);
-    const { stdout } = await execFileAsync('git', safe.args, { cwd, env: safe.env, encoding: 'utf8' });
-    return stdout.trim() || undefined;
-  } catch {
-    // No origin remote (or not a repository): the caller decides what that means.
-    return undefined;
-  }
+  // No origin remote (or not a repository, or no such folder): the caller decides what that means.
+  const done = await runGit(cwd, args).catch(() => undefined);
+  return (done?.code === 0 && done.stdout.trim()) || undefined;
 }
