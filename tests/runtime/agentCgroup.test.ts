@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -98,25 +98,40 @@ describe('the cgroup a group runs in', () => {
 
 describe('sweepStaleCgroups', () => {
   it("ends the agents of a process that died without ending them, and removes its folder, leaving live processes' alone", async () => {
-    const dead = spawnSync('true').pid;
-    const stale = path.join(host.root!, `orca-${dead}`, 'g1');
-    mkdirSync(stale, { recursive: true });
-    const orphan = spawn('sleep', ['600.391'], { detached: true, stdio: 'ignore' });
-    await waitForProcesses(['sleep 600.391']);
-    writeFileSync(path.join(stale, 'cgroup.procs'), String(orphan.pid));
-    const mine = AgentCgroup.create()!;
-    const orphanExit = once(orphan, 'exit');
+    // A root of its own: every other test file's worker sweeps the shared root too, and could
+    // sweep this dead pid's folder between its making and the sweep under test (it did, once).
+    const root = path.join(host.root!, `orcatest-sweep-${process.pid}`);
+    mkdirSync(root);
+    process.env[CGROUP_ROOT_ENV] = root;
+    try {
+      const dead = spawnSync('true').pid;
+      const stale = path.join(root, `orca-${dead}`, 'g1');
+      mkdirSync(stale, { recursive: true });
+      const orphan = spawn('sleep', ['600.391'], { detached: true, stdio: 'ignore' });
+      await waitForProcesses(['sleep 600.391']);
+      writeFileSync(path.join(stale, 'cgroup.procs'), String(orphan.pid));
+      const mine = AgentCgroup.create()!;
+      const orphanExit = once(orphan, 'exit');
 
-    const swept = await sweepStaleCgroups();
+      const swept = await sweepStaleCgroups();
 
-    expect(swept).toContain(`orca-${dead}`);
-    expect(existsSync(path.dirname(stale))).toBe(false);
-    expect(await orphanExit).toEqual([null, 'SIGKILL']);
-    expect(processesMatching('sleep 600.391')).toEqual([]);
-    expect(readdirSync(host.root!)).toContain(`orca-${process.pid}`);
-    await mine.kill();
+      expect(swept).toContain(`orca-${dead}`);
+      expect(existsSync(path.dirname(stale))).toBe(false);
+      expect(await orphanExit).toEqual([null, 'SIGKILL']);
+      expect(processesMatching('sleep 600.391')).toEqual([]);
+      expect(readdirSync(root)).toContain(`orca-${process.pid}`);
+      await mine.kill();
+    } finally {
+      removeCgroupTree(root);
+    }
   });
 });
+
+/** A cgroup folder and those under it, deepest first (a cgroup goes with rmdir, its files with it). */
+function removeCgroupTree(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeCgroupTree(path.join(dir, entry.name));
+  rmdirSync(dir);
+}
 
 describe('a process killed with SIGKILL', () => {
   it("leaves nothing running: its watchdog ends its agents' cgroups, what left the group with setsid included", async () => {
