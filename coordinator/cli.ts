@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { z } from 'zod';
 import { commandMark, traceCommand } from '../shared/core/runtime/commandTrace.js';
 import { packageVersion } from './packageVersion.js';
 import { userFolder } from './userFolder.js';
@@ -9,9 +10,14 @@ import { userFolder } from './userFolder.js';
  * and each command's work in a module its action imports when it runs, so that a command loads
  * only what it uses (`orca run` says its run id without the board, the language servers or MCP:
  * docs/benchmarks.md, cli_to_run_id_ms). The build then bundles this entry and what it imports
- * (scripts/bundle-cli.mjs): each lazy import a chunk of its own, each module's import.meta.url
- * still its own file's, so prompts and scripts are found beside it as in the tsc tree.
+ * into one script run with V8's code cache (scripts/bundle-cli.mjs): each lazy import initialised
+ * when imported, each module's import.meta.url still its own file's, so prompts and scripts are
+ * found beside it as in the tsc tree. No top-level await: the bundle is CommonJS.
  */
+
+// A command parses each of its schemas a few times: zod's compiled fast path (a `new Function` per
+// object schema at its first parse) costs more to make than it saves (docs/benchmarks.md).
+z.config({ jitless: true });
 
 // Through `npm run orca -- …`, the user's folder, not orca's checkout, is the current folder (userFolder.ts).
 process.chdir(userFolder());
@@ -60,20 +66,23 @@ if (process.argv.length <= 2) {
 const named = COMMANDS.find(({ names }) => names.includes(process.argv[2] ?? ''));
 // ORCA_COMMAND_TRACE: each step's time, for measuring a command (docs/benchmarks.md); nothing without it.
 traceCommand(process.argv[2] ?? '');
-for (const add of await Promise.all((named ? [named] : COMMANDS).map(({ load }) => load()))) add(program);
-commandMark('command_table');
-
-program.parseAsync(process.argv).catch((error: unknown) => {
-  const code = (error as { code?: string }).code;
-  if (code === 'commander.helpDisplayed' || code === 'commander.version') process.exit(0);
-  const message = error instanceof Error ? error.message : String(error);
-  if (typeof code === 'string' && code.startsWith('commander.')) {
-    process.stderr.write(`orca: ${message.replace(/^error: /, '')} (${helpFor(process.argv.slice(2))} says more)\n`);
+Promise.all((named ? [named] : COMMANDS).map(({ load }) => load()))
+  .then((adds) => {
+    for (const add of adds) add(program);
+    commandMark('command_table');
+    return program.parseAsync(process.argv);
+  })
+  .catch((error: unknown) => {
+    const code = (error as { code?: string }).code;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version') process.exit(0);
+    const message = error instanceof Error ? error.message : String(error);
+    if (typeof code === 'string' && code.startsWith('commander.')) {
+      process.stderr.write(`orca: ${message.replace(/^error: /, '')} (${helpFor(process.argv.slice(2))} says more)\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`orca: ${message}\n`);
     process.exit(2);
-  }
-  process.stderr.write(`orca: ${message}\n`);
-  process.exit(2);
-});
+  });
 
 /** The help that covers the words given: `orca memory add --help` for `orca memory add --bad`. */
 function helpFor(words: string[]): string {

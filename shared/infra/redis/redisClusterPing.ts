@@ -4,7 +4,7 @@ import { Cluster } from 'ioredis';
  * A Redis Cluster asked whether it answers, through ioredis: its nodes and slots are more than a
  * PING. A module of its own, imported when a cluster is named (redisPing.ts), so that a command
  * loads ioredis only then; ioredis is CommonJS, whose named exports an import() of the package
- * would not carry in the CLI's bundle (scripts/bundle-cli.mjs).
+ * did not carry in a bundle of ES module chunks (the CLI's first, docs/architecture.md).
  */
 
 /** Resolves when the cluster's nodes answer PING, or rejects with a message naming them and what to set. */

@@ -1,8 +1,8 @@
 /*
  * The protocol's requests and symbol kinds the LSP tool sends, imported statically here so that
  * the tool loads them with its first call (lsp.ts imports this module lazily). Not the package
- * itself through import(): it is CommonJS, and a dynamically imported CommonJS package keeps only
- * its default export in the CLI's bundle (scripts/bundle-cli.mjs, tests/runtime/cliBundle.test.ts).
+ * itself through import(): it is CommonJS, and a dynamically imported CommonJS package kept only
+ * its default export in a bundle of ES module chunks (the CLI's first, docs/architecture.md).
  */
 export {
   DefinitionRequest,
