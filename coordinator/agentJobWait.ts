@@ -2,13 +2,10 @@ import { commandMark } from '../shared/core/runtime/commandTrace.js';
 import { appendRunEvent } from '../shared/infra/board/runEvents.js';
 import type { AgentJob, AgentJobResult } from '../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../shared/infra/queue/agentQueue.js';
-import { blankJobResult } from '../shared/infra/queue/blankJobResult.js';
 import { isAborted, subscribeAborts } from '../shared/infra/queue/runAbort.js';
 import { connectRedis } from '../shared/infra/redis/redisConnection.js';
+import { waitUnlessWithdrawn } from './jobWithdrawal.js';
 import type { OrcaServices } from './services.js';
-
-/** Where a job waits for a worker: an abort takes it off the queue from there. */
-const NOT_TAKEN = new Set(['waiting', 'delayed', 'prioritized', 'paused', 'waiting-children']);
 
 /**
  * `orca agent`'s wait for its one job, as the queue checked it when it was added (its defaults filled in). A worker that runs the job ends it on the run's abort with
@@ -27,19 +24,9 @@ export async function waitForAgentJob(services: OrcaServices, job: AgentJob): Pr
     // Published before the subscription began: still this run's abort.
     if (await isAborted(services.redis, services.keys, job.run_id)) aborted.abort(new Error('orca abort'));
     commandMark('abort_subscribed');
-    try {
-      return await services.waiter.wait(jobId, aborted.signal);
-    } catch (error) {
-      if (!aborted.signal.aborted) throw error;
-    }
-    const reason = (aborted.signal.reason as Error).message;
-    if (await takeOffQueue(services, jobId)) {
-      const detail = `the run was aborted (${reason}) before a worker took its job`;
-      await recordTaskState(services, job, jobId, 'aborted', detail);
-      return notStarted(job, detail);
-    }
-    // Taken by a worker meanwhile: it stops its agent and says how far it got.
-    return await services.waiter.wait(jobId);
+    return await waitUnlessWithdrawn(services, job, jobId, aborted.signal, (detail) =>
+      recordTaskState(services, job, jobId, 'aborted', detail),
+    );
   } finally {
     subscriber.disconnect();
   }
@@ -62,22 +49,4 @@ export async function recordTaskState(
     source: 'run',
     event: { type: 'task_state', at: Date.now(), task_id: job.task_id, status, attempt: 1, job_id: jobId, ...(detail ? { detail } : {}) },
   });
-}
-
-/** Removes the job if no worker holds it; false when a worker took it (its lock stops the removal). */
-async function takeOffQueue(services: OrcaServices, jobId: string): Promise<boolean> {
-  const queued = await services.queue.getJob(jobId);
-  if (!queued || !NOT_TAKEN.has(await queued.getState())) return false;
-  try {
-    await queued.remove();
-    return true;
-  } catch {
-    // A worker locked it between the state read and the removal: it is that worker's to end.
-    return false;
-  }
-}
-
-/** The result of a job that never started: nothing ran, nothing was spent, nothing was changed. */
-function notStarted(job: AgentJob, detail: string): AgentJobResult {
-  return blankJobResult(job, '', { status: 'aborted', end_reason: 'aborted', detail });
 }

@@ -10,6 +10,7 @@ import type { Script } from '../../shared/core/model/scriptFile.js';
 import type { AgentJob, AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import type { TrustedConfig } from '../../shared/infra/queue/trustedConfig.js';
+import { waitUnlessWithdrawn } from '../jobWithdrawal.js';
 import type { RunMemory } from '../memory/runMemory.js';
 import type { ModelChoice } from '../modelChoice.js';
 import type { OrcaServices } from '../services.js';
@@ -130,7 +131,7 @@ export class JobRunner {
     const { source: _source, ...script } = this.options.script ?? { source: '' };
     const { shared } = this.options;
     if (shared) await shared.publish(spec.base);
-    await this.services.queue.add(
+    const added = await this.services.queue.add(
       {
         run_id: recorder.runId,
         task_id: spec.taskId,
@@ -157,7 +158,7 @@ export class JobRunner {
       },
       attempt,
     );
-    return this.settle(spec.taskId, jobId, attempt);
+    return this.settle(spec.taskId, added.data, jobId, attempt);
   }
 
   /**
@@ -169,14 +170,15 @@ export class JobRunner {
     if (!task?.job_id || !ADOPTABLE.includes(task.status)) return undefined;
     const job = await this.services.queue.getJob(task.job_id);
     if (!job || (await job.getState()) === 'failed') return undefined;
-    return this.settle(taskId, task.job_id, task.attempt);
+    return this.settle(taskId, job.data, task.job_id, task.attempt);
   }
 
-  private async settle(taskId: string, jobId: string, attempt: number): Promise<AgentJobResult> {
+  private async settle(taskId: string, job: AgentJob, jobId: string, attempt: number): Promise<AgentJobResult> {
     const { recorder } = this;
     let result: AgentJobResult;
     try {
-      result = await this.services.waiter.wait(jobId);
+      // Ctrl-C or `orca abort` takes a job no worker has taken off the queue: the run never waits for one that may not come.
+      result = await waitUnlessWithdrawn(this.services, job, jobId, this.options.signal);
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       await recorder.record({ type: 'task_state', task_id: taskId, status: 'failed', attempt, job_id: jobId, detail });

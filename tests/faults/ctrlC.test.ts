@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHECK_COMMAND, makeRunRepo } from '../../bench/runScript.js';
 import { compiledEntry, packageRoot } from '../../shared/core/runtime/compiledEntry.js';
+import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { TmuxTerminal } from '../asks/tmuxTerminal.js';
 import { git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
@@ -15,8 +16,8 @@ import { writeRunScript } from './faultRun.js';
 /**
  * Ctrl-C ends a run, always: a terminal sends SIGINT to the whole foreground process group, so
  * the test starts `orca run` as the leader of a group of its own and signals the group, while a
- * worker's Bash sleeps. The run ends ABORTED with exit 130, the agent's work is kept, and nothing
- * of the run is left running or queued.
+ * worker's Bash sleeps, or while its job waits for a worker that never comes. The run ends ABORTED
+ * with exit 130, the agent's work is kept, and nothing of the run is left running or queued.
  */
 
 /** The issue's contract: a Ctrl-C'd run is over within 10 s (a slow machine's margin is in it). */
@@ -157,6 +158,24 @@ describe('Ctrl-C', { timeout: SLOW_TEST_MS }, () => {
     // The agent's half-done work was saved before its worktree went, as orca clean saves any.
     expect(git(repo, 'show', `refs/orca/wip/${run.runId}/one:progress.txt`)).toBe('half done');
     expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain(run.runId);
+  });
+
+  it("sent while the run's job waits for a worker that never comes (none running): exit 130 soon, ABORTED, the job taken off the queue", async () => {
+    const env = await OrcaTestEnv.open();
+    const { args } = sleepingRun(env);
+    const run = await startInGroup(env, [...args, '--no-local-workers']);
+    const coordinatorJob = agentJobId(run.runId, '_coordinator', 1);
+    while ((await env.queue.queue.getJobState(coordinatorJob)) !== 'waiting') await sleep(50);
+
+    process.kill(-run.child.pid!, 'SIGINT');
+    const code = await Promise.race([run.closed, sleep(CTRL_C_ENDS_WITHIN_MS).then(() => 'still running' as const)]);
+    expect(code, run.output()).toBe(130);
+    expect(run.output()).toContain(
+      '_coordinator: aborted (the run was aborted (interrupted by the user (Ctrl-C)) before a worker took its job)',
+    );
+    const board = JSON.parse((await env.cli(['status', run.runId, '--json'])).stdout) as { run: { state: string; phase: string } };
+    expect(board.run).toMatchObject({ state: 'ABORTED', phase: 'done' });
+    expect(await jobsLeft(env)).toEqual({});
   });
 
   it('a second Ctrl-C ends the CLI at once', async () => {
