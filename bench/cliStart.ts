@@ -63,20 +63,16 @@ export async function cliStartBenchmark(options: { runs?: number; warmup?: numbe
 }
 
 /**
- * `orca ARGS` from its start to its run id line; then interrupted, and waited for. A warm-up run
- * lives on past the making of its command's code cache (shared/core/runtime/cachedBundle.ts), as a
- * user's first run does, and leaves as a user leaves a run no worker takes: Ctrl-C twice.
+ * `orca ARGS` from its start to its run id line; then interrupted (Ctrl-C), and waited for. A
+ * warm-up run lives on past the making of its command's code cache
+ * (shared/core/runtime/cachedBundle.ts), as a user's first run does.
  */
 async function timedRunId(env: BenchEnv, warmup: boolean, args: string[]): Promise<number> {
   const start = performance.now();
   const cli = env.cli(args, { deadlineMs: 60_000 });
   await cli.runId;
   const elapsed = performance.now() - start;
-  if (warmup) {
-    await delay(1_500);
-    cli.child.kill('SIGINT');
-    await delay(200);
-  }
+  if (warmup) await delay(1_500);
   cli.child.kill('SIGINT');
   await cli.done;
   return elapsed;
