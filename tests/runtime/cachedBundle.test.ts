@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { cacheFile } from '../../shared/core/runtime/cachedBundle.js';
 import { compiledEntry } from '../../shared/core/runtime/compiledEntry.js';
@@ -122,6 +123,26 @@ describe("the CLI's bundle run with V8's code cache (cachedBundle.ts)", () => {
     const run = await startSaying(runner, bundle, 'b1', 'agent').done;
     expect(run).toMatchObject({ code: 0, stdout: 'strict cli.bundle.cjs true object', stderr: 'absent' });
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it("under --enable-source-maps requires the bundle as Node's loader would, so its stack traces name the sources", async () => {
+    const { dir, runner } = setUp();
+    const source = path.join(dir, 'thrower.ts');
+    writeFileSync(source, "export function boom(): never {\n  throw new Error('boom');\n}\nboom();\n");
+    const bundle = path.join(dir, 'thrower.cjs');
+    await build({
+      entryPoints: [source],
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      outfile: bundle,
+      sourcemap: true,
+      logLevel: 'error',
+    });
+    const run = await startSaying(runner, bundle, 'b1', 'agent', { NODE_OPTIONS: '--enable-source-maps' }).done;
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/at boom \(.*thrower\.ts:2:9\)/);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.cache'))).toEqual([]);
   });
 
   it("imports a package left outside the bundle with Node's own loader, from the bundle's folder", async () => {

@@ -9,8 +9,11 @@ const CACHE_AFTER_MS = 1_000;
 /** The CLI's exit code for bad input (docs/cli.md). */
 const BAD_INPUT = 2;
 
-/** How a start found its code cache: used, made for the first time, or made again because V8 refused the one it found. */
-export type CodeCacheUse = 'accepted' | 'absent' | 'rejected';
+/**
+ * How a start found its code cache: used, made for the first time, made again because V8 refused
+ * the one it found, or left alone under --enable-source-maps.
+ */
+export type CodeCacheUse = 'accepted' | 'absent' | 'rejected' | 'source-maps';
 
 /**
  * Runs the CLI's CommonJS bundle (scripts/bundle-cli.mjs) with V8's code cache, kept beside it.
@@ -34,6 +37,12 @@ export type CodeCacheUse = 'accepted' | 'absent' | 'rejected';
  * installation owned by another user) the start compiles the bundle as it would without one.
  */
 export function runCachedBundle(bundle: string, build: string, command = process.argv[2] ?? ''): CodeCacheUse {
+  // Node maps the stack frames of what its own loader compiled, not a vm.Script's: under
+  // --enable-source-maps (a stack trace in orca's TypeScript) the bundle is required, without a cache.
+  if (process.sourceMapsEnabled) {
+    createRequire(bundle)(bundle);
+    return 'source-maps';
+  }
   const file = cacheFile(bundle, build, command);
   const cached = readCache(file);
   // The build leaves it ASCII (scripts/bundle-cli.mjs): read as latin1, 6 MB take a third of their time as UTF-8.
