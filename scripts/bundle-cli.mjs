@@ -5,8 +5,9 @@
 // Why: Node 20 has no compile cache. Bundled as ES modules (a chunk per lazy import), the loaders'
 // work per file was gone but V8 still compiled each chunk at each start (38 ms of `orca agent`'s
 // 290 before its session, in a CPU profile), and an ES module cannot be given a code cache there.
-// One script can: its 6 MB compile in 70 ms without one, 14 ms with it; `orca agent` beside the ES
-// module chunks 421 → 381 ms (docs/benchmarks.md, "The CLI as one bundle"). The rest of dist/ stays
+// One script can: its 6 MB compile in 70 ms without one, 14 ms with it; beside the ES module
+// chunks, `orca agent` 455 → 350 ms and `orca run` to its run id 148 → 136 ms, alternating
+// (docs/benchmarks.md, "One script with V8's code cache"). The rest of dist/ stays
 // tsc's: worker processes, piscina's threads and the proxy relay start from their own files
 // (compiledEntry), and the tests import the modules one by one.
 //

@@ -30,11 +30,13 @@ export type CodeCacheUse = 'accepted' | 'absent' | 'rejected' | 'source-maps';
  * command's first start a second in or as it exits, whichever comes first (a run goes on for
  * minutes: its start is what the cache is for), after which its starts compile only what it had
  * not run by then.
+ *
  * V8 refuses a cache made by another version of itself or with other flags, but knows the source
  * only by its length: `build`, the bundle's hash written into the entry by the build, is in the
  * file's name, so a cache is never given to another bundle. Each Node version and set of flags
- * gets its own file too, so runs with other flags do not take turns writing one. A refused cache is made again; where the folder is not writable (an
- * installation owned by another user) the start compiles the bundle as it would without one.
+ * gets its own file too, so runs with other flags do not take turns writing one. A refused cache
+ * is made again; where the folder is not writable (an installation owned by another user) the
+ * start compiles the bundle as it would without one.
  */
 export function runCachedBundle(bundle: string, build: string, command = process.argv[2] ?? ''): CodeCacheUse {
   // Node maps the stack frames of what its own loader compiled, not a vm.Script's: under
