@@ -40,7 +40,7 @@ import { startAgentMcp } from '../shared/tools/mcp/agentMcp.js';
 import type { McpServers } from '../shared/tools/mcp/mcpServers.js';
 import type { ProgressReporter } from './progressReporter.js';
 import { RunAskPrompter } from './runAskPrompter.js';
-import type { JobWorkspace } from './workspace/jobWorkspace.js';
+import { type JobWorkspace, treeAtStart } from './workspace/jobWorkspace.js';
 
 /** A job's harness, and the gate on its Report when its role's output makes claims. */
 export interface JobHarness {
@@ -184,7 +184,9 @@ function startJobMcp(
     // From the run's base commit, never from the tree the agent works in.
     trusted: { mcpJson: projectConfigFile(config, '.mcp.json'), settings: settingsFromConfig(workspace.dir, config) },
     // A server runs beside the agent's calls, from its start: the checkout's baseline is taken first.
-    beforeServersStart: async () => checkout?.taken(),
+    beforeServersStart: async () => {
+      await Promise.all([checkout?.taken(), treeAtStart(workspace)]);
+    },
   });
 }
 
@@ -270,6 +272,8 @@ async function ownedGuard(input: JobHarnessInput, checkout: CheckoutBaseline | u
     linked: orcaOwnedPaths(workspace.dir),
     // The pool's check of the whole tree holds while nothing but orca's start files was written: no setup ran.
     cleanAtStart: workspace.checkedClean === true && workspace.config.setup.length === 0,
+    // Until it settles, nothing the watch guards runs (ready()): the check is on no call's way but the first's.
+    startCheck: workspace.startCheck ? () => treeAtStart(workspace) : undefined,
     checkout: checkout?.checkout,
     checkoutBaseline: checkout,
     // Not on the way to the agent's first request: whatever could write the checkout waits for it (see above).

@@ -21,7 +21,7 @@ import { setUpWorktree } from './jobSetup.js';
 import { announceWorkspace, checkoutBaselineFor, freshSnapshot, openWorkspace, startTogether } from './jobStart.js';
 import { ProgressReporter } from './progressReporter.js';
 import { guardedStartFileChanges } from './startFileGuard.js';
-import type { JobWorkspace } from './workspace/jobWorkspace.js';
+import { type JobWorkspace, TreeNotAtStartError, treeAtStart } from './workspace/jobWorkspace.js';
 import { releaseWorkspace } from './workspace/releaseWorkspace.js';
 
 /** Parses a job's payload; a bad one fails the job for good, naming the field. */
@@ -87,7 +87,11 @@ export async function runAgentJob(bullJob: Job, outer: AbortSignal, deps: JobDep
   };
   // Everything that takes something (the lease, the workspace) is held in `run.held`: every way out releases it.
   try {
-    return await runHeldJob(run);
+    return await runHeldJob(run).catch((error: unknown) => {
+      // Found after the job began, before anything of it ran in the tree (JobWorkspace.startCheck).
+      if (error instanceof TreeNotAtStartError) return resultOf({ end_reason: 'pooled_worktree_changed', detail: error.message });
+      throw error;
+    });
   } finally {
     await releaseHeld(run);
   }
@@ -109,11 +113,12 @@ async function runHeldJob(run: JobRun): Promise<AgentJobResult> {
   gitAtStart.catch(() => undefined);
   run.trace?.mark('workspace');
   // An external agent starts now, beside the rest of the session's set-up: its own start is most of its wait.
-  // It runs from then on, beside orca's calls: the checkout's baseline is taken before.
-  if (isExternalAgent(job.agent)) await checkoutBaseline?.taken();
+  // It runs from then on, beside orca's calls: the checkout's baseline is taken before, and the tree known to be its start.
+  if (isExternalAgent(job.agent)) await Promise.all([checkoutBaseline?.taken(), treeAtStart(workspace)]);
   held.agent = await startJobAgent(job, { workspace, sessionDir: run.sessionDir, ports, sandbox: run.sandbox.kind });
   await announceWorkspace(progress, workspace, ports, deps.slot, run.sandbox.kind, backendName(job.agent));
   // orca.json's setup, before any model call: a task whose worktree cannot be made ready fails here, cheaply.
+  if (workspace.config.setup.length > 0) await treeAtStart(workspace);
   const setup = await setUpWorktree({
     job,
     workspace,

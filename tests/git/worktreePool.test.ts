@@ -107,6 +107,38 @@ describe('the pool of ready worktrees', () => {
     await pool.close();
   });
 
+  it('with its check deferred, hands a worktree at the base out on its branch at once and says after what changed in place', async () => {
+    const files = { 'a.txt': 'one\n', 'src/c.txt': 'c\n' };
+    const { repo, home, pool, lines, base, place } = setUp(1, files);
+    const folder = pool.folder('r1', repo);
+    const readyOne = async () => {
+      pool.warm(place);
+      await pool.idle();
+      const names = ready(folder);
+      expect(names).toHaveLength(1);
+      return path.join(folder, names[0]!);
+    };
+    // One that gained an entry is seen by its folder's times, and refused before the take returns.
+    writeFileSync(path.join(await readyOne(), 'src', 'stray.txt'), 'x\n');
+    const dir = home.worktree('r1', 't1');
+    expect(await pool.takeChecked(place, dir, 'orca/r1/t1', { deferCheck: true })).toBeUndefined();
+    expect(lines.filter((line) => line.includes('was not clean, removed'))).toHaveLength(1);
+
+    // One changed in place is handed out on its branch, and its check says so after.
+    writeFileSync(path.join(await readyOne(), 'src', 'c.txt'), 'changed in place\n');
+    const taken = await pool.takeChecked(place, dir, 'orca/r1/t1', { deferCheck: true });
+    expect(taken).toMatchObject({ start: base, checkedClean: true });
+    expect(git(dir, 'branch', '--show-current')).toBe('orca/r1/t1');
+    expect(await taken!.pendingCheck).toMatch(/src\/c\.txt/);
+
+    // A clean one: its check finds nothing.
+    await readyOne();
+    const clean = await pool.takeChecked(place, home.worktree('r1', 't2'), 'orca/r1/t2', { deferCheck: true });
+    expect(clean?.pendingCheck).toBeDefined();
+    expect(await clean!.pendingCheck).toBeUndefined();
+    await pool.close();
+  });
+
   it('survives a merge that changes files its worktrees hold: taken, they have the merged content and are clean', async () => {
     const { repo, home, pool, base, place } = setUp(2, { 'a.txt': 'one\n', 'b/c.txt': 'c\n' });
     pool.warm(place);

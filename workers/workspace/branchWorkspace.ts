@@ -8,7 +8,7 @@ import type { AgentJob } from '../../shared/infra/queue/agentJob.js';
 import type { HookOutcome } from '../../shared/policy/hooks/hookOutcome.js';
 import { runHooks } from '../../shared/policy/hooks/hookRunner.js';
 import { adoptHookWorktree } from './hookWorktree.js';
-import type { JobWorkspace, WorkspaceGround, WorkspaceHooks } from './jobWorkspace.js';
+import { type JobWorkspace, pooledClaims, type WorkspaceGround, type WorkspaceHooks } from './jobWorkspace.js';
 import { saveThenRemove } from './savedWork.js';
 
 export interface TaskBranch {
@@ -78,17 +78,20 @@ async function worktreeCreateHook(repo: string, job: AgentJob, hooks: WorkspaceH
   return hook;
 }
 
-/** A ready worktree from the pool when there is one (only the branch's ref is made), else a new one at the base. */
+/**
+ * A ready worktree from the pool when there is one (only the branch's ref is made; its check may
+ * still run: JobWorkspace.startCheck), else a new one at the base.
+ */
 async function freshWorktree(
   { job, repo, pool, place, trace }: WorkspaceGround,
   dir: string,
   { branch, sparse }: TaskBranch,
-): Promise<{ start: string; pooled: boolean; checkedClean?: boolean }> {
-  const taken = await pool?.takeChecked(place, dir, branch, trace);
+): Promise<Pick<JobWorkspace, 'start' | 'pooled' | 'checkedClean' | 'startCheck'>> {
+  // A sparse checkout rewrites the tree after the pool's check (a pooled repository has none, but the check would not hold).
+  const taken = await pool?.takeChecked(place, dir, branch, { trace, deferCheck: !sparse });
   const start = taken?.start ?? (await addWorktree({ repo, dir, base: job.base, branch, noCheckout: sparse !== undefined }));
   if (sparse) await checkOutSparse(dir, sparse);
-  // A sparse checkout rewrites the tree after the pool's check (a pooled repository has none, but the check would not hold).
-  return { start, pooled: taken !== undefined, ...(taken?.checkedClean && !sparse ? { checkedClean: true } : {}) };
+  return { start, pooled: taken !== undefined, ...pooledClaims(taken, sparse) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { OrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
+import type { PooledWorktree } from '../../shared/core/git/poolTake.js';
 import type { PoolPlace, WorktreePool } from '../../shared/core/git/worktreePool.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import type { StartTrace } from '../../shared/core/runtime/startTrace.js';
@@ -41,6 +42,37 @@ export interface JobWorkspace {
    * look asks git about those alone. Unset when anything else may have written there.
    */
   checkedClean?: boolean;
+  /**
+   * The pool's check of the tracked files, still running when the workspace was handed over (the
+   * take left it beside the job's start: shared/core/git/poolTake.ts, TakeOptions.deferCheck):
+   * settles to why the tree is not exactly `start`, or to undefined once it is; never rejects.
+   * `checkedClean` is a claim until then. Whatever runs code in the tree or acts on the agent's
+   * calls awaits it first (`treeAtStart`): the setup, an external agent, MCP servers, hooks, every
+   * call (the watch's `ready`). The agent's first model request does not: it reads nothing there.
+   */
+  startCheck?: Promise<string | undefined>;
+}
+
+/**
+ * A job's tree turned out not to be its start commit after it was handed over (JobWorkspace.startCheck):
+ * nothing of the job ran there; the job fails, saying what was found.
+ */
+export class TreeNotAtStartError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly found: string,
+  ) {
+    super(
+      `the worktree ${dir}, taken from the run's pool, was changed while it waited there (${found}): nothing of this job ran in it, and it is removed; the task can be run again`,
+    );
+    this.name = 'TreeNotAtStartError';
+  }
+}
+
+/** Resolves once the workspace's tree is known to be exactly its start (at once when no check is pending); rejects with TreeNotAtStartError. */
+export async function treeAtStart(workspace: JobWorkspace): Promise<void> {
+  const found = await workspace.startCheck;
+  if (found !== undefined) throw new TreeNotAtStartError(workspace.dir, found);
 }
 
 /** The repository's hooks around a workspace (WorktreeCreate, WorktreeRemove), and the context they run in for a folder. */
@@ -72,4 +104,13 @@ export interface WorkspaceGround {
   linkStartFiles: (dir: string, commit?: string) => Promise<string[]>;
   /** The job's start steps timed (ORCA_START_TRACE). */
   trace?: StartTrace;
+}
+
+/** What a pooled worktree's check says of it (JobWorkspace.checkedClean, startCheck); nothing for a sparse one. */
+export function pooledClaims(
+  taken: PooledWorktree | undefined,
+  sparse: readonly string[] | undefined,
+): Pick<JobWorkspace, 'checkedClean' | 'startCheck'> {
+  if (!taken || sparse) return {};
+  return { ...(taken.checkedClean ? { checkedClean: true } : {}), ...(taken.pendingCheck ? { startCheck: taken.pendingCheck } : {}) };
 }

@@ -28,7 +28,9 @@ export async function releaseWorkspace(
   if (workspace.remote && workspace.branch && outcome.committed)
     await pushBranch(workspace.repo, workspace.branch, sharedRef(outcome.job.run_id, outcome.job.task_id));
   if (outcome.committed || outcome.keep) return;
-  if (!outcome.completed) await saveWork(workspace.repo, workspace.dir, outcome.job, 'before its worktree was removed');
+  // A tree found changed in the pool after the job began holds nothing of the job's (nothing of it ran there): not saved as its work.
+  const changedInPool = (await workspace.startCheck) !== undefined;
+  if (!outcome.completed && !changedInPool) await saveWork(workspace.repo, workspace.dir, outcome.job, 'before its worktree was removed');
   const removeHook = () => runHooks(hooks.config, 'WorktreeRemove', { worktree_path: workspace.dir }, hooks.context(workspace.repo));
   if ((hooks.config.byEvent.WorktreeRemove?.length ?? 0) > 0) await withRepoLock(workspace.repo, removeHook);
   else await removeHook();

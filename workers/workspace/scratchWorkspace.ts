@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { checkOutSparse } from '../../shared/core/git/sparseCheckout.js';
 import { addWorktree, removeWorktree } from '../../shared/core/git/worktree.js';
-import type { JobWorkspace, WorkspaceGround } from './jobWorkspace.js';
+import { type JobWorkspace, pooledClaims, type WorkspaceGround } from './jobWorkspace.js';
 
 /**
  * Verification's workspace: a detached worktree at the base, from the pool when it has one ready.
@@ -11,7 +11,7 @@ export async function prepareScratch(ground: WorkspaceGround, sparse: string[] |
   const { job, home, repo, pool, place } = ground;
   const dir = home.worktree(job.run_id, job.task_id);
   if (existsSync(dir)) await removeWorktree(repo, dir);
-  const taken = await pool?.takeChecked(place, dir);
+  const taken = await pool?.takeChecked(place, dir, undefined, { deferCheck: !sparse });
   const start = taken?.start ?? (await addWorktree({ repo, dir, base: job.base, noCheckout: sparse !== undefined }));
   if (sparse) await checkOutSparse(dir, sparse);
   // A whole checkout made at the base, or taken from the pool checked clean at it: its index is the base's tree.
@@ -27,6 +27,6 @@ export async function prepareScratch(ground: WorkspaceGround, sparse: string[] |
     sparse,
     remote: ground.remote,
     pooled: taken !== undefined,
-    ...(taken?.checkedClean && !sparse ? { checkedClean: true } : {}),
+    ...pooledClaims(taken, sparse),
   };
 }

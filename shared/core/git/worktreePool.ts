@@ -5,7 +5,6 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OrcaHome } from '../runtime/orcaHome.js';
 import { processAlive } from '../runtime/processAlive.js';
-import type { StartTrace } from '../runtime/startTrace.js';
 import { gitAt, resolveCommit, runGit } from './git.js';
 import { poolFolderTimes, recordPoolCheck } from './poolCheck.js';
 import {
@@ -23,7 +22,7 @@ import {
   writeState,
 } from './poolFolder.js';
 import { checkoutBytes, poolSizeSetting, roomForOne } from './poolSize.js';
-import { checkAndBranch, inspect, moveReady, type PooledWorktree } from './poolTake.js';
+import { checkAndBranch, inspect, moveReady, type PooledWorktree, type TakeOptions } from './poolTake.js';
 import { repoKey } from './repoKey.js';
 import { withRepoLock } from './repoLock.js';
 import { pruneWorktrees } from './worktree.js';
@@ -99,8 +98,8 @@ export class WorktreePool {
     return (await this.takeChecked(place, dir, branch))?.start;
   }
 
-  /** `take`, saying also whether its check still describes the worktree (PooledWorktree). */
-  async takeChecked(place: PoolPlace, dir: string, branch?: string, trace?: StartTrace): Promise<PooledWorktree | undefined> {
+  /** `take`, saying also whether its check still describes the worktree (PooledWorktree), its check left running on request (TakeOptions). */
+  async takeChecked(place: PoolPlace, dir: string, branch?: string, options: TakeOptions = {}): Promise<PooledWorktree | undefined> {
     if (!this.enabled) return undefined;
     const folder = this.folder(place.runId, place.repo);
     if (!existsSync(path.join(folder, STATE_FILE))) return undefined;
@@ -108,9 +107,9 @@ export class WorktreePool {
     for (;;) {
       const got = await moveReady(place.repo, folder, dir, base, (line) => this.log(line));
       if (!got) return undefined;
-      trace?.mark('take_moved');
+      options.trace?.mark('take_moved');
       this.repos.add(place.repo);
-      const taken = await checkAndBranch({ repo: place.repo, got, dir, base, branch, log: (line) => this.log(line) }, trace);
+      const taken = await checkAndBranch({ repo: place.repo, got, dir, base, branch, log: (line) => this.log(line) }, options);
       if (!taken) continue;
       this.schedule(place, { create: false, size: 0 });
       return taken;

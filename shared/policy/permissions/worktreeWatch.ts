@@ -41,6 +41,12 @@ export interface WorktreeWatchOptions {
    * first request need not wait for it, nor compete with it for the CPU.
    */
   checkoutBaselineWait?: 'open' | 'ready';
+  /**
+   * A check of the tree still running when the watch opened (a pooled worktree's: `cleanAtStart`
+   * is its claim until then): `ready()` waits for it too, and rejects with its failure, so no
+   * call runs on a tree it has not vouched for. Asked once, at the first `ready()`.
+   */
+  startCheck?: () => Promise<void>;
   /** The user's configuration and orca's state outside the worktree (hostFilesWatch.ts): changes named, some stop the run. */
   hostFiles?: HostFilesWatch;
 }
@@ -81,7 +87,7 @@ export class WorktreeWatch {
   private readonly admitted = new Map<string, EntryState>();
   /** The user's checkout as the last look saw it. */
   private checkoutSeen?: CheckoutState;
-  /** Settles once checkoutSeen holds the baseline (ready). */
+  /** Settles once checkoutSeen holds the baseline and the start check passed (ready). */
   private checkoutTaken?: Promise<void>;
   /** The last look's `git status` of the whole worktree and the changes it found, while they still tell the tree as it is (lastStatus). */
   private lastLook?: { status: string; changed: readonly string[]; ignored: readonly string[] };
@@ -125,14 +131,15 @@ export class WorktreeWatch {
   }
 
   /**
-   * Resolves once the user's checkout's baseline is taken (at once without a checkout); rejects
-   * with its failure. Whatever could write the checkout runs only after it (checkoutBaselineWait).
+   * Resolves once the user's checkout's baseline is taken (at once without a checkout) and the
+   * start check passed (`startCheck`); rejects with the failure of either. Whatever could write
+   * the checkout or act on the tree runs only after it (checkoutBaselineWait).
    */
   ready(): Promise<void> {
     if (this.checkoutTaken === undefined) {
-      const { checkout, checkoutBaseline } = this.options;
+      const { checkout, checkoutBaseline, startCheck } = this.options;
       const baseline = checkoutBaseline ?? (checkout ? new CheckoutBaseline(checkout) : undefined);
-      this.checkoutTaken = (baseline?.taken() ?? Promise.resolve(undefined)).then((state) => {
+      this.checkoutTaken = Promise.all([baseline?.taken(), startCheck?.()]).then(([state]) => {
         this.checkoutSeen = state;
       });
     }
