@@ -17,6 +17,7 @@ import { gitprocsSection } from './sections/gitprocs.js';
 import { grepSection } from './sections/grep.js';
 import { mergeSection } from './sections/merge.js';
 import { redisSection } from './sections/redis.js';
+import { refsSection } from './sections/refs.js';
 import { rssSection } from './sections/rss.js';
 import { sharedSection } from './sections/shared.js';
 import { singleSection } from './sections/single.js';
@@ -49,6 +50,7 @@ const SECTIONS: readonly BenchSection[] = [
   contextSection,
   diagnosticsSection,
   gitprocsSection,
+  refsSection,
   fanoutSection,
   singleSection,
   singleAcpSection,

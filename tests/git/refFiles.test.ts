@@ -61,6 +61,26 @@ describe('RefFiles', () => {
     expect(() => refs.resolve('refs/heads/garbage')).toThrow(/neither an object id/);
   });
 
+  it('leaves out, loose and packed, the refs under the folders it is told to, and still follows a ref into them', () => {
+    const repo = makeRepo();
+    const first = git(repo, 'rev-parse', 'HEAD');
+    const second = commitFiles(repo, { 'c.txt': 'c\n' }, 'second');
+    git(repo, 'branch', 'orca/r1/packed', first);
+    git(repo, 'update-ref', 'refs/orca/wip/r1/t1', first);
+    git(repo, 'pack-refs', '--all');
+    git(repo, 'branch', 'orca/r1/t1', second);
+    git(repo, 'branch', 'orcas-own', second); // a name that merely begins alike stays
+    git(repo, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/orca/r1/t1');
+    const refs = RefFiles.open(repo)!;
+    const everything = refs.list(['refs/']);
+    expect(everything.get('refs/heads/orca/r1/packed')).toBe(first);
+    const listed = refs.list(['refs/'], ['refs/heads/orca/', 'refs/orca/']);
+    const expected = new Map([...everything].filter(([name]) => !name.startsWith('refs/heads/orca/') && !name.startsWith('refs/orca/')));
+    expect(listed).toEqual(expected);
+    expect(listed.get('refs/heads/orcas-own')).toBe(second);
+    expect(listed.get('refs/heads/alias')).toBe(second);
+  });
+
   it('reads a detached HEAD', () => {
     const repo = makeRepo();
     const first = git(repo, 'rev-parse', 'HEAD');

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { ORCA_BRANCHES } from '../../core/git/orcaBranch.js';
 import { RefFiles } from '../../core/git/refFiles.js';
 import { type EntryState, readEntry } from './fileSnapshot.js';
 import { watchGit } from './worktreeChanges.js';
@@ -50,7 +51,7 @@ export async function checkoutState(checkout: string): Promise<CheckoutState> {
     state.set(file, `${entry.slice(0, 2)} ${fingerprint(now)}`);
   }
   const refs = files
-    ? files.list(['refs/heads/', 'refs/tags/'])
+    ? files.list(['refs/heads/', 'refs/tags/'], [ORCA_BRANCHES])
     : new Map(
         listed!
           .split('\n')
@@ -58,7 +59,7 @@ export async function checkoutState(checkout: string): Promise<CheckoutState> {
           .map((line) => line.split(' ') as [string, string]),
       );
   for (const [name, sha] of refs) {
-    if (name.startsWith('refs/heads/orca/')) continue;
+    if (name.startsWith(ORCA_BRANCHES)) continue;
     state.set(`ref ${name}`, sha);
   }
   // From the file, a detached HEAD is its commit: one that moves is seen too.

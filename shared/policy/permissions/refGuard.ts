@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { ORCA_BRANCHES } from '../../core/git/orcaBranch.js';
 import { RefFiles } from '../../core/git/refFiles.js';
 import { watchGit } from './worktreeChanges.js';
 
@@ -50,12 +51,12 @@ export class RefGuard {
 }
 
 /** orca's own namespaces, which its runs move. */
-const ORCA_REFS = ['refs/heads/orca/', 'refs/orca/'];
+const ORCA_REFS = [ORCA_BRANCHES, 'refs/orca/'];
 
 async function userRefs(root: string): Promise<Map<string, string>> {
   const files = RefFiles.open(root);
   const all = files
-    ? files.list(['refs/'])
+    ? files.list(['refs/'], ORCA_REFS)
     : new Map(
         (await watchGit(root, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/']))
           .split('\n')
