@@ -15,9 +15,9 @@ import { efficiencySection } from './sections/efficiency.js';
 import { fanoutSection } from './sections/fanout.js';
 import { gitprocsSection } from './sections/gitprocs.js';
 import { grepSection } from './sections/grep.js';
+import { historySection } from './sections/history.js';
 import { mergeSection } from './sections/merge.js';
 import { redisSection } from './sections/redis.js';
-import { refsSection } from './sections/refs.js';
 import { rssSection } from './sections/rss.js';
 import { sharedSection } from './sections/shared.js';
 import { singleSection } from './sections/single.js';
@@ -50,7 +50,7 @@ const SECTIONS: readonly BenchSection[] = [
   contextSection,
   diagnosticsSection,
   gitprocsSection,
-  refsSection,
+  historySection,
   fanoutSection,
   singleSection,
   singleAcpSection,

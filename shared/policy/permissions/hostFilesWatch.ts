@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { codeUnitOrder } from '../../core/text/codeUnitOrder.js';
-import { type EntryState, readEntry, readTree } from './fileSnapshot.js';
+import { type EntryState, readEntry } from './fileSnapshot.js';
+import { processFingerprints, statOf, statTree } from './statFingerprints.js';
 
 /**
  * Files of the user's, outside every worktree, that decide what later sessions run: Claude Code's
@@ -40,12 +41,17 @@ const CLAUDE_TREES = ['agents', 'commands', 'skills', 'rules', 'hooks', 'output-
 const CLAUDE_FILES = ['settings.json', 'settings.local.json', 'CLAUDE.md'];
 const ORCA_TREES = ['memory', 'runs', 'secrets'];
 
+type Watched = { root: string; kind: HostFileKind; tree: boolean };
+
 export class HostFilesWatch {
-  private constructor(
-    private readonly watched: { root: string; kind: HostFileKind; tree: boolean }[],
-    private baseline: Map<string, string>,
-    private readonly kinds: Map<string, HostFileKind>,
-  ) {}
+  private baseline: Map<string, string>;
+  private readonly kinds = new Map<string, HostFileKind>();
+  /** Each look reads only what was written since one of this process's last looked (statFingerprints.ts). */
+  private readonly cache = processFingerprints;
+
+  private constructor(private readonly watched: Watched[]) {
+    this.baseline = this.fingerprints();
+  }
 
   static open(options: HostFilesOptions): HostFilesWatch {
     const claude = options.userClaudeDir;
@@ -64,19 +70,18 @@ export class HostFilesWatch {
         ? ORCA_TREES.map((name) => ({ root: path.join(options.orcaHome!, name), kind: 'orca' as const, tree: true }))
         : []),
     ];
-    const kinds = new Map<string, HostFileKind>();
-    return new HostFilesWatch(watched, fingerprints(watched, kinds), kinds);
+    return new HostFilesWatch(watched);
   }
 
   /** Takes the files as they are now, naming nothing (after a host-side tool that writes some of them: a memory card). */
   rebaseline(): HostFileChange[] {
-    this.baseline = fingerprints(this.watched, this.kinds);
+    this.baseline = this.fingerprints();
     return [];
   }
 
   /** What changed since the last look (each change is named once), Claude Code's and git's first. */
   check(): HostFileChange[] {
-    const now = fingerprints(this.watched, this.kinds);
+    const now = this.fingerprints();
     const changed: HostFileChange[] = [];
     for (const file of new Set([...this.baseline.keys(), ...now.keys()])) {
       if (this.baseline.get(file) === now.get(file)) continue;
@@ -86,33 +91,31 @@ export class HostFilesWatch {
     this.baseline = now;
     return changed.sort((a, b) => Number(b.stops) - Number(a.stops) || codeUnitOrder(a.path, b.path));
   }
-}
 
-/** Each watched file as a fingerprint (missing files are absent), its kind noted. */
-function fingerprints(
-  watched: { root: string; kind: HostFileKind; tree: boolean }[],
-  kinds: Map<string, HostFileKind>,
-): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const entry of watched) {
-    const states = entry.tree ? safeTree(entry.root) : new Map([[entry.root, readEntry(entry.root)]]);
-    for (const [file, state] of states) {
-      if (state.kind === 'missing' || state.kind === 'dir') continue;
-      kinds.set(file, entry.kind);
-      out.set(file, path.basename(file) === '.claude.json' ? claudeJsonServers(file) : fingerprint(state));
+  /** Each watched file as a fingerprint (missing files and folders are absent), its kind noted. */
+  private fingerprints(): Map<string, string> {
+    const started = BigInt(Date.now()) * 1_000_000n;
+    const out = new Map<string, string>();
+    for (const entry of this.watched) {
+      const found = entry.tree ? statTree(entry.root) : [[entry.root, statOf(entry.root)] as const];
+      for (const [file, stat] of found) {
+        if (stat === undefined || stat.isDirectory()) continue;
+        this.kinds.set(file, entry.kind);
+        out.set(
+          file,
+          this.cache.fingerprint(file, stat, () => fingerprintOf(file), started),
+        );
+      }
     }
+    return out;
   }
-  return out;
 }
 
-function safeTree(root: string): Map<string, EntryState> {
-  try {
-    return readTree(root);
-  } catch (error) {
-    // A folder that went while it was read: what is left is read on the next look.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-    throw error;
-  }
+/** What a watched file holds: its MCP servers for `~/.claude.json`, else its bytes, mode or link target. */
+function fingerprintOf(file: string): string {
+  if (path.basename(file) === '.claude.json') return claudeJsonServers(file);
+  const state = readEntry(file);
+  return state.kind === 'missing' || state.kind === 'dir' ? state.kind : fingerprint(state);
 }
 
 function fingerprint(state: EntryState): string {
