@@ -89,4 +89,28 @@ describe('a pooled worktree changed in place while it waited', { timeout: SLOW_T
     ]);
     expect(git(repo, 'show', `${done.commit}:src/b.txt`)).toBe('b');
   });
+
+  it('runs no hook of the session before its check ends: a SessionStart hook never runs on a tree found changed', async () => {
+    const env = await OrcaTestEnv.open();
+    const repo = realpathSync(env.dir('repo'));
+    const marker = path.join(env.dir('hook-out'), 'session-started');
+    git(repo, 'init', '-q', '-b', 'main');
+    const settings = { hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `touch ${marker}` }] }] } };
+    const base = commitFiles(repo, { 'a.txt': 'one\n', '.claude/settings.json': `${JSON.stringify(settings)}\n` }, 'initial');
+    await env.startWorker({ concurrency: 1 });
+    const runId = testRunId('poolhook');
+    const pooled = await warmPool(env, { runId, repo, base });
+    writeFileSync(path.join(pooled, 'a.txt'), 'two\n');
+    await env.queue.add(scriptedJob({ runId, taskId: 't1', repo: { path: repo }, base, turns: [reportTurn()] }));
+    const failed = await env.result(agentJobId(runId, 't1', 1));
+    expect(failed).toMatchObject({ status: 'failed', end_reason: 'pooled_worktree_changed' });
+    expect(existsSync(marker)).toBe(false);
+
+    // The same hook on a clean pooled worktree runs, as any session's does.
+    await readyOne(new WorktreePool(new OrcaHome(env.home), { slots: 1 }).folder(runId, repo));
+    await env.queue.add(scriptedJob({ runId, taskId: 't2', repo: { path: repo }, base, turns: [reportTurn()] }));
+    const done = await env.result(agentJobId(runId, 't2', 1));
+    expect(done, done.detail).toMatchObject({ status: 'completed' });
+    expect(existsSync(marker)).toBe(true);
+  });
 });
