@@ -2,15 +2,19 @@ import { existsSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WorktreePool } from '../../shared/core/git/worktreePool.js';
+import type { ScriptTurn } from '../../shared/core/model/scriptFile.js';
 import { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import { readRunEvents } from '../../shared/infra/board/runEvents.js';
+import type { AgentJobResult } from '../../shared/infra/queue/agentJob.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
 import { commitFiles, git } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { reportTurn, scriptedJob, testRunId, toolOutcomes, toolTurn } from '../support/scriptedJobs.js';
 
 /** The run's pool in the worker's ORCA_HOME, warmed with one ready worktree, as the coordinator warms it at a run's start. */
-async function warmPool(env: OrcaTestEnv, place: { runId: string; repo: string; base: string }): Promise<string> {
+type Place = { runId: string; repo: string; base: string };
+
+async function warmPool(env: OrcaTestEnv, place: Place): Promise<string> {
   const coordinator = new WorktreePool(new OrcaHome(env.home), { slots: 1 });
   coordinator.warm(place);
   await coordinator.idle();
@@ -28,6 +32,20 @@ async function readyOne(folder: string): Promise<string> {
   throw new Error(`no ready worktree in ${folder} after a minute`);
 }
 
+/** A job of the run on `place.repo`, queued for the env's worker; its result. */
+async function runJob(env: OrcaTestEnv, place: Place, taskId: string, turns: ScriptTurn[]): Promise<AgentJobResult> {
+  const { runId, repo, base } = place;
+  await env.queue.add(scriptedJob({ runId, taskId, repo: { path: repo }, base, turns }));
+  return env.result(agentJobId(runId, taskId, 1));
+}
+
+/** The run's pool once the worker refilled it after its take. */
+function refilled(env: OrcaTestEnv, { runId, repo }: Place): Promise<string> {
+  return readyOne(new WorktreePool(new OrcaHome(env.home), { slots: 1 }).folder(runId, repo));
+}
+
+const WRITE_THEN_REPORT = [toolTurn('Write', { file_path: 'written.txt', content: 'x\n' }), reportTurn()];
+
 // The take's check of a pooled worktree's tracked files runs beside the job's start (the agent's
 // first model request does not wait for it): what it finds must still stop every call.
 describe('a pooled worktree changed in place while it waited', { timeout: SLOW_TEST_MS }, () => {
@@ -44,16 +62,7 @@ describe('a pooled worktree changed in place while it waited', { timeout: SLOW_T
     // only the check of the tracked files' bytes can see it.
     const pooled = await warmPool(env, place);
     writeFileSync(path.join(pooled, 'src', 'b.txt'), 'planted\n');
-    await env.queue.add(
-      scriptedJob({
-        runId,
-        taskId: 't1',
-        repo: { path: repo },
-        base,
-        turns: [toolTurn('Write', { file_path: 'written.txt', content: 'x\n' }), reportTurn()],
-      }),
-    );
-    const failed = await env.result(agentJobId(runId, 't1', 1));
+    const failed = await runJob(env, place, 't1', WRITE_THEN_REPORT);
     expect(failed).toMatchObject({ status: 'failed', end_reason: 'pooled_worktree_changed' });
     expect(failed.detail).toMatch(/changed while it waited there.*src\/b\.txt/);
     // The call was asked for and never ran: no result of it, and nothing it wrote anywhere.
@@ -67,17 +76,8 @@ describe('a pooled worktree changed in place while it waited', { timeout: SLOW_T
     expect(git(repo, 'branch', '--list', `orca/${runId}/*`)).toBe('');
 
     // The same pool, refilled by the worker after its take, clean: the job takes its worktree and works as any other.
-    await readyOne(new WorktreePool(new OrcaHome(env.home), { slots: 1 }).folder(runId, repo));
-    await env.queue.add(
-      scriptedJob({
-        runId,
-        taskId: 't2',
-        repo: { path: repo },
-        base,
-        turns: [toolTurn('Write', { file_path: 'written.txt', content: 'x\n' }), reportTurn()],
-      }),
-    );
-    const done = await env.result(agentJobId(runId, 't2', 1));
+    await refilled(env, place);
+    const done = await runJob(env, place, 't2', WRITE_THEN_REPORT);
     expect(done, done.detail).toMatchObject({ status: 'completed', files_changed: ['written.txt'] });
     // Both took the pooled worktree (neither was handed a new one instead).
     const workspaces = (await readRunEvents(env.redis, env.keys, runId, '0', 10_000))
@@ -99,17 +99,16 @@ describe('a pooled worktree changed in place while it waited', { timeout: SLOW_T
     const base = commitFiles(repo, { 'a.txt': 'one\n', '.claude/settings.json': `${JSON.stringify(settings)}\n` }, 'initial');
     await env.startWorker({ concurrency: 1 });
     const runId = testRunId('poolhook');
-    const pooled = await warmPool(env, { runId, repo, base });
+    const place = { runId, repo, base };
+    const pooled = await warmPool(env, place);
     writeFileSync(path.join(pooled, 'a.txt'), 'two\n');
-    await env.queue.add(scriptedJob({ runId, taskId: 't1', repo: { path: repo }, base, turns: [reportTurn()] }));
-    const failed = await env.result(agentJobId(runId, 't1', 1));
+    const failed = await runJob(env, place, 't1', [reportTurn()]);
     expect(failed).toMatchObject({ status: 'failed', end_reason: 'pooled_worktree_changed' });
     expect(existsSync(marker)).toBe(false);
 
     // The same hook on a clean pooled worktree runs, as any session's does.
-    await readyOne(new WorktreePool(new OrcaHome(env.home), { slots: 1 }).folder(runId, repo));
-    await env.queue.add(scriptedJob({ runId, taskId: 't2', repo: { path: repo }, base, turns: [reportTurn()] }));
-    const done = await env.result(agentJobId(runId, 't2', 1));
+    await refilled(env, place);
+    const done = await runJob(env, place, 't2', [reportTurn()]);
     expect(done, done.detail).toMatchObject({ status: 'completed' });
     expect(existsSync(marker)).toBe(true);
   });
