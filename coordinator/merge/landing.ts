@@ -33,7 +33,8 @@ export interface LandingMerge {
 
 /**
  * The integration branch only ever holds verified work. After each merge the integration checks
- * run on the merged tree before the merge counts: passing, the task is `verified` (and so is any
+ * run on the merged tree before the merge counts (merges the queue made in one step are checked
+ * together, once: landTogether): passing, the task is `verified` (and so is any
  * merge held before it); failing, the branch is moved back by compare-and-swap to the last
  * verified point and the task fails, its work kept on its own branch and the merge taken off named
  * (`rolled_back`). A subtask that cannot be checked alone (`checks: []`) is held instead, and
@@ -81,14 +82,8 @@ export class Landing {
 
   /** A merge that just moved the integration branch: checked, then counted, held or rolled back. */
   async land(merge: LandingMerge, outcome: Merged): Promise<void> {
-    const landed: Landed = {
-      taskId: merge.taskId,
-      merge: outcome.commit,
-      files: outcome.files,
-      branch: merge.branch,
-      commit: merge.commit,
-    };
-    const at = `merged into the integration branch as ${outcome.commit.slice(0, 12)}${merge.resolved ? ', redone on the integration head after a merge conflict' : ''}`;
+    const landed = landedOf(merge, outcome);
+    const at = mergedAt(merge, outcome);
     if (!this.check) {
       await this.recordMerged(landed, merge.resolved, `${at}; no integration checks are set, so nothing verifies it`);
       this.kept.push(landed);
@@ -98,7 +93,7 @@ export class Landing {
     const verdict = await this.check(`merge-${merge.taskId}`);
     if (verdict.ok) {
       await this.recordMerged(landed, merge.resolved, `${at} and verified: ${verdict.detail}`, 'verified');
-      await this.verifyHeld(merge.taskId, verdict.detail);
+      await this.verifyHeld(`${merge.taskId}'s merge`, verdict.detail);
       this.kept.push(landed);
       this.verified = outcome.commit;
       this.ctx.say(`${merge.taskId} merged${merge.resolved ? ' (after resolving a conflict)' : ''} and verified`);
@@ -115,6 +110,40 @@ export class Landing {
       return;
     }
     await this.rollBack(landed, verdict.detail);
+  }
+
+  /**
+   * Merges made one after another in one step of the merge queue, checked once, on the tree they
+   * make together. Passing, each counts as `verified` (and so does any merge held before them), as
+   * if each had passed alone: the checks judged a tree holding every one of them. Failing, the
+   * branch goes back to the last verified point and false is returned: the queue merges them again
+   * in halves (mergeQueue.ts), down to one, so the merge that fails is the one named and taken off,
+   * and no other.
+   * A single merge, or none checked at all, lands as `land` has it.
+   */
+  async landTogether(merges: ReadonlyArray<{ merge: LandingMerge; outcome: Merged }>): Promise<boolean> {
+    if (merges.length === 1 || !this.check) {
+      for (const { merge, outcome } of merges) await this.land(merge, outcome);
+      return true;
+    }
+    const ids = merges.map(({ merge }) => merge.taskId);
+    const verdict = await this.check(`merge-${ids[0]}+${ids.length - 1}`);
+    if (!verdict.ok) {
+      await this.ctx.integration.rewind(this.verified);
+      this.ctx.say(`${ids.join(', ')} failed the integration checks merged together (${verdict.detail}): merged again in two halves, each checked on its own`);
+      return false;
+    }
+    // Held merges are older than these: they count first, and keep their place on the branch.
+    await this.verifyHeld(`the merges of ${ids.join(', ')}`, verdict.detail);
+    for (const { merge, outcome } of merges) {
+      const others = ids.filter((id) => id !== merge.taskId).join(', ');
+      const detail = `${mergedAt(merge, outcome)} and verified: ${verdict.detail} (checked together with the merges of ${others})`;
+      await this.recordMerged(landedOf(merge, outcome), merge.resolved, detail, 'verified');
+      this.kept.push(landedOf(merge, outcome));
+      this.ctx.say(`${merge.taskId} merged${merge.resolved ? ' (after resolving a conflict)' : ''} and verified`);
+    }
+    this.verified = merges.at(-1)!.outcome.commit;
+    return true;
   }
 
   /** At the end of dispatch: merges held that no later merge verified are taken off. */
@@ -178,7 +207,7 @@ export class Landing {
 
   private async verifyHeld(by: string, detail: string): Promise<void> {
     for (const one of this.held) {
-      await this.recordStatus(one.taskId, 'verified', `merged as ${one.merge.slice(0, 12)}, verified with ${by}'s merge: ${detail}`);
+      await this.recordStatus(one.taskId, 'verified', `merged as ${one.merge.slice(0, 12)}, verified with ${by}: ${detail}`);
       this.kept.push(one);
     }
     this.held = [];
@@ -216,4 +245,14 @@ export class Landing {
     const attempt = this.ctx.recorder.state.tasks.get(taskId)?.attempt ?? 1;
     await this.ctx.recorder.record({ type: 'task_state', task_id: taskId, status, attempt, detail });
   }
+}
+
+/** What the landing keeps of a merge. */
+function landedOf(merge: LandingMerge, outcome: Merged): Landed {
+  return { taskId: merge.taskId, merge: outcome.commit, files: outcome.files, branch: merge.branch, commit: merge.commit };
+}
+
+/** `merged into the integration branch as <commit>`, and whether it was redone first: how a task's detail begins. */
+function mergedAt(merge: LandingMerge, outcome: Merged): string {
+  return `merged into the integration branch as ${outcome.commit.slice(0, 12)}${merge.resolved ? ', redone on the integration head after a merge conflict' : ''}`;
 }

@@ -12,9 +12,10 @@ export interface WaitingMerge {
 }
 
 /**
- * The order the merge queue takes waiting branches in: each time it is free, it merges the first
- * of what this returns. Any order is safe for the plan's dependencies: a task starts only after
- * those it depends on merged, so no two waiting branches depend on each other.
+ * The order the merge queue takes waiting branches in: each time it is free, it merges what this
+ * returns, in that order, in one step (up to the first branch that must go alone: mergeQueue.ts).
+ * Any order is safe for the plan's dependencies: a task starts only after those it depends on
+ * merged, so no two waiting branches depend on each other.
  */
 export type MergeOrder = <Waiting extends WaitingMerge>(waiting: readonly Waiting[]) => Waiting[];
 

@@ -24,22 +24,36 @@ interface Waiting extends WaitingMerge {
   /** The task's own branch, which its failure names when no redone branch merges. */
   first: TaskBranch;
   settle: { resolve(): void; reject(error: unknown): void };
+  /**
+   * Merged and checked only with the rest of its group, in a step of their own: half of a step
+   * whose merges failed the checks together (halved again while they fail, down to one), or one
+   * alone that met a merge of its step not yet checked (a conflict, or nothing to merge).
+   */
+  group?: number;
 }
 
+type Merged = Extract<MergeOutcome, { kind: 'merged' }>;
+
 /**
- * Finished tasks merge into the integration branch here, one at a time, in the order mergeOrder.ts
- * gives. A branch that conflicts is redone on the integration head by a worker (conflict
- * resolution), outside the queue so other branches merge meanwhile; the redone branch then waits
- * its turn again, up to RESOLVE_ATTEMPTS times. `step` is the one place a branch goes in; a merge
- * then lands (landing.ts): the integration checks judge it before it counts, and one they fail is
- * taken off again.
+ * Finished tasks merge into the integration branch here, in the order mergeOrder.ts gives. Each
+ * step takes every branch waiting, merges them one after another (a merge commit each), and lands
+ * them together (landing.ts): the integration checks judge the tree they make, once, before they
+ * count. Checks take seconds to minutes and branches finish in bursts, so a queue that checked
+ * each merge alone would fall behind its workers. A step whose merges fail the checks together
+ * goes back to the last verified point and is split in two halves, each merged again and checked
+ * as a step of its own, halved again while it fails: the merge that fails is found in about
+ * 2·log₂(n) checks, named, and only it is taken off. A branch that
+ * conflicts is redone on the integration head by a worker (conflict resolution), outside the
+ * queue so other branches merge meanwhile; the redone branch then waits its turn again, up to
+ * RESOLVE_ATTEMPTS times. `step` is the one place branches go in.
  */
 export class MergeQueue {
   private readonly waiting: Waiting[] = [];
   private finished = 0;
+  private groups = 0;
   private busy = false;
 
-  /** Settles when the step under way (a merge and its checks) is over. */
+  /** Settles when the step under way (its merges and their checks) is over. */
   private stepping: Promise<void> = Promise.resolve();
 
   constructor(
@@ -73,63 +87,108 @@ export class MergeQueue {
   private async next(): Promise<void> {
     if (this.busy || this.waiting.length === 0) return;
     this.busy = true;
-    let entry: Waiting | undefined;
+    let batch: Waiting[] = [];
     let done = () => {};
     this.stepping = new Promise((resolve) => {
       done = resolve;
     });
     try {
-      entry = this.take();
-      await this.step(entry);
+      batch = this.take();
+      await this.step(batch);
     } catch (error) {
-      // A merge that broke (git failed without a conflict, the record could not be written) fails its own task's wait.
-      for (const one of entry ? [entry] : this.waiting.splice(0)) one.settle.reject(error);
+      // A merge that broke (git failed without a conflict, the record could not be written) fails its step's waits.
+      for (const one of batch.length > 0 ? batch : this.waiting.splice(0)) one.settle.reject(error);
     }
     this.busy = false;
     done();
     void this.next();
   }
 
-  private take(): Waiting {
-    const [first] = this.order(this.waiting);
-    const at = first ? this.waiting.indexOf(first) : -1;
-    if (at < 0) throw new Error('the merge order returned no waiting branch: it must return the branches it is given, reordered');
-    return this.waiting.splice(at, 1)[0]!;
+  /** The step's branches: the first waiting one in the merge order, and every other of its group (or, in none, every other in none). */
+  private take(): Waiting[] {
+    const ordered = this.order(this.waiting).filter((one) => this.waiting.includes(one));
+    if (ordered.length === 0) throw new Error('the merge order returned no waiting branch: it must return the branches it is given, reordered');
+    const group = ordered[0]!.group;
+    const batch = ordered.filter((one) => one.group === group);
+    for (const one of batch) this.waiting.splice(this.waiting.indexOf(one), 1);
+    return batch;
   }
 
-  /** One branch into the integration branch, and its outcome recorded. */
-  private async step(entry: Waiting): Promise<void> {
+  /** The step's branches into the integration branch, one after another, and landed together; each recorded. */
+  private async step(batch: readonly Waiting[]): Promise<void> {
+    const merged: Array<{ entry: Waiting; outcome: Merged }> = [];
+    for (const entry of batch) {
+      const outcome = await this.mergeOne(entry, merged.length > 0);
+      if (outcome) merged.push({ entry, outcome });
+    }
+    if (merged.length === 0) return;
+    const plan = this.room.recorder.state.run.plan?.subtasks;
+    const landed = await this.landing.landTogether(
+      merged.map(({ entry, outcome }) => ({
+        merge: {
+          taskId: entry.task.task_id,
+          branch: entry.first.branch,
+          commit: entry.branch.commit,
+          checkedAlone: checkedAlone(plan?.find((one) => one.id === entry.task.task_id)),
+          resolved: entry.redone > 0,
+        },
+        outcome,
+      })),
+    );
+    if (landed) for (const { entry } of merged) entry.settle.resolve();
+    // Failed together: back at the last verified point, each half waits to be merged and checked as a step of its own.
+    else this.split(merged.map(({ entry }) => entry));
+  }
+
+  /** Branches that failed the checks together, back in the queue in two groups, the first half first (in finish order). */
+  private split(entries: readonly Waiting[]): void {
+    const half = Math.ceil(entries.length / 2);
+    const first = this.newGroup();
+    const second = this.newGroup();
+    entries.forEach((entry, at) => this.waiting.push({ ...entry, group: at < half ? first : second }));
+  }
+
+  private newGroup(): number {
+    this.groups += 1;
+    return this.groups;
+  }
+
+  /**
+   * One branch merged: its outcome when it merged, to be landed; else undefined, and its task is
+   * recorded (refused, nothing to merge, a conflict redone or left unresolved). After a merge of
+   * the same step, not yet checked, a conflict or nothing to merge says nothing of the verified
+   * head: the branch goes again, alone, after the step (a redo must start from checked work).
+   */
+  private async mergeOne(entry: Waiting, afterUnchecked: boolean): Promise<Merged | undefined> {
     const { task, branch } = entry;
     if (!branch.commit || !branch.branch) {
       await this.recordNothing(task);
-      return entry.settle.resolve();
+      entry.settle.resolve();
+      return undefined;
     }
-    if (await refuseMerge(this.room, task, branch)) return entry.settle.resolve();
+    if (await refuseMerge(this.room, task, branch)) {
+      entry.settle.resolve();
+      return undefined;
+    }
     const how = entry.redone > 0 ? ' (redone on the integration head)' : '';
     // The commit the merge check looked at, never whatever the branch points at by now (agent code can move a ref).
     const outcome = await this.room.integration.merge(
       branch.commit,
       `Merge ${task.task_id}${how}: ${task.title}\n\norca run ${this.room.recorder.runId}`,
     );
+    if (outcome.kind === 'merged') return outcome;
+    if (afterUnchecked) {
+      this.waiting.push({ ...entry, group: this.newGroup() });
+      return undefined;
+    }
     if (outcome.kind === 'conflict' && entry.redone < RESOLVE_ATTEMPTS && !this.room.signal.aborted) {
-      return this.redo(entry, outcome);
+      await this.redo(entry, outcome);
+      return undefined;
     }
     if (outcome.kind === 'conflict') await this.recordUnresolved(entry, outcome);
-    else if (outcome.kind === 'nothing') await this.recordNothing(task);
-    else {
-      const plan = this.room.recorder.state.run.plan?.subtasks.find((one) => one.id === task.task_id);
-      await this.landing.land(
-        {
-          taskId: task.task_id,
-          branch: entry.first.branch,
-          commit: branch.commit,
-          checkedAlone: checkedAlone(plan),
-          resolved: entry.redone > 0,
-        },
-        outcome,
-      );
-    }
+    else await this.recordNothing(task);
     entry.settle.resolve();
+    return undefined;
   }
 
   private async redo(entry: Waiting, conflict: Conflict): Promise<void> {

@@ -110,6 +110,76 @@ describe('the merge queue', () => {
     await room.integration.close();
   });
 
+  /** Integration checks that fail while the integration head's `file` reads `failing`, each asked with its label recorded. */
+  function checksFailingOn(room: Awaited<ReturnType<typeof mergeRoom>>, file: string, failing: string) {
+    const labels: string[] = [];
+    const check = async (label: string) => {
+      labels.push(label);
+      const now = git(room.repo, 'show', `${await room.integration.head()}:${file}`);
+      return now === failing ? { ok: false, detail: `${file} is broken` } : { ok: true, detail: 'checks passed' };
+    };
+    return { labels, landing: new Landing({ ...room.room, base: room.base }, room.base, check) };
+  }
+
+  const threeTasks = {
+    ...twoTasks,
+    t3: { owns: 'c.txt', writes: { 'c.txt': 'c from t3\n' } },
+  };
+
+  it('checks the branches handed in together once, on the tree their merges make, and counts each verified', async () => {
+    const room = await mergeRoom(threeTasks);
+    const { labels, landing } = checksFailingOn(room, 'a.txt', 'never');
+    const queue = new MergeQueue(room.room, noConflictExpected, landing);
+    await Promise.all(['t1', 't2', 't3'].map((id) => queue.merge(room.task(id), room.branches[id]!)));
+    expect(labels).toEqual(['merge-t1+2']);
+    // One merge commit a task all the same, in finish order.
+    expect(room.merged()).toEqual(['Merge t1: task t1', 'Merge t2: task t2', 'Merge t3: task t3']);
+    expect(await room.mergeEvents()).toEqual(['t1 merged', 't2 merged', 't3 merged']);
+    for (const id of ['t1', 't2', 't3']) expect(room.task(id).status).toBe('verified');
+    expect(room.task('t2').status_detail).toMatch(/^merged into the integration branch as [0-9a-f]{12} and verified: checks passed \(checked together with the merges of t1, t3\)$/);
+    expect(room.said).toEqual(['t1 merged and verified', 't2 merged and verified', 't3 merged and verified']);
+    // A branch handed in later is a step of its own.
+    expect(room.task('t3').merge_commit).toBe(await room.integration.head());
+    await room.integration.close();
+  });
+
+  it('merges again in halves, each checked, the branches that failed the checks together, down to the one that fails: only it is taken off', async () => {
+    const room = await mergeRoom(threeTasks);
+    const { labels, landing } = checksFailingOn(room, 'b.txt', 'b from t2');
+    const queue = new MergeQueue(room.room, noConflictExpected, landing);
+    await Promise.all(['t1', 't2', 't3'].map((id) => queue.merge(room.task(id), room.branches[id]!)));
+    // Together (fail), t1 and t2 (fail), t1 alone (pass), t2 alone (fail), then the second half, t3 (pass).
+    expect(labels).toEqual(['merge-t1+2', 'merge-t1+1', 'merge-t1', 'merge-t2', 'merge-t3']);
+    expect(room.task('t2')).toMatchObject({ status: 'failed', merge_outcome: 'rolled_back' });
+    expect(room.task('t2').status_detail).toMatch(/b\.txt is broken; its work stays on orca\/r\/t2/);
+    expect([room.task('t1').status, room.task('t3').status]).toEqual(['verified', 'verified']);
+    // The merges made together never show: each task's merge is the one checked alone.
+    expect(await room.mergeEvents()).toEqual(['t1 merged', 't2 rolled_back', 't3 merged']);
+    expect(room.merged()).toEqual(['Merge t1: task t1', 'Merge t3: task t3']);
+    expect(git(room.repo, 'show', `${room.integration.branch}:b.txt`)).toBe('b');
+    expect(room.said.slice(0, 2)).toEqual([
+      't1, t2, t3 failed the integration checks merged together (b.txt is broken): merged again in two halves, each checked on its own',
+      't1, t2 failed the integration checks merged together (b.txt is broken): merged again in two halves, each checked on its own',
+    ]);
+    await room.integration.close();
+  });
+
+  it('merges alone, once the merge before it is judged, a branch with nothing to merge after a merge of its step not yet checked', async () => {
+    // t2 makes t1's change: after t1's merge it has nothing to merge, which says nothing once t1's is taken off.
+    const room = await mergeRoom({
+      t1: { owns: 'a.txt', writes: { 'a.txt': 'a, broken\n' } },
+      t2: { owns: 'a.txt', writes: { 'a.txt': 'a, broken\n' } },
+    });
+    const { labels, landing } = checksFailingOn(room, 'a.txt', 'a, broken');
+    const queue = new MergeQueue(room.room, noConflictExpected, landing);
+    await Promise.all(['t1', 't2'].map((id) => queue.merge(room.task(id), room.branches[id]!)));
+    expect(labels).toEqual(['merge-t1', 'merge-t2']);
+    expect(await room.mergeEvents()).toEqual(['t1 rolled_back', 't2 rolled_back']);
+    expect([room.task('t1').status, room.task('t2').status]).toEqual(['failed', 'failed']);
+    expect(await room.integration.head()).toBe(room.base);
+    await room.integration.close();
+  });
+
   it('fails every waiting branch, saying why, when the order function returns none of them', async () => {
     const room = await mergeRoom(twoTasks);
     const queue = new MergeQueue(room.room, noConflictExpected, room.landing, () => []);
@@ -155,11 +225,12 @@ describe('the merge queue', () => {
     });
     let t2Checking = () => {};
     const checkingT2 = new Promise<void>((resolve) => (t2Checking = resolve));
-    // t2's merge fails the integration checks: it is on the branch only while they run.
+    // t2's work fails the integration checks: it is on the branch only while they run. Handed in
+    // together, the three merge in one step; failing together, each merges again alone.
     const check = async (label: string) => {
-      if (label !== 'merge-t2') return { ok: true, detail: 'checks passed' };
-      t2Checking();
-      return { ok: false, detail: 'the checks failed' };
+      if (label === 'merge-t2') t2Checking();
+      const b = git(room.repo, 'show', `${await room.integration.head()}:b.txt`);
+      return b === 'b from t2' ? { ok: false, detail: 'the checks failed' } : { ok: true, detail: 'checks passed' };
     };
     const landing = new Landing({ ...room.room, base: room.base }, room.base, check);
     const given: string[] = [];
