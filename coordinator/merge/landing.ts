@@ -130,7 +130,9 @@ export class Landing {
     const verdict = await this.check(`merge-${ids[0]}+${ids.length - 1}`);
     if (!verdict.ok) {
       await this.ctx.integration.rewind(this.verified);
-      this.ctx.say(`${ids.join(', ')} failed the integration checks merged together (${verdict.detail}): merged again in two halves, each checked on its own`);
+      this.ctx.say(
+        `${ids.join(', ')} failed the integration checks merged together (${verdict.detail}): merged again in two halves, each checked on its own`,
+      );
       return false;
     }
     // Held merges are older than these: they count first, and keep their place on the branch.

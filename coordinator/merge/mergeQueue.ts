@@ -107,7 +107,8 @@ export class MergeQueue {
   /** The step's branches: the first waiting one in the merge order, and every other of its group (or, in none, every other in none). */
   private take(): Waiting[] {
     const ordered = this.order(this.waiting).filter((one) => this.waiting.includes(one));
-    if (ordered.length === 0) throw new Error('the merge order returned no waiting branch: it must return the branches it is given, reordered');
+    if (ordered.length === 0)
+      throw new Error('the merge order returned no waiting branch: it must return the branches it is given, reordered');
     const group = ordered[0]!.group;
     const batch = ordered.filter((one) => one.group === group);
     for (const one of batch) this.waiting.splice(this.waiting.indexOf(one), 1);
@@ -145,7 +146,7 @@ export class MergeQueue {
     const half = Math.ceil(entries.length / 2);
     const first = this.newGroup();
     const second = this.newGroup();
-    entries.forEach((entry, at) => this.waiting.push({ ...entry, group: at < half ? first : second }));
+    for (const [at, entry] of entries.entries()) this.waiting.push({ ...entry, group: at < half ? first : second });
   }
 
   private newGroup(): number {

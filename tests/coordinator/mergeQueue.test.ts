@@ -136,7 +136,9 @@ describe('the merge queue', () => {
     expect(room.merged()).toEqual(['Merge t1: task t1', 'Merge t2: task t2', 'Merge t3: task t3']);
     expect(await room.mergeEvents()).toEqual(['t1 merged', 't2 merged', 't3 merged']);
     for (const id of ['t1', 't2', 't3']) expect(room.task(id).status).toBe('verified');
-    expect(room.task('t2').status_detail).toMatch(/^merged into the integration branch as [0-9a-f]{12} and verified: checks passed \(checked together with the merges of t1, t3\)$/);
+    expect(room.task('t2').status_detail).toMatch(
+      /^merged into the integration branch as [0-9a-f]{12} and verified: checks passed \(checked together with the merges of t1, t3\)$/,
+    );
     expect(room.said).toEqual(['t1 merged and verified', 't2 merged and verified', 't3 merged and verified']);
     // A branch handed in later is a step of its own.
     expect(room.task('t3').merge_commit).toBe(await room.integration.head());
