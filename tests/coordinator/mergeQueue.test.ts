@@ -140,7 +140,7 @@ describe('the merge queue', () => {
       /^merged into the integration branch as [0-9a-f]{12} and verified: checks passed \(checked together with the merges of t1, t3\)$/,
     );
     expect(room.said).toEqual(['t1 merged and verified', 't2 merged and verified', 't3 merged and verified']);
-    // A branch handed in later is a step of its own.
+    // The verified head is the step's last merge.
     expect(room.task('t3').merge_commit).toBe(await room.integration.head());
     await room.integration.close();
   });
