@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { commitAll, hasChanges } from '../../shared/core/git/commit.js';
 import { checkSlug, isSlug } from '../../shared/core/git/slug.js';
 import { addWorktree, listWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
+import { recordStartState, startEntry } from '../../shared/core/git/worktreeStartState.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -76,6 +77,18 @@ describe('worktrees', () => {
     await addWorktree({ repo, dir, base });
     expect(git(dir, 'rev-parse', 'HEAD')).toBe(base);
     expect(git(repo, 'branch', '--list')).not.toContain('view');
+  });
+
+  it("has no changes while it holds only orca's own start files, ignored or not, and one beside them", async () => {
+    const repo = makeRepo({ 'a.txt': 'one\n', '.gitignore': '.env.orca\n' });
+    const dir = path.join(tempDir(), 'w');
+    await addWorktree({ repo, dir, base: 'main', branch: 'orca/r/w' });
+    writeFileSync(path.join(dir, '.env.orca'), 'PORT=1\n');
+    writeFileSync(path.join(dir, '.env'), 'KEY=copied\n');
+    recordStartState(dir, [startEntry(dir, '.env.orca', 'env'), startEntry(dir, '.env', 'included')]);
+    expect(await hasChanges(dir)).toBe(false);
+    writeFileSync(path.join(dir, 'new.txt'), 'new\n');
+    expect(await hasChanges(dir)).toBe(true);
   });
 
   it('commits all changes, skips excluded links, and reports no commit when clean', async () => {

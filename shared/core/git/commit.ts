@@ -27,7 +27,9 @@ export async function commitAll(dir: string, message: string, options: { exclude
  * paths orca put there itself (linked folders, copied and generated files), which no commit of orca's takes.
  */
 export async function hasChanges(dir: string): Promise<boolean> {
-  const excluded = await excludeSpecs(dir, orcaOwnedPaths(dir));
+  // `status` takes an excluding pathspec that names an ignored or missing path (only `add` refuses
+  // one): no `check-ignore` first, one git process fewer for each worktree a run hands over.
+  const excluded = [...new Set(orcaOwnedPaths(dir))].map((file) => `:(exclude)${file}`);
   return (await gitAt(dir).raw(['status', '--porcelain', '--', '.', ...excluded])).trim().length > 0;
 }
 
