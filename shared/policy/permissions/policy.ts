@@ -111,21 +111,28 @@ export class PermissionPolicy {
     });
   }
 
+  /**
+   * The decision on one call, in this order: a hook's or the call's own refusal; deny rules, then
+   * ask rules (a rule that cannot be read refuses what it might cover); a hook's ask; a part that
+   * needs an allow rule naming it; then allow rules and answers given in advance, and the mode.
+   */
   decide(call: PermissionCall, context: DecisionContext): PermissionDecision {
+    const scope = this.scopeOf(call, context);
+    const early = refusedAtOnce(scope) ?? this.byDenyAndAskRules(scope) ?? askedByHook(scope) ?? this.byNamedAllows(scope);
+    if (early) return early;
+    const { allowed, uncovered } = this.byAllowRules(scope);
+    return allowed ?? byMode(scope, uncovered);
+  }
+
+  /** What every step of a decision reads: the call's parts, and the answers given in advance that covered any (kept for the reason). */
+  private scopeOf(call: PermissionCall, context: DecisionContext): DecisionScope {
     const facts = callParts(call.tool, call.input, call.level, {
       workspace: context.workspace,
       writableOutside: this.writableOutside,
       shellLevel: this.shellLevel,
       sandboxed: this.options.bashSandboxed === true,
     });
-    const summary = facts.summary;
-    const decision = (behavior: RuleBehavior, by: string, reason: string): PermissionDecision => ({ behavior, by, reason, summary });
     const anchors = { root: context.workspace.root, home: this.home };
-
-    if (context.hook?.decision === 'deny') return decision('deny', 'hook:PreToolUse', context.hook.reason ?? 'a PreToolUse hook denied it');
-    if (facts.refusal) return decision('deny', facts.refusal.by, facts.refusal.reason);
-
-    const checked = [...facts.parts, ...facts.denyOnly];
     const answers = context.answers ?? [];
     const answeredBy = new Set<string>();
     /** Whether an answer given in advance covers the part (naming it, when `named`); the answers that did are kept for the decision. */
@@ -139,6 +146,19 @@ export class PermissionPolicy {
       if (rule) answeredBy.add(answerLabel(rule));
       return rule !== undefined;
     };
+    const decision = (behavior: RuleBehavior, by: string, reason: string): PermissionDecision => ({
+      behavior,
+      by,
+      reason,
+      summary: facts.summary,
+    });
+    return { call, context, facts, anchors, answered, answeredBy, decision };
+  }
+
+  /** Deny rules first, then ask rules: the first that covers a part of the call (one that cannot be read covers what it might). */
+  private byDenyAndAskRules(scope: DecisionScope): PermissionDecision | undefined {
+    const { facts, anchors, answered, decision } = scope;
+    const checked = [...facts.parts, ...facts.denyOnly];
     for (const behavior of ['deny', 'ask'] as const) {
       for (const broken of this.broken) {
         if (broken.behavior !== behavior) continue;
@@ -162,10 +182,12 @@ export class PermissionPolicy {
         if (open) return decision('ask', ruleLabel(rule), `the rule ${rule.text} in ${rule.source} asks before \`${open.label}\``);
       }
     }
+    return undefined;
+  }
 
-    if (context.hook?.decision === 'ask' && !facts.parts.every((part) => answered(part)))
-      return decision('ask', 'hook:PreToolUse', context.hook.reason ?? 'a PreToolUse hook asked for confirmation');
-
+  /** A part that needs an allow rule naming its target (a path outside the worktree, …) asks without one, or an answer naming it. */
+  private byNamedAllows(scope: DecisionScope): PermissionDecision | undefined {
+    const { facts, anchors, answered, decision } = scope;
     for (const part of facts.parts) {
       if (!part.needsNamedAllow) continue;
       const named = this.rules.find(
@@ -180,7 +202,12 @@ export class PermissionPolicy {
         return decision('ask', need.by, `${need.reason}; it needs an allow rule that names it, e.g. ${need.example}`);
       }
     }
+    return undefined;
+  }
 
+  /** Allowed when allow rules and answers given in advance cover every part the mode does not; else the parts they left, for the mode. */
+  private byAllowRules(scope: DecisionScope): { allowed?: PermissionDecision; uncovered: CallPart[] } {
+    const { facts, context, anchors, answered, answeredBy, decision } = scope;
     const allowedBy = new Set<string>();
     const uncovered: CallPart[] = [];
     for (const part of facts.parts) {
@@ -194,36 +221,10 @@ export class PermissionPolicy {
       // An answer stands in only where the mode falls short: a part the mode covers needs none.
       else if (modeCovers(context.mode, part.level) || !answered(part)) uncovered.push(part);
     }
-    const answeredText = answeredBy.size > 0 ? `answered in advance by ${[...answeredBy].join(', ')}` : undefined;
-    if (uncovered.length === 0 && (allowedBy.size > 0 || answeredBy.size > 0)) {
-      const by = [...answeredBy, ...allowedBy].join(', ');
-      const reasons = [answeredText, allowedBy.size > 0 ? `allowed by ${[...allowedBy].join(', ')}` : undefined];
-      return decision('allow', by, reasons.filter(Boolean).join('; '));
-    }
-
-    const needed = uncovered.reduce<PermissionMode>(
-      (level, part) => (modeRank(part.level) > modeRank(level) ? part.level : level),
-      'read-only',
-    );
-    if (modeCovers(context.mode, needed)) {
-      const covers = `mode ${context.mode} covers ${needed}`;
-      if (answeredText) return decision('allow', `${[...answeredBy].join(', ')}, mode:${context.mode}`, `${answeredText}; ${covers}`);
-      return decision('allow', `mode:${context.mode}`, covers);
-    }
-    const blocking = uncovered.find((part) => !modeCovers(context.mode, part.level));
-    const what = blocking && call.tool.rule?.kind === 'command' ? ` (\`${blocking.label}\` needs ${blocking.level})` : '';
-    const reason = `${call.tool.name} needs ${needed} and this session runs in ${context.mode}${what}`;
-    if (context.hook?.decision === 'allow')
-      return decision(
-        'allow',
-        'hook:PreToolUse',
-        `${reason}; a PreToolUse hook allowed it${context.hook.reason ? `: ${context.hook.reason}` : ''}`,
-      );
-    // A read-only role's mode is its boundary, not a question: what writes is refused at once, with why.
-    // Asks are for what a role may do but the project wants approved (its ask rules, its hooks).
-    if (context.mode === 'read-only')
-      return decision('deny', `mode:${context.mode}`, `${reason}: this role may not change anything, so the call is refused`);
-    return decision('ask', `mode:${context.mode}`, reason);
+    if (uncovered.length > 0 || (allowedBy.size === 0 && answeredBy.size === 0)) return { uncovered };
+    const by = [...answeredBy, ...allowedBy].join(', ');
+    const reasons = [answeredText(answeredBy), allowedBy.size > 0 ? `allowed by ${[...allowedBy].join(', ')}` : undefined];
+    return { allowed: decision('allow', by, reasons.filter(Boolean).join('; ')), uncovered };
   }
 
   /**
@@ -298,4 +299,63 @@ function suggestedRule(part: CallPart, root: string, whole: boolean): string {
     case 'none':
       return part.tool.name;
   }
+}
+
+/** What the steps of one decision share (PermissionPolicy.decide). */
+interface DecisionScope {
+  call: PermissionCall;
+  context: DecisionContext;
+  facts: ReturnType<typeof callParts>;
+  anchors: { root: string; home: string };
+  /** Whether an answer given in advance covers the part; each that did is added to answeredBy. */
+  answered: (part: CallPart, named?: boolean) => boolean;
+  answeredBy: Set<string>;
+  decision: (behavior: RuleBehavior, by: string, reason: string) => PermissionDecision;
+}
+
+/** A hook's deny, or the call's own refusal (callParts: a path it may never take, …): before any rule. */
+function refusedAtOnce({ context, facts, decision }: DecisionScope): PermissionDecision | undefined {
+  if (context.hook?.decision === 'deny') return decision('deny', 'hook:PreToolUse', context.hook.reason ?? 'a PreToolUse hook denied it');
+  if (facts.refusal) return decision('deny', facts.refusal.by, facts.refusal.reason);
+  return undefined;
+}
+
+/** A hook's ask stands unless answers given in advance cover every part. */
+function askedByHook({ context, facts, answered, decision }: DecisionScope): PermissionDecision | undefined {
+  if (context.hook?.decision === 'ask' && !facts.parts.every((part) => answered(part)))
+    return decision('ask', 'hook:PreToolUse', context.hook.reason ?? 'a PreToolUse hook asked for confirmation');
+  return undefined;
+}
+
+/** `answered in advance by …`, when any answer covered a part. */
+function answeredText(answeredBy: ReadonlySet<string>): string | undefined {
+  return answeredBy.size > 0 ? `answered in advance by ${[...answeredBy].join(', ')}` : undefined;
+}
+
+/** The parts nothing else covered, against the session's mode: allowed, asked, or (a read-only role) refused; a hook's allow stands in for the mode. */
+function byMode({ call, context, answeredBy, decision }: DecisionScope, uncovered: readonly CallPart[]): PermissionDecision {
+  const needed = uncovered.reduce<PermissionMode>(
+    (level, part) => (modeRank(part.level) > modeRank(level) ? part.level : level),
+    'read-only',
+  );
+  if (modeCovers(context.mode, needed)) {
+    const covers = `mode ${context.mode} covers ${needed}`;
+    const answers = answeredText(answeredBy);
+    if (answers) return decision('allow', `${[...answeredBy].join(', ')}, mode:${context.mode}`, `${answers}; ${covers}`);
+    return decision('allow', `mode:${context.mode}`, covers);
+  }
+  const blocking = uncovered.find((part) => !modeCovers(context.mode, part.level));
+  const what = blocking && call.tool.rule?.kind === 'command' ? ` (\`${blocking.label}\` needs ${blocking.level})` : '';
+  const reason = `${call.tool.name} needs ${needed} and this session runs in ${context.mode}${what}`;
+  if (context.hook?.decision === 'allow')
+    return decision(
+      'allow',
+      'hook:PreToolUse',
+      `${reason}; a PreToolUse hook allowed it${context.hook.reason ? `: ${context.hook.reason}` : ''}`,
+    );
+  // A read-only role's mode is its boundary, not a question: what writes is refused at once, with why.
+  // Asks are for what a role may do but the project wants approved (its ask rules, its hooks).
+  if (context.mode === 'read-only')
+    return decision('deny', `mode:${context.mode}`, `${reason}: this role may not change anything, so the call is refused`);
+  return decision('ask', `mode:${context.mode}`, reason);
 }
