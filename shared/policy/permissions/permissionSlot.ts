@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { describeZodError } from '../../core/boundary/zodIssues.js';
 import type { AgentEventInput } from '../../core/events/agentEvent.js';
-import type { CheckedCall, PermissionOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
+import type { CheckedCall, PermissionOutcome, PreToolUseOutcome, ToolPipelineSlots } from '../../core/tool/pipeline.js';
 import { levelOf, type ToolContext } from '../../core/tool/tool.js';
 import type { ToolFacts } from '../../core/tool/toolFacts.js';
 import type { DecisionContext, PermissionCall, PermissionDecision, PermissionPolicy } from './policy.js';
@@ -68,7 +68,6 @@ export interface PermissionDeciderOptions {
  * `permission` event naming the rule, mode, hook, check or person that made it.
  */
 export function createPermissionDecider(options: PermissionDeciderOptions): ToolPipelineSlots['permission'] {
-  const { prompter } = options;
   let problemsReported = false;
   /** Rules a PermissionRequest hook asked to keep for this session. */
   const sessionAnswers: AnswersInAdvance[] = [];
@@ -77,96 +76,148 @@ export function createPermissionDecider(options: PermissionDeciderOptions): Tool
       problemsReported = true;
       for (const problem of options.policy.problems()) ctx.emit({ type: 'notice', level: 'warn', message: problem });
     }
-    const announce = options.announce ?? ((event: AgentEventInput) => ctx.emit(event));
-    const tool = call.tool.name;
-    const outside = options.limit?.refusal(
-      { tool: call.tool, input: call.input, level: call.level },
-      { workspace: ctx.workspace, home: options.home ?? os.homedir() },
-    );
-    if (outside) {
-      ctx.emit({ type: 'permission', tool, decision: 'deny', by: `limit:${options.limit!.source}`, reason: outside });
-      return { allowed: false, reason: outside };
-    }
-    let policy = options.policy;
-    for (const extra of options.temporaryAllows?.(ctx) ?? []) policy = policy.withAllowRules(extra.rules, extra.source);
-    const preHook = pre.decision ? { decision: pre.decision, reason: pre.reason } : undefined;
-    const judge = (input: unknown, extra: { hook?: typeof preHook; answers?: PermissionRule[] } = {}): PermissionDecision =>
+    const outside = limitRefusal(options, call, ctx);
+    if (outside) return outside;
+    const turn = judging(options, call, pre, ctx);
+    const decision = turn.judge(call.input);
+    turn.emit(decision);
+    if (decision.behavior !== 'ask') return { allowed: decision.behavior === 'allow', reason: decision.reason };
+    const inAdvance = await answeredInAdvance(options, turn, sessionAnswers);
+    if (inAdvance) return inAdvance;
+    const hooked = await askRequestHook(options, turn, decision, sessionAnswers);
+    if ('outcome' in hooked) return hooked.outcome;
+    return askPerson(options, turn, hooked.input, hooked.asking);
+  };
+}
+
+/** One call being decided: the policy it is judged by (with this moment's temporary allows), and how a decision is said. */
+interface Judging {
+  call: CheckedCall;
+  ctx: ToolContext;
+  policy: PermissionPolicy;
+  /** The policy's decision on the call with `input` (a PermissionRequest hook may rewrite it), the PreToolUse outcome counted unless `extra.hook` replaces it. */
+  judge(input: unknown, extra?: { hook?: DecisionContext['hook']; answers?: PermissionRule[] }): PermissionDecision;
+  emit(decision: PermissionDecision): void;
+}
+
+function judging(options: PermissionDeciderOptions, call: CheckedCall, pre: PreToolUseOutcome, ctx: ToolContext): Judging {
+  let policy = options.policy;
+  for (const extra of options.temporaryAllows?.(ctx) ?? []) policy = policy.withAllowRules(extra.rules, extra.source);
+  const preHook = pre.decision ? { decision: pre.decision, reason: pre.reason } : undefined;
+  return {
+    call,
+    ctx,
+    policy,
+    judge: (input, extra = {}) =>
       policy.decide(
         { tool: call.tool, input, level: input === call.input ? call.level : levelOf(call.tool, input) },
         { mode: ctx.mode, workspace: ctx.workspace, hook: 'hook' in extra ? extra.hook : preHook, answers: extra.answers },
-      );
-    const emit = (decision: PermissionDecision) =>
-      ctx.emit({ type: 'permission', tool, decision: decision.behavior, by: decision.by, reason: decision.reason });
-
-    const decision = judge(call.input);
-    emit(decision);
-    if (decision.behavior !== 'ask') return { allowed: decision.behavior === 'allow', reason: decision.reason };
-
-    const inAdvance = [...sessionAnswers, ...((await prompter.answersInAdvance?.(ctx.signal)) ?? [])];
-    if (inAdvance.length > 0) {
-      const answered = judge(call.input, { answers: answerRules(inAdvance) });
-      if (answered.behavior !== 'ask') {
-        emit(answered);
-        return { allowed: answered.behavior === 'allow', reason: answered.reason };
-      }
-    }
-
-    let input = call.input;
-    let asking = decision;
-    if (options.requestHook) {
-      const hook = await options.requestHook(
-        { tool: call.tool, input, suggestion: policy.suggest(policyCall(call), decisionContext(ctx)) },
-        ctx,
-      );
-      if (hook) {
-        const judged = judgeHookAnswer(hook, call, (rewritten) => judge(rewritten, { hook: { decision: 'allow', reason: hook.reason } }));
-        if (hook.remember.length > 0) sessionAnswers.push({ rules: hook.remember, source: `PermissionRequest hook ${hook.by}` });
-        if ('outcome' in judged) {
-          ctx.emit({
-            type: 'permission',
-            tool,
-            decision: judged.outcome.allowed ? 'allow' : 'deny',
-            by: judged.by,
-            reason: judged.outcome.reason,
-          });
-          return judged.outcome;
-        }
-        // The hook allowed a rewritten call that an ask rule still asks about: a person is asked about it.
-        input = judged.input;
-        asking = judged.decision;
-        emit(asking);
-      }
-    }
-
-    if (ctx.signal.aborted) return { allowed: false, reason: 'the session was aborted before anyone was asked' };
-    await options.beforeAsk?.({ tool, summary: asking.summary, reason: asking.reason }, ctx);
-    const answer = await prompter.ask(
-      {
-        id: randomBytes(4).toString('hex'),
-        tool,
-        summary: asking.summary,
-        reason: asking.reason,
-        by: asking.by,
-        input,
-        cwd: ctx.workspace.root,
-        suggestion: policy.suggest(policyCall({ ...call, input }), decisionContext(ctx)),
-      },
-      ctx.signal,
-      announce,
-    );
-    announce({
-      type: 'permission',
-      tool,
-      decision: answer.allowed ? 'allow' : 'deny',
-      by: answer.by ?? `prompter:${prompter.name}`,
-      reason: answer.reason,
-      ...(answer.requestId !== undefined ? { request_id: answer.requestId } : {}),
-      ...(answer.via !== undefined ? { via: answer.via } : {}),
-    });
-    const outcome: PermissionOutcome = { allowed: answer.allowed, reason: answer.reason };
-    if (answer.allowed && input !== call.input) outcome.updatedInput = input;
-    return outcome;
+      ),
+    emit: (decision) =>
+      ctx.emit({ type: 'permission', tool: call.tool.name, decision: decision.behavior, by: decision.by, reason: decision.reason }),
   };
+}
+
+/** A call outside the slash command's `allowed-tools`: denied before any rule is asked. */
+function limitRefusal(options: PermissionDeciderOptions, call: CheckedCall, ctx: ToolContext): PermissionOutcome | undefined {
+  const outside = options.limit?.refusal(
+    { tool: call.tool, input: call.input, level: call.level },
+    { workspace: ctx.workspace, home: options.home ?? os.homedir() },
+  );
+  if (!outside) return undefined;
+  ctx.emit({ type: 'permission', tool: call.tool.name, decision: 'deny', by: `limit:${options.limit!.source}`, reason: outside });
+  return { allowed: false, reason: outside };
+}
+
+/** The answers given in advance (the session's, then the prompter's: `--yes-to`, an allow for the rest of the run), when they decide. */
+async function answeredInAdvance(
+  options: PermissionDeciderOptions,
+  turn: Judging,
+  sessionAnswers: readonly AnswersInAdvance[],
+): Promise<PermissionOutcome | undefined> {
+  const inAdvance = [...sessionAnswers, ...((await options.prompter.answersInAdvance?.(turn.ctx.signal)) ?? [])];
+  if (inAdvance.length === 0) return undefined;
+  const answered = turn.judge(turn.call.input, { answers: answerRules(inAdvance) });
+  if (answered.behavior === 'ask') return undefined;
+  turn.emit(answered);
+  return { allowed: answered.behavior === 'allow', reason: answered.reason };
+}
+
+/**
+ * The PermissionRequest hooks, before any person: their outcome when they decided; else the call
+ * a person is asked about (the hook's rewritten input, judged again, where an ask rule still asks).
+ */
+async function askRequestHook(
+  options: PermissionDeciderOptions,
+  turn: Judging,
+  decision: PermissionDecision,
+  sessionAnswers: AnswersInAdvance[],
+): Promise<{ outcome: PermissionOutcome } | { input: unknown; asking: PermissionDecision }> {
+  const { call, ctx, policy } = turn;
+  const unanswered = { input: call.input, asking: decision };
+  if (!options.requestHook) return unanswered;
+  const hook = await options.requestHook(
+    { tool: call.tool, input: call.input, suggestion: policy.suggest(policyCall(call), decisionContext(ctx)) },
+    ctx,
+  );
+  if (!hook) return unanswered;
+  const judged = judgeHookAnswer(hook, call, (rewritten) => turn.judge(rewritten, { hook: { decision: 'allow', reason: hook.reason } }));
+  if (hook.remember.length > 0) sessionAnswers.push({ rules: hook.remember, source: `PermissionRequest hook ${hook.by}` });
+  if ('outcome' in judged) {
+    const { outcome } = judged;
+    ctx.emit({
+      type: 'permission',
+      tool: call.tool.name,
+      decision: outcome.allowed ? 'allow' : 'deny',
+      by: judged.by,
+      reason: outcome.reason,
+    });
+    return { outcome };
+  }
+  // The hook allowed a rewritten call that an ask rule still asks about: a person is asked about it.
+  turn.emit(judged.decision);
+  return { input: judged.input, asking: judged.decision };
+}
+
+/** A person answers, through the prompter (the Notification hooks told first); the answer is announced as it comes. */
+async function askPerson(
+  options: PermissionDeciderOptions,
+  turn: Judging,
+  input: unknown,
+  asking: PermissionDecision,
+): Promise<PermissionOutcome> {
+  const { call, ctx, policy } = turn;
+  const { prompter } = options;
+  const tool = call.tool.name;
+  if (ctx.signal.aborted) return { allowed: false, reason: 'the session was aborted before anyone was asked' };
+  const announce = options.announce ?? ((event: AgentEventInput) => ctx.emit(event));
+  await options.beforeAsk?.({ tool, summary: asking.summary, reason: asking.reason }, ctx);
+  const answer = await prompter.ask(
+    {
+      id: randomBytes(4).toString('hex'),
+      tool,
+      summary: asking.summary,
+      reason: asking.reason,
+      by: asking.by,
+      input,
+      cwd: ctx.workspace.root,
+      suggestion: policy.suggest(policyCall({ ...call, input }), decisionContext(ctx)),
+    },
+    ctx.signal,
+    announce,
+  );
+  announce({
+    type: 'permission',
+    tool,
+    decision: answer.allowed ? 'allow' : 'deny',
+    by: answer.by ?? `prompter:${prompter.name}`,
+    reason: answer.reason,
+    ...(answer.requestId !== undefined ? { request_id: answer.requestId } : {}),
+    ...(answer.via !== undefined ? { via: answer.via } : {}),
+  });
+  const outcome: PermissionOutcome = { allowed: answer.allowed, reason: answer.reason };
+  if (answer.allowed && input !== call.input) outcome.updatedInput = input;
+  return outcome;
 }
 
 /**
