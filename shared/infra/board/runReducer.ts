@@ -65,141 +65,134 @@ class Changes {
   }
 }
 
+/** What each kind of run event changes: one function a kind, so a new kind must say what it changes (the type requires every one). */
+type RunEventChanges = { [Type in RunEvent['type']]: (changes: Changes, event: Extract<RunEvent, { type: Type }>) => void };
+
+const RUN_EVENT_CHANGES: RunEventChanges = {
+  run_created: (changes, event) =>
+    changes.setRun({
+      kind: 'run',
+      task: event.task,
+      repo: event.repo,
+      base: event.base,
+      integration_branch: event.integration_branch,
+      model: event.model,
+      scripted: event.scripted,
+      checks: event.checks,
+      status: 'running',
+      created_at: event.at,
+      settings: event.settings,
+    }),
+  run_phase: (changes, event) => {
+    changes.setRun({ phase: event.phase });
+    if (event.detail === undefined) changes.run({ op: 'unset', fields: ['phase_detail'] });
+    else changes.setRun({ phase_detail: event.detail });
+  },
+  findings: (changes, event) =>
+    changes.setRun({
+      findings: event,
+      facts: event.facts.map(({ fact, evidence, verified, reason }) => ({ fact, evidence, verified, ...(reason ? { reason } : {}) })),
+      files_read: event.files.map(({ path, partial, verified, reason }) => ({ path, partial, verified, ...(reason ? { reason } : {}) })),
+    }),
+  plan: (changes, event) => {
+    changes.setRun({ plan: event });
+    for (const risk of event.risks) changes.note({ at: event.at, message: `risk: ${risk}` });
+  },
+  approval: (changes, event) => {
+    changes.setRun({ approved: event.approved });
+    changes.note({ at: event.at, message: `plan ${event.approved ? 'approved' : 'rejected'} by ${event.by}` });
+  },
+  task_created: (changes, event) =>
+    changes.setTask(event.task_id, {
+      role: event.role,
+      title: event.title,
+      depends_on: event.depends_on,
+      paths: event.paths,
+      checks: event.checks,
+      status: 'pending',
+      created_at: event.at,
+    }),
+  task_state: (changes, event) => taskState(changes, event),
+  task_result: (changes, event) => taskResult(changes, event),
+  memory_filed: (changes, event) => changes.note({ at: event.at, message: `memory (${event.task_id}): ${event.detail}` }),
+  merge: (changes, event) => merge(changes, event),
+  dag_note: (changes, event) => changes.note({ at: event.at, message: event.message, task_id: event.task_id }),
+  check: (changes, event) =>
+    changes.evidence(event.task_id, {
+      kind: 'check',
+      at: event.at,
+      command: event.command,
+      exit_code: event.exit_code,
+      tests_executed: event.tests_executed,
+      tree: event.tree,
+      log: event.log,
+    }),
+  gate: (changes, event) =>
+    changes.evidence(event.task_id, { kind: 'gate', at: event.at, name: event.name, ok: event.ok, reason: event.reason }),
+  permission_answer: (changes, event) => {
+    const { type: _type, ...answer } = event;
+    changes.answer(answer);
+  },
+  problems: (changes, event) => changes.setRun({ problems: event.problems }),
+  verdict: (changes, event) => changes.setRun({ verdict: event.status, verdict_detail: event.detail }),
+  run_end: (changes, event) => {
+    // An ended run is in no phase of its work any more, whichever it was in when it stopped.
+    changes.run({ op: 'unset', fields: ['phase_detail'] });
+    changes.setRun({
+      phase: 'done',
+      status: event.status,
+      head: event.head,
+      detail: event.detail,
+      ended_at: event.at,
+      usage: event.usage,
+      cost_usd: event.cost_usd,
+    });
+  },
+};
+
 function runEvent(changes: Changes, event: RunEvent): void {
-  switch (event.type) {
-    case 'run_created':
-      changes.setRun({
-        kind: 'run',
-        task: event.task,
-        repo: event.repo,
-        base: event.base,
-        integration_branch: event.integration_branch,
-        model: event.model,
-        scripted: event.scripted,
-        checks: event.checks,
-        status: 'running',
-        created_at: event.at,
-        settings: event.settings,
-      });
-      return;
-    case 'run_phase':
-      changes.setRun({ phase: event.phase });
-      if (event.detail === undefined) changes.run({ op: 'unset', fields: ['phase_detail'] });
-      else changes.setRun({ phase_detail: event.detail });
-      return;
-    case 'findings':
-      changes.setRun({
-        findings: event,
-        facts: event.facts.map(({ fact, evidence, verified, reason }) => ({ fact, evidence, verified, ...(reason ? { reason } : {}) })),
-        files_read: event.files.map(({ path, partial, verified, reason }) => ({ path, partial, verified, ...(reason ? { reason } : {}) })),
-      });
-      return;
-    case 'plan':
-      changes.setRun({ plan: event });
-      for (const risk of event.risks) changes.note({ at: event.at, message: `risk: ${risk}` });
-      return;
-    case 'approval':
-      changes.setRun({ approved: event.approved });
-      changes.note({ at: event.at, message: `plan ${event.approved ? 'approved' : 'rejected'} by ${event.by}` });
-      return;
-    case 'task_created':
-      changes.setTask(event.task_id, {
-        role: event.role,
-        title: event.title,
-        depends_on: event.depends_on,
-        paths: event.paths,
-        checks: event.checks,
-        status: 'pending',
-        created_at: event.at,
-      });
-      return;
-    case 'task_state':
-      taskState(changes, event);
-      return;
-    case 'task_result': {
-      changes.setTask(event.task_id, {
-        status: event.status,
-        job_id: event.job_id,
-        result_job_id: event.job_id,
-        end_reason: event.end_reason,
-        end_detail: event.detail,
-        branch: event.branch,
-        commit: event.commit,
-        worktree: event.worktree,
-        transcript: event.transcript,
-        host: event.host,
-        pid: event.pid,
-        turns: event.turns,
-        sandbox: event.sandbox,
-        agent: event.agent,
-      });
-      changes.task(event.task_id, { op: 'setOnce', fields: { ended_at: event.at } });
-      if (event.status === 'failed') changes.setTask(event.task_id, { error: event.detail });
-      // The job's own account of what it spent, summed over attempts and tasks (the agents' turns are summed apart, from their usage events).
-      const spent = { result_usage: event.usage, result_cost_usd: event.cost_usd };
-      changes.task(event.task_id, { op: 'add', fields: spent });
-      changes.run({ op: 'add', fields: spent });
-      return;
-    }
-    case 'memory_filed':
-      changes.note({ at: event.at, message: `memory (${event.task_id}): ${event.detail}` });
-      return;
-    case 'merge':
-      changes.setTask(event.task_id, { merge_outcome: event.outcome, merge_commit: event.commit });
-      if (event.detail === undefined) changes.task(event.task_id, { op: 'unset', fields: ['merge_detail'] });
-      else changes.setTask(event.task_id, { merge_detail: event.detail });
-      // The merge is the fact: a task whose branch is in the integration branch is merged, whatever was recorded after.
-      if (event.outcome === 'merged' || event.outcome === 'resolved') {
-        changes.setTask(event.task_id, { status: 'merged', merged_at: event.at });
-        if (event.commit) changes.setRun({ last_merge_at: event.at });
-      }
-      if (event.outcome === 'failed' || event.outcome === 'refused' || event.outcome === 'rolled_back')
-        changes.setTask(event.task_id, { status: 'failed', error: event.detail ?? 'the merge failed' });
-      // Moving the branch back changes the integration tree as a merge does: evidence older than it is stale.
-      if (event.outcome === 'rolled_back') changes.setRun({ last_merge_at: event.at });
-      return;
-    case 'dag_note':
-      changes.note({ at: event.at, message: event.message, task_id: event.task_id });
-      return;
-    case 'check':
-      changes.evidence(event.task_id, {
-        kind: 'check',
-        at: event.at,
-        command: event.command,
-        exit_code: event.exit_code,
-        tests_executed: event.tests_executed,
-        tree: event.tree,
-        log: event.log,
-      });
-      return;
-    case 'gate':
-      changes.evidence(event.task_id, { kind: 'gate', at: event.at, name: event.name, ok: event.ok, reason: event.reason });
-      return;
-    case 'permission_answer': {
-      const { type: _type, ...answer } = event;
-      changes.answer(answer);
-      return;
-    }
-    case 'problems':
-      changes.setRun({ problems: event.problems });
-      return;
-    case 'verdict':
-      changes.setRun({ verdict: event.status, verdict_detail: event.detail });
-      return;
-    case 'run_end':
-      // An ended run is in no phase of its work any more, whichever it was in when it stopped.
-      changes.run({ op: 'unset', fields: ['phase_detail'] });
-      changes.setRun({
-        phase: 'done',
-        status: event.status,
-        head: event.head,
-        detail: event.detail,
-        ended_at: event.at,
-        usage: event.usage,
-        cost_usd: event.cost_usd,
-      });
-      return;
+  // TypeScript cannot pair a union's member with its own entry of the table: the table's type does.
+  (RUN_EVENT_CHANGES[event.type] as (changes: Changes, event: RunEvent) => void)(changes, event);
+}
+
+function taskResult(changes: Changes, event: Extract<RunEvent, { type: 'task_result' }>): void {
+  changes.setTask(event.task_id, {
+    status: event.status,
+    job_id: event.job_id,
+    result_job_id: event.job_id,
+    end_reason: event.end_reason,
+    end_detail: event.detail,
+    branch: event.branch,
+    commit: event.commit,
+    worktree: event.worktree,
+    transcript: event.transcript,
+    host: event.host,
+    pid: event.pid,
+    turns: event.turns,
+    sandbox: event.sandbox,
+    agent: event.agent,
+  });
+  changes.task(event.task_id, { op: 'setOnce', fields: { ended_at: event.at } });
+  if (event.status === 'failed') changes.setTask(event.task_id, { error: event.detail });
+  // The job's own account of what it spent, summed over attempts and tasks (the agents' turns are summed apart, from their usage events).
+  const spent = { result_usage: event.usage, result_cost_usd: event.cost_usd };
+  changes.task(event.task_id, { op: 'add', fields: spent });
+  changes.run({ op: 'add', fields: spent });
+}
+
+function merge(changes: Changes, event: Extract<RunEvent, { type: 'merge' }>): void {
+  changes.setTask(event.task_id, { merge_outcome: event.outcome, merge_commit: event.commit });
+  if (event.detail === undefined) changes.task(event.task_id, { op: 'unset', fields: ['merge_detail'] });
+  else changes.setTask(event.task_id, { merge_detail: event.detail });
+  // The merge is the fact: a task whose branch is in the integration branch is merged, whatever was recorded after.
+  if (event.outcome === 'merged' || event.outcome === 'resolved') {
+    changes.setTask(event.task_id, { status: 'merged', merged_at: event.at });
+    if (event.commit) changes.setRun({ last_merge_at: event.at });
   }
+  if (event.outcome === 'failed' || event.outcome === 'refused' || event.outcome === 'rolled_back')
+    changes.setTask(event.task_id, { status: 'failed', error: event.detail ?? 'the merge failed' });
+  // Moving the branch back changes the integration tree as a merge does: evidence older than it is stale.
+  if (event.outcome === 'rolled_back') changes.setRun({ last_merge_at: event.at });
 }
 
 function taskState(changes: Changes, event: Extract<RunEvent, { type: 'task_state' }>): void {
