@@ -27,112 +27,119 @@ export function createHarnessSlots(options: HarnessSlotsOptions): ToolPipelineSl
   const { hooks } = options;
   const present = options.present ?? presentToolResult;
   return {
-    async preToolUse(call, ctx) {
-      // orca's Report is the agent's final answer, not a tool call, as in Claude Code: hooks never see it.
-      if (call.tool.name === REPORT_TOOL) return {};
-      const outcome = await runHooks(
-        hooks,
-        'PreToolUse',
-        { tool_name: call.tool.name, tool_input: inputForHooks(call.input, ctx, call.tool), tool_use_id: call.id },
-        hookContextFor(ctx),
-      );
-      const pre: PreToolUseOutcome = {};
-      if (outcome.additionalContext.length > 0) pre.additionalContext = outcome.additionalContext;
-      if (outcome.decision !== undefined) pre.decision = outcome.decision;
-      if (outcome.decisionReason !== undefined) pre.reason = outcome.decisionReason;
-      if (outcome.stop !== undefined) {
-        pre.stop = outcome.stop;
-        // The session ends after this call: do not run a tool the hook's stop was meant to prevent.
-        if (pre.decision !== 'deny') {
-          pre.decision = 'deny';
-          pre.reason = `the session is stopping: ${outcome.stop}`;
-        }
-      }
-      if (pre.decision === 'deny') {
-        ctx.emit({
-          type: 'permission',
-          tool: call.tool.name,
-          decision: 'deny',
-          by: `hook:PreToolUse ${blockingLabels(outcome)}`,
-          reason: pre.reason ?? '',
-        });
-      } else if (outcome.updatedInput !== undefined) {
-        pre.updatedInput = outcome.updatedInput;
-      }
-      return pre;
-    },
-
-    async permission(call, pre, ctx) {
-      const decided = await options.permission(call, pre, ctx);
-      if (!decided.allowed && call.tool.name !== REPORT_TOOL && !ctx.signal.aborted) {
-        // Told after the fact; a PermissionDenied hook cannot undo the refusal.
-        await runHooks(
-          hooks,
-          'PermissionDenied',
-          {
-            tool_name: call.tool.name,
-            tool_input: inputForHooks(call.input, ctx, call.tool),
-            tool_use_id: call.id,
-            reason: decided.reason,
-          },
-          hookContextFor(ctx),
-        );
-      }
-      return decided;
-    },
-
-    async postToolUse(call, output, ctx) {
-      if (call.tool.name === REPORT_TOOL) return {};
-      const outcome = await runHooks(
-        hooks,
-        'PostToolUse',
-        {
-          tool_name: call.tool.name,
-          tool_input: inputForHooks(call.input, ctx, call.tool),
-          tool_response: await responseForHooks(call.tool, output.data !== undefined ? output.data : output.content),
-          tool_use_id: call.id,
-          ...(call.durationMs !== undefined ? { duration_ms: call.durationMs } : {}),
-        },
-        hookContextFor(ctx),
-      );
-      return afterCall(outcome);
-    },
-
-    async postToolUseFailure(call, error, ctx) {
-      if (call.tool.name === REPORT_TOOL) return {};
-      const outcome = await runHooks(
-        hooks,
-        'PostToolUseFailure',
-        {
-          tool_name: call.tool.name,
-          tool_input: inputForHooks(call.input, ctx, call.tool),
-          tool_use_id: call.id,
-          error,
-          is_interrupt: ctx.signal.aborted,
-          ...(call.durationMs !== undefined ? { duration_ms: call.durationMs } : {}),
-        },
-        hookContextFor(ctx),
-      );
-      return afterCall(outcome);
-    },
-
-    async postToolBatch(calls, ctx) {
-      const shown = calls.filter((call) => call.name !== REPORT_TOOL);
-      if (shown.length === 0) return {};
-      const toolCalls = await Promise.all(
-        shown.map(async (call) => ({
-          tool_name: call.name,
-          tool_input: inputForHooks(call.input, ctx, call.tool),
-          tool_use_id: call.id,
-          ...(call.response !== undefined ? { tool_response: await responseForHooks(call.tool, call.response) } : {}),
-        })),
-      );
-      const outcome = await runHooks(hooks, 'PostToolBatch', { tool_calls: toolCalls }, hookContextFor(ctx));
-      return afterCall(outcome);
-    },
-
+    preToolUse: (call, ctx) => preToolUse(hooks, call, ctx),
+    permission: (call, pre, ctx) => permissionThenDenied(hooks, options.permission, call, pre, ctx),
+    postToolUse: (call, output, ctx) => postToolUse(hooks, call, output, ctx),
+    postToolUseFailure: (call, error, ctx) => postToolUseFailure(hooks, call, error, ctx),
+    postToolBatch: (calls, ctx) => postToolBatch(hooks, calls, ctx),
     present: (call, content) => present(call.tool, content),
   };
+}
+
+type Slot<Name extends keyof ToolPipelineSlots> = Parameters<NonNullable<ToolPipelineSlots[Name]>>;
+
+/** The PreToolUse hooks: their deny (or stop) refuses the call, said as a permission event; their allow or ask, and a rewritten input, go on to the decider. */
+async function preToolUse(hooks: HooksConfig, ...[call, ctx]: Slot<'preToolUse'>): Promise<PreToolUseOutcome> {
+  // orca's Report is the agent's final answer, not a tool call, as in Claude Code: hooks never see it.
+  if (call.tool.name === REPORT_TOOL) return {};
+  const outcome = await runHooks(
+    hooks,
+    'PreToolUse',
+    { tool_name: call.tool.name, tool_input: inputForHooks(call.input, ctx, call.tool), tool_use_id: call.id },
+    hookContextFor(ctx),
+  );
+  const pre: PreToolUseOutcome = {};
+  if (outcome.additionalContext.length > 0) pre.additionalContext = outcome.additionalContext;
+  if (outcome.decision !== undefined) pre.decision = outcome.decision;
+  if (outcome.decisionReason !== undefined) pre.reason = outcome.decisionReason;
+  if (outcome.stop !== undefined) {
+    pre.stop = outcome.stop;
+    // The session ends after this call: do not run a tool the hook's stop was meant to prevent.
+    if (pre.decision !== 'deny') {
+      pre.decision = 'deny';
+      pre.reason = `the session is stopping: ${outcome.stop}`;
+    }
+  }
+  if (pre.decision === 'deny') {
+    ctx.emit({
+      type: 'permission',
+      tool: call.tool.name,
+      decision: 'deny',
+      by: `hook:PreToolUse ${blockingLabels(outcome)}`,
+      reason: pre.reason ?? '',
+    });
+  } else if (outcome.updatedInput !== undefined) {
+    pre.updatedInput = outcome.updatedInput;
+  }
+  return pre;
+}
+
+/** The decider's answer; a refusal is told to the PermissionDenied hooks after the fact (they cannot undo it). */
+async function permissionThenDenied(
+  hooks: HooksConfig,
+  permission: ToolPipelineSlots['permission'],
+  ...[call, pre, ctx]: Slot<'permission'>
+): ReturnType<ToolPipelineSlots['permission']> {
+  const decided = await permission(call, pre, ctx);
+  if (!decided.allowed && call.tool.name !== REPORT_TOOL && !ctx.signal.aborted) {
+    await runHooks(
+      hooks,
+      'PermissionDenied',
+      { tool_name: call.tool.name, tool_input: inputForHooks(call.input, ctx, call.tool), tool_use_id: call.id, reason: decided.reason },
+      hookContextFor(ctx),
+    );
+  }
+  return decided;
+}
+
+async function postToolUse(hooks: HooksConfig, ...[call, output, ctx]: Slot<'postToolUse'>): Promise<PostToolUseOutcome> {
+  if (call.tool.name === REPORT_TOOL) return {};
+  const outcome = await runHooks(
+    hooks,
+    'PostToolUse',
+    {
+      tool_name: call.tool.name,
+      tool_input: inputForHooks(call.input, ctx, call.tool),
+      tool_response: await responseForHooks(call.tool, output.data !== undefined ? output.data : output.content),
+      tool_use_id: call.id,
+      ...(call.durationMs !== undefined ? { duration_ms: call.durationMs } : {}),
+    },
+    hookContextFor(ctx),
+  );
+  return afterCall(outcome);
+}
+
+async function postToolUseFailure(hooks: HooksConfig, ...[call, error, ctx]: Slot<'postToolUseFailure'>): Promise<PostToolUseOutcome> {
+  if (call.tool.name === REPORT_TOOL) return {};
+  const outcome = await runHooks(
+    hooks,
+    'PostToolUseFailure',
+    {
+      tool_name: call.tool.name,
+      tool_input: inputForHooks(call.input, ctx, call.tool),
+      tool_use_id: call.id,
+      error,
+      is_interrupt: ctx.signal.aborted,
+      ...(call.durationMs !== undefined ? { duration_ms: call.durationMs } : {}),
+    },
+    hookContextFor(ctx),
+  );
+  return afterCall(outcome);
+}
+
+async function postToolBatch(hooks: HooksConfig, ...[calls, ctx]: Slot<'postToolBatch'>): Promise<PostToolUseOutcome> {
+  const shown = calls.filter((call) => call.name !== REPORT_TOOL);
+  if (shown.length === 0) return {};
+  const toolCalls = await Promise.all(
+    shown.map(async (call) => ({
+      tool_name: call.name,
+      tool_input: inputForHooks(call.input, ctx, call.tool),
+      tool_use_id: call.id,
+      ...(call.response !== undefined ? { tool_response: await responseForHooks(call.tool, call.response) } : {}),
+    })),
+  );
+  const outcome = await runHooks(hooks, 'PostToolBatch', { tool_calls: toolCalls }, hookContextFor(ctx));
+  return afterCall(outcome);
 }
 
 function afterCall(outcome: HookOutcome): PostToolUseOutcome {
