@@ -84,82 +84,18 @@ export async function autocompact(input: AutocompactInput): Promise<AutocompactR
   const pre = (await input.onCompact?.('pre', { trigger: input.trigger, session, customInstructions: '' })) ?? undefined;
   if (pre?.block) return { ok: false, reason: `a PreCompact hook blocked it: ${pre.block}` };
 
-  const root = session.workspace.root;
-  const ledger = session.ledger.all();
   const evidence = collectCheckEvidence({
-    ledger,
+    ledger: session.ledger.all(),
     messages,
-    root,
+    root: session.workspace.root,
     sessionDir: session.toolContext.session.dir,
     requiredChecks: input.requiredChecks,
   });
-  const tasks = session.toolContext.services.taskList?.store;
-  const skillsInUse = input.library.inUse();
-
-  let prose: string;
-  if (session.model.scripted) {
-    const open = tasks ? (await tasks.list()).filter((task) => !/^(?:completed|deleted|cancelled)$/.test(task.status)) : undefined;
-    prose = localHandoffProse({
-      messages: messages.slice(0, keepIndex),
-      ledger,
-      root,
-      sessionDir: session.toolContext.session.dir,
-      evidence,
-      pendingTasks: open?.map((task) => `#${task.id} [${task.status}] ${task.subject}`),
-      skillsInUse: skillsInUse.map((skill) => skill.name),
-    });
-  } else {
-    try {
-      const written = await modelHandoffProse(
-        session.model,
-        {
-          system: input.system,
-          view: input.view,
-          tools: session.registry.specs(),
-          maxTokens: Math.min(session.limits.maxOutputTokens, 20_000),
-          extraInstructions: pre?.instructions,
-        },
-        session.signal,
-      );
-      if (written.usage) {
-        const cost = session.model.cost(written.usage);
-        session.usage = addUsage(session.usage, written.usage);
-        session.costUsd += cost;
-        session.toolContext.emit({
-          type: 'usage',
-          turn: session.turns,
-          usage: written.usage,
-          cost_usd: cost,
-          total: session.usage,
-          total_cost_usd: session.costUsd,
-        });
-      }
-      prose = written.prose;
-    } catch (error) {
-      return { ok: false, reason: `the summary call failed: ${error instanceof Error ? error.message : String(error)}` };
-    }
-    const missing = missingSections(prose);
-    if (missing.length > 0) return { ok: false, reason: `the model's summary left out ${missing.map((title) => `"${title}"`).join(', ')}` };
-  }
+  const prose = session.model.scripted ? await localProse(input, keepIndex, evidence) : await modelProse(input, pre?.instructions);
+  if (typeof prose !== 'string') return prose;
 
   const summary = renderHandoff(prose, renderCheckEvidence(evidence));
-  const tail = messages.slice(keepIndex);
-  const stillVisible = new Set(
-    toolCallsIn(tail, ledger)
-      .filter((call) => resultsKind(call.tool) === 'file-read')
-      .map((call) => filePathOf(call, root))
-      .filter((file): file is string => file !== undefined),
-  );
-  const restored = await restoreAfterCompaction({
-    ledger,
-    root,
-    stillVisible,
-    limits: { files: input.config.restoreFiles, fileTokens: input.config.restoreFileTokens, totalTokens: input.restoreBudget },
-    tasks,
-    skills: skillsInUse,
-    library: input.library,
-    rules: input.injectedRules,
-  });
+  const restored = await restoredFiles(input, messages.slice(keepIndex));
   const head: TextBlock[] = [{ type: 'text', text: summary }, ...restored.blocks];
   const tokensAfter = input.measure(head, keepIndex);
   if (tokensAfter >= input.tokensBefore) {
@@ -170,4 +106,80 @@ export async function autocompact(input: AutocompactInput): Promise<AutocompactR
   }
   await input.onCompact?.('post', { trigger: input.trigger, session, summary });
   return { ok: true, head, keepFrom: keepIndex, summary, tokensAfter, visibleFiles: restored.shownFiles };
+}
+
+/** The Scripted model's hand-off, written by the host from the history before `keepIndex`. */
+async function localProse(input: AutocompactInput, keepIndex: number, evidence: ReturnType<typeof collectCheckEvidence>): Promise<string> {
+  const { session } = input;
+  const tasks = session.toolContext.services.taskList?.store;
+  const open = tasks ? (await tasks.list()).filter((task) => !/^(?:completed|deleted|cancelled)$/.test(task.status)) : undefined;
+  return localHandoffProse({
+    messages: session.messages.slice(0, keepIndex),
+    ledger: session.ledger.all(),
+    root: session.workspace.root,
+    sessionDir: session.toolContext.session.dir,
+    evidence,
+    pendingTasks: open?.map((task) => `#${task.id} [${task.status}] ${task.subject}`),
+    skillsInUse: input.library.inUse().map((skill) => skill.name),
+  });
+}
+
+/** The model's hand-off, its call charged to the session; a failure, or a section left out, as the reason it failed. */
+async function modelProse(input: AutocompactInput, extraInstructions: string | undefined): Promise<string | { ok: false; reason: string }> {
+  const { session } = input;
+  let written: Awaited<ReturnType<typeof modelHandoffProse>>;
+  try {
+    written = await modelHandoffProse(
+      session.model,
+      {
+        system: input.system,
+        view: input.view,
+        tools: session.registry.specs(),
+        maxTokens: Math.min(session.limits.maxOutputTokens, 20_000),
+        extraInstructions,
+      },
+      session.signal,
+    );
+  } catch (error) {
+    return { ok: false, reason: `the summary call failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (written.usage) {
+    const cost = session.model.cost(written.usage);
+    session.usage = addUsage(session.usage, written.usage);
+    session.costUsd += cost;
+    session.toolContext.emit({
+      type: 'usage',
+      turn: session.turns,
+      usage: written.usage,
+      cost_usd: cost,
+      total: session.usage,
+      total_cost_usd: session.costUsd,
+    });
+  }
+  const missing = missingSections(written.prose);
+  if (missing.length > 0) return { ok: false, reason: `the model's summary left out ${missing.map((title) => `"${title}"`).join(', ')}` };
+  return written.prose;
+}
+
+/** What is put back after the summary: the files read (but those the kept `tail` still shows), tasks, skills and rules in force. */
+function restoredFiles(input: AutocompactInput, tail: Message[]): ReturnType<typeof restoreAfterCompaction> {
+  const { session } = input;
+  const ledger = session.ledger.all();
+  const root = session.workspace.root;
+  const stillVisible = new Set(
+    toolCallsIn(tail, ledger)
+      .filter((call) => resultsKind(call.tool) === 'file-read')
+      .map((call) => filePathOf(call, root))
+      .filter((file): file is string => file !== undefined),
+  );
+  return restoreAfterCompaction({
+    ledger,
+    root,
+    stillVisible,
+    limits: { files: input.config.restoreFiles, fileTokens: input.config.restoreFileTokens, totalTokens: input.restoreBudget },
+    tasks: session.toolContext.services.taskList?.store,
+    skills: input.library.inUse(),
+    library: input.library,
+    rules: input.injectedRules,
+  });
 }
