@@ -108,42 +108,12 @@ export const editTool = defineTool({
       return fill(ctx, abs, shown, newString, file.format, 'filled');
     }
 
-    const freshness = checkFreshness(ctx.fileState, file);
-    if (freshness.kind === 'unread') {
-      throw new ToolError(
-        `${shown} has not been read in this session. Read it first (the whole file, without offset or limit), then edit it.`,
-      );
-    }
-    if (freshness.kind === 'changed') {
-      throw new ToolError(
-        `${shown} has changed on disk since you last read it (modified ${new Date(freshness.mtimeMs).toISOString()}), ` +
-          'by a command, a formatter or someone else. Re-read it, then make your edit against its current content.',
-      );
-    }
-
+    const partial = freshEnough(ctx, file, shown);
     const view = lineEndingView(file.text);
-    const matches = occurrences(view.text, oldString);
-    if (matches.length === 0) throw new ToolError(noMatchMessage(shown, view.text, oldString));
-    if (matches.length > 1 && !input.replace_all) {
-      const lines = matches.slice(0, 10).map((at) => lineAt(view.text, at));
-      throw new ToolError(
-        `old_string matches ${matches.length} places in ${shown} (lines ${lines.join(', ')}${matches.length > 10 ? ', …' : ''}). ` +
-          `Include more surrounding lines in old_string so it matches exactly one place, or set replace_all to true to change all ${matches.length}.`,
-      );
-    }
-    const partial = freshness.kind === 'partial' ? freshness.entry : undefined;
+    const matches = matchesToReplace(view.text, oldString, shown, input.replace_all === true);
     if (partial) refuseUnseenMatches(shown, partial, view.text, matches, oldString);
 
-    const eol = dominantLineEnding(file.text);
-    const inserted = eol === '\n' ? newString : newString.split('\n').join(eol);
-    let stored = '';
-    let from = 0;
-    for (const at of matches) {
-      stored += file.text.slice(from, view.toStored(at)) + inserted;
-      from = view.toStored(at + oldString.length);
-    }
-    stored += file.text.slice(from);
-
+    const stored = replaced(file.text, view, matches, oldString, newString);
     const bytes = encodeText(stored, file.format);
     const written = writeFileAtomic(abs, bytes, { label: shown });
     if (partial) {
@@ -207,6 +177,60 @@ async function claudeCodeEditResponse(data: unknown): Promise<unknown> {
  * lines it saw of these bytes. Otherwise the refusal names the lines of the matches it has not
  * seen and where to Read them.
  */
+/**
+ * The file must have been read in this session and not changed on disk since: else the edit is
+ * refused, saying what to do. Returns the read's entry when only part of the file was read (each
+ * match must then be in what was seen).
+ */
+function freshEnough(ctx: ToolContext, file: ReturnType<typeof loadTextFile>, shown: string): FileStateEntry | undefined {
+  const freshness = checkFreshness(ctx.fileState, file);
+  if (freshness.kind === 'unread') {
+    throw new ToolError(
+      `${shown} has not been read in this session. Read it first (the whole file, without offset or limit), then edit it.`,
+    );
+  }
+  if (freshness.kind === 'changed') {
+    throw new ToolError(
+      `${shown} has changed on disk since you last read it (modified ${new Date(freshness.mtimeMs).toISOString()}), ` +
+        'by a command, a formatter or someone else. Re-read it, then make your edit against its current content.',
+    );
+  }
+  return freshness.kind === 'partial' ? freshness.entry : undefined;
+}
+
+/** Where `oldString` is in the text: exactly one place, or every place with `replaceAll`; else the edit is refused, saying where. */
+function matchesToReplace(text: string, oldString: string, shown: string, replaceAll: boolean): number[] {
+  const matches = occurrences(text, oldString);
+  if (matches.length === 0) throw new ToolError(noMatchMessage(shown, text, oldString));
+  if (matches.length > 1 && !replaceAll) {
+    const lines = matches.slice(0, 10).map((at) => lineAt(text, at));
+    throw new ToolError(
+      `old_string matches ${matches.length} places in ${shown} (lines ${lines.join(', ')}${matches.length > 10 ? ', …' : ''}). ` +
+        `Include more surrounding lines in old_string so it matches exactly one place, or set replace_all to true to change all ${matches.length}.`,
+    );
+  }
+  return matches;
+}
+
+/** The stored text with each match replaced, in the file's own line endings. */
+function replaced(
+  stored: string,
+  view: ReturnType<typeof lineEndingView>,
+  matches: readonly number[],
+  oldString: string,
+  newString: string,
+): string {
+  const eol = dominantLineEnding(stored);
+  const inserted = eol === '\n' ? newString : newString.split('\n').join(eol);
+  let out = '';
+  let from = 0;
+  for (const at of matches) {
+    out += stored.slice(from, view.toStored(at)) + inserted;
+    from = view.toStored(at + oldString.length);
+  }
+  return out + stored.slice(from);
+}
+
 function refuseUnseenMatches(shown: string, entry: FileStateEntry, text: string, matches: readonly number[], oldString: string): void {
   const seen = entry.seen ?? [];
   const unseen: Array<{ first: number; last: number; from: number }> = [];
