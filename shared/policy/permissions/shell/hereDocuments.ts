@@ -14,7 +14,7 @@ export function withoutHereDocuments(command: string): string | undefined {
   let out = '';
   let quote: "'" | '"' | undefined;
   let atWordStart = true;
-  const pending: Array<{ delimiter: string; quoted: boolean; stripTabs: boolean }> = [];
+  const pending: HereDocument[] = [];
   let i = 0;
   while (i < command.length) {
     const char = command[i]!;
@@ -59,31 +59,19 @@ export function withoutHereDocuments(command: string): string | undefined {
       continue;
     }
     if (char === '<' && command[i + 1] === '<' && command[i + 2] !== '<' && command[i - 1] !== '<') {
-      const operator = /^<<(-?)[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|\\?([A-Za-z0-9_.-]+))/.exec(command.slice(i));
+      const operator = hereOperator(command, i);
       if (!operator) return undefined;
-      const delimiter = operator[2] ?? operator[3] ?? operator[4]!;
-      const quoted = operator[2] !== undefined || operator[3] !== undefined || command[i + 2 + operator[1]!.length] === '\\';
-      pending.push({ delimiter, quoted, stripTabs: operator[1] === '-' });
+      pending.push(operator.doc);
       out += '</dev/null';
-      i += operator[0].length;
+      i += operator.length;
       atWordStart = false;
       continue;
     }
     if (char === '\n' && pending.length > 0) {
       out += '\n';
-      i += 1;
-      for (const doc of pending.splice(0)) {
-        const body: string[] = [];
-        for (;;) {
-          if (i > command.length) return undefined; // no delimiter line: bash would read to the end
-          const end = command.indexOf('\n', i);
-          const line = end < 0 ? command.slice(i) : command.slice(i, end);
-          i = end < 0 ? command.length + 1 : end + 1;
-          if ((doc.stripTabs ? line.replace(/^\t+/, '') : line) === doc.delimiter) break;
-          body.push(line);
-        }
-        if (!doc.quoted && body.some((line) => /[$`]/.test(line))) return undefined;
-      }
+      const past = pastBodies(command, i + 1, pending.splice(0));
+      if (past === undefined) return undefined;
+      i = past;
       if (i > command.length) return out.replace(/\n$/, '');
       atWordStart = true;
       continue;
@@ -93,4 +81,43 @@ export function withoutHereDocuments(command: string): string | undefined {
     i += 1;
   }
   return pending.length > 0 ? undefined : out;
+}
+
+interface HereDocument {
+  delimiter: string;
+  /** Its delimiter was quoted: the body is data, whatever it holds. */
+  quoted: boolean;
+  /** `<<-`: leading tabs are stripped from the body's lines and the delimiter line. */
+  stripTabs: boolean;
+}
+
+/** The here-document operator at `at` (`<<EOF`, `<<-'EOF'`, …) and its length; undefined for one this scan cannot read. */
+function hereOperator(command: string, at: number): { doc: HereDocument; length: number } | undefined {
+  const operator = /^<<(-?)[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|\\?([A-Za-z0-9_.-]+))/.exec(command.slice(at));
+  if (!operator) return undefined;
+  const delimiter = operator[2] ?? operator[3] ?? operator[4]!;
+  const quoted = operator[2] !== undefined || operator[3] !== undefined || command[at + 2 + operator[1]!.length] === '\\';
+  return { doc: { delimiter, quoted, stripTabs: operator[1] === '-' }, length: operator[0].length };
+}
+
+/**
+ * Past the bodies of the here-documents a line's operators opened, from the line after it: the
+ * index after the last delimiter line (past the end when that was the last line), or undefined
+ * when a body has no delimiter line or may expand.
+ */
+function pastBodies(command: string, from: number, docs: readonly HereDocument[]): number | undefined {
+  let i = from;
+  for (const doc of docs) {
+    const body: string[] = [];
+    for (;;) {
+      if (i > command.length) return undefined; // no delimiter line: bash would read to the end
+      const end = command.indexOf('\n', i);
+      const line = end < 0 ? command.slice(i) : command.slice(i, end);
+      i = end < 0 ? command.length + 1 : end + 1;
+      if ((doc.stripTabs ? line.replace(/^\t+/, '') : line) === doc.delimiter) break;
+      body.push(line);
+    }
+    if (!doc.quoted && body.some((line) => /[$`]/.test(line))) return undefined;
+  }
+  return i;
 }
