@@ -116,7 +116,8 @@ export class Landing {
    * Merges made one after another in one step of the merge queue, checked once, on the tree they
    * make together. Passing, each counts as `verified` (and so does any merge held before them), as
    * if each had passed alone: the checks judged a tree holding every one of them. Failing, the
-   * branch goes back to the last verified point and false is returned: the queue merges them again
+   * branch goes back to where it was before them (the last verified point, or the last merge
+   * held after it) and false is returned: the queue merges them again
    * in halves (mergeQueue.ts), down to one, so the merge that fails is the one named and taken off,
    * and no other.
    * A single merge, or none checked at all, lands as `land` has it.
@@ -129,7 +130,8 @@ export class Landing {
     const ids = merges.map(({ merge }) => merge.taskId);
     const verdict = await this.check(`merge-${ids[0]}+${ids.length - 1}`);
     if (!verdict.ok) {
-      await this.ctx.integration.rewind(this.verified);
+      // Back to the head before these merges: held merges stay on the branch, still held.
+      await this.ctx.integration.rewind(this.held.at(-1)?.merge ?? this.verified);
       this.ctx.say(
         `${ids.join(', ')} failed the integration checks merged together (${verdict.detail}): merged again in two halves, each checked on its own`,
       );
@@ -140,8 +142,9 @@ export class Landing {
     for (const { merge, outcome } of merges) {
       const others = ids.filter((id) => id !== merge.taskId).join(', ');
       const detail = `${mergedAt(merge, outcome)} and verified: ${verdict.detail} (checked together with the merges of ${others})`;
-      await this.recordMerged(landedOf(merge, outcome), merge.resolved, detail, 'verified');
-      this.kept.push(landedOf(merge, outcome));
+      const landed = landedOf(merge, outcome);
+      await this.recordMerged(landed, merge.resolved, detail, 'verified');
+      this.kept.push(landed);
       this.ctx.say(`${merge.taskId} merged${merge.resolved ? ' (after resolving a conflict)' : ''} and verified`);
     }
     this.verified = merges.at(-1)!.outcome.commit;

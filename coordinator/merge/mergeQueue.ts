@@ -40,7 +40,7 @@ type Merged = Extract<MergeOutcome, { kind: 'merged' }>;
  * them together (landing.ts): the integration checks judge the tree they make, once, before they
  * count. Checks take seconds to minutes and branches finish in bursts, so a queue that checked
  * each merge alone would fall behind its workers. A step whose merges fail the checks together
- * goes back to the last verified point and is split in two halves, each merged again and checked
+ * goes back to where it was before them and is split in two halves, each merged again and checked
  * as a step of its own, halved again while it fails: the merge that fails is found in about
  * 2·log₂(n) checks, named, and only it is taken off. A branch that
  * conflicts is redone on the integration head by a worker (conflict resolution), outside the

@@ -182,6 +182,31 @@ describe('the merge queue', () => {
     await room.integration.close();
   });
 
+  it('keeps a held merge on the branch, still held, when the merges after it fail the checks together', async () => {
+    const room = await mergeRoom(threeTasks);
+    const { labels, landing } = checksFailingOn(room, 'b.txt', 'b from t2');
+    const mergeOf = async (id: string) => {
+      const outcome = await room.integration.merge(room.branches[id]!.commit!, `Merge ${id}: task ${id}`);
+      if (outcome.kind !== 'merged') throw new Error(`${id} did not merge: ${outcome.kind}`);
+      return {
+        merge: { taskId: id, branch: room.branches[id]!.branch, commit: room.branches[id]!.commit, checkedAlone: true, resolved: false },
+        outcome,
+      };
+    };
+    // t2 cannot be checked alone, and the checks fail with it (b.txt): held, on the branch.
+    const t2 = await mergeOf('t2');
+    await landing.land({ ...t2.merge, checkedAlone: false }, t2.outcome);
+    expect(room.task('t2').status).toBe('merged');
+    const t1 = await mergeOf('t1');
+    const t3 = await mergeOf('t3');
+    expect(await landing.landTogether([t1, t3])).toBe(false);
+    expect(labels).toEqual(['merge-t2', 'merge-t1+1']);
+    // Back to the held merge, not past it: t2's work is still on the branch, and still held.
+    expect(await room.integration.head()).toBe(t2.outcome.commit);
+    expect(room.task('t2').status).toBe('merged');
+    await room.integration.close();
+  });
+
   it('fails every waiting branch, saying why, when the order function returns none of them', async () => {
     const room = await mergeRoom(twoTasks);
     const queue = new MergeQueue(room.room, noConflictExpected, room.landing, () => []);
