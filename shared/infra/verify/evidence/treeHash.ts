@@ -4,6 +4,7 @@ import { lstat, readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gitAt } from '../../../core/git/git.js';
 import { gitRecords } from '../../../core/git/gitRecords.js';
+import { readIndexEntries } from '../../../core/git/indexEntries.js';
 import { codeUnitOrder } from '../../../core/text/codeUnitOrder.js';
 
 /**
@@ -14,8 +15,8 @@ import { codeUnitOrder } from '../../../core/text/codeUnitOrder.js';
  * each file's entry is its git mode and blob id as its content would get them, so a worktree
  * hashed before its commit equals the committed tree.
  *
- * How, fast on large trees: `git ls-files -s` gives the mode and blob id of every tracked file as
- * the index has it; `git status` (git's own stat cache, with its protection against same-second
+ * How, fast on large trees: the index gives the mode and blob id of every tracked file (read from
+ * its file, indexEntries.ts, or where that cannot be done as git would, by `git ls-files -s`); `git status` (git's own stat cache, with its protection against same-second
  * edits) names the files whose working copy differs from the index, and the untracked ones;
  * only those are read and hashed here (sha1 of `blob <size>\0<content>`, as git does). Files
  * under git clean/smudge filters (LFS, eol conversion) are hashed as they are on disk.
@@ -54,21 +55,28 @@ async function snapshotNow(root: string, looked?: { statusV2: string }): Promise
   const top = await repositoryTop(root);
   const files = new Map<string, string>();
   const dirty = looked ? dirtyFromV2(looked.statusV2) : new Set<string>();
-  // Two reads of the same index, asked at once (the status only when the watch's look is not at
+  const tracked = (rel: string, entry: string, stage: string | number) => {
+    // A conflicted file has several stages: what counts is what is on disk.
+    if (stage !== '0' && stage !== 0) dirty.add(rel);
+    else files.set(rel, entry);
+  };
+  // The index's entries from its file where it reads as git reads it (indexEntries.ts), else from git.
+  const indexed = readIndexEntries(top);
+  for (const { path: rel, entry, stage } of indexed ?? []) tracked(rel, entry, stage);
+  // The git processes still needed, asked at once (the status only when the watch's look is not at
   // hand): this snapshot is on the way to every check and gate. Each is read record by record as
   // git writes it (gitRecords.ts), never held whole: a path kept from a whole listing would keep all of it.
   let renameSource = false;
   await Promise.all([
     // `<mode> <blob> <stage>\t<path>`, read by position: no regex captures and joined entry per file.
-    gitRecords(top, ['--no-optional-locks', 'ls-files', '-z', '--stage'], (line) => {
-      const tab = line.indexOf('\t');
-      const stageAt = line.lastIndexOf(' ', tab);
-      if (tab < 0 || stageAt <= 0 || tab === line.length - 1) return;
-      const rel = line.slice(tab + 1);
-      // A conflicted file has several stages: what counts is what is on disk.
-      if (line.slice(stageAt + 1, tab) !== '0') dirty.add(rel);
-      else files.set(rel, line.slice(0, stageAt));
-    }),
+    indexed
+      ? undefined
+      : gitRecords(top, ['--no-optional-locks', 'ls-files', '-z', '--stage'], (line) => {
+          const tab = line.indexOf('\t');
+          const stageAt = line.lastIndexOf(' ', tab);
+          if (tab < 0 || stageAt <= 0 || tab === line.length - 1) return;
+          tracked(line.slice(tab + 1), line.slice(0, stageAt), line.slice(stageAt + 1, tab));
+        }),
     looked
       ? undefined
       : gitRecords(
