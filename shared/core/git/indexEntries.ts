@@ -72,7 +72,7 @@ export function parseIndex(bytes: Buffer): IndexEntry[] | undefined {
   const entries: IndexEntry[] = [];
   let at = HEADER_BYTES;
   // Version 4 names each path by the bytes it keeps of the one before (paths are bytes, not characters).
-  let previous = Buffer.alloc(0);
+  let previous: Buffer = Buffer.alloc(0);
   for (let index = 0; index < count; index += 1) {
     if (at + NAME_AT > body.length) return undefined;
     const mode = bytes.readUInt32BE(at + MODE_AT);
