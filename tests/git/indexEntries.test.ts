@@ -2,10 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type IndexEntry, parseIndex, readIndexEntries } from '../../shared/core/git/indexEntries.js';
+import { type IndexEntry, parseIndex, readIndexEntries as readEntries } from '../../shared/core/git/indexEntries.js';
 import { treeSnapshot } from '../../shared/infra/verify/evidence/treeHash.js';
 import { git, makeRepo, writeFiles } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
+
+/** The entries read from the work tree's index file, or undefined where it hands the reading to git. */
+function readIndexEntries(top: string): IndexEntry[] | undefined {
+  const entries: IndexEntry[] = [];
+  return readEntries(top, (entry) => entries.push(entry)) ? entries : undefined;
+}
 
 /** What `git ls-files -z --stage` lists, in the same shape. */
 function listedByGit(dir: string): IndexEntry[] {
@@ -63,6 +69,20 @@ describe('the index read from its file', () => {
       expect(read).toEqual(listedByGit(dir));
       expect(read!.length).toBeGreaterThan(8);
     }
+  });
+
+  it('reads an index many chunks long, entries across chunk edges, as git lists it (versions 2 and 4)', () => {
+    const dir = makeRepo({ 'README.md': '# r\n' });
+    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, input: 'x\n', encoding: 'utf8' }).trim();
+    const lines = Array.from({ length: 3_000 }, (_, i) => `100644 ${blob}\tpkg-${i % 7}/module-${i}/src/ñame-${'x'.repeat(i % 40)}.ts`);
+    execFileSync('git', ['update-index', '--add', '--index-info'], { cwd: dir, input: `${lines.join('\n')}\n` });
+    for (const version of ['2', '4']) {
+      git(dir, 'update-index', '--index-version', version);
+      const read = readIndexEntries(dir);
+      expect(read?.length).toBe(3_001);
+      expect(read).toEqual(listedByGit(dir));
+    }
+    expect(readFileSync(path.join(dir, '.git', 'index')).length).toBeGreaterThan(3 * 64 * 1024);
   });
 
   it('lists every stage of a conflicted file', () => {

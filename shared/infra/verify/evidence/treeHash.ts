@@ -60,9 +60,15 @@ async function snapshotNow(root: string, looked?: { statusV2: string }): Promise
     if (stage !== '0' && stage !== 0) dirty.add(rel);
     else files.set(rel, entry);
   };
-  // The index's entries from its file where it reads as git reads it (indexEntries.ts), else from git.
-  const indexed = readIndexEntries(top);
-  for (const { path: rel, entry, stage } of indexed ?? []) tracked(rel, entry, stage);
+  // The index's entries from its file where it reads as git reads it (indexEntries.ts), else from
+  // git: `files` is empty until then, so what a read that fails half-way handed over is dropped whole.
+  const conflicted: string[] = [];
+  const indexed = readIndexEntries(top, ({ path: rel, entry, stage }) => {
+    if (stage === 0) files.set(rel, entry);
+    else conflicted.push(rel);
+  });
+  if (indexed) for (const rel of conflicted) dirty.add(rel);
+  else files.clear();
   // The git processes still needed, asked at once (the status only when the watch's look is not at
   // hand): this snapshot is on the way to every check and gate. Each is read record by record as
   // git writes it (gitRecords.ts), never held whole: a path kept from a whole listing would keep all of it.
