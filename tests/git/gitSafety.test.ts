@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readCommitBlobs } from '../../shared/core/git/commitFiles.js';
@@ -75,6 +75,22 @@ describe("orca's git runs nothing an agent wrote", () => {
   it('finds the drivers the repository names, in its includes too', () => {
     const repo = hostileRepo();
     expect(repositoryDrivers(repo)).toEqual({ filters: ['evil', 'sneaky'], merges: ['evil'] });
+  });
+
+  it('names a driver written into a configuration it had read and kept: settled a second before, then rewritten', async () => {
+    const repo = makeRepo();
+    const worktree = path.join(tempDir('orca-drivers-wt-'), 'wt');
+    git(repo, 'worktree', 'add', '-q', '--detach', worktree);
+    const config = path.join(repo, '.git', 'config');
+    // Settled: its ctime over a second old when read, so its text is kept until it changes.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(repositoryDrivers(worktree)).toEqual({ filters: [], merges: [] });
+    expect(repositoryDrivers(worktree)).toEqual({ filters: [], merges: [] });
+    for (const [round, name] of ['aa', 'bb', 'cc'].entries()) {
+      writeFileSync(config, `${readFileSync(config, 'utf8')}[filter "${name}"]\n\tclean = x\n`);
+      expect(repositoryDrivers(worktree).filters).toHaveLength(round + 1);
+      expect(gitInvocation(worktree, ['status'], {}).args).toContain(`filter.${name}.clean=`);
+    }
   });
 
   it('status, diff, show, log, add, commit, the batch reader and the watch run no program of the configs', async () => {

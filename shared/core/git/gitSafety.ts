@@ -1,5 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { StatFingerprints } from '../files/statFingerprints.js';
 import { ORCA_STATE_ENV } from '../runtime/agentEnv.js';
 import { SECRET_ENV } from '../runtime/secretRedaction.js';
 
@@ -120,7 +121,7 @@ export function repositoryDrivers(cwd: string): { filters: string[]; merges: str
     seen.add(file);
     const text = readText(file);
     if (text === undefined) return;
-    const parsed = parseConfig(text, file);
+    const parsed = parsedConfig(text, file);
     for (const name of parsed.sections.filter) filters.add(name);
     for (const name of parsed.sections.merge) merges.add(name);
     for (const include of parsed.includes) visit(include, depth + 1);
@@ -145,7 +146,7 @@ function configFiles(cwd: string): string[] {
 function gitDirAt(dotGit: string): string | undefined {
   try {
     if (statSync(dotGit).isDirectory()) return dotGit;
-    const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+    const pointer = /^gitdir:\s*(.+)$/m.exec(readText(dotGit) ?? '')?.[1]?.trim();
     return pointer ? path.resolve(path.dirname(dotGit), pointer) : undefined;
   } catch {
     return undefined; // No .git here: look further up.
@@ -166,12 +167,37 @@ function commonDirOf(gitDir: string): string {
   return commondir ? path.resolve(gitDir, commondir) : gitDir;
 }
 
+/**
+ * The text of the files read before every git call (the `.git` pointer, `commondir`, the
+ * configuration and what it includes), kept while each is unchanged by its stat, settled
+ * (statFingerprints.ts: its ctime, which every write sets and no program can set back): a job
+ * makes dozens of git calls, and reading them all again took 4–6 % of a worker's and the
+ * coordinator's time (a profile of the efficiency benchmark). A link is read each time: its own
+ * stat does not change with what it leads to.
+ */
+const settledTexts = new StatFingerprints();
+
 function readText(file: string): string | undefined {
+  const readStartedNs = BigInt(Date.now()) * 1_000_000n;
   try {
-    return readFileSync(file, 'utf8');
+    const stat = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+    if (stat === undefined) return undefined;
+    if (!stat.isFile()) return readFileSync(file, 'utf8');
+    return settledTexts.fingerprint(file, stat, () => readFileSync(file, 'utf8'), readStartedNs);
   } catch {
     return undefined; // A configuration file that is not there configures nothing.
   }
+}
+
+/** Each configuration file's parse, kept while its text is the same (read by readText: the same string while the file is unchanged). */
+const parsedConfigs = new Map<string, { text: string; parsed: ReturnType<typeof parseConfig> }>();
+
+function parsedConfig(text: string, file: string): ReturnType<typeof parseConfig> {
+  const kept = parsedConfigs.get(file);
+  if (kept?.text === text) return kept.parsed;
+  const parsed = parseConfig(text, file);
+  parsedConfigs.set(file, { text, parsed });
+  return parsed;
 }
 
 /**

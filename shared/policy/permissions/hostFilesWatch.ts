@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { processFingerprints, statOf, statTree } from '../../core/files/statFingerprints.js';
 import { codeUnitOrder } from '../../core/text/codeUnitOrder.js';
 import { type EntryState, readEntry } from './fileSnapshot.js';
-import { processFingerprints, statOf, statTree } from './statFingerprints.js';
 
 /**
  * Files of the user's, outside every worktree, that decide what later sessions run: Claude Code's

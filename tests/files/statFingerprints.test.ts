@@ -2,8 +2,8 @@ import { mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { StatFingerprints, statOf, statTree } from '../../shared/core/files/statFingerprints.js';
 import { HostFilesWatch } from '../../shared/policy/permissions/hostFilesWatch.js';
-import { StatFingerprints, statOf, statTree } from '../../shared/policy/permissions/statFingerprints.js';
 import { tempDir } from '../support/tempDir.js';
 
 /** Writes `file` with its mtime and atime at a whole second, which utimes can put back exactly (it takes no nanoseconds). */
