@@ -37,7 +37,18 @@ export interface PoolPlace {
 
 export type { PooledWorktree };
 
-type Request = { create: boolean; size: number };
+/**
+ * `afterTakes`: a refill after a take (when it was first asked, ms since the epoch), which waits
+ * until this process's takes have paused (takesPaused): its git processes each fork this whole
+ * process, holding its event loop for milliseconds each, and the jobs just taken are starting on
+ * that same loop.
+ */
+type Request = { create: boolean; size: number; afterTakes?: number };
+
+/** A refill waits until no take of this process came for this long (a wave of jobs starting)… */
+const TAKES_QUIET_MS = 250;
+/** …but no longer than this after it was asked: takes that never pause still find the pool filled. */
+const REFILL_WAIT_MAX_MS = 1_000;
 
 /**
  * Detached worktrees kept ready for a run's jobs, per repository and host, in
@@ -47,7 +58,8 @@ type Request = { create: boolean; size: number };
  * whole state, shared by every process of this host with the same ORCA_HOME (the workers, the
  * coordinator); every change to it is made under the repository's lock, so two takes never get the
  * same worktree. Filling and moving to a new head run in the background, one step under the lock
- * at a time (the checkout itself outside it), never on a job's way to its agent; a worktree that is
+ * at a time (the checkout itself outside it), never on a job's way to its agent (a refill after a
+ * take waits for this process's takes to pause: takesPaused); a worktree that is
  * not exactly its commit is removed, never handed out. The pool goes when its run ends
  * (`removeRunPools`); `close` stops this process's share of the work and leaves the pool
  * consistent (every folder git lists is there).
@@ -58,6 +70,8 @@ export class WorktreePool {
   private readonly repos = new Set<string>();
   private readonly bytes = new Map<string, Promise<number>>();
   private stopped = false;
+  /** When this process last took a worktree (ms since the epoch): refills wait for takes to pause. */
+  private lastTake = 0;
   /** Aborted by `close`: a background checkout under way is stopped, and its worktree removed. */
   private readonly stopping = new AbortController();
   private readonly size: number;
@@ -111,7 +125,8 @@ export class WorktreePool {
       this.repos.add(place.repo);
       const taken = await checkAndBranch({ repo: place.repo, got, dir, base, branch, log: (line) => this.log(line) }, options);
       if (!taken) continue;
-      this.schedule(place, { create: false, size: 0 });
+      this.lastTake = Date.now();
+      this.schedule(place, { create: false, size: 0, afterTakes: this.lastTake });
       return taken;
     }
   }
@@ -146,7 +161,9 @@ export class WorktreePool {
     this.loops.set(folder, entry);
     entry.done = (async () => {
       while (entry.next && !this.stopped) {
-        const { place: where, ...asked } = entry.next;
+        if (entry.next.afterTakes !== undefined) await this.takesPaused(entry.next.afterTakes);
+        if (!entry.next || this.stopped) break;
+        const { place: where, afterTakes: _afterTakes, ...asked } = entry.next;
         entry.next = undefined;
         try {
           await this.tend(folder, where, asked);
@@ -156,6 +173,16 @@ export class WorktreePool {
       }
       this.loops.delete(folder);
     })();
+  }
+
+  /** Resolves once no take of this process came for TAKES_QUIET_MS, REFILL_WAIT_MAX_MS after `askedAt` at the latest, or at once when the pool closes. */
+  private async takesPaused(askedAt: number): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      const wait = Math.min(this.lastTake + TAKES_QUIET_MS, askedAt + REFILL_WAIT_MAX_MS) - now;
+      if (wait <= 0 || this.stopped) return;
+      await sleep(wait, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+    }
   }
 
   /** One round of a pool's upkeep: its state brought up to date, idle worktrees moved to its head, then filled to its size. */
@@ -321,7 +348,14 @@ async function settle(dir: string, run: (at: string, args: string[]) => Promise<
 }
 
 function merged(a: Request | undefined, b: Request & { place: PoolPlace }): Request & { place: PoolPlace } {
-  return a ? { place: b.place, create: a.create || b.create, size: Math.max(a.size, b.size) } : b;
+  if (!a) return b;
+  // A refill asked beside a request that may not wait (a warm, a new head) waits no longer.
+  return {
+    place: b.place,
+    create: a.create || b.create,
+    size: Math.max(a.size, b.size),
+    afterTakes: a.afterTakes !== undefined && b.afterTakes !== undefined ? Math.min(a.afterTakes, b.afterTakes) : undefined,
+  };
 }
 
 function commitOf(repo: string, ref: string): Promise<string> {
