@@ -94,25 +94,6 @@ describe("the commit's use of the Report's look", () => {
     expect(await seen(true)).toEqual({ refused: false, changes: ['src/b.txt'] });
   });
 
-  it("after a file tool's call that no look followed (nothing beside the calls writes), asks git afresh: the written file is in the commit's list", async () => {
-    const { dir, guard } = await guarded();
-    guard.quietBesideCalls(() => true);
-    const afterWrite: Array<string | undefined> = [];
-    const run = await runScripted({
-      root: dir,
-      turns: [bash('echo b > src/b.txt'), { tools: [{ name: 'Write', input: { file_path: 'src/c.txt', content: 'c\n' } }] }, REPORT_TURN],
-      slots: guard.wrap(modeOnlySlots),
-      stopCheck: guard.stopCheck,
-      onEvent: (event) => {
-        if (event.type === 'tool_result' && event.name === 'Write') afterWrite.push(guard.lastStatus());
-      },
-    });
-    expect(run.events.some((event) => event.type === 'notice')).toBe(false);
-    // The Bash call's look no longer tells the tree once the Write wrote it: nobody may take it again.
-    expect(afterWrite).toEqual([undefined]);
-    expect(guard.reportChanges()).toEqual(['src/b.txt', 'src/c.txt']);
-  });
-
   it("holds only with bwrap's pid namespace and nothing running beside the agent's calls", () => {
     const quiet = { pidNamespace: true, hooks: false, mcpServers: false, languageServers: false, externalAgent: false };
     expect(reportLookHolds(quiet)).toBe(true);

@@ -54,7 +54,7 @@ export interface OwnedPathsGuard {
  *   sandbox of its own (workers/agents/), and is looked after as before.
  *
  * A host-side file tool (Edit, Write) is still followed by a look, unless nothing else can write
- * at all (fileToolLookWaits): it writes on the host, to a path checked inside the worktree, and a
+ * at all (checkoutLookWaits): it writes on the host, to a path checked inside the worktree, and a
  * link swapped in by a command running in the background could lead that write out; so is every
  * other tool (an MCP server may run on the host).
  */
@@ -84,21 +84,16 @@ export function commandsConfined(facts: {
 }
 
 /**
- * Whether the look after a host-side file tool's call (Edit, Write) may wait for the next look,
- * the worktree's and the user's checkout's alike: the next command call's, or the Report's, which
- * always looks, asks git afresh (the last look no longer tells the tree: WorktreeWatch.wroteUnlooked)
- * and judges every change since the start as each look does, so whatever the call wrote is judged
- * there, and whatever changed in the checkout is named from the same baseline. It may when nothing
- * but the agent's own calls can write anywhere (`quiet`: reportLook.ts, reportLookHolds), since
- * then the look after the call could find nothing to act on: the tool wrote one path it resolved
- * inside the worktree, links followed, and that the owned-paths check allowed before it ran (an
- * owned path, or a guarded one an allow rule names, admitted as the call left it); links leading
- * out were removed by the look after the call that made them; and no process of the session
- * outlives its call (bwrap's pid namespace), runs beside the calls (no MCP or language server, an
- * own loop) or around them (no hook) to swap a link under it, write elsewhere in the tree, or
- * write the checkout. Any other tool is looked after at once.
+ * Whether the look at the user's checkout after a call that ran no command may wait for the next
+ * look (the Report's always looks, from the same baseline, so whatever changed there is still
+ * named). It may after a host-side file tool (Edit, Write) when nothing but the agent's own calls
+ * can write anywhere (`quiet`: reportLook.ts, reportLookHolds): the tool writes one path it
+ * resolved inside the worktree, links leading out were removed by the look after the call that
+ * made them, and no process of the session outlives its call (bwrap's pid namespace), runs
+ * beside the calls (no MCP or language server, an own loop) or around them (no hook) to swap a
+ * link under it or write the checkout itself. Any other tool is looked after at once.
  */
-export function fileToolLookWaits(facts: { fileTool: boolean; quiet: boolean }): boolean {
+export function checkoutLookWaits(facts: { fileTool: boolean; quiet: boolean }): boolean {
   return facts.fileTool && facts.quiet;
 }
 
@@ -127,18 +122,16 @@ export function ownedPathsGuard(
     // A command judged read-only by its words may still write: only the worktree tells.
     const ranCode = familyOf(call.tool) === 'run';
     if (!ranCode && call.readOnly) return undefined;
-    if (!ranCode && fileToolLookWaits({ fileTool: familyOf(call.tool) === 'edit', quiet: quiet() })) {
-      watch.wroteUnlooked();
-      return undefined;
-    }
-    // After a command the look at the user's checkout may wait for the Report's (commandsConfined).
-    const found = await watch.check({ ranCode, checkout: !(ranCode && confined) });
+    const found = await watch.check({ ranCode, checkout: !checkoutWaits(call, ranCode) });
     if (found.stopRun) onStopRun(found.stopRun);
     const items = [...found.reverted, ...found.toUndo, ...found.outside];
     if (items.length === 0) return undefined;
     announce(ctx, `after ${call.tool.name}`, found);
     return fill(CHANGE_REFUSALS, items);
   };
+  // The look at the user's checkout may wait for the Report's (commandsConfined; quiet, for a file tool: see checkoutLookWaits).
+  const checkoutWaits = (call: CheckedCall, ranCode: boolean) =>
+    ranCode ? confined : checkoutLookWaits({ fileTool: familyOf(call.tool) === 'edit', quiet: quiet() });
   return {
     lastStatus: () => watch.lastStatus(),
     reportChanges: () => reportLook,

@@ -171,15 +171,6 @@ export class WorktreeWatch {
     return this.lastLook?.changed;
   }
 
-  /**
-   * A host-side file tool wrote the tree and no look followed it (ownedPathsSlots.ts,
-   * fileToolLookWaits): the last look no longer tells the tree, so nobody takes it again
-   * (lastStatus, lastChanges, the Report's `sinceLastLook`); the next look asks git.
-   */
-  wroteUnlooked(): void {
-    this.lastLook = undefined;
-  }
-
   /** A guarded file an allowed Edit or Write just wrote: it stays as long as it is as that call left it. */
   admit(relative: string): void {
     this.admitted.set(relative, readEntry(path.join(this.root, relative)));
