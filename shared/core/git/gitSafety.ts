@@ -189,14 +189,18 @@ function readText(file: string): string | undefined {
   }
 }
 
-/** Each configuration file's parse, kept while its text is the same (read by readText: the same string while the file is unchanged). */
-const parsedConfigs = new Map<string, { text: string; parsed: ReturnType<typeof parseConfig> }>();
+/**
+ * Each configuration file's parse, kept while its text is the same (read by readText: the same
+ * string while the file is unchanged) and so is HOME (an include's `~/`).
+ */
+const parsedConfigs = new Map<string, { text: string; home: string | undefined; parsed: ReturnType<typeof parseConfig> }>();
 
 function parsedConfig(text: string, file: string): ReturnType<typeof parseConfig> {
+  const home = process.env.HOME;
   const kept = parsedConfigs.get(file);
-  if (kept?.text === text) return kept.parsed;
+  if (kept?.text === text && kept.home === home) return kept.parsed;
   const parsed = parseConfig(text, file);
-  parsedConfigs.set(file, { text, parsed });
+  parsedConfigs.set(file, { text, home, parsed });
   return parsed;
 }
 

@@ -16,8 +16,9 @@ import { codeUnitOrder } from '../../../core/text/codeUnitOrder.js';
  * hashed before its commit equals the committed tree.
  *
  * How, fast on large trees: the index gives the mode and blob id of every tracked file (read from
- * its file, indexEntries.ts, or where that cannot be done as git would, by `git ls-files -s`); `git status` (git's own stat cache, with its protection against same-second
- * edits) names the files whose working copy differs from the index, and the untracked ones;
+ * its file, indexEntries.ts, or by `git ls-files -s` where that cannot be done as git would);
+ * `git status` (git's own stat cache, with its protection against same-second edits) names the
+ * files whose working copy differs from the index, and the untracked ones;
  * only those are read and hashed here (sha1 of `blob <size>\0<content>`, as git does). Files
  * under git clean/smudge filters (LFS, eol conversion) are hashed as they are on disk.
  */
@@ -55,15 +56,11 @@ async function snapshotNow(root: string, looked?: { statusV2: string }): Promise
   const top = await repositoryTop(root);
   const files = new Map<string, string>();
   const dirty = looked ? dirtyFromV2(looked.statusV2) : new Set<string>();
-  const tracked = (rel: string, entry: string, stage: string | number) => {
-    // A conflicted file has several stages: what counts is what is on disk.
-    if (stage !== '0' && stage !== 0) dirty.add(rel);
-    else files.set(rel, entry);
-  };
   // The index's entries from its file where it reads as git reads it (indexEntries.ts), else from
   // git: `files` is empty until then, so what a read that fails half-way handed over is dropped whole.
   const conflicted: string[] = [];
   const indexed = readIndexEntries(top, ({ path: rel, entry, stage }) => {
+    // A conflicted file has several stages: what counts is what is on disk.
     if (stage === 0) files.set(rel, entry);
     else conflicted.push(rel);
   });
@@ -81,7 +78,9 @@ async function snapshotNow(root: string, looked?: { statusV2: string }): Promise
           const tab = line.indexOf('\t');
           const stageAt = line.lastIndexOf(' ', tab);
           if (tab < 0 || stageAt <= 0 || tab === line.length - 1) return;
-          tracked(line.slice(tab + 1), line.slice(0, stageAt), line.slice(stageAt + 1, tab));
+          const rel = line.slice(tab + 1);
+          if (line.slice(stageAt + 1, tab) !== '0') dirty.add(rel);
+          else files.set(rel, line.slice(0, stageAt));
         }),
     looked
       ? undefined
