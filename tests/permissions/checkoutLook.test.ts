@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../shared/core/events/agentEvent.js';
 import { modeOnlySlots } from '../../shared/core/tool/pipeline.js';
 import { OwnedPaths } from '../../shared/policy/permissions/ownedPaths.js';
-import { checkoutLookWaits, commandsConfined, ownedPathsGuard } from '../../shared/policy/permissions/ownedPathsSlots.js';
+import { commandsConfined, fileToolLookWaits, ownedPathsGuard } from '../../shared/policy/permissions/ownedPathsSlots.js';
 import { WorktreeWatch } from '../../shared/policy/permissions/worktreeWatch.js';
 import { bash, REPORT_TURN, runScripted } from '../context/scriptedSession.js';
 import { git, makeRepo } from '../support/gitRepo.js';
@@ -80,9 +80,9 @@ describe("the look at the user's checkout", () => {
   });
 
   it('waits after a file tool only when quiet, never after another tool that ran no command', () => {
-    expect(checkoutLookWaits({ fileTool: true, quiet: true })).toBe(true);
-    expect(checkoutLookWaits({ fileTool: true, quiet: false })).toBe(false);
-    expect(checkoutLookWaits({ fileTool: false, quiet: true })).toBe(false);
+    expect(fileToolLookWaits({ fileTool: true, quiet: true })).toBe(true);
+    expect(fileToolLookWaits({ fileTool: true, quiet: false })).toBe(false);
+    expect(fileToolLookWaits({ fileTool: false, quiet: true })).toBe(false);
   });
 
   it('after each command, unless commands are confined: then the Report looks, from the same baseline, and names the change', async () => {

@@ -27,7 +27,7 @@ async function guarded() {
   git(repo, 'worktree', 'add', '-q', '-b', 'orca/r1/t1', dir, start);
   const owned = new OwnedPaths(['src/**']);
   const watch = await WorktreeWatch.open({ root: dir, start, owned, linked: [] });
-  return { dir, start, owned, guard: ownedPathsGuard(owned, watch, start) };
+  return { dir, start, owned, watch, guard: ownedPathsGuard(owned, watch, start) };
 }
 
 describe("the commit's use of the Report's look", () => {
@@ -92,6 +92,35 @@ describe("the commit's use of the Report's look", () => {
     };
     expect(await seen(false)).toEqual({ refused: true, changes: undefined });
     expect(await seen(true)).toEqual({ refused: false, changes: ['src/b.txt'] });
+  });
+
+  it("looks once after a turn of file-tool calls where nothing beside the calls writes (after each call otherwise), and the Report's list holds every file written", async () => {
+    const seen = async (quiet: boolean) => {
+      const { dir, watch, guard } = await guarded();
+      guard.quietBesideCalls(() => quiet);
+      let looks = 0;
+      const check = watch.check.bind(watch);
+      watch.check = (options) => {
+        looks += 1;
+        return check(options);
+      };
+      const write = (file: string) => ({ name: 'Write', input: { file_path: file, content: `${file}\n` } });
+      const statusAfterWrite: Array<string | undefined> = [];
+      await runScripted({
+        root: dir,
+        turns: [bash('echo b > src/b.txt'), { tools: [write('src/c.txt'), write('src/d.txt'), write('src/e.txt')] }, REPORT_TURN],
+        slots: guard.wrap(modeOnlySlots),
+        stopCheck: guard.stopCheck,
+        onEvent: (event) => {
+          if (event.type === 'tool_result' && event.name === 'Write') statusAfterWrite.push(guard.lastStatus());
+        },
+      });
+      return { looks, statusAfterWrite: statusAfterWrite.map((status) => status !== undefined), changes: guard.reportChanges() };
+    };
+    const files = ['src/b.txt', 'src/c.txt', 'src/d.txt', 'src/e.txt'];
+    // The Bash call's look, one at the turn's end, the Report's (taking the last again where quiet).
+    expect(await seen(true)).toEqual({ looks: 3, statusAfterWrite: [false, false, false], changes: files });
+    expect(await seen(false)).toEqual({ looks: 5, statusAfterWrite: [true, true, true], changes: files });
   });
 
   it("holds only with bwrap's pid namespace and nothing running beside the agent's calls", () => {

@@ -54,7 +54,7 @@ export interface OwnedPathsGuard {
  *   sandbox of its own (workers/agents/), and is looked after as before.
  *
  * A host-side file tool (Edit, Write) is still followed by a look, unless nothing else can write
- * at all (checkoutLookWaits): it writes on the host, to a path checked inside the worktree, and a
+ * at all (fileToolLookWaits): it writes on the host, to a path checked inside the worktree, and a
  * link swapped in by a command running in the background could lead that write out; so is every
  * other tool (an MCP server may run on the host).
  */
@@ -84,16 +84,21 @@ export function commandsConfined(facts: {
 }
 
 /**
- * Whether the look at the user's checkout after a call that ran no command may wait for the next
- * look (the Report's always looks, from the same baseline, so whatever changed there is still
- * named). It may after a host-side file tool (Edit, Write) when nothing but the agent's own calls
- * can write anywhere (`quiet`: reportLook.ts, reportLookHolds): the tool writes one path it
- * resolved inside the worktree, links leading out were removed by the look after the call that
- * made them, and no process of the session outlives its call (bwrap's pid namespace), runs
- * beside the calls (no MCP or language server, an own loop) or around them (no hook) to swap a
- * link under it or write the checkout itself. Any other tool is looked after at once.
+ * Whether the look after a host-side file tool's call (Edit, Write) may wait for the end of the
+ * model's turn, when every call of it has run (PostToolBatch), the worktree's and the user's
+ * checkout's alike (the checkout's then waits on for the Report's, which always looks from the
+ * same baseline, so whatever changed there is still named). It may when nothing but the agent's
+ * own calls can write anywhere (`quiet`: reportLook.ts, reportLookHolds): the tool wrote one path
+ * it resolved inside the worktree (links followed) and that the owned-paths check allowed before
+ * it ran, links leading out were removed by the look after the call that made them, and no
+ * process of the session outlives its call (bwrap's pid namespace), runs beside the calls (no MCP
+ * or language server, an own loop) or around them (no hook) to swap a link under it or write
+ * anything else: the look right after it could find nothing to act on. A turn of several edits is
+ * then looked at once; a command call in the same turn is looked after as always, and a check's
+ * starting tree asks git itself (the last look no longer tells the tree: WorktreeWatch.wroteUnlooked).
+ * Any other tool is looked after at once.
  */
-export function checkoutLookWaits(facts: { fileTool: boolean; quiet: boolean }): boolean {
+export function fileToolLookWaits(facts: { fileTool: boolean; quiet: boolean }): boolean {
   return facts.fileTool && facts.quiet;
 }
 
@@ -118,20 +123,30 @@ export function ownedPathsGuard(
   let confined = false;
   let reportLook: readonly string[] | undefined;
   let quiet = () => false;
+  // A file tool's look waiting for the end of the turn (fileToolLookWaits).
+  let lookAtTurnEnd = false;
+  const findings = async (ctx: ToolContext, when: string, options: { ranCode: boolean; checkout: boolean }) => {
+    const found = await watch.check(options);
+    if (found.stopRun) onStopRun(found.stopRun);
+    const items = [...found.reverted, ...found.toUndo, ...found.outside];
+    if (items.length === 0) return undefined;
+    announce(ctx, when, found);
+    return fill(CHANGE_REFUSALS, items);
+  };
   const look = async (call: CheckedCall, ctx: ToolContext): Promise<string | undefined> => {
     // A command judged read-only by its words may still write: only the worktree tells.
     const ranCode = familyOf(call.tool) === 'run';
     if (!ranCode && call.readOnly) return undefined;
-    const found = await watch.check({ ranCode, checkout: !checkoutWaits(call, ranCode) });
-    if (found.stopRun) onStopRun(found.stopRun);
-    const items = [...found.reverted, ...found.toUndo, ...found.outside];
-    if (items.length === 0) return undefined;
-    announce(ctx, `after ${call.tool.name}`, found);
-    return fill(CHANGE_REFUSALS, items);
+    if (!ranCode && fileToolLookWaits({ fileTool: familyOf(call.tool) === 'edit', quiet: quiet() })) {
+      lookAtTurnEnd = true;
+      watch.wroteUnlooked();
+      return undefined;
+    }
+    // Whatever a file tool wrote earlier in the turn, this look sees too.
+    lookAtTurnEnd = false;
+    // After a command the look at the user's checkout may wait for the Report's (commandsConfined).
+    return findings(ctx, `after ${call.tool.name}`, { ranCode, checkout: !(ranCode && confined) });
   };
-  // The look at the user's checkout may wait for the Report's (commandsConfined; quiet, for a file tool: see checkoutLookWaits).
-  const checkoutWaits = (call: CheckedCall, ranCode: boolean) =>
-    ranCode ? confined : checkoutLookWaits({ fileTool: familyOf(call.tool) === 'edit', quiet: quiet() });
   return {
     lastStatus: () => watch.lastStatus(),
     reportChanges: () => reportLook,
@@ -165,6 +180,13 @@ export function ownedPathsGuard(
         reportLook = undefined;
         const outcome = await slots.postToolUseFailure(call, error, ctx);
         return noted(outcome, await look(call, ctx));
+      },
+      async postToolBatch(calls, ctx) {
+        const outcome = slots.postToolBatch ? await slots.postToolBatch(calls, ctx) : {};
+        if (!lookAtTurnEnd) return outcome;
+        lookAtTurnEnd = false;
+        const note = await findings(ctx, 'after the turn', { ranCode: false, checkout: false });
+        return note ? { ...outcome, additionalContext: [...(outcome.additionalContext ?? []), note] } : outcome;
       },
     }),
     stopCheck: {

@@ -171,6 +171,15 @@ export class WorktreeWatch {
     return this.lastLook?.changed;
   }
 
+  /**
+   * A host-side file tool wrote the tree and its look waits for the end of the turn
+   * (ownedPathsSlots.ts, fileToolLookWaits): until then the last look no longer tells the tree,
+   * so nobody takes it again (lastStatus, lastChanges, the Report's `sinceLastLook`).
+   */
+  wroteUnlooked(): void {
+    this.lastLook = undefined;
+  }
+
   /** A guarded file an allowed Edit or Write just wrote: it stays as long as it is as that call left it. */
   admit(relative: string): void {
     this.admitted.set(relative, readEntry(path.join(this.root, relative)));
