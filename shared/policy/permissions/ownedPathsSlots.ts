@@ -123,30 +123,13 @@ export function ownedPathsGuard(
   let confined = false;
   let reportLook: readonly string[] | undefined;
   let quiet = () => false;
-  // A file tool's look waiting for the end of the turn (fileToolLookWaits).
-  let lookAtTurnEnd = false;
-  const findings = async (ctx: ToolContext, when: string, options: { ranCode: boolean; checkout: boolean }) => {
-    const found = await watch.check(options);
+  const looks = callLooks(watch, { quiet: () => quiet(), confined: () => confined }, (ctx, when, found) => {
     if (found.stopRun) onStopRun(found.stopRun);
     const items = [...found.reverted, ...found.toUndo, ...found.outside];
     if (items.length === 0) return undefined;
     announce(ctx, when, found);
     return fill(CHANGE_REFUSALS, items);
-  };
-  const look = async (call: CheckedCall, ctx: ToolContext): Promise<string | undefined> => {
-    // A command judged read-only by its words may still write: only the worktree tells.
-    const ranCode = familyOf(call.tool) === 'run';
-    if (!ranCode && call.readOnly) return undefined;
-    if (!ranCode && fileToolLookWaits({ fileTool: familyOf(call.tool) === 'edit', quiet: quiet() })) {
-      lookAtTurnEnd = true;
-      watch.wroteUnlooked();
-      return undefined;
-    }
-    // Whatever a file tool wrote earlier in the turn, this look sees too.
-    lookAtTurnEnd = false;
-    // After a command the look at the user's checkout may wait for the Report's (commandsConfined).
-    return findings(ctx, `after ${call.tool.name}`, { ranCode, checkout: !(ranCode && confined) });
-  };
+  });
   return {
     lastStatus: () => watch.lastStatus(),
     reportChanges: () => reportLook,
@@ -174,18 +157,16 @@ export function ownedPathsGuard(
         const target = editTarget(call, ctx);
         // A guarded file a file tool was allowed to write (an allow rule named it, the task names it) stays as it left it.
         if (target !== undefined) watch.admit(target);
-        return noted(outcome, await look(call, ctx));
+        return noted(outcome, await looks.afterCall(call, ctx));
       },
       async postToolUseFailure(call, error, ctx) {
         reportLook = undefined;
         const outcome = await slots.postToolUseFailure(call, error, ctx);
-        return noted(outcome, await look(call, ctx));
+        return noted(outcome, await looks.afterCall(call, ctx));
       },
       async postToolBatch(calls, ctx) {
         const outcome = slots.postToolBatch ? await slots.postToolBatch(calls, ctx) : {};
-        if (!lookAtTurnEnd) return outcome;
-        lookAtTurnEnd = false;
-        const note = await findings(ctx, 'after the turn', { ranCode: false, checkout: false });
+        const note = await looks.afterTurn(ctx);
         return note ? { ...outcome, additionalContext: [...(outcome.additionalContext ?? []), note] } : outcome;
       },
     }),
@@ -202,6 +183,41 @@ export function ownedPathsGuard(
         reportLook = watch.lastChanges();
         return undefined;
       },
+    },
+  };
+}
+
+/**
+ * The watch's looks after an agent's calls: after each call that may write, at once, but for a
+ * file tool's where nothing beside the calls writes, which waits for the end of the turn
+ * (fileToolLookWaits). `refused` turns what a look found into the note for the model, if any.
+ */
+function callLooks(
+  watch: WorktreeWatch,
+  facts: { quiet: () => boolean; confined: () => boolean },
+  refused: (ctx: ToolContext, when: string, found: WatchFindings) => string | undefined,
+) {
+  let atTurnEnd = false;
+  return {
+    async afterCall(call: CheckedCall, ctx: ToolContext): Promise<string | undefined> {
+      // A command judged read-only by its words may still write: only the worktree tells.
+      const ranCode = familyOf(call.tool) === 'run';
+      if (!ranCode && call.readOnly) return undefined;
+      if (!ranCode && fileToolLookWaits({ fileTool: familyOf(call.tool) === 'edit', quiet: facts.quiet() })) {
+        atTurnEnd = true;
+        watch.wroteUnlooked();
+        return undefined;
+      }
+      // Whatever a file tool wrote earlier in the turn, this look sees too.
+      atTurnEnd = false;
+      // After a command the look at the user's checkout may wait for the Report's (commandsConfined).
+      return refused(ctx, `after ${call.tool.name}`, await watch.check({ ranCode, checkout: !(ranCode && facts.confined()) }));
+    },
+    /** The look a file tool's call left for the end of the turn, if one did; the checkout's waits on for the Report's. */
+    async afterTurn(ctx: ToolContext): Promise<string | undefined> {
+      if (!atTurnEnd) return undefined;
+      atTurnEnd = false;
+      return refused(ctx, 'after the turn', await watch.check({ ranCode: false, checkout: false }));
     },
   };
 }
