@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
+import { worktreeGitDir } from './worktreeStartState.js';
 
 /** One entry of an index: its path, `<mode> <object id>` as ls-files prints them, and its stage. */
 export interface IndexEntry {
@@ -68,13 +69,10 @@ export function parseIndex(bytes: Buffer): IndexEntry[] | undefined {
   return readIndex(source, (entry) => entries.push(entry)) ? entries : undefined;
 }
 
-/** The index of the work tree whose top is `top`: in its `.git` folder, or the one its `.git` file points to. */
+/** The index of the work tree whose top is `top`: in its own git folder, found by its `.git` folder or pointer file. */
 function indexFileOf(top: string): string | undefined {
-  const dotGit = path.join(top, '.git');
   try {
-    if (statSync(dotGit).isDirectory()) return path.join(dotGit, 'index');
-    const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'))?.[1];
-    return pointer ? path.join(path.resolve(top, pointer), 'index') : undefined;
+    return path.join(worktreeGitDir(top), 'index');
   } catch {
     return undefined; // No `.git` at the top: git finds the repository its own way.
   }
