@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { CHECK_COMMAND, makeRunRepo } from '../../bench/runScript.js';
 import { agentJobId } from '../../shared/infra/queue/agentQueue.js';
@@ -51,6 +53,8 @@ describe('a worker killed mid-job during orca run', () => {
       ]);
       const runId = await run.runId;
       await waitForEntry(env.redis, env.keys, runId, is.toolCall('held', 'Bash'), 'the held task reaching its shell');
+      // The call's entry is written before its shell starts: the kill waits for the half-written file.
+      await waitForHalfWritten(repo, runId);
 
       first.child.kill('SIGKILL');
       expect((await first.exited).signal).toBe('SIGKILL');
@@ -88,3 +92,16 @@ describe('a worker killed mid-job during orca run', () => {
     }
   });
 });
+
+/** Polls until the held task's worktree (on branch orca/<run>/held) holds half.txt. */
+async function waitForHalfWritten(repo: string, runId: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const blocks = git(repo, 'worktree', 'list', '--porcelain').split('\n\n');
+    const held = blocks.find((block) => block.includes(`branch refs/heads/orca/${runId}/held`));
+    const dir = held && /^worktree (.+)$/m.exec(held)?.[1];
+    if (dir && existsSync(path.join(dir, 'half.txt'))) return;
+    if (Date.now() > deadline) throw new Error(`run ${runId}: the held task never wrote half.txt`);
+    await sleep(50);
+  }
+}
