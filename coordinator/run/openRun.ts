@@ -1,7 +1,6 @@
 import type { RoleDefinition } from '../../roles/role.js';
 import { availableRoles } from '../../roles/roleCatalog.js';
 import { settingsFromConfig } from '../../shared/context/config/trustedSettings.js';
-import type { TaskStatus } from '../../shared/core/events/runEvent.js';
 import { type OrcaProjectConfig, readOrcaProjectConfig } from '../../shared/core/git/orcaProjectConfig.js';
 import type { TrustedConfig } from '../../shared/infra/queue/trustedConfig.js';
 import { networkRules } from '../../shared/policy/permissions/sandbox.js';
@@ -10,7 +9,7 @@ import { readRunConfig } from '../runConfig.js';
 import type { OrcaServices } from '../services.js';
 import { JobRunner } from './jobRunner.js';
 import type { RunContext } from './runContext.js';
-import { RunPool } from './runPool.js';
+import { type PlanTaskState, RunPool } from './runPool.js';
 import type { RunRecorder } from './runRecorder.js';
 import type { RunSettings } from './runSettings.js';
 import { SharedRun } from './sharedRun.js';
@@ -48,7 +47,7 @@ export async function openRun(
     config,
     shared: settings.share !== undefined,
   });
-  integration.onMerged = (head) => pool?.afterMerge(head, planStatuses(recorder));
+  integration.onMerged = (head) => pool?.afterMerge(head, planTaskStates(recorder));
   const ctx: RunContext = {
     services,
     recorder,
@@ -94,11 +93,11 @@ function jobRunnerFor(
   });
 }
 
-/** The statuses of the plan's subtasks (not the coordinator's, the planner's or the verification's own jobs). */
-function planStatuses(recorder: RunRecorder): TaskStatus[] {
+/** The statuses and dependencies of the plan's subtasks (not the coordinator's, the planner's or the verification's own jobs). */
+function planTaskStates(recorder: RunRecorder): PlanTaskState[] {
   const { state } = recorder;
   return (state.run.plan?.subtasks ?? []).flatMap((task) => {
     const status = state.tasks.get(task.id)?.status;
-    return status ? [status] : [];
+    return status ? [{ status, depends_on: task.depends_on }] : [];
   });
 }

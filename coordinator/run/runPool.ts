@@ -8,6 +8,12 @@ import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import type { TrustedConfig } from '../../shared/infra/queue/trustedConfig.js';
 import { hooksFromSettings } from '../../shared/policy/hooks/hookSettings.js';
 
+/** What afterMerge needs of each of the plan's tasks. */
+export interface PlanTaskState {
+  status: TaskStatus;
+  depends_on: readonly string[];
+}
+
 /**
  * The coordinator's hand in its run's pool of ready worktrees on its own host (the local workers
  * share its ORCA_HOME): filled from the run's start, while explore and plan run, to the run's agent
@@ -46,13 +52,15 @@ export class RunPool {
   }
 
   /**
-   * After a merge made `head`: the pool moves there only while a task still waits for its
-   * dependencies to merge (pending): it will be dispatched at a later head. Jobs already
-   * dispatched start at the head they were given, so with none waiting, moving the pool would
-   * only make each of their takes check its worktree out again, back at their base.
+   * After a merge made `head`: the pool moves there only while a task that waits for its
+   * dependencies to merge is still pending: it will be dispatched at a later head. A task without
+   * dependencies took its base when the run's dispatch began (one pending now waits for an agent
+   * slot, its base chosen), and jobs already dispatched start at the head they were given: moving
+   * the pool for them would only make each of their takes check its worktree out again, back at
+   * their base.
    */
-  afterMerge(head: string, statuses: readonly TaskStatus[]): void {
-    if (statuses.includes('pending')) this.warm(head);
+  afterMerge(head: string, tasks: readonly PlanTaskState[]): void {
+    if (tasks.some((task) => task.status === 'pending' && task.depends_on.length > 0)) this.warm(head);
   }
 
   /** Settles once the pool's filling and moving under way are done. */

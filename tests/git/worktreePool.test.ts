@@ -223,6 +223,22 @@ describe('the pool of ready worktrees', () => {
     for (const dir of ready(folder)) expect(status(path.join(folder, dir))).toBe('');
   });
 
+  it("checks out in the background at a lower CPU priority: git's processes and what they start run at niceness 10", async () => {
+    const { repo, pool, place } = setUp(2);
+    // A post-checkout hook (run by the pool's checkout, as by `worktree add`) writes down its niceness: field 19 of /proc/self/stat.
+    const seen = path.join(repo, '.git', 'niceness.txt');
+    writeFileSync(path.join(repo, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\ncut -d' ' -f19 /proc/$$/stat >> '${seen}'\n`, {
+      mode: 0o755,
+    });
+    const own = Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[16]);
+    pool.warm(place);
+    await pool.idle();
+    const found = readFileSync(seen, 'utf8').split('\n').filter(Boolean).map(Number);
+    expect(found).toHaveLength(2);
+    expect(found).toEqual([Math.min(own + 10, 19), Math.min(own + 10, 19)]);
+    await pool.close();
+  });
+
   it('ORCA_POOL_SIZE=0 turns the pool off', async () => {
     const before = process.env.ORCA_POOL_SIZE;
     process.env.ORCA_POOL_SIZE = '0';

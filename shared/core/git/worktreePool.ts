@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OrcaHome } from '../runtime/orcaHome.js';
 import { processAlive } from '../runtime/processAlive.js';
+import { ByCommit } from './byCommit.js';
 import { gitAt, resolveCommit, runGit } from './git.js';
 import { poolFolderTimes, recordPoolCheck } from './poolCheck.js';
 import {
@@ -26,6 +28,7 @@ import { checkAndBranch, inspect, moveReady, type PooledWorktree, type TakeOptio
 import { repoKey } from './repoKey.js';
 import { withRepoLock } from './repoLock.js';
 import { pruneWorktrees } from './worktree.js';
+import { moveWorktree } from './worktreeMove.js';
 
 /** A run's repository on this host, and the commit its jobs start from. */
 export interface PoolPlace {
@@ -224,13 +227,13 @@ export class WorktreePool {
       const busy = path.join(folder, busyName(name));
       const claimed = await withRepoLock(repo, async () => {
         if (!readState(folder) || !existsSync(path.join(folder, name))) return false;
-        await gitAt(repo).raw(['worktree', 'move', path.join(folder, name), busy]);
+        await moveWorktree(repo, path.join(folder, name), busy);
         return true;
       });
       if (!claimed) continue;
       const ok = await niceGit(busy, ['checkout', '--quiet', '--detach', head], this.stopping.signal)
         .then(() => pastRacyWindow(this.stopping.signal))
-        .then(() => settle(busy, (at, args) => niceGit(at, args, this.stopping.signal)))
+        .then(() => settle(repo, busy, (at, args) => niceGit(at, args, this.stopping.signal)))
         .catch(() => false);
       await this.release(folder, repo, busy, name, ok);
     }
@@ -256,7 +259,7 @@ export class WorktreePool {
       // status after it both checks the result and settles the index, so a take's check is a quick one.
       const ok = await niceGit(busy, ['checkout', '--quiet', '--force'], this.stopping.signal)
         .then(() => pastRacyWindow(this.stopping.signal))
-        .then(() => settle(busy, (at, args) => niceGit(at, args, this.stopping.signal)))
+        .then(() => settle(repo, busy, (at, args) => niceGit(at, args, this.stopping.signal)))
         .catch((error: unknown) => {
           if (!this.stopped) this.log(`a pooled worktree of ${repo} could not be checked out: ${oneLine(error)}`);
           return false;
@@ -271,7 +274,7 @@ export class WorktreePool {
     await withRepoLock(repo, async () => {
       if (ok && readState(folder)) {
         try {
-          await gitAt(repo).raw(['worktree', 'move', busy, path.join(folder, name)]);
+          await moveWorktree(repo, busy, path.join(folder, name));
           return;
         } catch (error) {
           this.log(`a pooled worktree could not be put back ready, removed: ${oneLine(error)}`);
@@ -307,18 +310,41 @@ export class WorktreePool {
 }
 
 /**
- * git for the pool's background checkouts, at a lower CPU priority (`nice -n 10`): on a busy host
- * they yield to the agents starting, whose worktrees they are filling the pool for.
+ * git for the pool's background checkouts, at a lower CPU priority (niceness 10): on a busy host
+ * they yield to the agents starting, whose worktrees they are filling the pool for. The priority
+ * is set on git's process once it is spawned, not by running it under `nice`: one exec fewer for
+ * each of the pool's git processes (an exec is 3–4 ms of CPU on a slow 2-core host). What git
+ * starts after that (a checkout's hook, a filter) inherits it.
  */
 function niceGit(dir: string, args: string[], signal: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(
-      'nice',
-      ['-n', '10', 'git', ...args],
+    const child = execFile(
+      'git',
+      args,
       { cwd: dir, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8', signal },
       (error, stdout, stderr) => (error ? reject(new Error(stderr.trim() || error.message)) : resolve(stdout)),
     );
+    try {
+      lowerPriority(child.pid);
+    } catch (error) {
+      child.kill('SIGKILL');
+      reject(new Error(`could not lower the priority of git ${args[0]} in ${dir}: ${(error as Error).message}`));
+    }
   });
+}
+
+/**
+ * Niceness 10 for a process just spawned. It cannot have been reaped yet (that happens on the event
+ * loop, after this), so its pid is still its own; one that failed to start has none.
+ */
+function lowerPriority(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    setPriority(pid, 10);
+  } catch (error) {
+    // A process that already exited (a zombie not yet reaped): nothing left to lower.
+    if ((error as { info?: { code?: string } }).info?.code !== 'ESRCH') throw error;
+  }
 }
 
 /**
@@ -336,16 +362,23 @@ function pastRacyWindow(signal: AbortSignal): Promise<void> {
  * The settling check of a pooled worktree after its checkout: its folders' times taken first
  * (poolCheck.ts), then the whole-tree status; clean, the times are recorded for the take.
  */
-async function settle(dir: string, run: (at: string, args: string[]) => Promise<string>): Promise<boolean> {
+async function settle(repo: string, dir: string, run: (at: string, args: string[]) => Promise<string>): Promise<boolean> {
   const head = headOf(dir);
   if (!head) return false;
-  const folders = (await run(dir, ['ls-tree', '-r', '-d', '-z', '--name-only', head])).split('\0').filter(Boolean);
+  const folders = await commitFolders.get(
+    head,
+    async () => (await run(dir, ['ls-tree', '-r', '-d', '-z', '--name-only', head])).split('\0').filter(Boolean),
+    repo,
+  );
   const times = poolFolderTimes(dir, head, folders);
   const found = await inspect(dir, run);
   if (found.dirty !== undefined || found.head !== head) return false;
   recordPoolCheck(dir, times);
   return true;
 }
+
+/** A commit's folders (`git ls-tree -r -d`), asked once for every worktree the pool settles at that commit. */
+const commitFolders = new ByCommit<string[]>(4);
 
 function merged(a: Request | undefined, b: Request & { place: PoolPlace }): Request & { place: PoolPlace } {
   if (!a) return b;
