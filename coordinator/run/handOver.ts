@@ -7,8 +7,12 @@ import { INTEGRATION_TASK, parseOrcaBranch } from '../../shared/core/git/orcaBra
 import { removeRunPools } from '../../shared/core/git/poolRemoval.js';
 import { removeViewsUnder } from '../../shared/core/git/viewTree.js';
 import { listWorktrees, removeWorktree } from '../../shared/core/git/worktree.js';
+import { mapLimited } from '../../shared/core/runtime/mapLimited.js';
 import type { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import { listDir } from '../clean/listDir.js';
+
+/** How many worktrees' `git status` the hand-over runs at once. */
+const STATUSES_AT_ONCE = 4;
 
 export interface HandedOver {
   taskId: string;
@@ -38,11 +42,17 @@ export async function handOverWorktrees(
 ): Promise<HandedOver[]> {
   const handed: HandedOver[] = [];
   const worktrees = await listWorktrees(repo);
-  for (const worktree of worktrees) {
+  const tasks = worktrees.flatMap((worktree) => {
     const named = worktree.branch ? parseOrcaBranch(worktree.branch) : undefined;
-    if (!named || named.runId !== runId || named.taskId === INTEGRATION_TASK || !ended(named.taskId)) continue;
-    if (!existsSync(worktree.dir)) continue; // pruned below, by whoever removes worktrees next
-    const changes = await hasChanges(worktree.dir);
+    if (!named || named.runId !== runId || named.taskId === INTEGRATION_TASK || !ended(named.taskId)) return [];
+    // One gone from disk is pruned below, by whoever removes worktrees next.
+    return existsSync(worktree.dir) ? [{ worktree, named }] : [];
+  });
+  // Each worktree's status asked a few at a time (a run of many tasks ends sooner); the removals
+  // after are one at a time, under the repository's lock.
+  const changed = await mapLimited(tasks, STATUSES_AT_ONCE, ({ worktree }) => hasChanges(worktree.dir));
+  for (const [index, { worktree, named }] of tasks.entries()) {
+    const changes = changed[index]!;
     const ours = isInside(path.resolve(worktree.dir), home.runWorktrees(runId));
     if (ours && !changes) await removeWorktree(repo, worktree.dir);
     else await gitAt(worktree.dir).raw(['switch', '--quiet', '--detach']);

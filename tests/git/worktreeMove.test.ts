@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { commonGitDir } from '../../shared/core/git/repoLock.js';
 import { moveWorktree } from '../../shared/core/git/worktreeMove.js';
 import { git, makeRepo } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
@@ -24,7 +25,10 @@ describe('moving a linked worktree without git', () => {
     const { repo, dir, head } = linked();
     const to = path.join(path.dirname(dir), 'jobs', 'task');
     mkdirSync(path.dirname(to));
-    // No git on the PATH while it moves: the move is made without a process on the job's way.
+    // No git on the PATH while it moves: the move is made without a process on the job's way (but
+    // for the repository's git folder, asked once per process and repository: the lock a mover
+    // holds asked it already).
+    await commonGitDir(repo);
     const pathWas = process.env.PATH;
     process.env.PATH = '';
     try {

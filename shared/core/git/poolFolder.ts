@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { describeZodError } from '../boundary/zodIssues.js';
-import { gitAt } from './git.js';
 import { RefFiles } from './refFiles.js';
 
 // A pool's folder on disk (`ORCA_HOME/pool/<run>/<repoKey>/`): its state file and the names of
@@ -64,16 +63,6 @@ export function writeState(folder: string, state: PoolState): void {
   // Renamed into place: a reader never sees half a file.
   writeFileSync(`${file}.${process.pid}`, `${JSON.stringify(state)}\n`);
   renameSync(`${file}.${process.pid}`, file);
-}
-
-/** Removes a worktree of `repo` and its folder; for callers already holding the repository's lock. */
-export async function dropLocked(repo: string, dir: string): Promise<void> {
-  try {
-    await gitAt(repo).raw(['worktree', 'remove', '--force', '--force', dir]);
-  } catch {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  await gitAt(repo).raw(['worktree', 'prune']);
 }
 
 export function listNames(folder: string): string[] {

@@ -3,8 +3,9 @@ import path from 'node:path';
 import type { OrcaHome } from '../runtime/orcaHome.js';
 import { processAlive } from '../runtime/processAlive.js';
 import { gitAt } from './git.js';
-import { BUSY, dropLocked, HOST, listNames, readState, removeEmpty, STATE_FILE } from './poolFolder.js';
+import { BUSY, HOST, listNames, readState, removeEmpty, STATE_FILE } from './poolFolder.js';
 import { commonGitDir, withRepoLock } from './repoLock.js';
+import { removeWorktreeLocked } from './worktree.js';
 
 // A run's pools removed when it ends (coordinator/run/handOver.ts) or by `orca clean`.
 
@@ -61,7 +62,7 @@ async function closePool(folder: string): Promise<void> {
     for (const name of listNames(folder)) {
       const busy = BUSY.exec(name);
       if (busy && busy[2] === HOST && processAlive(Number(busy[3]))) continue;
-      await dropLocked(repo, path.join(folder, name));
+      await removeWorktreeLocked(repo, path.join(folder, name));
     }
     await gitAt(repo).raw(['worktree', 'prune']);
     removeEmpty(folder);

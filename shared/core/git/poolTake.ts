@@ -3,9 +3,9 @@ import path from 'node:path';
 import type { StartTrace } from '../runtime/startTrace.js';
 import { gitAt } from './git.js';
 import { takePoolCheck } from './poolCheck.js';
-import { dropLocked, headOf, READY, STATE_FILE } from './poolFolder.js';
+import { headOf, READY, STATE_FILE } from './poolFolder.js';
 import { withRepoLock } from './repoLock.js';
-import { deleteBranchLocked, removeWorktree } from './worktree.js';
+import { deleteBranchLocked, removeWorktree, removeWorktreeLocked } from './worktree.js';
 import { moveWorktree } from './worktreeMove.js';
 
 /** A worktree taken from the pool (WorktreePool.takeChecked). */
@@ -80,7 +80,7 @@ export async function moveReady(
         return name;
       } catch (error) {
         log(`pooled worktree ${name} could not be moved to ${dir}, removed: ${oneLine(error)}`);
-        await dropLocked(repo, path.join(folder, name));
+        await removeWorktreeLocked(repo, path.join(folder, name));
       }
     }
     return undefined;

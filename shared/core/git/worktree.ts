@@ -1,7 +1,9 @@
-import { existsSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { branchExists, deleteBranch, gitAt, resolveCommit } from './git.js';
-import { withRepoLock } from './repoLock.js';
+import { plainAdminFolder } from './plainWorktree.js';
+import { commonGitDir, withRepoLock } from './repoLock.js';
 import { setViewWritable, viewProblem } from './viewTree.js';
 
 export interface WorktreeSpec {
@@ -116,22 +118,51 @@ export async function addWorktreeForBranch(repo: string, dir: string, branch: st
 
 /**
  * Removes a worktree and its folder, even with uncommitted changes in it. git's record of it goes
- * with a `worktree remove` that succeeds; only a folder git could not remove, or one already gone,
+ * with a removal that succeeds; only a folder git could not remove, or one already gone,
  * leaves a record for `worktree prune` to take (one git process fewer for each job's worktree).
  */
 export async function removeWorktree(repo: string, dir: string): Promise<void> {
-  await withRepoLock(repo, async () => {
-    if (existsSync(dir)) {
-      try {
-        await gitAt(repo).raw(['worktree', 'remove', '--force', '--force', dir]);
-        return;
-      } catch {
-        // Not (or no longer) a registered worktree: the folder is still ours to delete.
-        rmSync(dir, { recursive: true, force: true });
-      }
+  await withRepoLock(repo, () => removeWorktreeLocked(repo, dir));
+}
+
+/**
+ * removeWorktree for a caller already holding the repository's lock. A plain linked worktree
+ * (plainWorktree.ts) is removed as `git worktree remove --force --force` removes one, without its
+ * process: its folder, then its admin folder, then the repository's `worktrees/` folder if that
+ * left it empty (builtin/worktree.c: delete_git_work_tree, delete_git_dir,
+ * delete_worktrees_dir_if_empty). A run's end removes every task's worktree one after another
+ * under the lock: 32 of them took 700 ms of `git worktree remove` on a slow 2-core host. Any other
+ * worktree is git's to remove.
+ */
+export async function removeWorktreeLocked(repo: string, dir: string): Promise<void> {
+  if (existsSync(dir)) {
+    const admin = plainAdminFolder(dir, await commonGitDir(repo));
+    if (admin) {
+      await rm(dir, { recursive: true, force: true });
+      await rm(admin, { recursive: true, force: true });
+      removeIfEmpty(path.dirname(admin));
+      return;
     }
-    await gitAt(repo).raw(['worktree', 'prune']);
-  });
+    try {
+      await gitAt(repo).raw(['worktree', 'remove', '--force', '--force', dir]);
+      return;
+    } catch (error) {
+      // A repository's own folder (its `.git` a folder) is never orca's to delete, whatever named it.
+      if (statSync(path.join(dir, '.git'), { throwIfNoEntry: false })?.isDirectory())
+        throw new Error(`${dir} is a repository's main worktree, not one orca made: it was not removed`, { cause: error });
+      // Not (or no longer) a registered worktree: the folder is still ours to delete.
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  await gitAt(repo).raw(['worktree', 'prune']);
+}
+
+function removeIfEmpty(folder: string): void {
+  try {
+    rmdirSync(folder);
+  } catch (error) {
+    if (!['ENOTEMPTY', 'EEXIST', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  }
 }
 
 /**

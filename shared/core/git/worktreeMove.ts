@@ -1,6 +1,8 @@
-import { existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gitAt } from './git.js';
+import { plainAdminFolder } from './plainWorktree.js';
+import { commonGitDir } from './repoLock.js';
 
 /**
  * Moves a linked worktree of `repo` from `from` to `to` (which must not exist), as `git worktree
@@ -14,7 +16,7 @@ import { gitAt } from './git.js';
  * the repository's worktree lock (repoLock.ts), as every pool change is.
  */
 export async function moveWorktree(repo: string, from: string, to: string): Promise<void> {
-  const admin = plainAdminFolder(from);
+  const admin = plainAdminFolder(from, await commonGitDir(repo));
   if (!admin || existsSync(to)) {
     await gitAt(repo).raw(['worktree', 'move', from, to]);
     return;
@@ -24,20 +26,4 @@ export async function moveWorktree(repo: string, from: string, to: string): Prom
   // Renamed into place, as git's own lock-file write is: a reader never sees half a path.
   writeFileSync(`${gitdir}.orca-${process.pid}`, `${path.join(realpathSync(to), '.git')}\n`);
   renameSync(`${gitdir}.orca-${process.pid}`, gitdir);
-}
-
-/** The admin folder of a worktree git would move with a rename and one write; undefined for any other. */
-function plainAdminFolder(dir: string): string | undefined {
-  try {
-    const match = /^gitdir: (\/.+)\n?$/.exec(readFileSync(path.join(dir, '.git'), 'utf8'));
-    if (!match) return undefined;
-    const admin = match[1]!;
-    if (['locked', 'modules'].some((name) => existsSync(path.join(admin, name))) || existsSync(path.join(dir, '.gitmodules')))
-      return undefined;
-    const named = readFileSync(path.join(admin, 'gitdir'), 'utf8').trim();
-    return named === path.join(realpathSync(dir), '.git') ? admin : undefined;
-  } catch {
-    // Not readable as a plain linked worktree: git decides (and says why it cannot).
-    return undefined;
-  }
 }

@@ -12,7 +12,6 @@ import { poolFolderTimes, recordPoolCheck } from './poolCheck.js';
 import {
   BUSY,
   busyName,
-  dropLocked,
   HOST,
   headOf,
   listNames,
@@ -27,7 +26,7 @@ import { checkoutBytes, poolSizeSetting, roomForOne } from './poolSize.js';
 import { checkAndBranch, inspect, moveReady, type PooledWorktree, type TakeOptions } from './poolTake.js';
 import { repoKey } from './repoKey.js';
 import { withRepoLock } from './repoLock.js';
-import { pruneWorktrees } from './worktree.js';
+import { pruneWorktrees, removeWorktreeLocked } from './worktree.js';
 import { moveWorktree } from './worktreeMove.js';
 
 /** A run's repository on this host, and the commit its jobs start from. */
@@ -280,7 +279,7 @@ export class WorktreePool {
           this.log(`a pooled worktree could not be put back ready, removed: ${oneLine(error)}`);
         }
       }
-      await dropLocked(repo, busy);
+      await removeWorktreeLocked(repo, busy);
       // The run ended meanwhile: the last one out takes the pool's folder with it.
       if (!readState(folder)) removeEmpty(folder);
     });
@@ -290,7 +289,7 @@ export class WorktreePool {
   private async sweep(folder: string, repo: string): Promise<void> {
     for (const name of listNames(folder)) {
       const busy = BUSY.exec(name);
-      if (busy && busy[2] === HOST && !processAlive(Number(busy[3]))) await dropLocked(repo, path.join(folder, name));
+      if (busy && busy[2] === HOST && !processAlive(Number(busy[3]))) await removeWorktreeLocked(repo, path.join(folder, name));
     }
   }
 
