@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commonGitDir } from '../../shared/core/git/repoLock.js';
 import { moveWorktree } from '../../shared/core/git/worktreeMove.js';
-import { git, makeRepo } from '../support/gitRepo.js';
+import { git, makeRepo, worktreeFolders } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
 /** A repository and a detached linked worktree of it, the way the pool makes them. */
@@ -13,12 +13,6 @@ function linked(): { repo: string; dir: string; head: string } {
   git(repo, 'worktree', 'add', '--quiet', '--detach', dir, 'HEAD');
   return { repo, dir, head: git(dir, 'rev-parse', 'HEAD') };
 }
-
-const listed = (repo: string) =>
-  git(repo, 'worktree', 'list', '--porcelain')
-    .split('\n')
-    .filter((line) => line.startsWith('worktree '))
-    .map((line) => line.slice('worktree '.length));
 
 describe('moving a linked worktree without git', () => {
   it('leaves it where git finds it, as `git worktree move` would: listed there, usable, kept by a prune', async () => {
@@ -38,14 +32,14 @@ describe('moving a linked worktree without git', () => {
     }
     expect(existsSync(dir)).toBe(false);
     git(repo, 'worktree', 'prune');
-    expect(listed(repo)).toContain(to);
-    expect(listed(repo)).not.toContain(dir);
+    expect(worktreeFolders(repo)).toContain(to);
+    expect(worktreeFolders(repo)).not.toContain(dir);
     expect(git(to, 'rev-parse', 'HEAD')).toBe(head);
     expect(git(to, 'status', '--porcelain', '--untracked-files=all', '--ignored')).toBe('');
     // git itself can move it on from there: its records agree with the folder.
     const again = path.join(path.dirname(dir), 'again');
     git(repo, 'worktree', 'move', to, again);
-    expect(listed(repo)).toContain(again);
+    expect(worktreeFolders(repo)).toContain(again);
   });
 
   it('leaves to git what it would refuse or do otherwise: a locked worktree is not moved', async () => {
@@ -62,7 +56,7 @@ describe('moving a linked worktree without git', () => {
     writeFileSync(dotGit, `gitdir: ${path.relative(dir, admin)}\n`);
     const to = path.join(path.dirname(dir), 'moved');
     await moveWorktree(repo, dir, to);
-    expect(listed(repo)).toContain(to);
+    expect(worktreeFolders(repo)).toContain(to);
     expect(git(to, 'rev-parse', 'HEAD')).toBe(head);
   });
 });

@@ -12,7 +12,7 @@ import { OrcaHome } from '../../shared/core/runtime/orcaHome.js';
 import { AgentJobSchema } from '../../shared/infra/queue/agentJob.js';
 import { NO_HOOKS } from '../../shared/policy/hooks/hooksConfig.js';
 import { prepareWorkspace } from '../../workers/workspace/prepareWorkspace.js';
-import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
+import { commitFiles, git, makeRepo, worktreeFolders } from '../support/gitRepo.js';
 import { reportTurn, scriptedJob } from '../support/scriptedJobs.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -30,11 +30,6 @@ function setUp(slots: number, files: Record<string, string> = { 'a.txt': 'one\n'
 
 /** The ready worktrees of a pool's folder (what a take may hand out). */
 const ready = (folder: string) => (existsSync(folder) ? readdirSync(folder).filter((name) => /^w[0-9a-f]{8}$/.test(name)) : []);
-const listed = (repo: string) =>
-  git(repo, 'worktree', 'list', '--porcelain')
-    .split('\n')
-    .filter((line) => line.startsWith('worktree '))
-    .map((line) => line.slice('worktree '.length));
 const status = (dir: string) => git(dir, 'status', '--porcelain', '--untracked-files=all', '--ignored');
 
 describe('the pool of ready worktrees', () => {
@@ -59,7 +54,7 @@ describe('the pool of ready worktrees', () => {
     expect(existsSync(dir)).toBe(false);
     expect(ready(folder)).toEqual([]);
     expect(lines.filter((line) => line.includes('was not clean, removed'))).toHaveLength(3);
-    expect(listed(repo).filter((dir) => dir.includes(`${path.sep}pool${path.sep}`))).toEqual([]);
+    expect(worktreeFolders(repo).filter((dir) => dir.includes(`${path.sep}pool${path.sep}`))).toEqual([]);
 
     pool.warm(place);
     await pool.idle();
@@ -68,7 +63,7 @@ describe('the pool of ready worktrees', () => {
     expect(git(dir, 'branch', '--show-current')).toBe('orca/r1/t1');
     expect(status(dir)).toBe('');
     expect(readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('one\n');
-    expect(listed(repo)).toContain(dir);
+    expect(worktreeFolders(repo)).toContain(dir);
     // Refilled after the take, in the background: three ready again.
     await pool.idle();
     expect(ready(folder)).toHaveLength(3);
@@ -204,9 +199,9 @@ describe('the pool of ready worktrees', () => {
     expect(ready(folder).length).toBeGreaterThan(0);
     expect(await removeRunPools(home, 'r2', [repo])).toEqual([folder]);
     expect(existsSync(home.runPools('r2'))).toBe(false);
-    expect(listed(repo).filter((dir) => dir.includes(`${path.sep}pool${path.sep}`))).toEqual([]);
+    expect(worktreeFolders(repo).filter((dir) => dir.includes(`${path.sep}pool${path.sep}`))).toEqual([]);
     // The jobs' own worktrees are theirs: the pool's removal leaves them.
-    expect(listed(repo)).toEqual(expect.arrayContaining([cold.dir, warm.dir]));
+    expect(worktreeFolders(repo)).toEqual(expect.arrayContaining([cold.dir, warm.dir]));
   });
 
   it('closed while filling, it leaves no half-made worktree and nothing git lists that is not on disk', async () => {
@@ -219,7 +214,7 @@ describe('the pool of ready worktrees', () => {
     while (!filling() && ready(folder).length < 4) await new Promise((resolve) => setTimeout(resolve, 2));
     await pool.close();
     expect(readdirSync(folder).filter((name) => name.endsWith('.busy'))).toEqual([]);
-    for (const dir of listed(repo)) expect(existsSync(dir), dir).toBe(true);
+    for (const dir of worktreeFolders(repo)) expect(existsSync(dir), dir).toBe(true);
     for (const dir of ready(folder)) expect(status(path.join(folder, dir))).toBe('');
   });
 
@@ -299,6 +294,6 @@ describe('the pool of ready worktrees', () => {
       expect(git(dir, 'branch', '--show-current')).toBe(`orca/r1/${path.basename(dir)}`);
     }
     // Every worktree git lists is on disk (the processes left the pool consistent when they closed).
-    for (const dir of listed(repo)) expect(existsSync(dir)).toBe(true);
+    for (const dir of worktreeFolders(repo)) expect(existsSync(dir)).toBe(true);
   });
 });

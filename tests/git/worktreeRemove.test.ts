@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commonGitDir } from '../../shared/core/git/repoLock.js';
 import { removeWorktree } from '../../shared/core/git/worktree.js';
-import { git, makeRepo } from '../support/gitRepo.js';
+import { git, makeRepo, worktreeFolders } from '../support/gitRepo.js';
 import { tempDir } from '../support/tempDir.js';
 
 /** A repository and a linked worktree of it on a branch, with uncommitted and ignored files in it. */
@@ -17,12 +17,6 @@ function linked(): { repo: string; dir: string; admin: string } {
   writeFileSync(path.join(dir, 'build.log'), 'ignored\n');
   return { repo, dir, admin: git(dir, 'rev-parse', '--absolute-git-dir') };
 }
-
-const listed = (repo: string) =>
-  git(repo, 'worktree', 'list', '--porcelain')
-    .split('\n')
-    .filter((line) => line.startsWith('worktree '))
-    .map((line) => line.slice('worktree '.length));
 
 describe('removing a linked worktree without git', () => {
   it('leaves the repository as `git worktree remove --force --force` would: folder, record and empty worktrees/ gone, the branch kept', async () => {
@@ -40,7 +34,7 @@ describe('removing a linked worktree without git', () => {
     expect(existsSync(dir)).toBe(false);
     expect(existsSync(admin)).toBe(false);
     expect(existsSync(path.join(repo, '.git', 'worktrees'))).toBe(false);
-    expect(listed(repo)).toEqual([repo]);
+    expect(worktreeFolders(repo)).toEqual([repo]);
     expect(git(repo, 'worktree', 'list', '--porcelain')).not.toMatch(/prunable/);
     expect(git(repo, 'branch', '--list', 'orca/r1/t1')).toContain('orca/r1/t1');
     // The branch is free again: git checks it out elsewhere.
@@ -52,7 +46,7 @@ describe('removing a linked worktree without git', () => {
     const other = path.join(path.dirname(dir), 'other');
     git(repo, 'worktree', 'add', '--quiet', '--detach', other, 'HEAD');
     await removeWorktree(repo, dir);
-    expect(listed(repo)).toEqual([repo, other]);
+    expect(worktreeFolders(repo)).toEqual([repo, other]);
     expect(git(other, 'status', '--porcelain')).toBe('');
   });
 
@@ -62,7 +56,7 @@ describe('removing a linked worktree without git', () => {
     await removeWorktree(repo, dir);
     expect(existsSync(dir)).toBe(false);
     expect(existsSync(admin)).toBe(false);
-    expect(listed(repo)).toEqual([repo]);
+    expect(worktreeFolders(repo)).toEqual([repo]);
   });
 
   it('never deletes the folder a rewritten `.git` pointer names outside the repository, even one that names the worktree back', async () => {
@@ -78,7 +72,7 @@ describe('removing a linked worktree without git', () => {
     expect(existsSync(dir)).toBe(false);
     // git's own record of the real worktree is taken by its prune.
     expect(existsSync(admin)).toBe(false);
-    expect(listed(repo)).toEqual([repo]);
+    expect(worktreeFolders(repo)).toEqual([repo]);
   });
 
   it('never removes the main worktree: its `.git` is a folder, git refuses, and so does orca, saying why', async () => {

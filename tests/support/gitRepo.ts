@@ -36,3 +36,11 @@ export function commitFiles(dir: string, files: Record<string, string>, message:
   git(dir, 'commit', '-q', '-m', message);
   return git(dir, 'rev-parse', 'HEAD');
 }
+
+/** The folders of a repository's worktrees, as `git worktree list` gives them (the main one first). */
+export function worktreeFolders(repo: string): string[] {
+  return git(repo, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((line) => line.startsWith('worktree '))
+    .map((line) => line.slice('worktree '.length));
+}
