@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { launch } from '../runtime/launcher.js';
 import { gitAt } from './git.js';
 import { gitInvocation } from './gitSafety.js';
 
@@ -21,33 +21,24 @@ export function readCommitBlobs(repo: string, commit: string, paths: readonly st
   const wanted = [...new Set(paths)].filter((file) => !/[\n\r]/.test(file) && file !== '');
   const found = new Map<string, Buffer | undefined>(paths.map((file) => [file, undefined]));
   if (wanted.length === 0) return Promise.resolve(found);
-  return new Promise((resolve, reject) => {
-    const safe = gitInvocation(repo, ['cat-file', '--batch'], process.env);
-    const child = spawn('git', safe.args, { cwd: repo, env: safe.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`git cat-file --batch failed in ${repo} (exit ${code}): ${stderr.trim()}`));
-      const out = Buffer.concat(chunks);
-      let at = 0;
-      for (const file of wanted) {
-        const end = out.indexOf(0x0a, at);
-        if (end < 0) return reject(new Error(`git cat-file --batch in ${repo} stopped before ${file}`));
-        const header = out.subarray(at, end).toString('utf8').split(' ');
-        at = end + 1;
-        if (header.length !== 3) continue; // `<name> missing` (or ambiguous): not in the commit
-        const size = Number(header[2]);
-        if (header[1] === 'blob') found.set(file, Buffer.from(out.subarray(at, at + size)));
-        at += size + 1;
-      }
-      resolve(found);
-    });
-    child.stdin.end(wanted.map((file) => `${commit}:${file}\n`).join(''));
+  const safe = gitInvocation(repo, ['cat-file', '--batch'], process.env);
+  const input = wanted.map((file) => `${commit}:${file}\n`).join('');
+  return launch('git', safe.args, { cwd: repo, env: safe.env, input, maxBuffer: 512 * 1024 * 1024 }).then((ran) => {
+    if (ran.code !== 0)
+      throw new Error(`git cat-file --batch failed in ${repo} (exit ${ran.code ?? ran.signal}): ${ran.stderr.toString('utf8').trim()}`);
+    const out = ran.stdout;
+    let at = 0;
+    for (const file of wanted) {
+      const end = out.indexOf(0x0a, at);
+      if (end < 0) throw new Error(`git cat-file --batch in ${repo} stopped before ${file}`);
+      const header = out.subarray(at, end).toString('utf8').split(' ');
+      at = end + 1;
+      if (header.length !== 3) continue; // `<name> missing` (or ambiguous): not in the commit
+      const size = Number(header[2]);
+      if (header[1] === 'blob') found.set(file, Buffer.from(out.subarray(at, at + size)));
+      at += size + 1;
+    }
+    return found;
   });
 }
 
@@ -56,16 +47,13 @@ export function readCommitBlobs(repo: string, commit: string, paths: readonly st
  * what an agent reading a worktree of that commit saw, where it differs from the stored blob.
  */
 export function readCheckedOutFile(repo: string, commit: string, file: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      ['cat-file', '--filters', `${commit}:${file}`],
-      { cwd: repo, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error)
-          return reject(new Error(`git cat-file --filters ${commit}:${file} failed: ${stderr.toString('utf8').trim() || error.message}`));
-        resolve(stdout);
-      },
-    );
-  });
+  return launch('git', ['cat-file', '--filters', `${commit}:${file}`], { cwd: repo, env: process.env, maxBuffer: 64 * 1024 * 1024 }).then(
+    (ran) => {
+      if (ran.code !== 0)
+        throw new Error(
+          `git cat-file --filters ${commit}:${file} failed: ${ran.stderr.toString('utf8').trim() || `exit ${ran.code ?? ran.signal}`}`,
+        );
+      return ran.stdout;
+    },
+  );
 }

@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { launch } from '../runtime/launcher.js';
 import { ByCommit } from './byCommit.js';
 import { gitInvocation } from './gitSafety.js';
 import { RefFiles } from './refFiles.js';
@@ -36,16 +36,11 @@ export function gitAt(dir: string, signal?: AbortSignal, env: NodeJS.ProcessEnv 
         // Spawning in a missing folder fails as "spawn git ENOENT", as if git were missing.
         if (!existsSync(dir)) return reject(new Error(`cannot run git in ${dir}: the folder does not exist`));
         const safe = gitInvocation(dir, [...ORCA_GIT_CONFIG, ...args], { ...process.env, ...env });
-        execFile(
-          'git',
-          safe.args,
-          { cwd: dir, env: safe.env, maxBuffer: MAX_OUTPUT, signal, encoding: 'utf8' },
-          (error, stdout, stderr) => {
-            if (error && typeof (error as { code?: unknown }).code !== 'number') return reject(error);
-            if (error && stderr.length > 0) return reject(new Error(stderr));
-            resolve(stdout);
-          },
-        );
+        launch('git', safe.args, { cwd: dir, env: safe.env, maxBuffer: MAX_OUTPUT, signal }).then((ran) => {
+          if (ran.code === null) return reject(new Error(`git ${args[0]} in ${dir} was killed (${ran.signal})`));
+          if (ran.code !== 0 && ran.stderr.length > 0) return reject(new Error(ran.stderr.toString('utf8')));
+          resolve(ran.stdout.toString('utf8'));
+        }, reject);
       }),
   };
 }
@@ -97,16 +92,13 @@ export async function deleteBranch(repo: string, branch: string): Promise<void> 
  * `git merge` that printed its conflict only to stdout, so commands whose exit code matters
  * (merges) go through here.
  */
-export function runGit(
+export async function runGit(
   cwd: string,
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const safe = gitInvocation(cwd, [...ORCA_GIT_CONFIG, ...args], { ...process.env, ...env });
-    execFile('git', safe.args, { cwd, env: safe.env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && typeof (error as { code?: unknown }).code !== 'number') return reject(error);
-      resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr });
-    });
-  });
+  const safe = gitInvocation(cwd, [...ORCA_GIT_CONFIG, ...args], { ...process.env, ...env });
+  const ran = await launch('git', safe.args, { cwd, env: safe.env, maxBuffer: 64 * 1024 * 1024 });
+  if (ran.code === null) throw new Error(`git ${args[0]} in ${cwd} was killed (${ran.signal})`);
+  return { code: ran.code, stdout: ran.stdout.toString('utf8'), stderr: ran.stderr.toString('utf8') };
 }

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { launch } from '../runtime/launcher.js';
 import { ORCA_GIT_CONFIG } from './git.js';
 import { gitInvocation } from './gitSafety.js';
 
@@ -15,46 +15,31 @@ const NUL = 0;
  * for as long as any one path is kept. Rejects, as `raw` does, when git exits non-zero saying why
  * on stderr.
  */
-export function gitRecords(dir: string, args: string[], onRecord: (record: string) => void, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (!existsSync(dir)) return reject(new Error(`cannot run git in ${dir}: the folder does not exist`));
-    const safe = gitInvocation(dir, [...ORCA_GIT_CONFIG, ...args], process.env);
-    const child = spawn('git', safe.args, { cwd: dir, env: safe.env, signal, stdio: ['ignore', 'pipe', 'pipe'] });
-    // The bytes of a record a chunk ended inside of, until its NUL comes.
-    let partial: Buffer[] = [];
-    let failed: unknown;
-    child.stdout.on('data', (chunk: Buffer) => {
-      let start = 0;
-      try {
-        for (let end = chunk.indexOf(NUL); end !== -1; end = chunk.indexOf(NUL, start)) {
-          const record =
-            partial.length === 0
-              ? chunk.toString('utf8', start, end)
-              : Buffer.concat([...partial, chunk.subarray(start, end)]).toString('utf8');
-          partial = [];
-          onRecord(record);
-          start = end + 1;
-        }
-      } catch (error) {
-        failed ??= error;
-        child.kill();
-      }
-      // Copied: a view would keep the whole chunk for a few bytes.
-      if (start < chunk.length) partial.push(Buffer.from(chunk.subarray(start)));
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (text: string) => {
-      if (stderr.length < MAX_STDERR) stderr += text;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (failed !== undefined) return reject(failed);
-      if (signal?.aborted) return reject(signal.reason);
-      if (code !== 0 && stderr.length > 0) return reject(new Error(stderr));
-      // Output that does not end in NUL (none of git's -z listings) still counts as a record.
-      if (partial.length > 0) onRecord(Buffer.concat(partial).toString('utf8'));
-      resolve();
-    });
+export async function gitRecords(dir: string, args: string[], onRecord: (record: string) => void, signal?: AbortSignal): Promise<void> {
+  if (!existsSync(dir)) throw new Error(`cannot run git in ${dir}: the folder does not exist`);
+  const safe = gitInvocation(dir, [...ORCA_GIT_CONFIG, ...args], process.env);
+  // The bytes of a record a chunk ended inside of, until its NUL comes.
+  let partial: Buffer[] = [];
+  const onStdout = (chunk: Buffer) => {
+    let start = 0;
+    for (let end = chunk.indexOf(NUL); end !== -1; end = chunk.indexOf(NUL, start)) {
+      const record =
+        partial.length === 0
+          ? chunk.toString('utf8', start, end)
+          : Buffer.concat([...partial, chunk.subarray(start, end)]).toString('utf8');
+      partial = [];
+      onRecord(record);
+      start = end + 1;
+    }
+    // Copied: a view would keep the whole chunk for a few bytes.
+    if (start < chunk.length) partial.push(Buffer.from(chunk.subarray(start)));
+  };
+  const ran = await launch('git', safe.args, { cwd: dir, env: safe.env, signal, onStdout }).catch((error: unknown) => {
+    throw signal?.aborted ? signal.reason : error;
   });
+  if (ran.code === null) throw new Error(`git ${args.join(' ')} in ${dir} was killed (${ran.signal})`);
+  const stderr = ran.stderr.subarray(0, MAX_STDERR).toString('utf8');
+  if (ran.code !== 0 && stderr.length > 0) throw new Error(stderr);
+  // Output that does not end in NUL (none of git's -z listings) still counts as a record.
+  if (partial.length > 0) onRecord(Buffer.concat(partial).toString('utf8'));
 }

@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { launch } from '../runtime/launcher.js';
 import type { OrcaHome } from '../runtime/orcaHome.js';
 import { processAlive } from '../runtime/processAlive.js';
 import { ByCommit } from './byCommit.js';
@@ -310,40 +309,15 @@ export class WorktreePool {
 
 /**
  * git for the pool's background checkouts, at a lower CPU priority (niceness 10): on a busy host
- * they yield to the agents starting, whose worktrees they are filling the pool for. The priority
- * is set on git's process once it is spawned, not by running it under `nice`: one exec fewer for
- * each of the pool's git processes (an exec is 3–4 ms of CPU on a slow 2-core host). What git
+ * they yield to the agents starting, whose worktrees they are filling the pool for. What git
  * starts after that (a checkout's hook, a filter) inherits it.
  */
-function niceGit(dir: string, args: string[], signal: AbortSignal): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      'git',
-      args,
-      { cwd: dir, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8', signal },
-      (error, stdout, stderr) => (error ? reject(new Error(stderr.trim() || error.message)) : resolve(stdout)),
-    );
-    try {
-      lowerPriority(child.pid);
-    } catch (error) {
-      child.kill('SIGKILL');
-      reject(new Error(`could not lower the priority of git ${args[0]} in ${dir}: ${(error as Error).message}`));
-    }
-  });
-}
-
-/**
- * Niceness 10 for a process just spawned. It cannot have been reaped yet (that happens on the event
- * loop, after this), so its pid is still its own; one that failed to start has none.
- */
-function lowerPriority(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    setPriority(pid, 10);
-  } catch (error) {
-    // A process that already exited (a zombie not yet reaped): nothing left to lower.
-    if ((error as { info?: { code?: string } }).info?.code !== 'ESRCH') throw error;
-  }
+async function niceGit(dir: string, args: string[], signal: AbortSignal): Promise<string> {
+  const env = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
+  const ran = await launch('git', args, { cwd: dir, env, maxBuffer: 64 * 1024 * 1024, signal, niceness: 10 });
+  if (ran.code !== 0)
+    throw new Error(ran.stderr.toString('utf8').trim() || `git ${args[0]} in ${dir} ended with ${ran.code ?? ran.signal}`);
+  return ran.stdout.toString('utf8');
 }
 
 /**

@@ -1,20 +1,23 @@
-import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { gitInvocation } from '../../core/git/gitSafety.js';
 import { v2RecordPath } from '../../core/git/statusV2.js';
+import { launch } from '../../core/runtime/launcher.js';
 import { type EntryState, readEntry, readTree, sameEntry } from './fileSnapshot.js';
 import { guardedReason } from './guardedPaths.js';
 
 /** Git as the host runs it on a tree an agent wrote (gitSafety.ts), paths unquoted and no optional locks taken. */
-export function watchGit(cwd: string, args: string[]): Promise<string> {
+export async function watchGit(cwd: string, args: string[]): Promise<string> {
   const safe = gitInvocation(cwd, ['-c', 'core.quotePath=false', ...args], { ...process.env, GIT_OPTIONAL_LOCKS: '0' });
-  return new Promise((resolve, reject) => {
-    execFile('git', safe.args, { cwd, env: safe.env, maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`git ${args.join(' ')} failed in ${cwd}: ${stderr.trim() || error.message}`));
-      resolve(stdout);
-    });
-  });
+  const failed = (why: string) => new Error(`git ${args.join(' ')} failed in ${cwd}: ${why}`);
+  let ran: Awaited<ReturnType<typeof launch>>;
+  try {
+    ran = await launch('git', safe.args, { cwd, env: safe.env, maxBuffer: 256 * 1024 * 1024 });
+  } catch (error) {
+    throw failed((error as Error).message);
+  }
+  if (ran.code !== 0) throw failed(ran.stderr.toString('utf8').trim() || `exit ${ran.code ?? ran.signal}`);
+  return ran.stdout.toString('utf8');
 }
 
 const nulList = (out: string) => out.split('\0').filter(Boolean);

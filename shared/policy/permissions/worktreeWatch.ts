@@ -1,7 +1,7 @@
-import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { gitInvocation } from '../../core/git/gitSafety.js';
+import { launch } from '../../core/runtime/launcher.js';
 import { CheckoutBaseline, type CheckoutState, checkoutState } from './checkoutState.js';
 import { type EntryState, readEntry, restoreEntry, sameEntry } from './fileSnapshot.js';
 import { GitDirGuard } from './gitDirGuard.js';
@@ -339,11 +339,10 @@ function hostReason(change: HostFileChange): string {
   return `${change.path} is ${what}, outside your worktree, where you may not write: it changed while the call ran${change.stops ? ', and the run stops' : ''}`;
 }
 
-function blobBytes(cwd: string, sha: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const safe = gitInvocation(cwd, ['cat-file', 'blob', sha], process.env);
-    execFile('git', safe.args, { cwd, env: safe.env, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 }, (error, stdout) =>
-      error ? reject(error) : resolve(stdout),
-    );
-  });
+async function blobBytes(cwd: string, sha: string): Promise<Buffer> {
+  const safe = gitInvocation(cwd, ['cat-file', 'blob', sha], process.env);
+  const ran = await launch('git', safe.args, { cwd, env: safe.env, maxBuffer: 256 * 1024 * 1024 });
+  if (ran.code !== 0)
+    throw new Error(`git cat-file blob ${sha} failed in ${cwd}: ${ran.stderr.toString('utf8').trim() || `exit ${ran.code ?? ran.signal}`}`);
+  return ran.stdout;
 }
