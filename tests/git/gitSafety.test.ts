@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readCommitBlobs } from '../../shared/core/git/commitFiles.js';
 import { gitAt, runGit } from '../../shared/core/git/git.js';
-import { forgetUserGitConfig, gitEnv, gitInvocation, repositoryDrivers } from '../../shared/core/git/gitSafety.js';
+import { forgetUserGitConfig, gitEnv, gitInvocation, repositoryDrivers, talksToRemote } from '../../shared/core/git/gitSafety.js';
 import { addWorktree, removeWorktree } from '../../shared/core/git/worktree.js';
 import { lookAtWorktree } from '../../shared/policy/permissions/worktreeChanges.js';
 import { commitFiles, git, makeRepo } from '../support/gitRepo.js';
@@ -144,5 +144,13 @@ describe("orca's git runs nothing an agent wrote", () => {
     expect(push).toEqual(expect.arrayContaining(['-c', 'credential.helper=store']));
     expect(push).not.toContain('credential.helper=');
     expect(existsSync(path.join(home, 'x'))).toBe(true);
+  });
+});
+
+describe('talksToRemote: which git calls may wait on a network (spawned so that Ctrl-C ends them)', () => {
+  it('names push, fetch, clone, ls-remote and pull, options and -c pairs before them skipped', () => {
+    for (const sub of ['push', 'fetch', 'clone', 'ls-remote', 'pull']) expect(talksToRemote(['-c', 'a.b=c', sub, 'origin'])).toBe(true);
+    expect(talksToRemote(['status', '--porcelain'])).toBe(false);
+    expect(talksToRemote(['-c', 'push.default=simple', 'commit-tree', 'abc'])).toBe(false);
   });
 });

@@ -57,6 +57,17 @@ describe('launch: a program started from the launcher shell, as spawn would star
     expect(alive(pid)).toBe(false);
   });
 
+  it("spawns an interruptible program from this process: the terminal's Ctrl-C (SIGINT) ends it", async () => {
+    const dir = tempDir('orca-launch-');
+    const running = launch('sh', ['-c', 'echo $$ > pid; exec sleep 30'], { cwd: dir, env: ENV, interruptible: true });
+    const pid = await waitForPid(path.join(dir, 'pid'));
+    // A program started in a shell's background would ignore it (SigIgn bit 2).
+    const ignored = BigInt(`0x${/SigIgn:\s*([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]}`);
+    expect(ignored & 2n).toBe(0n);
+    process.kill(pid, 'SIGINT');
+    expect(await running).toMatchObject({ code: null, signal: 'SIGINT' });
+  });
+
   it('lowers the priority of the program when asked', async () => {
     const dir = tempDir('orca-launch-');
     // The priority is set once the program runs: it reads its own after waiting for it.

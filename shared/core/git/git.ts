@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { launch } from '../runtime/launcher.js';
 import { ByCommit } from './byCommit.js';
-import { gitInvocation } from './gitSafety.js';
+import { gitInvocation, talksToRemote } from './gitSafety.js';
 import { RefFiles } from './refFiles.js';
 
 /** What orca asks of git in a folder: `raw(args)` runs `git ARGS` there and resolves with stdout. */
@@ -36,7 +36,8 @@ export function gitAt(dir: string, signal?: AbortSignal, env: NodeJS.ProcessEnv 
         // Spawning in a missing folder fails as "spawn git ENOENT", as if git were missing.
         if (!existsSync(dir)) return reject(new Error(`cannot run git in ${dir}: the folder does not exist`));
         const safe = gitInvocation(dir, [...ORCA_GIT_CONFIG, ...args], { ...process.env, ...env });
-        launch('git', safe.args, { cwd: dir, env: safe.env, maxBuffer: MAX_OUTPUT, signal }).then((ran) => {
+        const interruptible = talksToRemote(args);
+        launch('git', safe.args, { cwd: dir, env: safe.env, maxBuffer: MAX_OUTPUT, signal, interruptible }).then((ran) => {
           if (ran.code === null) return reject(new Error(`git ${args[0]} in ${dir} was killed (${ran.signal})`));
           if (ran.code !== 0 && ran.stderr.length > 0) return reject(new Error(ran.stderr.toString('utf8')));
           resolve(ran.stdout.toString('utf8'));
@@ -98,7 +99,7 @@ export async function runGit(
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const safe = gitInvocation(cwd, [...ORCA_GIT_CONFIG, ...args], { ...process.env, ...env });
-  const ran = await launch('git', safe.args, { cwd, env: safe.env, maxBuffer: 64 * 1024 * 1024 });
+  const ran = await launch('git', safe.args, { cwd, env: safe.env, maxBuffer: 64 * 1024 * 1024, interruptible: talksToRemote(args) });
   if (ran.code === null) throw new Error(`git ${args[0]} in ${cwd} was killed (${ran.signal})`);
   return { code: ran.code, stdout: ran.stdout.toString('utf8'), stderr: ran.stderr.toString('utf8') };
 }

@@ -50,10 +50,16 @@ const BUILTIN_MERGE = 'git merge-file --marker-size=%L %A %O %B';
 
 let userConfig: { name: string; value: string }[] | undefined;
 
+/** Whether these git arguments talk to a remote (push, fetch, clone, ls-remote, pull): they may wait on a network. */
+export function talksToRemote(args: readonly string[]): boolean {
+  const sub = subcommand(args);
+  return sub !== undefined && REMOTE_COMMANDS.has(sub);
+}
+
 /** The arguments and environment for one git process of orca's in `cwd`. */
 export function gitInvocation(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv): { args: string[]; env: NodeJS.ProcessEnv } {
   const sub = subcommand(args);
-  const remote = sub !== undefined && REMOTE_COMMANDS.has(sub);
+  const remote = talksToRemote(args);
   const pairs = [...keptUserConfig(remote), ...fixedOverrides(remote), ...driverOverrides(cwd)];
   return { args: [...pairs.flatMap(({ name, value }) => ['-c', `${name}=${value}`]), ...withDiffFlags(args, sub)], env: gitEnv(env) };
 }

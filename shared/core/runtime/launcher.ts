@@ -31,7 +31,8 @@ import path from 'node:path';
  * adds its `_`), its folder, its standard input from `input` (else /dev/null); its output goes to
  * files in a folder of this process's own (mode 0700), read whole once it exits. Where a call cannot be said that
  * way (no /bin/sh, a folder or program that is not there, an environment name a shell cannot
- * export), it is spawned from here as before, so its failure reads as spawn's does.
+ * export), it is spawned from here as before, so its failure reads as spawn's does; so is one
+ * that must die with the terminal's Ctrl-C (`interruptible`).
  */
 export interface LaunchOptions {
   cwd: string;
@@ -51,6 +52,13 @@ export interface LaunchOptions {
   onStdout?: (chunk: Buffer) => void;
   /** A lower CPU priority for background work, from the program's first instruction (`nice -n`). */
   niceness?: number;
+  /**
+   * Spawned from this process, so that the terminal's Ctrl-C (SIGINT to the foreground process
+   * group) ends it: a program a shell starts in the background ignores SIGINT and SIGQUIT (POSIX,
+   * without job control; dash cannot be told otherwise). For what can wait on something else,
+   * a network (a push, a fetch); a short local call ends in moments, or on `signal`.
+   */
+  interruptible?: boolean;
 }
 
 /** How the program ended: its exit code, or the signal that killed it. */
@@ -72,6 +80,7 @@ const SHELL_OWN = new Set(['PPID', 'UID', 'EUID', 'BASHOPTS', 'SHELLOPTS', 'BASH
 /** Runs `program` with `args`; resolves however it exits, rejects when it could not run, was aborted, or printed too much. */
 export function launch(program: string, args: readonly string[], options: LaunchOptions): Promise<Launched> {
   if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
+  if (options.interruptible) return spawnDirect(program, args, options);
   const file = resolveProgram(program, options.env.PATH);
   const nice = options.niceness === undefined ? [] : [resolveProgram('nice', options.env.PATH), '-n', String(options.niceness)];
   const sayable =
