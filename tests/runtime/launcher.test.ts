@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { launch } from '../../shared/core/runtime/launcher.js';
@@ -99,6 +99,25 @@ describe('launch: a program started from the launcher shell, as spawn would star
     await expect(launch('true', [], { cwd: path.join(dir, 'gone'), env: ENV })).rejects.toMatchObject({ code: 'ENOENT' });
     const odd = await launch('node', ['-p', 'process.env["A-B"]'], { cwd: dir, env: { ...ENV, 'A-B': 'kept' } });
     expect(text(odd.stdout)).toBe('kept\n');
+  });
+
+  it('takes away the folders of launchers whose process was killed, and runs on as before when its own folder goes', () => {
+    const dir = tempDir('orca-launch-');
+    const gone = execFileSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).trim();
+    mkdirSync(path.join(dir, `orca-launch-${gone}-abcdef`));
+    writeFileSync(path.join(dir, `orca-launch-${gone}-abcdef`, '3.out'), 'left');
+    mkdirSync(path.join(dir, `orca-launch-${process.pid}-ghijkl`));
+    const entry = path.resolve('dist/shared/core/runtime/launcher.js');
+    const script = `import(${JSON.stringify(entry)}).then(async ({ launch }) => {
+      const options = { cwd: ${JSON.stringify(dir)}, env: { PATH: process.env.PATH } };
+      console.log((await launch('echo', ['one'], options)).stdout.toString().trim());
+      const fs = await import('node:fs');
+      for (const name of fs.readdirSync(${JSON.stringify(dir)})) if (name.startsWith('orca-launch-' + process.pid + '-')) fs.rmSync(${JSON.stringify(dir)} + '/' + name, { recursive: true });
+      console.log((await launch('echo', ['two'], options)).stdout.toString().trim());
+    })`;
+    const out = execFileSync('node', ['-e', script], { encoding: 'utf8', env: { ...process.env, TMPDIR: dir } });
+    expect(out).toBe('one\ntwo\n');
+    expect(readdirSync(dir)).toEqual([`orca-launch-${process.pid}-ghijkl`]);
   });
 
   it('leaves nothing behind: no files of its calls, and a process that ends when its work does', () => {

@@ -6,6 +6,7 @@ import {
   existsSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   rmSync,
@@ -15,6 +16,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { processAlive } from './processAlive.js';
 
 /**
  * Short programs (git, mostly) started from a small shell that stays running, rather than forked
@@ -70,6 +72,8 @@ export interface Launched {
 }
 
 const DEFAULT_MAX_BUFFER = 64 * 1024 * 1024;
+/** The launcher's folders: `orca-launch-<pid>-XXXXXX` under the temporary folder. */
+const FOLDER_PREFIX = 'orca-launch-';
 const SHELL = '/bin/sh';
 /** The helper's loop: each line names a script to source; each script starts one program in the background. */
 const LOOP = 'while IFS= read -r f; do . "$f"; done';
@@ -89,7 +93,14 @@ export function launch(program: string, args: readonly string[], options: Launch
     existsSync(options.cwd) &&
     Object.keys(options.env).every((name) => EXPORTABLE.test(name) && !SHELL_OWN.has(name));
   const helper = sayable ? ShellHelper.get() : undefined;
-  return helper ? helper.run([...(nice as string[]), file!, ...args], options) : spawnDirect(program, args, options);
+  if (!helper) return spawnDirect(program, args, options);
+  try {
+    return helper.run([...(nice as string[]), file!, ...args], options);
+  } catch (error) {
+    // Its folder could not be written (removed under it, the disk full): this call, and the next, as before.
+    ShellHelper.giveUp(error as Error);
+    return spawnDirect(program, args, options);
+  }
 }
 
 /** `program` as the shell must name it: its path, found on PATH as execvp would find it; undefined when not found. */
@@ -134,6 +145,14 @@ class ShellHelper {
   /** Set when the shell could not be started or failed: every call is spawned from here after that. */
   private static broken = false;
 
+  /** The shell is not used again by this process (it is told to end). */
+  static giveUp(error: Error): void {
+    const helper = ShellHelper.current;
+    ShellHelper.broken = true;
+    helper?.fail(error);
+    helper?.child.stdin?.end();
+  }
+
   static get(): ShellHelper | undefined {
     if (ShellHelper.broken || !existsSync(SHELL)) return undefined;
     ShellHelper.current ??= new ShellHelper();
@@ -147,7 +166,8 @@ class ShellHelper {
   private pendingLine = '';
 
   private constructor() {
-    this.folder = mkdtempSync(path.join(os.tmpdir(), 'orca-launch-'));
+    sweepFoldersOfGoneProcesses();
+    this.folder = mkdtempSync(path.join(os.tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
     this.child = spawn(SHELL, ['-c', LOOP], { env: {}, stdio: ['pipe', 'pipe', 'ignore'] });
     this.child.stdout!.setEncoding('utf8');
     this.child.stdout!.on('data', (text: string) => this.read(text));
@@ -234,6 +254,18 @@ class ShellHelper {
     else out.unref();
     input.unref();
     this.child.unref();
+  }
+}
+
+/**
+ * Removes the folders of launchers whose process is gone (killed: a process that exits removes
+ * its own). Only what is left from a call that was running then is in one.
+ */
+function sweepFoldersOfGoneProcesses(): void {
+  for (const name of readdirSync(os.tmpdir())) {
+    const pid = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(name)?.[1];
+    if (pid && Number(pid) !== process.pid && !processAlive(Number(pid)))
+      rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
   }
 }
 
