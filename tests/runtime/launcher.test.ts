@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -66,6 +67,13 @@ describe('launch: a program started from the launcher shell, as spawn would star
     expect(ignored & 2n).toBe(0n);
     process.kill(pid, 'SIGINT');
     expect(await running).toMatchObject({ code: null, signal: 'SIGINT' });
+  });
+
+  it('stops listening on a signal once its call has ended: one signal may serve thousands of calls', async () => {
+    const dir = tempDir('orca-launch-');
+    const signal = new AbortController().signal;
+    await Promise.all(Array.from({ length: 20 }, () => launch('true', [], { cwd: dir, env: ENV, signal })));
+    expect(getEventListeners(signal, 'abort')).toEqual([]);
   });
 
   it('lowers the priority of the program when asked', async () => {

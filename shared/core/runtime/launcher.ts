@@ -112,9 +112,14 @@ function resolveProgram(program: string, searchPath: string | undefined): string
 
 const resolved = new Map<string, string | undefined>();
 
+/** Only absolute paths: a name relative to the program's folder (a PATH entry `.` or empty) is left to spawn. */
 function findProgram(program: string, searchPath: string | undefined): string | undefined {
-  const candidates = program.includes('/') ? [program] : (searchPath ?? '').split(':').map((dir) => path.join(dir || '.', program));
-  return candidates.map((file) => path.resolve(file)).find(isExecutableFile);
+  const candidates = program.includes('/') ? [program] : (searchPath ?? '').split(':').map((dir) => path.join(dir, program));
+  for (const file of candidates) {
+    if (!path.isAbsolute(file)) return undefined;
+    if (isExecutableFile(file)) return file;
+  }
+  return undefined;
 }
 
 function isExecutableFile(file: string): boolean {
@@ -132,6 +137,8 @@ interface Call {
   options: LaunchOptions;
   pid?: number;
   aborted: boolean;
+  /** Listening on `options.signal` until the call ends (a signal may outlive thousands of calls: the pool's). */
+  onAbort?: () => void;
   resolve: (launched: Launched) => void;
   reject: (error: Error) => void;
 }
@@ -154,8 +161,9 @@ class ShellHelper {
   }
 
   static get(): ShellHelper | undefined {
-    if (ShellHelper.broken || !existsSync(SHELL)) return undefined;
-    ShellHelper.current ??= new ShellHelper();
+    if (ShellHelper.current || ShellHelper.broken) return ShellHelper.current;
+    if (!existsSync(SHELL)) return undefined;
+    ShellHelper.current = new ShellHelper();
     return ShellHelper.current;
   }
 
@@ -194,7 +202,10 @@ class ShellHelper {
       const call: Call = { files, options, aborted: false, resolve, reject };
       this.calls.set(id, call);
       this.hold(true);
-      options.signal?.addEventListener('abort', () => this.abort(call), { once: true });
+      if (options.signal) {
+        call.onAbort = () => this.abort(call);
+        options.signal.addEventListener('abort', call.onAbort, { once: true });
+      }
       this.child.stdin!.write(`${files.script}\n`);
     });
   }
@@ -218,7 +229,7 @@ class ShellHelper {
   }
 
   private ended(id: string, call: Call, status: number): void {
-    this.calls.delete(id);
+    this.forget(id, call);
     this.hold(this.calls.size > 0);
     try {
       if (call.aborted) return call.reject(abortError(call.options.signal!));
@@ -228,6 +239,11 @@ class ShellHelper {
     } finally {
       for (const file of Object.values(call.files)) if (file) unlinkQuietly(file);
     }
+  }
+
+  private forget(id: string, call: Call): void {
+    this.calls.delete(id);
+    if (call.onAbort) call.options.signal!.removeEventListener('abort', call.onAbort);
   }
 
   private abort(call: Call): void {
@@ -240,7 +256,7 @@ class ShellHelper {
     ShellHelper.broken = true;
     if (ShellHelper.current === this) ShellHelper.current = undefined;
     for (const [id, call] of this.calls) {
-      this.calls.delete(id);
+      this.forget(id, call);
       call.reject(new Error(`${error.message}: the program it had started (${call.files.script}) was not seen to end`));
     }
     this.hold(false);
