@@ -237,34 +237,70 @@ export class WorktreePool {
     }
   }
 
-  /** New worktrees until the pool holds its size (ready and busy ones count), the disk allows no more, or the process stops. */
+  /**
+   * New worktrees until the pool holds its size (ready and busy ones count), the disk allows no
+   * more, or the process stops. Each is checked out in turn, and settled and put back ready once
+   * the second its checkout ended in has passed (pastRacyWindow), while the next ones are checked
+   * out: one after another, each waiting for its own second, a run's pool of 8 took 4–8 s to fill,
+   * and its first wave of jobs found few of them ready.
+   */
   private async fill(folder: string, repo: string, state: PoolState): Promise<void> {
     const bytes = await this.checkoutSize(repo, state.head);
-    while (!this.stopped) {
-      const name = `w${randomBytes(4).toString('hex')}`;
-      const busy = path.join(folder, busyName(name));
-      const added = await withRepoLock(repo, async () => {
-        const now = readState(folder);
-        if (!now) return undefined;
-        const held = listNames(folder).filter((entry) => READY.test(entry) || BUSY.test(entry)).length;
-        if (held >= now.size || !roomForOne(folder, bytes)) return undefined;
-        // Only the worktree's record is made under the lock; its files are checked out after, outside it.
-        await gitAt(repo).raw(['worktree', 'add', '--quiet', '--no-checkout', '--detach', busy, now.head]);
-        return now.head;
-      });
-      if (!added) return;
-      // `checkout -f` fills the empty worktree as `worktree add` would (post-checkout hook included); the
-      // status after it both checks the result and settles the index, so a take's check is a quick one.
-      const ok = await niceGit(busy, ['checkout', '--quiet', '--force'], this.stopping.signal)
-        .then(() => pastRacyWindow(this.stopping.signal))
-        .then(() => settle(repo, busy, (at, args) => niceGit(at, args, this.stopping.signal)))
-        .catch((error: unknown) => {
-          if (!this.stopped) this.log(`a pooled worktree of ${repo} could not be checked out: ${oneLine(error)}`);
-          return false;
-        });
-      await this.release(folder, repo, busy, name, ok);
-      if (!ok) return;
+    const waiting: CheckedOut[] = [];
+    for (let added = await this.addOne(folder, repo, bytes); added; added = await this.addOne(folder, repo, bytes)) {
+      // `checkout -f` fills the empty worktree as `worktree add` would (post-checkout hook included).
+      const ok = await niceGit(added.busy, ['checkout', '--quiet', '--force'], this.stopping.signal).then(
+        () => true,
+        (error: unknown) => this.checkoutFailed(repo, error),
+      );
+      waiting.push({ ...added, ok, endedAt: Date.now() });
+      if (!ok) break;
+      await this.settleDue(folder, repo, waiting, false);
     }
+    await this.settleDue(folder, repo, waiting, true);
+  }
+
+  /**
+   * The checked-out worktrees whose second has passed (all of them with `all`, once theirs has)
+   * settled and put back ready: the status after that wait both checks each one and settles its
+   * index, so a take's check is a quick one. A failed one is removed.
+   */
+  private async settleDue(folder: string, repo: string, waiting: CheckedOut[], all: boolean): Promise<void> {
+    const last = waiting.at(-1);
+    const waited =
+      !all ||
+      !last ||
+      (await pastRacyWindow(this.stopping.signal, last.endedAt).then(
+        () => true,
+        () => false,
+      ));
+    while (waiting.length > 0 && (all || isPastRacyWindow(waiting[0]!.endedAt))) {
+      const one = waiting.shift()!;
+      const ok =
+        one.ok && waited && (await settle(repo, one.busy, (at, args) => niceGit(at, args, this.stopping.signal)).catch(() => false));
+      await this.release(folder, repo, one.busy, one.name, ok);
+    }
+  }
+
+  /** One more worktree's record (detached at the pool's head, no files yet: they are checked out after, outside the lock); undefined when the pool is full. */
+  private async addOne(folder: string, repo: string, bytes: number): Promise<{ busy: string; name: string } | undefined> {
+    if (this.stopped) return undefined;
+    const name = `w${randomBytes(4).toString('hex')}`;
+    const busy = path.join(folder, busyName(name));
+    const added = await withRepoLock(repo, async () => {
+      const now = readState(folder);
+      if (!now) return false;
+      const held = listNames(folder).filter((entry) => READY.test(entry) || BUSY.test(entry)).length;
+      if (held >= now.size || !roomForOne(folder, bytes)) return false;
+      await gitAt(repo).raw(['worktree', 'add', '--quiet', '--no-checkout', '--detach', busy, now.head]);
+      return true;
+    });
+    return added ? { busy, name } : undefined;
+  }
+
+  private checkoutFailed(repo: string, error: unknown): false {
+    if (!this.stopped) this.log(`a pooled worktree of ${repo} could not be checked out: ${oneLine(error)}`);
+    return false;
   }
 
   /** A busy worktree back in the pool (ready) when it is sound and the pool still open; removed otherwise. */
@@ -327,8 +363,25 @@ async function niceGit(dir: string, args: string[], signal: AbortSignal): Promis
  * writes the index in a later second. The settling status after this leaves an index a take's
  * check can trust by stat alone (20,000 files at load 5: about 40 ms instead of about 200).
  */
-function pastRacyWindow(signal: AbortSignal): Promise<void> {
-  return sleep(1000 - (Date.now() % 1000) + 20, undefined, { signal });
+function pastRacyWindow(signal: AbortSignal, endedAt = Date.now()): Promise<void> {
+  return sleep(Math.max(0, racyWindowEnd(endedAt) - Date.now()), undefined, { signal });
+}
+
+/** Whether the clock is past the second `endedAt` (ms since the epoch) is in, with room. */
+function isPastRacyWindow(endedAt: number): boolean {
+  return Date.now() >= racyWindowEnd(endedAt);
+}
+
+function racyWindowEnd(endedAt: number): number {
+  return endedAt - (endedAt % 1000) + 1000 + 20;
+}
+
+/** A pooled worktree being filled: its files checked out (or not: `ok`), when that ended. */
+interface CheckedOut {
+  busy: string;
+  name: string;
+  ok: boolean;
+  endedAt: number;
 }
 
 /**
