@@ -125,6 +125,12 @@ describe('launch: a program started from the launcher shell, as spawn would star
     })`;
     const out = execFileSync('node', ['-e', script], { encoding: 'utf8', env: { ...process.env, TMPDIR: dir } });
     expect(out).toBe('one\ntwo\n');
+    // With no temporary folder to write in, every call is spawned as before.
+    const noFolder = execFileSync('node', ['-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, TMPDIR: path.join(dir, 'not-there') },
+    });
+    expect(noFolder).toBe('one\ntwo\n');
     expect(readdirSync(dir)).toEqual([`orca-launch-${process.pid}-ghijkl`]);
   });
 

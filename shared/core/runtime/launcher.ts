@@ -163,7 +163,12 @@ class ShellHelper {
   static get(): ShellHelper | undefined {
     if (ShellHelper.current || ShellHelper.broken) return ShellHelper.current;
     if (!existsSync(SHELL)) return undefined;
-    ShellHelper.current = new ShellHelper();
+    try {
+      ShellHelper.current = new ShellHelper();
+    } catch {
+      // No folder of its own (a temporary folder not there, or not writable): every call is spawned from here.
+      ShellHelper.broken = true;
+    }
     return ShellHelper.current;
   }
 
