@@ -180,7 +180,14 @@ describe('OpenCode as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () => 
       { env: apiEnv(), deadlineMs: 240_000 },
     );
     const json = JSON.parse(cli.stdout) as RunJson;
-    expect(cli.code, `${cli.stderr}\n${JSON.stringify(json.tasks, null, 2)}`).toBe(0);
+    // What its checks printed, for a failure to say why (the run failed once in a full suite with `npm test` exiting 2: tsc's diagnostics).
+    const checksSaid = () =>
+      JSON.stringify(
+        transcriptOf(env).filter((line) => /npm test|error TS/.test(JSON.stringify(line))),
+        null,
+        1,
+      ).slice(0, 8_000);
+    expect(cli.code, `${cli.stderr}\n${JSON.stringify(json.tasks, null, 2)}\n${checksSaid()}`).toBe(0);
     expect(json.status).toBe('PASS');
     expect(json.tasks.map((task) => [task.id, task.status, task.agent]).sort()).toEqual([
       ['cart', 'verified', 'opencode'],
