@@ -1,6 +1,5 @@
 import { launch } from '../runtime/launcher.js';
-import { gitAt } from './git.js';
-import { gitInvocation } from './gitSafety.js';
+import { gitAt, launchGit, whyGitFailed } from './git.js';
 
 /**
  * Files of one commit read from git's objects, never from a working tree (which may have moved on,
@@ -21,11 +20,9 @@ export function readCommitBlobs(repo: string, commit: string, paths: readonly st
   const wanted = [...new Set(paths)].filter((file) => !/[\n\r]/.test(file) && file !== '');
   const found = new Map<string, Buffer | undefined>(paths.map((file) => [file, undefined]));
   if (wanted.length === 0) return Promise.resolve(found);
-  const safe = gitInvocation(repo, ['cat-file', '--batch'], process.env);
   const input = wanted.map((file) => `${commit}:${file}\n`).join('');
-  return launch('git', safe.args, { cwd: repo, env: safe.env, input, maxBuffer: 512 * 1024 * 1024 }).then((ran) => {
-    if (ran.code !== 0)
-      throw new Error(`git cat-file --batch failed in ${repo} (exit ${ran.code ?? ran.signal}): ${ran.stderr.toString('utf8').trim()}`);
+  return launchGit(repo, ['cat-file', '--batch'], { input, maxBuffer: 512 * 1024 * 1024 }).then((ran) => {
+    if (ran.code !== 0) throw new Error(`git cat-file --batch failed in ${repo}: ${whyGitFailed(ran)}`);
     const out = ran.stdout;
     let at = 0;
     for (const file of wanted) {
@@ -49,10 +46,7 @@ export function readCommitBlobs(repo: string, commit: string, paths: readonly st
 export function readCheckedOutFile(repo: string, commit: string, file: string): Promise<Buffer> {
   return launch('git', ['cat-file', '--filters', `${commit}:${file}`], { cwd: repo, env: process.env, maxBuffer: 64 * 1024 * 1024 }).then(
     (ran) => {
-      if (ran.code !== 0)
-        throw new Error(
-          `git cat-file --filters ${commit}:${file} failed: ${ran.stderr.toString('utf8').trim() || `exit ${ran.code ?? ran.signal}`}`,
-        );
+      if (ran.code !== 0) throw new Error(`git cat-file --filters ${commit}:${file} failed: ${whyGitFailed(ran)}`);
       return ran.stdout;
     },
   );

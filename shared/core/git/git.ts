@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { launch } from '../runtime/launcher.js';
+import { type Launched, type LaunchOptions, launch } from '../runtime/launcher.js';
 import { ByCommit } from './byCommit.js';
 import { gitInvocation, talksToRemote } from './gitSafety.js';
 import { RefFiles } from './refFiles.js';
@@ -35,9 +35,7 @@ export function gitAt(dir: string, signal?: AbortSignal, env: NodeJS.ProcessEnv 
       new Promise((resolve, reject) => {
         // Spawning in a missing folder fails as "spawn git ENOENT", as if git were missing.
         if (!existsSync(dir)) return reject(new Error(`cannot run git in ${dir}: the folder does not exist`));
-        const safe = gitInvocation(dir, [...ORCA_GIT_CONFIG, ...args], { ...process.env, ...env });
-        const interruptible = talksToRemote(args);
-        launch('git', safe.args, { cwd: dir, env: safe.env, maxBuffer: MAX_OUTPUT, signal, interruptible }).then((ran) => {
+        launchGit(dir, [...ORCA_GIT_CONFIG, ...args], { env, maxBuffer: MAX_OUTPUT, signal }).then((ran) => {
           if (ran.code === null) return reject(new Error(`git ${args[0]} in ${dir} was killed (${ran.signal})`));
           if (ran.code !== 0 && ran.stderr.length > 0) return reject(new Error(ran.stderr.toString('utf8')));
           resolve(ran.stdout.toString('utf8'));
@@ -98,8 +96,27 @@ export async function runGit(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const safe = gitInvocation(cwd, [...ORCA_GIT_CONFIG, ...args], { ...process.env, ...env });
-  const ran = await launch('git', safe.args, { cwd, env: safe.env, maxBuffer: 64 * 1024 * 1024, interruptible: talksToRemote(args) });
+  const ran = await launchGit(cwd, [...ORCA_GIT_CONFIG, ...args], { env, maxBuffer: 64 * 1024 * 1024 });
   if (ran.code === null) throw new Error(`git ${args[0]} in ${cwd} was killed (${ran.signal})`);
   return { code: ran.code, stdout: ran.stdout.toString('utf8'), stderr: ran.stderr.toString('utf8') };
+}
+
+/**
+ * One git process of orca's: its arguments and environment made safe (gitSafety.ts), started by
+ * the launcher (launcher.ts), so that a call that talks to a remote is one Ctrl-C ends
+ * (talksToRemote). `env` adds to this process's environment. Every git call of orca's starts here
+ * but the pool's checkouts and readCheckedOutFile, which run the repository's filters on purpose.
+ */
+export function launchGit(
+  cwd: string,
+  args: readonly string[],
+  { env = {}, ...options }: Omit<LaunchOptions, 'cwd' | 'env' | 'interruptible'> & { env?: NodeJS.ProcessEnv } = {},
+): Promise<Launched> {
+  const safe = gitInvocation(cwd, args, { ...process.env, ...env });
+  return launch('git', safe.args, { ...options, cwd, env: safe.env, interruptible: talksToRemote(args) });
+}
+
+/** Why a git process failed, as it said it: its stderr, else its exit code or signal. */
+export function whyGitFailed(ran: Launched): string {
+  return ran.stderr.toString('utf8').trim() || `exit ${ran.code ?? ran.signal}`;
 }

@@ -1,7 +1,5 @@
 import { existsSync } from 'node:fs';
-import { launch } from '../runtime/launcher.js';
-import { ORCA_GIT_CONFIG } from './git.js';
-import { gitInvocation } from './gitSafety.js';
+import { launchGit, ORCA_GIT_CONFIG } from './git.js';
 
 /** Stderr kept for the error message: git's own complaint is a line or two. */
 const MAX_STDERR = 64 * 1024;
@@ -17,7 +15,6 @@ const NUL = 0;
  */
 export async function gitRecords(dir: string, args: string[], onRecord: (record: string) => void, signal?: AbortSignal): Promise<void> {
   if (!existsSync(dir)) throw new Error(`cannot run git in ${dir}: the folder does not exist`);
-  const safe = gitInvocation(dir, [...ORCA_GIT_CONFIG, ...args], process.env);
   // The bytes of a record a chunk ended inside of, until its NUL comes.
   let partial: Buffer[] = [];
   const onStdout = (chunk: Buffer) => {
@@ -34,7 +31,7 @@ export async function gitRecords(dir: string, args: string[], onRecord: (record:
     // Copied: a view would keep the whole chunk for a few bytes.
     if (start < chunk.length) partial.push(Buffer.from(chunk.subarray(start)));
   };
-  const ran = await launch('git', safe.args, { cwd: dir, env: safe.env, signal, onStdout }).catch((error: unknown) => {
+  const ran = await launchGit(dir, [...ORCA_GIT_CONFIG, ...args], { signal, onStdout }).catch((error: unknown) => {
     throw signal?.aborted ? signal.reason : error;
   });
   if (ran.code === null) throw new Error(`git ${args.join(' ')} in ${dir} was killed (${ran.signal})`);

@@ -6,7 +6,7 @@ import { launch } from '../runtime/launcher.js';
 import type { OrcaHome } from '../runtime/orcaHome.js';
 import { processAlive } from '../runtime/processAlive.js';
 import { ByCommit } from './byCommit.js';
-import { gitAt, resolveCommit, runGit } from './git.js';
+import { gitAt, resolveCommit, runGit, whyGitFailed } from './git.js';
 import { poolFolderTimes, recordPoolCheck } from './poolCheck.js';
 import {
   BUSY,
@@ -351,8 +351,7 @@ export class WorktreePool {
 async function niceGit(dir: string, args: string[], signal: AbortSignal): Promise<string> {
   const env = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
   const ran = await launch('git', args, { cwd: dir, env, maxBuffer: 64 * 1024 * 1024, signal, niceness: 10 });
-  if (ran.code !== 0)
-    throw new Error(ran.stderr.toString('utf8').trim() || `git ${args[0]} in ${dir} ended with ${ran.code ?? ran.signal}`);
+  if (ran.code !== 0) throw new Error(`git ${args[0]} in ${dir} failed: ${whyGitFailed(ran)}`);
   return ran.stdout.toString('utf8');
 }
 

@@ -1,22 +1,21 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { gitInvocation } from '../../core/git/gitSafety.js';
+import { launchGit, whyGitFailed } from '../../core/git/git.js';
 import { v2RecordPath } from '../../core/git/statusV2.js';
-import { launch } from '../../core/runtime/launcher.js';
+import type { Launched } from '../../core/runtime/launcher.js';
 import { type EntryState, readEntry, readTree, sameEntry } from './fileSnapshot.js';
 import { guardedReason } from './guardedPaths.js';
 
 /** Git as the host runs it on a tree an agent wrote (gitSafety.ts), paths unquoted and no optional locks taken. */
 export async function watchGit(cwd: string, args: string[]): Promise<string> {
-  const safe = gitInvocation(cwd, ['-c', 'core.quotePath=false', ...args], { ...process.env, GIT_OPTIONAL_LOCKS: '0' });
   const failed = (why: string) => new Error(`git ${args.join(' ')} failed in ${cwd}: ${why}`);
-  let ran: Awaited<ReturnType<typeof launch>>;
+  let ran: Launched;
   try {
-    ran = await launch('git', safe.args, { cwd, env: safe.env, maxBuffer: 256 * 1024 * 1024 });
+    ran = await launchGit(cwd, ['-c', 'core.quotePath=false', ...args], { env: { GIT_OPTIONAL_LOCKS: '0' }, maxBuffer: 256 * 1024 * 1024 });
   } catch (error) {
     throw failed((error as Error).message);
   }
-  if (ran.code !== 0) throw failed(ran.stderr.toString('utf8').trim() || `exit ${ran.code ?? ran.signal}`);
+  if (ran.code !== 0) throw failed(whyGitFailed(ran));
   return ran.stdout.toString('utf8');
 }
 

@@ -1,7 +1,6 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { gitInvocation } from '../../core/git/gitSafety.js';
-import { launch } from '../../core/runtime/launcher.js';
+import { launchGit, whyGitFailed } from '../../core/git/git.js';
 import { CheckoutBaseline, type CheckoutState, checkoutState } from './checkoutState.js';
 import { type EntryState, readEntry, restoreEntry, sameEntry } from './fileSnapshot.js';
 import { GitDirGuard } from './gitDirGuard.js';
@@ -340,9 +339,7 @@ function hostReason(change: HostFileChange): string {
 }
 
 async function blobBytes(cwd: string, sha: string): Promise<Buffer> {
-  const safe = gitInvocation(cwd, ['cat-file', 'blob', sha], process.env);
-  const ran = await launch('git', safe.args, { cwd, env: safe.env, maxBuffer: 256 * 1024 * 1024 });
-  if (ran.code !== 0)
-    throw new Error(`git cat-file blob ${sha} failed in ${cwd}: ${ran.stderr.toString('utf8').trim() || `exit ${ran.code ?? ran.signal}`}`);
+  const ran = await launchGit(cwd, ['cat-file', 'blob', sha], { maxBuffer: 256 * 1024 * 1024 });
+  if (ran.code !== 0) throw new Error(`git cat-file blob ${sha} failed in ${cwd}: ${whyGitFailed(ran)}`);
   return ran.stdout;
 }
