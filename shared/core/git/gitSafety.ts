@@ -3,6 +3,7 @@ import path from 'node:path';
 import { StatFingerprints } from '../files/statFingerprints.js';
 import { ORCA_STATE_ENV } from '../runtime/agentEnv.js';
 import { SECRET_ENV } from '../runtime/secretRedaction.js';
+import { namedCommonDir, namedGitDir } from './gitFolders.js';
 
 /**
  * What every git process orca runs is given, so that nothing an agent could have written makes
@@ -139,8 +140,7 @@ export function repositoryDrivers(cwd: string): { filters: string[]; merges: str
 /** The repository's `config` and the worktree's `config.worktree`, found from `cwd` by the `.git` pointer. */
 function configFiles(cwd: string): string[] {
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    const dotGit = path.join(dir, '.git');
-    const gitDir = gitDirAt(dotGit) ?? (isGitDir(dir) ? dir : undefined);
+    const gitDir = gitDirAt(dir) ?? (isGitDir(dir) ? dir : undefined);
     if (gitDir) {
       const common = commonDirOf(gitDir);
       return [path.join(common, 'config'), path.join(gitDir, 'config.worktree')];
@@ -149,14 +149,15 @@ function configFiles(cwd: string): string[] {
   }
 }
 
-function gitDirAt(dotGit: string): string | undefined {
+function gitDirAt(dir: string): string | undefined {
+  const dotGit = path.join(dir, '.git');
   try {
     if (statSync(dotGit).isDirectory()) return dotGit;
-    const pointer = /^gitdir:\s*(.+)$/m.exec(readText(dotGit) ?? '')?.[1]?.trim();
-    return pointer ? path.resolve(path.dirname(dotGit), pointer) : undefined;
   } catch {
     return undefined; // No .git here: look further up.
   }
+  const named = namedGitDir(readText(dotGit) ?? '');
+  return named === undefined ? undefined : path.resolve(dir, named);
 }
 
 /** A bare repository (or a git folder given as cwd): HEAD and objects/ in it. */
@@ -169,8 +170,8 @@ function isGitDir(dir: string): boolean {
 }
 
 function commonDirOf(gitDir: string): string {
-  const commondir = readText(path.join(gitDir, 'commondir'))?.trim();
-  return commondir ? path.resolve(gitDir, commondir) : gitDir;
+  const named = namedCommonDir(readText(path.join(gitDir, 'commondir')) ?? '');
+  return named === undefined ? gitDir : path.resolve(gitDir, named);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { namedGitDir } from './gitFolders.js';
 
 /**
  * A linked worktree of the plain kind, which git moves and removes with file operations alone: its
@@ -11,9 +12,8 @@ import path from 'node:path';
  */
 export function plainAdminFolder(dir: string, commonDir: string): string | undefined {
   try {
-    const match = /^gitdir: (\/.+)\n?$/.exec(readFileSync(path.join(dir, '.git'), 'utf8'));
-    if (!match) return undefined;
-    const admin = match[1]!;
+    const admin = namedGitDir(readFileSync(path.join(dir, '.git'), 'utf8'));
+    if (admin === undefined || !path.isAbsolute(admin)) return undefined;
     if (path.dirname(admin) !== path.join(realpathSync(commonDir), 'worktrees')) return undefined;
     if (['locked', 'modules'].some((name) => existsSync(path.join(admin, name))) || existsSync(path.join(dir, '.gitmodules')))
       return undefined;

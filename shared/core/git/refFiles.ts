@@ -1,5 +1,6 @@
-import { type Dirent, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { gitCommonDir, ownGitDir } from './gitFolders.js';
 
 /**
  * A repository's refs read from its files (the "files" ref backend: `HEAD`, loose refs under
@@ -34,26 +35,23 @@ export class RefFiles {
    * not kept in files.
    */
   static open(root: string): RefFiles | undefined {
-    const dotGit = path.join(root, '.git');
-    let gitDir: string;
+    let gitDir: string | undefined;
     try {
-      if (statSync(dotGit).isDirectory()) gitDir = dotGit;
-      else {
-        const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'))?.[1];
-        if (!pointer) return undefined;
-        gitDir = path.resolve(root, pointer);
-      }
+      gitDir = ownGitDir(root);
     } catch {
-      return undefined; // No `.git` there: not the top of a worktree.
+      return undefined; // An unreadable `.git`: git is asked, and says what is wrong.
     }
-    return RefFiles.ofGitDir(gitDir);
+    return gitDir === undefined ? undefined : RefFiles.ofGitDir(gitDir);
   }
 
   /** The refs of a git folder itself (a worktree's, or a repository's). */
   static ofGitDir(gitDir: string): RefFiles | undefined {
-    let commonDir = gitDir;
-    const commondir = readIfThere(path.join(gitDir, 'commondir'));
-    if (commondir !== undefined) commonDir = path.resolve(gitDir, commondir.trim());
+    let commonDir: string;
+    try {
+      commonDir = gitCommonDir(gitDir);
+    } catch {
+      return undefined;
+    }
     if (!existsSync(path.join(gitDir, 'HEAD'))) return undefined;
     // reftable keeps refs in tables of its own; its HEAD file is a stub that says nothing.
     if (existsSync(path.join(commonDir, 'reftable')) || /^\s*refstorage\s*=/im.test(readIfThere(path.join(commonDir, 'config')) ?? ''))

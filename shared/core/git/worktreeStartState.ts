@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { describeZodError } from '../boundary/zodIssues.js';
+import { ownGitDir } from './gitFolders.js';
 import { linkedDependencies } from './linkDependencies.js';
 
 /**
@@ -26,11 +27,9 @@ const FILE_NAME = 'orca-start.json';
 
 /** The worktree's own git folder: `.git` is a file naming it in a linked worktree, the folder itself in a main checkout. */
 export function worktreeGitDir(dir: string): string {
-  const dotGit = path.join(dir, '.git');
-  if (statSync(dotGit).isDirectory()) return dotGit;
-  const match = /^gitdir:\s*(.+)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
-  if (!match) throw new Error(`${dotGit} names no git folder`);
-  return path.resolve(dir, match[1]!.trim());
+  const own = ownGitDir(dir);
+  if (own === undefined) throw new Error(`${path.join(dir, '.git')} names no git folder`);
+  return own;
 }
 
 /** The hash of what is at `file` now: a link's target, a file's bytes; undefined when nothing is there. */

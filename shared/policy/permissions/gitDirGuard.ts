@@ -1,5 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
+import { gitCommonDir, ownGitDir } from '../../core/git/gitFolders.js';
 import { type EntryState, readEntry, readTree, restoreEntry, sameEntry } from './fileSnapshot.js';
 
 /**
@@ -23,19 +24,12 @@ export class GitDirGuard {
     const watched: { root: string; tree: boolean }[] = [{ root: dotGit, tree: false }];
     let common = dotGit;
     if (statSync(dotGit).isFile()) {
-      const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-      if (!pointer) throw new Error(`${dotGit} is not a git pointer file ("gitdir: …")`);
-      const own = path.resolve(root, pointer);
+      const own = ownGitDir(root);
+      if (own === undefined) throw new Error(`${dotGit} is not a git pointer file ("gitdir: …")`);
       // HEAD too: pointed at another branch, the host's commit would land there.
       for (const name of ['HEAD', 'config.worktree', 'commondir', 'gitdir']) watched.push({ root: path.join(own, name), tree: false });
-      let commondir = '..';
-      try {
-        commondir = readFileSync(path.join(own, 'commondir'), 'utf8').trim();
-      } catch {
-        // No commondir file: the gitdir is a repository of its own.
-        commondir = '.';
-      }
-      common = path.resolve(own, commondir);
+      // Without a commondir file the gitdir is a repository of its own.
+      common = gitCommonDir(own);
     }
     watched.push({ root: path.join(common, 'config'), tree: false });
     // What changes which objects and history git sees: borrowed object stores, grafts, a shallow boundary.
