@@ -5,7 +5,7 @@ import { processAlive } from '../runtime/processAlive.js';
 import { gitAt } from './git.js';
 import { BUSY, HOST, listNames, readState, removeEmpty, STATE_FILE } from './poolFolder.js';
 import { commonGitDir, withRepoLock } from './repoLock.js';
-import { removeWorktreeLocked } from './worktree.js';
+import { listWorktrees, removeWorktreeLocked } from './worktree.js';
 
 // A run's pools removed when it ends (coordinator/run/handOver.ts) or by `orca clean`.
 
@@ -26,7 +26,7 @@ export async function removeRunPools(
   const folders = new Set(listNames(home.runPools(runId)).map((key) => path.join(home.runPools(runId), key)));
   for (const repo of repos) {
     if (!existsSync(repo)) continue;
-    for (const dir of listed.get(repo) ?? (await worktreeDirs(repo))) {
+    for (const dir of listed.get(repo) ?? (await listWorktrees(repo)).map((worktree) => worktree.dir)) {
       const folder = path.dirname(dir);
       if (path.basename(path.dirname(folder)) === runId && path.basename(path.dirname(path.dirname(folder))) === 'pool')
         folders.add(folder);
@@ -35,14 +35,6 @@ export async function removeRunPools(
   for (const folder of folders) await closePool(folder);
   removeEmpty(home.runPools(runId));
   return [...folders];
-}
-
-async function worktreeDirs(repo: string): Promise<string[]> {
-  const out = await gitAt(repo).raw(['worktree', 'list', '--porcelain']);
-  return out
-    .split('\n')
-    .filter((line) => line.startsWith('worktree '))
-    .map((line) => line.slice('worktree '.length));
 }
 
 /** Every pool under a run's folder of pools (`pool/<run>`), closed and removed (`orca clean`). */
