@@ -5,6 +5,7 @@ import { Keys } from '../shared/infra/redis/keys.js';
 import { redisUrlFromParent } from '../shared/infra/redis/redisOverIpc.js';
 import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
 import { AgentWorker } from './agentWorker.js';
+import { warmWhileIdle } from './idleWarmup.js';
 
 export interface WorkerProcessOptions {
   concurrency: number;
@@ -54,4 +55,5 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
   await worker.start();
   if (process.send) process.send({ type: 'ready', pid: process.pid });
   process.stderr.write(`orca worker ${process.pid}: taking jobs (concurrency ${options.concurrency})\n`);
+  warmWhileIdle(worker);
 }

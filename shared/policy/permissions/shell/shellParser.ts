@@ -28,11 +28,19 @@ export function parseShellCommand(source: string): ShellNode {
     parsed.set(source, kept);
     return kept;
   }
-  parser ??= createRequire(import.meta.url)('@ericcornelissen/bash-parser') as typeof bashParser;
-  const tree = deepFreeze(parser(source, { mode: 'bash', insertLOC: true }));
+  const tree = deepFreeze(loadShellParser()(source, { mode: 'bash', insertLOC: true }));
   parsed.set(source, tree);
   if (parsed.size > KEPT) parsed.delete(parsed.keys().next().value as string);
   return tree;
+}
+
+/**
+ * The parser, loaded now if it is not yet: a worker loads it while it waits for its first job
+ * (workers/idleWarmup.ts), so its first Bash call does not.
+ */
+export function loadShellParser(): typeof bashParser {
+  parser ??= createRequire(import.meta.url)('@ericcornelissen/bash-parser') as typeof bashParser;
+  return parser;
 }
 
 function deepFreeze<T>(value: T): T {
