@@ -22,33 +22,64 @@ export interface WorktreeSpec {
 /**
  * `git worktree add -b <branch> <dir> <base>` (or `--detach`), serialised per repository.
  * Returns the commit the worktree starts at.
+ *
+ * Only the worktree's record is made under the repository's lock (`--no-checkout`, which writes
+ * no file of the tree); its files are checked out after, outside it, as `git worktree add` would
+ * (its `reset --hard`, here `checkout --force`: the same files, index and stat data). The lock
+ * guards git's shared records (`worktrees/`, the branch, `config.lock`), not a worktree's own
+ * index and files: held through the checkout, it made the adds of a run's first wave wait for
+ * each other's checkouts, one after another (8 adds of a 20,000-file tree: the last done at 3 s).
  */
 export async function addWorktree(spec: WorktreeSpec): Promise<string> {
   // A full sha needs no lookup first: `git worktree add` refuses one that is not a commit.
   const base = /^[0-9a-f]{40}$/.test(spec.base) ? spec.base : await resolveCommit(spec.repo, spec.base);
   mkdirSync(path.dirname(spec.dir), { recursive: true });
-  await withRepoLock(spec.repo, async () => {
-    if (existsSync(spec.dir)) throw new Error(`worktree folder ${spec.dir} already exists; remove it (orca clean) or use another task id.`);
-    const checkout = spec.noCheckout ? ['--no-checkout'] : [];
-    const args = spec.branch
-      ? ['worktree', 'add', '--quiet', ...checkout, '-b', spec.branch, spec.dir, base]
-      : ['worktree', 'add', '--quiet', ...checkout, '--detach', spec.dir, base];
-    try {
-      await gitAt(spec.repo).raw(args);
-    } catch (error) {
-      // git refuses a branch that is there already (asked here, not before: every add holds this lock).
-      if (spec.branch && /a branch named .* already exists/i.test(oneLine(error))) {
-        throw new Error(`branch ${spec.branch} already exists in ${spec.repo}.`, { cause: error });
-      }
-      // git removes a checkout it could not finish, but keeps the branch it made for it.
-      if (spec.branch && (await branchExists(spec.repo, spec.branch))) await deleteBranch(spec.repo, spec.branch);
-      throw new Error(
-        `git could not check out ${base.slice(0, 12)} into ${spec.dir}: ${oneLine(error)}${diskNote(path.dirname(spec.dir), oneLine(error))}`,
-        { cause: error },
-      );
-    }
-  });
+  await withRepoLock(spec.repo, () => addRecord(spec, base));
+  if (!spec.noCheckout) await checkOutFiles(spec, base);
   return base;
+}
+
+/** The worktree's record and its HEAD at `base` (on its new branch, or detached), no file checked out; under the repository's lock. */
+async function addRecord(spec: WorktreeSpec, base: string): Promise<void> {
+  if (existsSync(spec.dir)) throw new Error(`worktree folder ${spec.dir} already exists; remove it (orca clean) or use another task id.`);
+  const args = spec.branch
+    ? ['worktree', 'add', '--quiet', '--no-checkout', '-b', spec.branch, spec.dir, base]
+    : ['worktree', 'add', '--quiet', '--no-checkout', '--detach', spec.dir, base];
+  try {
+    await gitAt(spec.repo).raw(args);
+  } catch (error) {
+    // git refuses a branch that is there already (asked here, not before: every add holds this lock).
+    if (spec.branch && /a branch named .* already exists/i.test(oneLine(error))) {
+      throw new Error(`branch ${spec.branch} already exists in ${spec.repo}.`, { cause: error });
+    }
+    // git removes a worktree it could not finish, but keeps the branch it made for it.
+    if (spec.branch && (await branchExists(spec.repo, spec.branch))) await deleteBranch(spec.repo, spec.branch);
+    throw couldNotCheckOut(spec, base, error);
+  }
+}
+
+/**
+ * The files of the worktree's HEAD checked out, and its index written. One that fails leaves
+ * nothing behind, as a failed `git worktree add` does: the worktree is removed, and the branch
+ * made for it deleted.
+ */
+async function checkOutFiles(spec: WorktreeSpec, base: string): Promise<void> {
+  try {
+    await gitAt(spec.dir).raw(['checkout', '--quiet', '--force']);
+  } catch (error) {
+    await withRepoLock(spec.repo, async () => {
+      await removeWorktreeLocked(spec.repo, spec.dir);
+      if (spec.branch && (await branchExists(spec.repo, spec.branch))) await deleteBranch(spec.repo, spec.branch);
+    });
+    throw couldNotCheckOut(spec, base, error);
+  }
+}
+
+function couldNotCheckOut(spec: WorktreeSpec, base: string, error: unknown): Error {
+  return new Error(
+    `git could not check out ${base.slice(0, 12)} into ${spec.dir}: ${oneLine(error)}${diskNote(path.dirname(spec.dir), oneLine(error))}`,
+    { cause: error },
+  );
 }
 
 function oneLine(error: unknown): string {
