@@ -180,13 +180,18 @@ describe('OpenCode as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () => 
       { env: apiEnv(), deadlineMs: 240_000 },
     );
     const json = JSON.parse(cli.stdout) as RunJson;
-    // What its checks printed, for a failure to say why (the run failed once in a full suite with `npm test` exiting 2: tsc's diagnostics).
+    // What its checks printed and which calls failed or took long, for a failure to say why (the run
+    // failed once in a full suite with `npm test` exiting 2: tsc's diagnostics, after edits whose results were not kept).
     const checksSaid = () =>
       JSON.stringify(
-        transcriptOf(env).filter((line) => /npm test|error TS/.test(JSON.stringify(line))),
+        transcriptOf(env).filter(
+          (line) =>
+            /npm test|error TS/.test(JSON.stringify(line)) ||
+            (line.type === 'tool_result' && (line.is_error === true || /Edit|Write/.test(String(line.name)))),
+        ),
         null,
         1,
-      ).slice(0, 8_000);
+      ).slice(0, 12_000);
     expect(cli.code, `${cli.stderr}\n${JSON.stringify(json.tasks, null, 2)}\n${checksSaid()}`).toBe(0);
     expect(json.status).toBe('PASS');
     expect(json.tasks.map((task) => [task.id, task.status, task.agent]).sort()).toEqual([
