@@ -50,9 +50,17 @@ export function requestSegments(request: Pick<ModelRequest, 'system' | 'messages
   return segments;
 }
 
-/** Every input token of a request: tool specs, system text and all message blocks. */
+/**
+ * Every input token of a request: tool specs, system text and all message blocks; the sum of its
+ * segments' tokens, counted without making their keys. The compaction thresholds ask it of the
+ * whole conversation before each call: a key is a copy of its block (the system prompt, each tool
+ * result as JSON), so making them turned every turn's count into a copy of the conversation.
+ */
 export function estimateRequestTokens(request: Pick<ModelRequest, 'system' | 'messages' | 'tools'>): number {
-  return requestSegments(request).reduce((sum, segment) => sum + segment.tokens, 0);
+  let tokens = estimateMessagesTokens(request.messages);
+  for (const tool of request.tools) tokens += estimateTokens(JSON.stringify(tool));
+  for (const block of request.system) tokens += estimateTokens(block.text);
+  return tokens;
 }
 
 export function estimateMessagesTokens(messages: Message[]): number {
