@@ -28,7 +28,7 @@ const FILE_NAME = 'orca-start.json';
 /** The worktree's own git folder: `.git` is a file naming it in a linked worktree, the folder itself in a main checkout. */
 export function worktreeGitDir(dir: string): string {
   const own = ownGitDir(dir);
-  if (own === undefined) throw new Error(`${path.join(dir, '.git')} names no git folder`);
+  if (own === undefined) throw new Error(`${dir} has no git folder: its .git is missing, or is a file that names none`);
   return own;
 }
 

@@ -74,6 +74,7 @@ export interface Launched {
 const DEFAULT_MAX_BUFFER = 64 * 1024 * 1024;
 /** The launcher's folders: `orca-launch-<pid>-XXXXXX` under the temporary folder. */
 const FOLDER_PREFIX = 'orca-launch-';
+const LAUNCHER_FOLDER = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`);
 const SHELL = '/bin/sh';
 /** The helper's loop: each line names a script to source; each script starts one program in the background. */
 const LOOP = 'while IFS= read -r f; do . "$f"; done';
@@ -284,7 +285,7 @@ class ShellHelper {
  */
 function sweepFoldersOfGoneProcesses(): void {
   for (const name of readdirSync(os.tmpdir())) {
-    const pid = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(name)?.[1];
+    const pid = LAUNCHER_FOLDER.exec(name)?.[1];
     if (pid && Number(pid) !== process.pid && !processAlive(Number(pid)))
       rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
   }
