@@ -2,7 +2,8 @@
 # The system tools orca's tests drive, checked before `npm test` runs them (README, Requirements):
 # rg (ripgrep: Grep's fast path), bwrap (bubblewrap: the Bash sandbox, which must work here, not
 # only be installed), jq (Claude Code-style hook scripts), tmux (a real terminal: its asks and
-# its Ctrl-C), Debian's chromium (the web board in a real browser) and a Redis answering at
+# its Ctrl-C), socat (the sandbox's proxy relay; without it orca falls back to a slower one in
+# Node), Debian's chromium (the web board in a real browser) and a Redis answering at
 # REDIS_URL (redis-server, started here when nothing answers).
 # As root, what is missing is installed with apt; otherwise one line says what to install.
 set -euo pipefail
@@ -13,7 +14,7 @@ chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
 # program:package pairs; chromium is looked for where the browser tests look (CHROMIUM_PATH).
 missing_packages() {
   local missing=()
-  for pair in rg:ripgrep bwrap:bubblewrap jq:jq tmux:tmux redis-server:redis-server; do
+  for pair in rg:ripgrep bwrap:bubblewrap jq:jq tmux:tmux socat:socat redis-server:redis-server; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
   done
   [ -x "$chromium_path" ] || missing+=(chromium)

@@ -1,8 +1,9 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { accessSync, constants, type Dirent, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { compiledEntry, packageRoot } from '../runtime/compiledEntry.js';
+import { packageRoot } from '../runtime/compiledEntry.js';
 import type { ShellCommandWrap } from '../runtime/processGroup.js';
+import { type ProxyRelay, proxyRelay, relayWords } from './proxyRelayStart.js';
 import { depthOf, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE, readOnlyPaths, realPath, type SandboxPolicy } from './sandboxPolicy.js';
 
 /** One mount, applied in order of depth: where two nest, the deeper one decides. */
@@ -19,18 +20,19 @@ const probes = new Map<string, string | undefined>();
  * read-only even inside those, its hidden paths replaced by empty ones, fresh /dev and /proc, its
  * own process namespace (killing bwrap kills everything inside), no capabilities (even for root),
  * and a network namespace of its own unless the policy says `host`: with `proxy`, the proxy's
- * socket is bound in and proxyRelay.ts serves it on 127.0.0.1:3128 before the command starts.
+ * socket is bound in and a relay (`relay`: socat, else proxyRelay.ts) serves it on 127.0.0.1:3128
+ * before the command starts.
  */
-export function bwrapWrap(bwrap: string, policy: SandboxPolicy): ShellCommandWrap {
+export function bwrapWrap(bwrap: string, policy: SandboxPolicy, relay: ProxyRelay = proxyRelay(findOnPath('socat'))): ShellCommandWrap {
   mkdirSync(policy.tempDir, { recursive: true });
   const tempDir = realpathSync(policy.tempDir);
   const mounts = [...fileMounts(policy, tempDir)].sort((a, b) => depthOf(a.target) - depthOf(b.target));
   const network = policy.network;
   const endpoint = network.kind === 'proxy' ? network.endpoint() : undefined;
   if (endpoint && !('socket' in endpoint)) throw new Error('bwrap reaches the proxy through a unix socket: start it with { socket }');
-  const relay = endpoint ? compiledEntry('shared/core/sandbox/proxyRelay.ts') : undefined;
-  // orca itself installed under the host's /tmp (a checkout, a CI clone) is hidden by the private /tmp: the relay must be seen.
-  const orcaRoot = relay && hiddenByPrivateTmp(packageRoot()) ? ['--ro-bind', packageRoot(), packageRoot()] : [];
+  // orca itself installed under the host's /tmp (a checkout, a CI clone) is hidden by the private /tmp: its relay must be seen.
+  const orcaRoot =
+    endpoint && relay.kind === 'node' && hiddenByPrivateTmp(packageRoot()) ? ['--ro-bind', packageRoot(), packageRoot()] : [];
   const fixed = [
     '--die-with-parent',
     '--new-session',
@@ -59,7 +61,7 @@ export function bwrapWrap(bwrap: string, policy: SandboxPolicy): ShellCommandWra
         ).flatMap(([name, value]) => ['--setenv', name, value])
       : []),
   ];
-  const start = relay ? [process.execPath, relay, String(PROXY_PORT_INSIDE), PROXY_SOCKET_INSIDE] : [];
+  const start = endpoint ? relayWords(relay, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE) : [];
   return (command, cwd, options) => {
     const infoFd = options?.infoFd;
     const info = infoFd === undefined ? [] : ['--info-fd', String(infoFd)];

@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { ShellCommandWrap } from '../runtime/processGroup.js';
 import { bwrapWrap, findOnPath, probeBwrap, probeBwrapAhead } from './bwrap.js';
+import { proxyRelay } from './proxyRelayStart.js';
 import type { SandboxPolicy } from './sandboxPolicy.js';
 import { seatbeltWrap } from './seatbeltProfile.js';
 
@@ -33,7 +34,8 @@ export function hostSandbox(env: NodeJS.ProcessEnv = process.env, platform: Node
       problem,
       fix: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; in a container, a seccomp profile that permits them)',
     };
-  return { kind: 'bwrap', program: bwrap, wrap: (policy) => bwrapWrap(bwrap, policy) };
+  const relay = proxyRelay(findOnPath('socat', env));
+  return { kind: 'bwrap', program: bwrap, wrap: (policy) => bwrapWrap(bwrap, policy, relay) };
 }
 
 function executable(file: string): boolean {

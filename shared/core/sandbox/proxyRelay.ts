@@ -6,8 +6,9 @@ import { constants } from 'node:os';
 /**
  * Runs inside the Linux sandbox, before the command: serves the host's filtering proxy, whose
  * unix socket is bound in, on 127.0.0.1:<port> (what HTTP_PROXY names), then runs the command and
- * exits as it does. Node rather than socat: node is on every host orca runs on, and the relay is
- * listening before the command starts, so its first request never races it.
+ * exits as it does. The relay for a host without socat (proxyRelayStart.ts prefers socat, which
+ * starts in a few milliseconds where this takes a Node process's start): node is on every host
+ * orca runs on. It listens before the command starts, so its first request never races it.
  *
  * Usage: node proxyRelay.js <port> <socket> <program> [args...]
  */
