@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from './pollUntil.js';
 import { processAlive } from './processAlive.js';
 
 /**
@@ -21,6 +21,7 @@ export const CGROUP_ROOT_ENV = 'ORCA_CGROUP_ROOT';
 
 const PROCESS_DIR_PREFIX = 'orca-';
 const KILL_WAIT_MS = 5_000;
+/** The longest pause between looks at a cgroup being emptied. */
 const POLL_MS = 20;
 
 /** Where this process makes its agents' cgroups, or why it cannot. */
@@ -119,13 +120,16 @@ export function processDir(root: string): string {
 /** cgroup.kill, then waits until the cgroup and its children hold no process, then removes them (deepest first). */
 async function killCgroupDir(dir: string): Promise<void> {
   if (!existsSync(dir)) return;
-  const deadline = Date.now() + KILL_WAIT_MS;
-  for (;;) {
-    signalCgroup(dir);
-    if (!populated(dir)) break;
-    if (Date.now() >= deadline) throw new Error(`cgroup ${dir} still holds processes after SIGKILL (pids ${members(dir).join(', ')})`);
-    await sleep(POLL_MS);
-  }
+  // Signalled again at each look: a process that forked between two looks is killed too.
+  const emptied = await pollUntil(
+    () => {
+      signalCgroup(dir);
+      return !populated(dir);
+    },
+    KILL_WAIT_MS,
+    POLL_MS,
+  );
+  if (!emptied) throw new Error(`cgroup ${dir} still holds processes after SIGKILL (pids ${members(dir).join(', ')})`);
   removeTree(dir);
 }
 

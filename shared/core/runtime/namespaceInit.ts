@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { pollUntil } from './pollUntil.js';
 
 /** What bwrap's `--info-fd` writes (it names the namespaces too): the init's pid, as this host numbers it. */
 const InfoSchema = z.object({ 'child-pid': z.number().int().positive() });
 
-/** The first polls are short: on the normal path the init is a zombie within a millisecond or two. */
-const FIRST_POLL_MS = 1;
+/** The longest pause between looks (the first are short: on the normal path the init is a zombie within a millisecond or two). */
 const MAX_POLL_MS = 20;
 
 /**
@@ -63,17 +62,11 @@ export class NamespaceInit {
    * than reporting a command over while something of it may still run.
    */
   async waitForEnd(ms: number): Promise<void> {
-    const deadline = Date.now() + ms;
-    let pause = FIRST_POLL_MS;
-    while (!this.ended()) {
-      if (Date.now() >= deadline) {
-        throw new Error(
-          `the sandbox's pid namespace (its init is pid ${this.pid}) still had processes ${ms} ms after the command ended; ` +
-            'something it started may still run',
-        );
-      }
-      await sleep(pause);
-      pause = Math.min(pause * 2, MAX_POLL_MS);
+    if (!(await pollUntil(() => this.ended(), ms, MAX_POLL_MS))) {
+      throw new Error(
+        `the sandbox's pid namespace (its init is pid ${this.pid}) still had processes ${ms} ms after the command ended; ` +
+          'something it started may still run',
+      );
     }
   }
 }

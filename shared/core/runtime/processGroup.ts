@@ -2,15 +2,16 @@ import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentCgroup } from './agentCgroup.js';
 import { GroupWatchdog } from './groupWatchdog.js';
 import { NamespaceInit } from './namespaceInit.js';
+import { pollUntil } from './pollUntil.js';
 
 /** How long a group gets to stop after SIGTERM before SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 /** SIGKILL cannot be refused, but a process in uninterruptible I/O dies only when the I/O returns. */
 const SIGKILL_WAIT_MS = 5_000;
+/** The longest pause between looks at a group being killed. */
 const POLL_MS = 25;
 /** How long output is still read after the group was killed, before its pipes are given up. */
 const OUTPUT_DRAIN_MS = 2_000;
@@ -278,13 +279,8 @@ async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
   throw new Error(`process group ${pgid} is still running after SIGTERM and SIGKILL (pids ${runningMembers(pgid).join(', ')})`);
 }
 
-async function waitUntilGone(pgid: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (!groupAlive(pgid)) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(POLL_MS);
-  }
+function waitUntilGone(pgid: number, ms: number): Promise<boolean> {
+  return pollUntil(() => !groupAlive(pgid), ms, POLL_MS);
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
