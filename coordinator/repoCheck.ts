@@ -12,19 +12,24 @@ export class UserError extends Error {
  */
 export async function inspectRepo(dir: string, options: { base?: string; allowDirty?: boolean }): Promise<{ root: string; base: string }> {
   if (!existsSync(dir)) throw new UserError(`${dir} does not exist: pass --repo with a git repository.`);
+  // The three questions asked of git at once, from the folder given (git answers each for the
+  // repository holding it, as from its root): one round trip before a run's id, not two. Their
+  // answers are read in this order, so the first problem found is the one said, as when they were
+  // asked one after the other.
+  const toplevel = gitAt(dir).raw(['rev-parse', '--show-toplevel']);
+  const resolved = resolveCommit(dir, options.base ?? 'HEAD');
+  const looked = options.allowDirty ? undefined : gitAt(dir).raw(['status', '--porcelain', '--untracked-files=normal']);
+  for (const answer of [toplevel, resolved, looked]) answer?.catch(() => undefined);
   let root: string;
   try {
-    root = (await gitAt(dir).raw(['rev-parse', '--show-toplevel'])).trim();
+    root = (await toplevel).trim();
   } catch {
     throw new UserError(`${dir} is not a git repository: run orca inside one, or pass --repo.`);
   }
   root = realpathSync(root);
-  // Asked beside the base (one git round trip fewer before a run's id); its answer is read after the base's, whose error comes first.
-  const looked = options.allowDirty ? undefined : gitAt(root).raw(['status', '--porcelain', '--untracked-files=normal']);
-  looked?.catch(() => undefined);
   let base: string;
   try {
-    base = await resolveCommit(root, options.base ?? 'HEAD');
+    base = await resolved;
   } catch {
     throw new UserError(
       options.base
