@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { getEventListeners } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -132,6 +132,32 @@ describe('launch: a program started from the launcher shell, as spawn would star
     });
     expect(noFolder).toBe('one\ntwo\n');
     expect(readdirSync(dir)).toEqual([`orca-launch-${process.pid}-ghijkl`]);
+  });
+
+  it('lets a process exit while calls are being started: nothing said on stderr, its folder gone', () => {
+    const dir = tempDir('orca-launch-');
+    const entry = path.resolve('dist/shared/core/runtime/launcher.js');
+    // 40 calls started, then process.exit at once, as a command exits on a failure with git calls in flight.
+    const script = `import(${JSON.stringify(entry)}).then(({ launch }) => {
+      for (let i = 0; i < 40; i++) launch('true', [], { cwd: ${JSON.stringify(dir)}, env: { PATH: process.env.PATH } }).catch(() => {});
+      setImmediate(() => process.exit(3));
+    })`;
+    for (let run = 0; run < 10; run++) {
+      const done = spawnSync('node', ['-e', script], { encoding: 'utf8', env: { ...process.env, TMPDIR: dir } });
+      expect({ status: done.status, stderr: done.stderr }).toEqual({ status: 3, stderr: '' });
+    }
+    // A folder whose removal met a file still being made is the next launcher's to sweep.
+    execFileSync(
+      'node',
+      [
+        '-e',
+        `import(${JSON.stringify(entry)}).then(({ launch }) => launch('true', [], { cwd: ${JSON.stringify(dir)}, env: { PATH: process.env.PATH } }))`,
+      ],
+      {
+        env: { ...process.env, TMPDIR: dir },
+      },
+    );
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('leaves nothing behind: no files of its calls, and a process that ends when its work does', () => {

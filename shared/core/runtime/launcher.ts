@@ -189,7 +189,25 @@ class ShellHelper {
     this.child.on('exit', (code, signal) => this.fail(new Error(`orca's launcher shell ended (${signal ?? `exit ${code}`})`)));
     this.child.stdin!.on('error', (error) => this.fail(error));
     this.hold(false);
-    process.once('exit', () => rmSync(this.folder, { recursive: true, force: true }));
+    process.once('exit', () => this.removeFolder());
+  }
+
+  /**
+   * At this process's exit: the shell is stopped, then its folder goes. A program it was starting
+   * at that moment can still create its output file there during the removal (a process that
+   * exits with calls in flight, as a command does on a failure it reports): rmSync then meets a
+   * folder not empty, and is retried. Should it still fail, the folder is left to the sweep of
+   * gone processes' folders (sweepFoldersOfGoneProcesses) the next launcher on this host runs, as
+   * a killed process's is: an exit handler that throws prints its stack trace after whatever the
+   * command said last.
+   */
+  private removeFolder(): void {
+    this.child.kill('SIGKILL');
+    try {
+      rmSync(this.folder, { recursive: true, force: true, maxRetries: 5, retryDelay: 2 });
+    } catch {
+      // Left for the next launcher's sweep (above).
+    }
   }
 
   /** Runs `command` (its program's path, then its arguments). */
