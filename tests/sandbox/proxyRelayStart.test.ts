@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compiledEntry } from '../../shared/core/runtime/compiledEntry.js';
 import { sandboxPolicy } from '../../shared/core/sandbox/agentPolicy.js';
 import { bwrapWrap, findOnPath } from '../../shared/core/sandbox/bwrap.js';
 import { type OwnEgressProxy, openEgressProxy } from '../../shared/core/sandbox/egressProxy.js';
@@ -18,6 +19,8 @@ import { tempDir } from '../support/tempDir.js';
  */
 
 const bwrap = findOnPath('bwrap');
+/** What bwrap puts its own in place of: the private /tmp, a fresh /dev. */
+const REPLACED = ['/tmp', '/dev'];
 const socat = findOnPath('socat');
 let server: Server;
 let port: number;
@@ -41,7 +44,7 @@ async function sandboxed(relay: ProxyRelay, command: string, options: { input?: 
   const worktree = options.worktree ?? tempDir('orca-relay-worktree-');
   const policy = sandboxPolicy({ worktree, tempDir: tempDir('orca-relay-tmp-'), host: { orcaHome: tempDir('orca-relay-home-') } });
   policy.network = { kind: 'proxy', endpoint: proxy.endpoint, loopbackThroughProxy: true };
-  const wrapped = bwrapWrap(bwrap, policy, relay)(command, worktree);
+  const wrapped = bwrapWrap(bwrap, policy, { relay })(command, worktree);
   const child = spawn(wrapped.file, wrapped.args, { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
   const out = { stdout: '', stderr: '', fd3: '' };
   child.stdout!.on('data', (chunk: Buffer) => (out.stdout += chunk.toString()));
@@ -57,10 +60,10 @@ const relays: Array<[string, () => ProxyRelay]> = [
     'socat',
     () => {
       if (!socat) throw new Error('socat is not on PATH: scripts/system-tools.sh installs it');
-      return proxyRelay(socat);
+      return proxyRelay(socat, REPLACED);
     },
   ],
-  ['the Node relay', () => proxyRelay(undefined)],
+  ['the Node relay', () => proxyRelay(undefined, REPLACED)],
 ];
 
 describe.each(relays)('the proxy relay: %s', (_name, relay) => {
@@ -95,13 +98,32 @@ describe.each(relays)('the proxy relay: %s', (_name, relay) => {
 });
 
 describe('choosing the relay', () => {
-  it('takes socat from PATH, and the Node relay without one or with one the sandbox hides', () => {
-    expect(proxyRelay(socat)).toEqual({ kind: 'socat', program: socat });
-    expect(proxyRelay(undefined)).toEqual({ kind: 'node' });
+  it('takes socat from PATH, and the Node relay without one or with one under a folder the sandbox replaces', () => {
+    expect(proxyRelay(socat, REPLACED)).toEqual({ kind: 'socat', program: socat });
+    expect(proxyRelay(undefined, REPLACED)).toEqual({ kind: 'node' });
     const hidden = path.join(tempDir('orca-relay-bin-'), 'socat');
     writeFileSync(hidden, '#!/bin/sh\n');
     chmodSync(hidden, 0o755);
-    expect(proxyRelay(hidden)).toEqual({ kind: 'node' });
+    expect(proxyRelay(hidden, REPLACED)).toEqual({ kind: 'node' });
+  });
+
+  it('in bwrap, passes over a socat under a folder the policy hides, for the Node relay', () => {
+    if (!bwrap) throw new Error('bwrap is not on PATH');
+    const bin = mkdtempSync('/var/tmp/orca-relay-bin-');
+    try {
+      writeFileSync(path.join(bin, 'socat'), '#!/bin/sh\n');
+      chmodSync(path.join(bin, 'socat'), 0o755);
+      const worktree = tempDir('orca-relay-worktree-');
+      const policy = sandboxPolicy({ worktree, tempDir: tempDir('orca-relay-tmp-'), host: { orcaHome: tempDir('orca-relay-home-') } });
+      policy.network = { kind: 'proxy', endpoint: proxy.endpoint, loopbackThroughProxy: true };
+      const words = (hidden: string[]) =>
+        bwrapWrap(bwrap, { ...policy, hidden: [...policy.hidden, ...hidden] }, { env: { PATH: bin } })('true', worktree).args;
+      expect(words([])).toContain(realpathSync(path.join(bin, 'socat')));
+      expect(words([bin])).not.toContain(realpathSync(path.join(bin, 'socat')));
+      expect(words([bin])).toContain(compiledEntry('shared/core/sandbox/proxyRelay.ts'));
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   it('fails the command, saying why, when socat ends before it listens', async () => {

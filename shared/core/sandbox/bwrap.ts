@@ -23,16 +23,21 @@ const probes = new Map<string, string | undefined>();
  * socket is bound in and a relay (`relay`: socat, else proxyRelay.ts) serves it on 127.0.0.1:3128
  * before the command starts.
  */
-export function bwrapWrap(bwrap: string, policy: SandboxPolicy, relay: ProxyRelay = proxyRelay(findOnPath('socat'))): ShellCommandWrap {
+export function bwrapWrap(
+  bwrap: string,
+  policy: SandboxPolicy,
+  options: { relay?: ProxyRelay; env?: NodeJS.ProcessEnv } = {},
+): ShellCommandWrap {
   mkdirSync(policy.tempDir, { recursive: true });
   const tempDir = realpathSync(policy.tempDir);
   const mounts = [...fileMounts(policy, tempDir)].sort((a, b) => depthOf(a.target) - depthOf(b.target));
   const network = policy.network;
   const endpoint = network.kind === 'proxy' ? network.endpoint() : undefined;
   if (endpoint && !('socket' in endpoint)) throw new Error('bwrap reaches the proxy through a unix socket: start it with { socket }');
+  // Chosen only where there is a proxy to serve; socat under what this sandbox replaces is not there to run.
+  const relay = endpoint && (options.relay ?? proxyRelay(findOnPath('socat', options.env), [...REPLACED, ...policy.hidden]));
   // orca itself installed under the host's /tmp (a checkout, a CI clone) is hidden by the private /tmp: its relay must be seen.
-  const orcaRoot =
-    endpoint && relay.kind === 'node' && hiddenByPrivateTmp(packageRoot()) ? ['--ro-bind', packageRoot(), packageRoot()] : [];
+  const orcaRoot = relay && relay.kind === 'node' && hiddenByPrivateTmp(packageRoot()) ? ['--ro-bind', packageRoot(), packageRoot()] : [];
   const fixed = [
     '--die-with-parent',
     '--new-session',
@@ -61,7 +66,7 @@ export function bwrapWrap(bwrap: string, policy: SandboxPolicy, relay: ProxyRela
         ).flatMap(([name, value]) => ['--setenv', name, value])
       : []),
   ];
-  const start = endpoint ? relayWords(relay, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE) : [];
+  const start = relay ? relayWords(relay, PROXY_PORT_INSIDE, PROXY_SOCKET_INSIDE) : [];
   return (command, cwd, options) => {
     const infoFd = options?.infoFd;
     const info = infoFd === undefined ? [] : ['--info-fd', String(infoFd)];
@@ -72,6 +77,9 @@ export function bwrapWrap(bwrap: string, policy: SandboxPolicy, relay: ProxyRela
     };
   };
 }
+
+/** The host's folders this sandbox puts others in place of: its private /tmp and a fresh /dev (the policy's hidden paths beside them). */
+const REPLACED = ['/tmp', '/dev'];
 
 function hiddenByPrivateTmp(dir: string): boolean {
   const real = realpathSync(dir);

@@ -1,7 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import type { ShellCommandWrap } from '../runtime/processGroup.js';
 import { bwrapWrap, findOnPath, probeBwrap, probeBwrapAhead } from './bwrap.js';
-import { proxyRelay } from './proxyRelayStart.js';
 import type { SandboxPolicy } from './sandboxPolicy.js';
 import { seatbeltWrap } from './seatbeltProfile.js';
 
@@ -34,8 +33,7 @@ export function hostSandbox(env: NodeJS.ProcessEnv = process.env, platform: Node
       problem,
       fix: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; in a container, a seccomp profile that permits them)',
     };
-  const relay = proxyRelay(findOnPath('socat', env));
-  return { kind: 'bwrap', program: bwrap, wrap: (policy) => bwrapWrap(bwrap, policy, relay) };
+  return { kind: 'bwrap', program: bwrap, wrap: (policy) => bwrapWrap(bwrap, policy, { env }) };
 }
 
 function executable(file: string): boolean {

@@ -28,17 +28,17 @@ done
 exec "$@"`;
 
 /**
- * The relay this host's sandbox uses: socat where PATH has one the sandbox can see, else
- * proxyRelay.ts. Measured here (2 cores, bwrap, a relay then `bash -c true`): 23–41 ms with socat,
- * 182–193 ms with the Node relay, whose whole cost is a Node process's start. That start comes
- * before every command that has a network (an external agent's process, sandboxed Bash and
- * checks with allowed domains), so the Node relay stays only as the way that needs no socat.
+ * The relay a sandbox uses: socat where PATH has one the sandbox can see (not under one of the
+ * folders it `replaces`), else proxyRelay.ts. Measured here (2 cores, bwrap, a relay then
+ * `bash -c true`): 23–41 ms with socat, 182–193 ms with the Node relay, whose whole cost is a
+ * Node process's start. That start comes before every command that has a network (an external
+ * agent's process, sandboxed Bash and checks with allowed domains), so the Node relay stays only
+ * as the way that needs no socat.
  */
-export function proxyRelay(socat: string | undefined): ProxyRelay {
+export function proxyRelay(socat: string | undefined, replaces: readonly string[]): ProxyRelay {
   if (socat === undefined) return { kind: 'node' };
   const real = realpathSync(socat);
-  // Under a folder the sandbox replaces (its private /tmp, a fresh /dev, an empty /run) it is not there to run.
-  const hidden = ['/tmp', '/dev', '/run', '/var/run'].some((dir) => real === dir || real.startsWith(`${dir}/`));
+  const hidden = replaces.some((dir) => real === dir || real.startsWith(`${dir}/`));
   return hidden ? { kind: 'node' } : { kind: 'socat', program: real };
 }
 
