@@ -71,7 +71,6 @@ describe('Claude Code as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () 
       reply.toolUse('mcp__orca__Write', { file_path: 'src/greet.js', content: "export const greet = () => 'hi';\n" }),
       reply.toolUse('mcp__orca__Bash', { command: check }),
       reply.toolUse('mcp__orca__Report', { summary: 'greet says hi.', unresolved: [], claimed_checks: [{ command: check, exit_code: 0 }] }),
-      reply.text('Done.'),
     );
     const run = await env.cli(['agent', '--role', 'worker', '--agent', 'claude-code', 'Make greet() say hi.', '--repo', dir, '--json'], {
       env: apiEnv(),
@@ -83,6 +82,11 @@ describe('Claude Code as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () 
     expect(git(dir, 'diff', '--name-only', `${out.commit}~1`, out.commit)).toBe('src/greet.js');
     expect(git(dir, 'show', `${out.commit}:src/greet.js`).trim()).toBe("export const greet = () => 'hi';");
 
+    // Its accepted Report ended its turn: no model request after it (Claude Code's closing words, a
+    // request of the whole conversation), the last one the Bash call's answer.
+    expect(taskRequests()).toHaveLength(4);
+    expect(JSON.stringify(taskRequests()[3].messages.at(-1))).not.toContain('Report');
+    expect(server.pending).toBe(0);
     // Every request Claude Code sent passed the stand-in's checks, and offered orca's tools, not its own writers.
     expect(server.requests.map((request) => request.rejection)).toEqual(server.requests.map(() => undefined));
     // Each carried the agent's own token, and no key of orca's.

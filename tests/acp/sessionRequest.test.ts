@@ -6,6 +6,7 @@ import type { AgentSession } from '../../shared/core/loop/session.js';
 import { OrcaAcpClient } from '../../workers/agents/acpClient.js';
 import { isOrcaToolCall } from '../../workers/agents/orcaMcpServer.js';
 import { newSessionRequest, ORCA_TOOLS_RULE } from '../../workers/agents/sessionRequest.js';
+import { TurnCalls } from '../../workers/agents/turnCalls.js';
 
 /**
  * Claude Code is told orca's MCP tools are allowed (ORCA_TOOLS_RULE), so it does not ask before
@@ -50,7 +51,7 @@ describe('the session Claude Code is opened with', () => {
     expect(ORCA_TOOLS_RULE).toBe('mcp__orca');
     for (const name of ['mcp__orca__Read', 'mcp__orca__Write', 'mcp__orca__Bash', 'mcp__orca__Report']) {
       expect(isOrcaToolCall(name)).toBe(true);
-      expect(await ask(new OrcaAcpClient(untouchable, { record: () => {}, turn: () => 1 }), name)).toEqual({
+      expect(await ask(new OrcaAcpClient(untouchable, { record: () => {}, turn: () => 1 }, new TurnCalls()), name)).toEqual({
         outcome: { outcome: 'selected', optionId: 'allow' },
       });
     }

@@ -8,6 +8,7 @@ import type { CheckedCall } from '../../shared/core/tool/pipeline.js';
 import { isReadOnly, levelOf } from '../../shared/core/tool/tool.js';
 import { isOrcaToolCall } from './orcaMcpServer.js';
 import { type CallRecording, flushPending, sessionToolCall } from './sessionToolCall.js';
+import type { TurnCalls } from './turnCalls.js';
 
 /** What the agent streamed in the turn under way: its text, and what it said it spent. */
 export interface StreamedTurn {
@@ -45,6 +46,8 @@ export class OrcaAcpClient implements acp.Client {
   constructor(
     private readonly session: AgentSession,
     private readonly rec: CallRecording,
+    /** The turn's calls: each request that runs one of orca's tools is one of them (turnCalls.ts). */
+    private readonly calls: TurnCalls,
   ) {}
 
   async requestPermission(params: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
@@ -142,14 +145,15 @@ export class OrcaAcpClient implements acp.Client {
       ...(params.line ? { offset: params.line } : {}),
       ...(params.limit ? { limit: params.limit } : {}),
     };
-    const run = await sessionToolCall(this.session, 'Read', input, this.rec);
+    const run = await this.calls.run((stop) => sessionToolCall(this.session, 'Read', input, this.rec, stop));
     const data = ReadDataSchema.safeParse(run.output?.data);
     if (run.block.is_error || !data.success) throw new Error(run.block.content);
     return { content: data.data.file.content };
   }
 
   async writeTextFile(params: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
-    const run = await sessionToolCall(this.session, 'Write', { file_path: params.path, content: params.content }, this.rec);
+    const input = { file_path: params.path, content: params.content };
+    const run = await this.calls.run((stop) => sessionToolCall(this.session, 'Write', input, this.rec, stop));
     if (run.block.is_error) throw new Error(run.block.content);
     return {};
   }
@@ -164,11 +168,17 @@ export class OrcaAcpClient implements acp.Client {
     const stop = new AbortController();
     const terminal: Terminal = { output: '', done: Promise.resolve(), stop };
     const input = { command: `${cd}${env}${command}` };
-    terminal.done = sessionToolCall(this.session, 'Bash', input, this.rec, stop.signal).then((run) => {
+    let stopped: AbortSignal | undefined;
+    // One of the turn's calls: the turn's end stops it too; after it none starts (run throws: the request's error).
+    const running = this.calls.run((turnStop) => {
+      stopped = AbortSignal.any([turnStop, stop.signal]);
+      return sessionToolCall(this.session, 'Bash', input, this.rec, stopped);
+    });
+    terminal.done = running.then((run) => {
       const fields = bashResultFields(run.output?.data);
       terminal.output = run.output?.content ?? run.block.content;
       // Killed: no exit code of its own; orca's Bash ended its group with SIGTERM (SIGKILL after a grace).
-      terminal.exit = stop.signal.aborted
+      terminal.exit = stopped?.aborted
         ? { exitCode: null, signal: 'SIGTERM' }
         : { exitCode: fields.exitCode ?? (run.block.is_error ? 1 : 0), signal: null };
     });

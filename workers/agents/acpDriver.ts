@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type * as acp from '@agentclientprotocol/sdk';
 import { z } from 'zod';
 import { type AgentEvent, type EndReason, stamp } from '../../shared/core/events/agentEvent.js';
@@ -12,9 +13,13 @@ import type { AgentStart } from './agentStart.js';
 import type { OfferedResult, OfferedTool } from './orcaMcpServer.js';
 import { agentInstructions, newSessionRequest, type SessionFor } from './sessionRequest.js';
 import { type CallRecording, flushPending, sessionToolCall } from './sessionToolCall.js';
+import { TurnCalls, TurnEnded } from './turnCalls.js';
 
 /** The tools orca always offers an external agent, when its role has them. */
 const ALWAYS_OFFERED = [REPORT_TOOL, 'Remember'];
+
+/** How long an agent has to end its turn on ACP's cancel after an accepted Report before the Report's call is answered anyway. */
+const REPORT_CANCEL_WAIT_MS = 10_000;
 
 /** What the agent answers a prompt with, as orca reads it (the SDK checks requests; this checks the response). */
 const PromptResponseSchema = z.object({
@@ -61,6 +66,11 @@ class AcpSession {
   private usageReported = false;
   private costUsd = 0;
   private readonly rec: CallRecording;
+  private readonly calls = new TurnCalls();
+  /** The prompt under way: how to cancel it, and its answer. */
+  private prompting: { cancel: () => Promise<void>; answered: Promise<unknown> } | undefined;
+  /** orca cancelled the prompt under way because the agent's Report was accepted (endTurnAtReport). */
+  private cancelledAtReport = false;
 
   constructor(
     private readonly session: AgentSession,
@@ -83,27 +93,38 @@ class AcpSession {
       }),
     );
     const wallClock = setTimeout(() => session.abortController.abort(new SessionAbort('wall_clock')), session.limits.wallClockMs);
-    const client = new OrcaAcpClient(session, this.rec);
+    const client = new OrcaAcpClient(session, this.rec, this.calls);
     // The agent has been starting since the worktree was known: what it asked meanwhile is answered from here on.
     run.start.bind({ client, tools: { tools: this.offeredTools(), call: (name, input) => this.callOffered(name, input) } });
+    try {
+      const ending = await this.sessionEnding(client, prompt);
+      // No call of the session outlives it: whatever still runs (an abort, a failure) is stopped before its end.
+      await this.calls.end(`the ${run.agent.name} agent's session has ended`);
+      return this.end(ending);
+    } finally {
+      clearTimeout(wallClock);
+      // Its whole process tree goes with the session, however it ended.
+      await run.start.close();
+    }
+  }
+
+  /** Opens the agent's session and converses to its end; how it ended, a failure included. */
+  private async sessionEnding(client: OrcaAcpClient, prompt: string): Promise<Ending> {
+    const { session, run } = this;
     const ended = this.agentEnded();
     try {
       const { mcp, agent, connection } = await ended.race(run.start.initialized);
       if (agent.choice) this.record(stamp({ type: 'notice', level: agent.choice.level, message: agent.choice.note }));
       const sessionId = await ended.race(run.start.openSession(newSessionRequest(run, mcp)));
-      return this.end(await this.converse(connection, sessionId, client, prompt, ended));
+      return await this.converse(connection, sessionId, client, prompt, ended);
     } catch (error) {
-      if (session.signal.aborted) return this.end(this.abortEnding());
+      if (session.signal.aborted) return this.abortEnding();
       const why = describeError(error);
       const stderr = run.start.stderrTail();
-      return this.end({
+      return {
         reason: 'error',
         detail: `the ${run.agent.name} agent failed: ${why}${stderr ? `; its stderr ends: ${stderr.slice(-600)}` : ''}`,
-      });
-    } finally {
-      clearTimeout(wallClock);
-      // Its whole process tree goes with the session, however it ended.
-      await run.start.close();
+      };
     }
   }
 
@@ -123,6 +144,8 @@ class AcpSession {
       let active = false;
       for (;;) {
         const ending = await this.promptTurn(connection, sessionId, client, text, ended);
+        // Its calls end with its turn: the stop checks judge the tree they left.
+        await this.calls.end(`the ${run.agent.name} agent's turn has ended`);
         if (ending) return ending;
         const more = await this.stopChecks(active);
         if (typeof more !== 'string') return more;
@@ -150,12 +173,18 @@ class AcpSession {
     // The task's prompt is recorded by the harness; each further prompt (a refusal, a reminder) here.
     if (this.turns > 1) this.record(stamp({ type: 'prompt', text }));
     client.turn.text = '';
-    const raw = await ended.race(connection.prompt({ sessionId, prompt: [{ type: 'text', text }] }));
+    this.calls.open();
+    this.cancelledAtReport = false;
+    const answered = connection.prompt({ sessionId, prompt: [{ type: 'text', text }] });
+    this.prompting = { cancel: () => connection.cancel({ sessionId }), answered };
+    const raw = await ended.race(answered).finally(() => {
+      this.prompting = undefined;
+    });
     flushPending(session, this.record);
     const response = PromptResponseSchema.parse(raw);
     this.charge(response.usage, client.turn.costUsd);
     if (client.turn.text) this.record(stamp({ type: 'assistant_text', turn: this.turns, text: client.turn.text }));
-    if (session.signal.aborted || response.stopReason === 'cancelled') return this.abortEnding();
+    if (session.signal.aborted || (response.stopReason === 'cancelled' && !this.cancelledAtReport)) return this.abortEnding();
     if (response.stopReason === 'refusal') return { reason: 'refusal', detail: 'the agent declined to go on (stop reason refusal)' };
     return undefined;
   }
@@ -190,10 +219,20 @@ class AcpSession {
       .map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputJsonSchema ?? inputSchema(tool.input) }));
   }
 
-  /** A call of one of orca's tools over MCP: through the session's pipeline; a Report that fits its schema is kept for the turn's end. */
+  /**
+   * A call of one of orca's tools over MCP: through the session's pipeline, as one of the turn's
+   * calls; a Report that fits its schema is kept for the turn's end, and ends the turn.
+   */
   private async callOffered(name: string, input: unknown): Promise<OfferedResult> {
     if (!this.offeredTools().some((tool) => tool.name === name)) return { content: `orca offers no tool ${name}`, isError: true };
-    const run = await sessionToolCall(this.session, name, input, this.rec);
+    let running: ReturnType<typeof sessionToolCall>;
+    try {
+      running = this.calls.run((stop) => sessionToolCall(this.session, name, input, this.rec, stop));
+    } catch (error) {
+      if (error instanceof TurnEnded) return { content: error.message, isError: true };
+      throw error;
+    }
+    const run = await running;
     const isError = run.block.is_error === true;
     if (name === REPORT_TOOL) {
       if (isError) {
@@ -201,9 +240,26 @@ class AcpSession {
         this.record(stamp({ type: 'report_rejected', attempt: this.reportAttempts, error: run.block.content }));
       } else {
         this.report = { input: run.input };
+        await this.endTurnAtReport();
       }
     }
     return { content: run.block.content, isError };
+  }
+
+  /**
+   * An accepted Report ends the agent's turn there: orca cancels the prompt before it answers the
+   * call, so the agent makes no model request after it (Claude Code would ask for its closing
+   * words: a model call of the whole conversation, which nobody reads). The Report is judged once
+   * the turn has ended, as always, and a refused one is answered with a further prompt. An agent
+   * that has not ended its turn on ACP's cancel within REPORT_CANCEL_WAIT_MS gets its answer all
+   * the same, and ends its turn as it would have.
+   */
+  private async endTurnAtReport(): Promise<void> {
+    const prompting = this.prompting;
+    if (!prompting) return;
+    this.cancelledAtReport = true;
+    await prompting.cancel().catch(() => undefined);
+    await Promise.race([prompting.answered.catch(() => undefined), sleep(REPORT_CANCEL_WAIT_MS, undefined, { ref: false })]);
   }
 
   private charge(usage: z.infer<typeof PromptResponseSchema>['usage'], costUsd: number | undefined): void {
