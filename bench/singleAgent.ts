@@ -26,8 +26,9 @@ export const SINGLE_AGENT_ACP_TARGET = 1.3;
  * With `agent: 'claude-code'` orca's side is `orca agent --agent claude-code`: Claude Code through
  * Zed's ACP adapter, the whole agent process in the sandbox (bwrap), its Read, Edit and Bash
  * orca's over MCP. Its turns are the same task as it must say it: `mcp__orca__Read`, `…Edit`,
- * `…Bash`, `…Report`, then its closing text (Claude Code asks the model once more after a tool's
- * result, so it has one turn more than orca's own loop, which ends at Report).
+ * `…Bash`, `…Report`, four requests as `claude -p`'s four (Read, Edit, Bash, its answer): its
+ * accepted Report ends its turn, as orca's own loop ends at Report (before 2026-12-07 it asked the
+ * model once more, for closing words).
  */
 export interface SingleAgentResult {
   orca_ms: number;
@@ -176,14 +177,16 @@ function sandboxVisibleTemp(): string {
   return root.startsWith('/dev/') || root === os.tmpdir() || root.startsWith(`${os.tmpdir()}/`) ? '/var/tmp' : root;
 }
 
-/** The same task's turns as Claude Code through the ACP adapter needs them: orca's tools over MCP, then its closing text. */
+/**
+ * The same task's turns as Claude Code through the ACP adapter needs them: orca's tools over MCP;
+ * its accepted Report ends its turn, with no closing request after it (docs/agents.md).
+ */
 function acpGreetingTurns(file: string): Behaviour[] {
   return [
     reply.toolUse('mcp__orca__Read', { file_path: file }),
     reply.toolUse('mcp__orca__Edit', { file_path: file, old_string: 'world', new_string: 'there' }),
     reply.toolUse('mcp__orca__Bash', { command: 'echo done' }),
     reply.toolUse('mcp__orca__Report', { summary: 'Changed the greeting.', unresolved: [], claimed_checks: [] }),
-    reply.text('Changed the greeting.'),
   ];
 }
 

@@ -104,8 +104,8 @@ describe('Claude Code’s network under orca', { timeout: SLOW_TEST_MS }, () => 
     const command = `node probe.mjs ${otherPort}`;
     server.enqueue(
       reply.toolUse('mcp__orca__Bash', { command }),
+      // Its accepted Report ends its turn: no closing request follows (docs/agents.md).
       reply.toolUse('mcp__orca__Report', { summary: 'probed the network', unresolved: [], claimed_checks: [{ command, exit_code: 0 }] }),
-      reply.text('Done.'),
     );
     await orca.queue.add({ ...scriptedJob({ runId, taskId: 't1', repo, base, turns: [] }), agent: claudeCode });
     const result = await orca.result(agentJobId(runId, 't1', 1));
