@@ -258,6 +258,7 @@ class AcpSession {
     const prompting = this.prompting;
     if (!prompting) return;
     this.cancelledAtReport = true;
+    // A notification: it fails only when the connection is gone, and then the prompt fails with it (promptTurn says why).
     await prompting.cancel().catch(() => undefined);
     await Promise.race([prompting.answered.catch(() => undefined), sleep(REPORT_CANCEL_WAIT_MS, undefined, { ref: false })]);
   }
