@@ -1,6 +1,7 @@
 import { containmentLine } from '../shared/core/runtime/agentCgroup.js';
 import { OrcaHome } from '../shared/core/runtime/orcaHome.js';
 import type { SandboxMode } from '../shared/core/runtime/sandboxMode.js';
+import { proxyRelayLine } from '../shared/core/sandbox/bwrap.js';
 import { Keys } from '../shared/infra/redis/keys.js';
 import { redisUrlFromParent } from '../shared/infra/redis/redisOverIpc.js';
 import { sandboxStatus } from '../shared/policy/permissions/sandboxLine.js';
@@ -52,6 +53,7 @@ export async function runWorkerProcess(options: WorkerProcessOptions): Promise<v
   const sandbox = sandboxStatus(options.sandbox ?? 'auto');
   process.stderr.write(`orca worker ${process.pid}: ${sandbox.refusal ? `${sandbox.refusal}; it refuses every job` : sandbox.line}\n`);
   process.stderr.write(`orca worker ${process.pid}: ${containmentLine()}\n`);
+  if (sandbox.kind === 'bwrap') process.stderr.write(`orca worker ${process.pid}: ${proxyRelayLine()}\n`);
   await worker.start();
   if (process.send) process.send({ type: 'ready', pid: process.pid });
   process.stderr.write(`orca worker ${process.pid}: taking jobs (concurrency ${options.concurrency})\n`);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compiledEntry } from '../../shared/core/runtime/compiledEntry.js';
 import { sandboxPolicy } from '../../shared/core/sandbox/agentPolicy.js';
-import { bwrapWrap, findOnPath } from '../../shared/core/sandbox/bwrap.js';
+import { bwrapWrap, findOnPath, proxyRelayLine } from '../../shared/core/sandbox/bwrap.js';
 import { type OwnEgressProxy, openEgressProxy } from '../../shared/core/sandbox/egressProxy.js';
 import { type ProxyRelay, proxyRelay } from '../../shared/core/sandbox/proxyRelayStart.js';
 import { tempDir } from '../support/tempDir.js';
@@ -105,6 +105,23 @@ describe('choosing the relay', () => {
     writeFileSync(hidden, '#!/bin/sh\n');
     chmodSync(hidden, 0o755);
     expect(proxyRelay(hidden, REPLACED)).toEqual({ kind: 'node' });
+  });
+
+  it('is said in one line: socat by its path, or the Node relay with why and what to install', () => {
+    if (!socat) throw new Error('socat is not on PATH: scripts/system-tools.sh installs it');
+    expect(proxyRelayLine({ PATH: path.dirname(socat) })).toBe(
+      `network relay: socat (${realpathSync(socat)}) serves each sandbox's proxy inside its network namespace`,
+    );
+    const without = proxyRelayLine({ PATH: tempDir('orca-relay-empty-bin-') });
+    expect(without).toMatch(
+      /^network relay: orca's Node relay \(no socat on PATH\): .* starts about 150 ms later .*; install socat \(apt-get install socat/,
+    );
+    const bin = tempDir('orca-relay-bin-');
+    writeFileSync(path.join(bin, 'socat'), '#!/bin/sh\n');
+    chmodSync(path.join(bin, 'socat'), 0o755);
+    expect(proxyRelayLine({ PATH: bin })).toContain(
+      `(the socat on PATH, ${path.join(bin, 'socat')}, lies in a folder the sandbox replaces)`,
+    );
   });
 
   it('in bwrap, passes over a socat under a folder the policy hides, for the Node relay', () => {
