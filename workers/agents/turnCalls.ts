@@ -24,6 +24,7 @@ export class TurnCalls {
   run<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.ended !== undefined) throw new TurnEnded(`orca ran no call: ${this.ended}`);
     const result = call(this.stop.signal);
+    // Only that it ended is tracked here: its outcome, a failure included, is the caller's.
     const settled = result.then(
       () => undefined,
       () => undefined,
