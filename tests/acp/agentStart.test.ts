@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
@@ -44,12 +44,17 @@ function running(text: string): number[] {
     .map(Number);
 }
 
+/** The same agent, writing a counter into its worktree every 5 ms from its start (whole: a read never sees it half-written). */
+const TICKING = (sdk: string) =>
+  `import { renameSync, writeFileSync } from 'node:fs';\nlet n = 0;\n` +
+  `setInterval(() => { writeFileSync('tick.tmp', String(++n)); renameSync('tick.tmp', 'tick.txt'); }, 5);\n${AGENT(sdk)}`;
+
 let script = '';
 
-function started(): AgentStart {
+function started(agentSource = AGENT): AgentStart {
   const worktree = tempDir('orca-agentstart-wt-');
   script = path.join(worktree, 'agent.mjs');
-  writeFileSync(script, AGENT(path.join(packageRoot(), 'node_modules', '@agentclientprotocol', 'sdk', 'dist', 'acp.js')));
+  writeFileSync(script, agentSource(path.join(packageRoot(), 'node_modules', '@agentclientprotocol', 'sdk', 'dist', 'acp.js')));
   return new AgentStart({
     agent: { ...claudeCode, native: undefined, command: [process.execPath, script] },
     worktree,
@@ -126,6 +131,32 @@ describe('an agent started ahead of its session', () => {
     await expect(fetch(mcp.url, { method: 'POST' })).rejects.toThrow();
     // A second close (the session's and the job's) is the same one.
     await start.close();
+  });
+
+  it('held, writes nothing until released; closed while held, is gone and writes nothing more', async () => {
+    const start = started(TICKING);
+    const tick = path.join(path.dirname(script), 'tick.txt');
+    const ticks = () => Number(readFileSync(tick, 'utf8'));
+    try {
+      await start.initialized;
+      for (let i = 0; i < 500 && !existsSync(tick); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      const held = await start.hold();
+      if (!held) throw new Error('no cgroup on this host: the agent cannot be held (docs/security.md#processes)');
+      const atHold = ticks();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(ticks()).toBe(atHold);
+      await held.release();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(ticks()).toBeGreaterThan(atHold);
+      await start.hold();
+      const atClose = ticks();
+      await start.close();
+      expect(running(script)).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(ticks()).toBe(atClose);
+    } finally {
+      await start.close();
+    }
   });
 
   it('closed while it is still starting, stops its start and leaves no process', async () => {

@@ -144,11 +144,14 @@ class AcpSession {
       let active = false;
       for (;;) {
         const ending = await this.promptTurn(connection, sessionId, client, text, ended);
-        // Its calls end with its turn: the stop checks judge the tree they left.
+        // Its calls end with its turn, and its own process holds still: the stop checks judge the tree as it stays.
         await this.calls.end(`the ${run.agent.name} agent's turn has ended`);
         if (ending) return ending;
+        const held = await run.start.hold();
         const more = await this.stopChecks(active);
+        // Judged: it stays held until its close kills it. Sent back: it goes on, for its next prompt.
         if (typeof more !== 'string') return more;
+        await held?.release();
         text = more;
         active = true;
       }

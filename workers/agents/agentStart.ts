@@ -33,6 +33,8 @@ export class AgentStart {
   private opened?: Promise<string>;
   private closing?: Promise<void>;
   private closed = false;
+  /** Its cgroup frozen (hold): its close ends it with SIGKILL, giving it no moment to run again. */
+  private frozen = false;
   private agent?: AgentProcess;
   private mcp?: OrcaMcpEndpoint;
   private readonly gone: Promise<never>;
@@ -72,6 +74,25 @@ export class AgentStart {
     return Promise.race([work, this.gone]);
   }
 
+  /**
+   * Holds the agent where it is (its cgroup frozen: docs/agents.md) while its turn's end is
+   * judged, so that nothing of it writes its worktree between the look that judges its Report and
+   * its close, or its next prompt: resolves with how to let it go on again. Undefined where it runs
+   * without a cgroup of its own (docs/security.md#processes) or the kernel has no freezer: then
+   * nothing holds it, and the commit's look after its close is what takes its tree.
+   */
+  async hold(): Promise<{ release: () => Promise<void> } | undefined> {
+    const cgroup = this.agent?.group.cgroup;
+    if (!cgroup || this.closed || !(await cgroup.freeze())) return undefined;
+    this.frozen = true;
+    return {
+      release: async () => {
+        await cgroup.thaw();
+        this.frozen = false;
+      },
+    };
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
@@ -79,6 +100,8 @@ export class AgentStart {
       // A start under way stops at its next step (its initialize is raced against this close); then
       // whatever it made goes: its whole process tree, however the job or the session ended.
       await this.initialized.catch(() => undefined);
+      // Held: killed as it is, never thawed, so no handler of its runs (a SIGTERM's would, and could write).
+      if (this.frozen) await this.agent?.group.cgroup?.kill();
       await this.agent?.close();
       await this.mcp?.close();
     })();

@@ -79,6 +79,32 @@ export class AgentCgroup {
   killNow(): void {
     signalCgroup(this.dir);
   }
+
+  /**
+   * Stops every process in the cgroup where it is (cgroup v2's freezer), and resolves once each is
+   * stopped: none runs, or writes, until `thaw` (one in a system call finishes it first). `kill`
+   * ends frozen processes as any others. False, holding nothing, on a kernel without the freezer
+   * (before Linux 5.2: no `cgroup.freeze`); throws where it is there and the cgroup does not freeze.
+   */
+  async freeze(): Promise<boolean> {
+    if (!existsSync(path.join(this.dir, 'cgroup.freeze'))) return false;
+    await setFrozen(this.dir, true);
+    return true;
+  }
+
+  /** Lets the processes a `freeze` stopped go on; resolves once the cgroup says it is no longer frozen. */
+  async thaw(): Promise<void> {
+    await setFrozen(this.dir, false);
+  }
+}
+
+/** Writes `cgroup.freeze`, then waits until `cgroup.events` says the cgroup is (or is no longer) frozen. */
+async function setFrozen(dir: string, frozen: boolean): Promise<void> {
+  const state = frozen ? '1' : '0';
+  writeFileSync(path.join(dir, 'cgroup.freeze'), state);
+  const events = path.join(dir, 'cgroup.events');
+  const reached = await pollUntil(() => new RegExp(`^frozen ${state}$`, 'm').test(readFileSync(events, 'utf8')), KILL_WAIT_MS, POLL_MS);
+  if (!reached) throw new Error(`cgroup ${dir} did not ${frozen ? 'freeze' : 'thaw'} within ${KILL_WAIT_MS} ms`);
 }
 
 /**
