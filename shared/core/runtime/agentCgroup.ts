@@ -102,8 +102,7 @@ export class AgentCgroup {
 async function setFrozen(dir: string, frozen: boolean): Promise<void> {
   const state = frozen ? '1' : '0';
   writeFileSync(path.join(dir, 'cgroup.freeze'), state);
-  const events = path.join(dir, 'cgroup.events');
-  const reached = await pollUntil(() => new RegExp(`^frozen ${state}$`, 'm').test(readFileSync(events, 'utf8')), KILL_WAIT_MS, POLL_MS);
+  const reached = await pollUntil(() => eventSays(dir, `frozen ${state}`), KILL_WAIT_MS, POLL_MS);
   if (!reached) throw new Error(`cgroup ${dir} did not ${frozen ? 'freeze' : 'thaw'} within ${KILL_WAIT_MS} ms`);
 }
 
@@ -182,11 +181,16 @@ function signalCgroup(dir: string): void {
 /** Whether any process is in the cgroup or below it (`cgroup.events`' `populated`). */
 function populated(dir: string): boolean {
   try {
-    return /^populated 1$/m.test(readFileSync(path.join(dir, 'cgroup.events'), 'utf8'));
+    return eventSays(dir, 'populated 1');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
+}
+
+/** Whether the cgroup's `cgroup.events` holds `line` (`populated 1`, `frozen 0`) as one of its lines. */
+function eventSays(dir: string, line: string): boolean {
+  return readFileSync(path.join(dir, 'cgroup.events'), 'utf8').split('\n').includes(line);
 }
 
 /** The pids in the cgroup and its children. */
