@@ -6,7 +6,7 @@ import { bashResultFields } from '../../shared/core/tool/bashResultData.js';
 import { CallStopped } from '../../shared/core/tool/callStopped.js';
 import type { CheckedCall } from '../../shared/core/tool/pipeline.js';
 import { isReadOnly, levelOf } from '../../shared/core/tool/tool.js';
-import { isOrcaToolCall } from './orcaMcpServer.js';
+import { isOrcaToolApproval, isOrcaToolCall } from './orcaMcpServer.js';
 import { type CallRecording, flushPending, sessionToolCall } from './sessionToolCall.js';
 import type { TurnCalls } from './turnCalls.js';
 
@@ -65,7 +65,7 @@ export class OrcaAcpClient implements acp.Client {
    */
   private async decide(name: string, id: string, input: unknown): Promise<{ allowed: boolean }> {
     const { session } = this;
-    if (isOrcaToolCall(name)) return { allowed: true };
+    if (isOrcaToolApproval(name, input)) return { allowed: true };
     const tool = session.registry.get(name);
     const refuse = (reason: string) => {
       session.pending.push({ type: 'permission', tool: name, decision: 'deny', by: 'orca:acp', reason });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AcpAgent } from '../../shared/core/agents/agentBackend.js';
-import { resolveSettings } from '../../shared/core/agents/agentSettings.js';
+import { resolveOptions, resolveSettings } from '../../shared/core/agents/agentSettings.js';
 import { agentShellEnv } from '../../shared/core/runtime/agentEnv.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { type ProcessGroup, spawnGroup } from '../../shared/core/runtime/processGroup.js';
@@ -43,6 +43,8 @@ export interface AgentProcess {
   stdout: NodeJS.ReadableStream;
   stderrTail(): string;
   sandboxed: boolean;
+  /** Whether its environment has the variable, set and not empty: which login it can do itself (agentLogin.ts). */
+  hasEnv(name: string): boolean;
   /** Which build of what it runs it was given (Claude Code: native or bundled), for the job's events. */
   choice?: Pick<NativeChoice, 'note' | 'level'>;
 }
@@ -86,7 +88,7 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
   };
   const { settings } = launch.agent;
   if (settings) agentEnv[settings.variable] = JSON.stringify(resolveSettings(settings.value, agentEnv));
-  const argv = [file, ...args];
+  const argv = [file, ...args, ...resolveOptions(launch.agent.options, agentEnv)];
   const proxy = launch.sandboxed ? await openEgressProxy(agentEgress(launch.agent, env, launch.mcpUrl)) : undefined;
   let group: ProcessGroup;
   try {
@@ -116,7 +118,16 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
     throw new Error(`the ${launch.agent.name} agent was started without a stdin pipe`);
   }
   const choice = native && { note: native.note, level: native.level };
-  return { group, close, stdin, stdout: group.child.stdout, stderrTail: () => tail.trim(), sandboxed: proxy !== undefined, choice };
+  return {
+    group,
+    close,
+    stdin,
+    stdout: group.child.stdout,
+    stderrTail: () => tail.trim(),
+    hasEnv: (name) => Boolean(agentEnv[name]),
+    sandboxed: proxy !== undefined,
+    choice,
+  };
 }
 
 /** The host's sandbox for the agent, or a clear failure: the job's sandbox said one works here. */

@@ -1,5 +1,6 @@
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
+import { asksToLogIn, envLoginMethod } from './agentLogin.js';
 import { type AgentLaunch, type AgentProcess, launchAgentProcess } from './agentSandbox.js';
 import { lateClient } from './lateClient.js';
 import { type McpTools, type OrcaMcpEndpoint, startOrcaMcp } from './orcaMcpServer.js';
@@ -9,6 +10,8 @@ export interface InitializedAgent {
   agent: AgentProcess;
   connection: acp.ClientSideConnection;
   mcp: OrcaMcpEndpoint;
+  /** How it says it can be logged in (its `initialize` answer): used when it refuses a session until then. */
+  authMethods?: acp.AuthMethod[];
 }
 
 /** What the session binds when it begins: the ACP client that answers the agent, and orca's tools over MCP. */
@@ -62,9 +65,22 @@ export class AgentStart {
     this.bindNow(binding);
   }
 
-  /** `session/new`, once, as soon as the agent is initialized; its session id. */
+  /**
+   * `session/new`, once, as soon as the agent is initialized; its session id. An agent that
+   * refuses it until it is logged in (ACP's `auth_required`: Codex given an API key but no login
+   * file) is asked to log in from its environment (agentLogin.ts), then asked again, once.
+   */
   openSession(request: acp.NewSessionRequest): Promise<string> {
-    this.opened ??= this.initialized.then(async ({ connection }) => (await this.race(connection.newSession(request))).sessionId);
+    this.opened ??= this.initialized.then(async ({ agent, connection, authMethods }) => {
+      try {
+        return (await this.race(connection.newSession(request))).sessionId;
+      } catch (error) {
+        if (!asksToLogIn(error)) throw error;
+        const methodId = envLoginMethod(this.launch.agent.name, authMethods, (name) => agent.hasEnv(name));
+        await this.race(connection.authenticate({ methodId }));
+        return (await this.race(connection.newSession(request))).sessionId;
+      }
+    });
     this.opened.catch(() => undefined);
     return this.opened;
   }
@@ -124,13 +140,13 @@ export class AgentStart {
       Readable.toWeb(agent.stdout as Readable) as ReadableStream<Uint8Array>,
     );
     const connection = new acp.ClientSideConnection(() => lateClient(this.binding.then((bound) => bound.client)), stream);
-    await this.race(
+    const answer = await this.race(
       connection.initialize({
         protocolVersion: acp.PROTOCOL_VERSION,
         clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
         clientInfo: { name: 'orca', version: '1' },
       }),
     );
-    return { agent, connection, mcp };
+    return { agent, connection, mcp, authMethods: answer.authMethods };
   }
 }

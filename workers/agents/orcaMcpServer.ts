@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 
 /** A tool as the agent is offered it over MCP. */
 export interface OfferedTool {
@@ -34,12 +35,26 @@ export interface OrcaMcpEndpoint {
 /** The name the agent knows the server by: its tools are `mcp__orca__<Tool>` to Claude Code, `orca_<Tool>` to OpenCode. */
 export const ORCA_MCP_NAME = 'orca';
 
-/** The two ways agents name an MCP server's tools: Claude Code's `mcp__orca__Write`, OpenCode's `orca_Write`. */
-const ORCA_TOOL_NAME = new RegExp(`^(mcp__${ORCA_MCP_NAME}__|${ORCA_MCP_NAME}_)[A-Za-z]+$`);
+/** The ways agents name an MCP server's tools: Claude Code's `mcp__orca__Write`, OpenCode's `orca_Write`, Codex's `Tool: orca/Write` (its call's title). */
+const ORCA_TOOL_NAME = new RegExp(`^(mcp__${ORCA_MCP_NAME}__|${ORCA_MCP_NAME}_|Tool: ${ORCA_MCP_NAME}/)[A-Za-z]+$`);
 
 /** Whether a call the agent streams or asks about is of one of orca's own tools (judged and recorded where it runs). */
 export function isOrcaToolCall(name: string): boolean {
   return ORCA_TOOL_NAME.test(name);
+}
+
+/**
+ * Codex asks before each call of an MCP server's tool (an elicitation of its own, whatever its
+ * approval policy), naming the server in the request's input rather than in its title.
+ */
+const CodexToolApprovalSchema = z.object({
+  server_name: z.literal(ORCA_MCP_NAME),
+  request: z.object({ _meta: z.object({ codex_approval_kind: z.literal('mcp_tool_call') }) }),
+});
+
+/** Whether a permission request is an agent asking to run one of orca's tools (`input`: the request's rawInput). */
+export function isOrcaToolApproval(name: string, input: unknown): boolean {
+  return isOrcaToolCall(name) || CodexToolApprovalSchema.safeParse(input).success;
 }
 
 /**

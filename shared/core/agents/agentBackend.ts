@@ -29,6 +29,25 @@ export const AcpAgentSchema = z
       .object({ variable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), value: z.record(z.string(), z.unknown()) })
       .strict()
       .optional(),
+    /**
+     * Options added to its command, each entry given whole or not at all: `{env:NAME}` in an
+     * argument is that variable's value in the agent's environment, and an entry naming an unset
+     * variable, or whose `ifEnv` is unset, is left out (Codex's `-c key=value` settings: its model
+     * provider only when the user named a base URL).
+     */
+    options: z
+      .array(
+        z
+          .object({
+            args: z.array(z.string().min(1)).min(1),
+            ifEnv: z
+              .string()
+              .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+              .optional(),
+          })
+          .strict(),
+      )
+      .default([]),
     /** The variable naming its model API's base URL: the sandbox lets it reach that URL (docs/agents.md). */
     baseUrlEnv: z.string().min(1).optional(),
     /** Where its model API is when `baseUrlEnv` is unset: the hosts (port 443) its sandbox's proxy lets it reach. */

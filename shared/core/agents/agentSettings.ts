@@ -28,3 +28,19 @@ export function resolveSettings(value: unknown, env: Record<string, string | und
   }
   return value;
 }
+
+/**
+ * An agent's command options as it is given them (AcpAgent's `options`): each entry's arguments
+ * with `{env:NAME}` replaced, an entry left out whole when its `ifEnv` or a variable it names is
+ * unset, so no option is given half (a `-c` without its setting).
+ */
+export function resolveOptions(
+  options: ReadonlyArray<{ args: readonly string[]; ifEnv?: string }>,
+  env: Record<string, string | undefined>,
+): string[] {
+  return options.flatMap((option) => {
+    if (option.ifEnv !== undefined && !env[option.ifEnv]) return [];
+    const args = option.args.map((arg) => resolveSettings(arg, env));
+    return args.every((arg): arg is string => typeof arg === 'string') ? args : [];
+  });
+}

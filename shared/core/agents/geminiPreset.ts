@@ -11,6 +11,7 @@ export const gemini: AcpAgent = {
   apiHosts: ['generativelanguage.googleapis.com', 'oauth2.googleapis.com', 'cloudcode-pa.googleapis.com'],
   loginFiles: ['.gemini/oauth_creds.json', '.gemini/google_accounts.json', '.gemini/settings.json'],
   withoutEnv: [],
+  options: [],
   setEnv: {},
   replaces: [],
   session: 'prompt',

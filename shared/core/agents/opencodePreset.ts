@@ -37,6 +37,7 @@ export const opencode: AcpAgent = {
   env: ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENCODE_CONFIG'],
   // Its config, data and cache folders follow HOME (its private home in the sandbox) unless these point elsewhere.
   withoutEnv: ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME', 'OPENCODE_CONFIG_DIR'],
+  options: [],
   setEnv: {
     OPENCODE_DISABLE_AUTOUPDATE: '1',
     OPENCODE_DISABLE_MODELS_FETCH: '1',
