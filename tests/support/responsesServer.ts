@@ -21,6 +21,8 @@ import { z } from 'zod';
 export type ResponsesAnswer =
   | { kind: 'text'; text: string }
   | { kind: 'call'; name: string; namespace?: string; arguments: unknown }
+  /** A call of a freeform tool (Codex's `apply_patch`): its input is text, not JSON. */
+  | { kind: 'custom'; name: string; input: string }
   | { kind: 'http_error'; status: number; type: string; message: string };
 
 export const responsesReply = {
@@ -28,6 +30,7 @@ export const responsesReply = {
   call: (name: string, args: unknown, namespace?: string): ResponsesAnswer => ({ kind: 'call', name, namespace, arguments: args }),
   /** A call of one of orca's tools, as Codex offers them: functions in the `mcp__orca` namespace. */
   orca: (name: string, args: unknown): ResponsesAnswer => ({ kind: 'call', name, namespace: 'mcp__orca', arguments: args }),
+  custom: (name: string, input: string): ResponsesAnswer => ({ kind: 'custom', name, input }),
 };
 
 const ContentSchema = z.object({ type: z.enum(['input_text', 'output_text', 'input_image', 'input_file', 'refusal']) }).passthrough();
@@ -154,12 +157,9 @@ export class ResponsesServer {
     const next = this.queue.shift();
     if (!next) return refuse(500, 'server_error', 'the stand-in has no answer queued for this request');
     if (next.kind === 'http_error') return refuse(next.status, next.type, next.message);
-    if (next.kind === 'call' && !offers(parsed.data.tools, next)) {
-      return refuse(
-        400,
-        'invalid_request_error',
-        `the scripted call of ${next.namespace ? `${next.namespace}.` : ''}${next.name} names a tool this request did not offer`,
-      );
+    if (next.kind !== 'text' && !offers(parsed.data.tools, next)) {
+      const name = next.kind === 'call' && next.namespace ? `${next.namespace}.${next.name}` : next.name;
+      return refuse(400, 'invalid_request_error', `the scripted call of ${name} names a tool this request did not offer`);
     }
     this.stream(res, parsed.data.model, next);
   }
@@ -180,8 +180,13 @@ export class ResponsesServer {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_${id}` });
     send('response.created', { response });
     send('response.in_progress', { response });
-    const item = answer.kind === 'call' ? callItem(id, answer) : textItem(id, answer.text);
-    if (item.type === 'function_call') {
+    const item =
+      answer.kind === 'call' ? callItem(id, answer) : answer.kind === 'custom' ? customItem(id, answer) : textItem(id, answer.text);
+    if (item.type === 'custom_tool_call') {
+      send('response.output_item.added', { output_index: 0, item: { ...item, input: '' } });
+      send('response.custom_tool_call_input.delta', { item_id: item.id, output_index: 0, delta: item.input });
+      send('response.custom_tool_call_input.done', { item_id: item.id, output_index: 0, input: item.input });
+    } else if (item.type === 'function_call') {
       send('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } });
       send('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta: item.arguments });
       send('response.function_call_arguments.done', { item_id: item.id, output_index: 0, arguments: item.arguments });
@@ -218,6 +223,17 @@ function callItem(id: number, answer: Extract<ResponsesAnswer, { kind: 'call' }>
   };
 }
 
+function customItem(id: number, answer: Extract<ResponsesAnswer, { kind: 'custom' }>) {
+  return {
+    type: 'custom_tool_call' as const,
+    id: `ctc_${id}`,
+    call_id: `call_${id}`,
+    name: answer.name,
+    input: answer.input,
+    status: 'completed',
+  };
+}
+
 function textItem(id: number, text: string) {
   return {
     type: 'message' as const,
@@ -244,8 +260,8 @@ function brokenPairing(input: ResponsesRequestBody['input']): string | undefined
 }
 
 /** Whether the request offered the tool a scripted call names: a function, or one in the namespace named. */
-function offers(tools: ResponsesRequestBody['tools'], call: Extract<ResponsesAnswer, { kind: 'call' }>): boolean {
-  if (call.namespace)
+function offers(tools: ResponsesRequestBody['tools'], call: Extract<ResponsesAnswer, { kind: 'call' | 'custom' }>): boolean {
+  if (call.kind === 'call' && call.namespace)
     return tools.some(
       (tool) => tool.type === 'namespace' && tool.name === call.namespace && (tool.tools ?? []).some((inner) => inner.name === call.name),
     );
