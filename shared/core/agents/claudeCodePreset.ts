@@ -22,8 +22,8 @@ export const claudeCode: AcpAgent = {
   withoutEnv: ['IS_SANDBOX'],
   // What `claude -p` is compared with in the benchmark gets too: no telemetry, update check or side
   // model requests (a session title): its proxy would refuse all but the last, which costs a model call.
-  options: [],
   setEnv: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+  options: [],
   baseUrlEnv: 'ANTHROPIC_BASE_URL',
   // Its model API, and where a `claude /login` login refreshes its token (the Claude Agent SDK's TOKEN_URL).
   apiHosts: ['api.anthropic.com', 'platform.claude.com'],
