@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AcpAgentSchema } from '../../shared/core/agents/agentBackend.js';
-import { resolveOptions, resolveSettings } from '../../shared/core/agents/agentSettings.js';
+import { mergeSettings, resolveOptions, resolveSettings } from '../../shared/core/agents/agentSettings.js';
 import { codex } from '../../shared/core/agents/codexPreset.js';
 import { opencode } from '../../shared/core/agents/opencodePreset.js';
 
@@ -56,5 +56,21 @@ describe('an agent’s settings as it is given them', () => {
     expect(withBase.slice(always.length, always.length + 2)).toEqual(['-c', 'model_provider="orca-openai"']);
     expect(withBase.at(-1)).toContain('base_url="http://127.0.0.1:9/v1"');
     expect(withBase.at(-1)).toContain('supports_websockets=false');
+  });
+
+  it('merges settings over the user’s own file key by key, orca’s winning, and names one place for them', () => {
+    const user = { security: { auth: { selectedType: 'oauth-personal' } }, tools: { exclude: ['mine'] }, ui: { theme: 'dark' } };
+    const ours = { security: { folderTrust: { enabled: false } }, tools: { exclude: ['run_shell_command'] } };
+    expect(mergeSettings(user, ours)).toEqual({
+      security: { auth: { selectedType: 'oauth-personal' }, folderTrust: { enabled: false } },
+      tools: { exclude: ['run_shell_command'] },
+      ui: { theme: 'dark' },
+    });
+    const agent = { kind: 'acp', name: 'mine', command: ['mine'] };
+    expect(AcpAgentSchema.safeParse({ ...agent, settings: { file: '.mine/settings.json', value: {} } }).success).toBe(true);
+    expect(AcpAgentSchema.safeParse({ ...agent, settings: { value: {} } }).success).toBe(false);
+    expect(AcpAgentSchema.safeParse({ ...agent, settings: { variable: 'X', file: 'x.json', value: {} } }).success).toBe(false);
+    expect(AcpAgentSchema.safeParse({ ...agent, settings: { file: '../outside.json', value: {} } }).success).toBe(false);
+    expect(AcpAgentSchema.safeParse({ ...agent, settings: { file: '/etc/x.json', value: {} } }).success).toBe(false);
   });
 });

@@ -65,7 +65,7 @@ export class OrcaAcpClient implements acp.Client {
    */
   private async decide(name: string, id: string, input: unknown): Promise<{ allowed: boolean }> {
     const { session } = this;
-    if (isOrcaToolApproval(name, input)) return { allowed: true };
+    if (isOrcaToolApproval(name, id, input)) return { allowed: true };
     const tool = session.registry.get(name);
     const refuse = (reason: string) => {
       session.pending.push({ type: 'permission', tool: name, decision: 'deny', by: 'orca:acp', reason });
@@ -114,7 +114,7 @@ export class OrcaAcpClient implements acp.Client {
     const name = known?.name ?? toolNameOf(update);
     const entry = known ?? { name, recorded: false, ended: false };
     this.seen.set(update.toolCallId, entry);
-    if (isOrcaToolCall(name)) return;
+    if (isOrcaToolCall(name, update.toolCallId)) return;
     const input = update.rawInput;
     const ending = update.status === 'completed' || update.status === 'failed';
     const hasInput = typeof input === 'object' && input !== null && Object.keys(input).length > 0;

@@ -243,7 +243,7 @@ class AcpSession {
         this.record(stamp({ type: 'report_rejected', attempt: this.reportAttempts, error: run.block.content }));
       } else {
         this.report = { input: run.input };
-        await this.endTurnAtReport();
+        if (this.run.agent.reportEndsTurn) await this.endTurnAtReport();
       }
     }
     return { content: run.block.content, isError };

@@ -1,9 +1,9 @@
-import { copyFileSync, existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AcpAgent } from '../../shared/core/agents/agentBackend.js';
-import { resolveOptions, resolveSettings } from '../../shared/core/agents/agentSettings.js';
+import { mergeSettings, resolveOptions, resolveSettings } from '../../shared/core/agents/agentSettings.js';
 import { agentShellEnv } from '../../shared/core/runtime/agentEnv.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { type ProcessGroup, spawnGroup } from '../../shared/core/runtime/processGroup.js';
@@ -87,7 +87,8 @@ export async function launchAgentProcess(launch: AgentLaunch): Promise<AgentProc
     TMPDIR: tempDir,
   };
   const { settings } = launch.agent;
-  if (settings) agentEnv[settings.variable] = JSON.stringify(resolveSettings(settings.value, agentEnv));
+  if (settings?.variable) agentEnv[settings.variable] = JSON.stringify(resolveSettings(settings.value, agentEnv));
+  if (settings?.file) writeSettingsFile(launch.agent.name, home, settings.file, resolveSettings(settings.value, agentEnv));
   const argv = [file, ...args, ...resolveOptions(launch.agent.options, agentEnv)];
   const proxy = launch.sandboxed ? await openEgressProxy(agentEgress(launch.agent, env, launch.mcpUrl)) : undefined;
   let group: ProcessGroup;
@@ -157,6 +158,23 @@ function privateHome(launch: AgentLaunch): string {
     copyFileSync(from, path.join(home, file));
   }
   return home;
+}
+
+/** The agent's settings written to its file in its private home, over the user's copy of it (mergeSettings). */
+function writeSettingsFile(agent: string, home: string, relative: string, settings: unknown): void {
+  const file = path.join(home, relative);
+  let base: unknown = {};
+  if (existsSync(file)) {
+    try {
+      base = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new Error(
+        `the ${agent} agent's settings cannot be merged into your ~/${relative}: it is not plain JSON (${(error as Error).message}); remove its comments or trailing commas and run again`,
+      );
+    }
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(mergeSettings(base, settings), null, 2));
 }
 
 /** The variables the agent names as its own (key, login, endpoint), as the worker has them. */

@@ -35,12 +35,20 @@ export interface OrcaMcpEndpoint {
 /** The name the agent knows the server by: its tools are `mcp__orca__<Tool>` to Claude Code, `orca_<Tool>` to OpenCode. */
 export const ORCA_MCP_NAME = 'orca';
 
-/** The ways agents name an MCP server's tools: Claude Code's `mcp__orca__Write`, OpenCode's `orca_Write`, Codex's `Tool: orca/Write` (its call's title). */
-const ORCA_TOOL_NAME = new RegExp(`^(mcp__${ORCA_MCP_NAME}__|${ORCA_MCP_NAME}_|Tool: ${ORCA_MCP_NAME}/)[A-Za-z]+$`);
+/**
+ * The ways agents name an MCP server's tools: Claude Code's `mcp__orca__Write`, OpenCode's
+ * `orca_Write`, Codex's `Tool: orca/Write` (its call's title), Gemini CLI's `Write (orca MCP Server)`.
+ */
+const ORCA_TOOL_NAME = new RegExp(
+  `^((mcp__${ORCA_MCP_NAME}__|${ORCA_MCP_NAME}_|Tool: ${ORCA_MCP_NAME}/)[A-Za-z]+|[A-Za-z]+ \\(${ORCA_MCP_NAME} MCP Server\\))$`,
+);
 
-/** Whether a call the agent streams or asks about is of one of orca's own tools (judged and recorded where it runs). */
-export function isOrcaToolCall(name: string): boolean {
-  return ORCA_TOOL_NAME.test(name);
+/** Gemini CLI's id for a call, which names the tool (`mcp_orca_Bash__mcp_orca_Bash_<time>_<n>`) where its title does not (the command). */
+const ORCA_TOOL_CALL_ID = new RegExp(`^mcp_${ORCA_MCP_NAME}_[A-Za-z]+__`);
+
+/** Whether a call the agent streams or asks about is of one of orca's own tools (judged and recorded where it runs), by its name or its id. */
+export function isOrcaToolCall(name: string, callId = ''): boolean {
+  return ORCA_TOOL_NAME.test(name) || ORCA_TOOL_CALL_ID.test(callId);
 }
 
 /**
@@ -53,8 +61,8 @@ const CodexToolApprovalSchema = z.object({
 });
 
 /** Whether a permission request is an agent asking to run one of orca's tools (`input`: the request's rawInput). */
-export function isOrcaToolApproval(name: string, input: unknown): boolean {
-  return isOrcaToolCall(name) || CodexToolApprovalSchema.safeParse(input).success;
+export function isOrcaToolApproval(name: string, callId: string, input: unknown): boolean {
+  return isOrcaToolCall(name, callId) || CodexToolApprovalSchema.safeParse(input).success;
 }
 
 /**

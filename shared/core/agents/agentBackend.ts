@@ -21,13 +21,28 @@ export const AcpAgentSchema = z
     /** Variables it is always given, whatever the worker's environment: those that keep it from calling home (updates, model lists, plugins). */
     setEnv: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).default({}),
     /**
-     * Its own settings, given as JSON in the variable `variable` (OpenCode's OPENCODE_CONFIG_CONTENT):
-     * its model API's base URL, its model, the tools it must not run itself. `{env:NAME}` in a string
-     * is the variable's value from its environment; a setting naming an unset variable is left out.
+     * Its own settings: its model API's base URL, its model, the tools it must not run itself.
+     * Given as JSON in the variable `variable` (OpenCode's OPENCODE_CONFIG_CONTENT), or written to
+     * `file` in its private home (Gemini CLI's `.gemini/settings.json`), over the user's own copy
+     * of that file (a login file) where there is one: orca's keys win. `{env:NAME}` in a string is
+     * the variable's value from its environment; a setting naming an unset variable is left out.
      */
     settings: z
-      .object({ variable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), value: z.record(z.string(), z.unknown()) })
+      .object({
+        variable: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .optional(),
+        file: z
+          .string()
+          .regex(/^(?!\/)(?!.*(^|\/)\.\.(\/|$)).+$/, 'a path inside its home, without ..')
+          .optional(),
+        value: z.record(z.string(), z.unknown()),
+      })
       .strict()
+      .refine((settings) => (settings.variable === undefined) !== (settings.file === undefined), {
+        message: 'name either the variable or the file its settings go in, one of them',
+      })
       .optional(),
     /**
      * Options added to its command, each entry given whole or not at all: `{env:NAME}` in an
@@ -68,6 +83,13 @@ export const AcpAgentSchema = z
      * to drop its own by `claude-code` session options, or by its `settings` (OpenCode's `permission`).
      */
     replaces: z.array(z.string().min(1)).default([]),
+    /**
+     * Whether an accepted Report ends its turn there (ACP's cancel, before the call is answered:
+     * docs/agents.md). Off for an agent that, cancelled while a call of its is under way, keeps
+     * that call unanswered in its history (Gemini CLI 0.61), so that its next request, should the
+     * Report be refused, is one its model API refuses: it then ends its turn as it would have.
+     */
+    reportEndsTurn: z.boolean().default(true),
     /**
      * How the role's instructions and the replaced tools reach it: `claude-code` (the Claude Agent
      * SDK's session `_meta`: an appended system prompt and disallowed tools), or `prompt` (the

@@ -44,3 +44,17 @@ export function resolveOptions(
     return args.every((arg): arg is string => typeof arg === 'string') ? args : [];
   });
 }
+
+/**
+ * `settings` over what a file already holds (the user's own, copied in as a login file): objects
+ * merged key by key, anything else of orca's replacing the user's, so the user's own choices
+ * (their login type, their model) stay where orca sets nothing.
+ */
+export function mergeSettings(base: unknown, over: unknown): unknown {
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!isObject(base) || !isObject(over)) return over;
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) out[key] = mergeSettings(base[key], value);
+  return out;
+}

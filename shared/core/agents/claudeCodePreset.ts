@@ -29,6 +29,7 @@ export const claudeCode: AcpAgent = {
   apiHosts: ['api.anthropic.com', 'platform.claude.com'],
   loginFiles: ['.claude/.credentials.json'],
   replaces: ['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Bash', 'BashOutput', 'KillShell'],
+  reportEndsTurn: true,
   session: 'claude-code',
   // The native `claude` on PATH starts in a fraction of the time of the Agent SDK's own cli.js; the SDK names the Claude Code it was built with.
   native: { variable: 'CLAUDE_CODE_EXECUTABLE', program: 'claude', package: '@anthropic-ai/claude-agent-sdk', field: 'claudeCodeVersion' },

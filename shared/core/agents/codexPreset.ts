@@ -43,5 +43,6 @@ export const codex: AcpAgent = {
   withoutEnv: ['CODEX_HOME'],
   setEnv: {},
   replaces: REPLACED,
+  reportEndsTurn: true,
   session: 'prompt',
 };

@@ -65,5 +65,6 @@ export const opencode: AcpAgent = {
   apiHosts: ['api.anthropic.com'],
   loginFiles: ['.local/share/opencode/auth.json', '.config/opencode/opencode.json'],
   replaces: REPLACED,
+  reportEndsTurn: true,
   session: 'prompt',
 };
