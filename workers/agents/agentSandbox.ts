@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeF
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
 import type { AcpAgent } from '../../shared/core/agents/agentBackend.js';
 import { mergeSettings, resolveOptions, resolveSettings } from '../../shared/core/agents/agentSettings.js';
 import { agentShellEnv } from '../../shared/core/runtime/agentEnv.js';
@@ -160,16 +161,20 @@ function privateHome(launch: AgentLaunch): string {
   return home;
 }
 
-/** The agent's settings written to its file in its private home, over the user's copy of it (mergeSettings). */
+/**
+ * The agent's settings written to its file in its private home, over the user's copy of it
+ * (mergeSettings), read as the agents read theirs: JSON with comments and trailing commas.
+ */
 function writeSettingsFile(agent: string, home: string, relative: string, settings: unknown): void {
   const file = path.join(home, relative);
   let base: unknown = {};
   if (existsSync(file)) {
-    try {
-      base = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (error) {
+    const errors: ParseError[] = [];
+    base = parseJsonc(readFileSync(file, 'utf8'), errors, { allowTrailingComma: true });
+    const first = errors[0];
+    if (first) {
       throw new Error(
-        `the ${agent} agent's settings cannot be merged into your ~/${relative}: it is not plain JSON (${(error as Error).message}); remove its comments or trailing commas and run again`,
+        `the ${agent} agent's settings cannot be merged into your ~/${relative}: it does not parse (${printParseErrorCode(first.error)} at offset ${first.offset}); mend it and run again`,
       );
     }
   }
