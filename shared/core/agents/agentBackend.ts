@@ -80,7 +80,8 @@ export const AcpAgentSchema = z
     /**
      * The agent's own tools orca replaces with its own, offered over MCP (`mcp__orca__<Tool>`), so
      * its file writes and commands go through orca's rules and its checks are evidence. It is told
-     * to drop its own by `claude-code` session options, or by its `settings` (OpenCode's `permission`).
+     * to drop its own by `claude-code` session options, by its `settings` (OpenCode's `permission`,
+     * Gemini CLI's `tools.exclude`) or by its `options` (Codex's shell off, its patches refused).
      */
     replaces: z.array(z.string().min(1)).default([]),
     /**
@@ -93,8 +94,9 @@ export const AcpAgentSchema = z
     /**
      * How the role's instructions and the replaced tools reach it: `claude-code` (the Claude Agent
      * SDK's session `_meta`: an appended system prompt and disallowed tools), or `prompt` (the
-     * instructions open the first prompt; the agent keeps its own tools and uses orca's file
-     * system and terminals over ACP).
+     * instructions open the first prompt; its own tools are dropped, where it has any to drop, by
+     * its settings or options, and what it reads and writes over ACP's file system and terminals
+     * goes through orca's).
      */
     session: z.enum(['claude-code', 'prompt']).default('prompt'),
     /**
