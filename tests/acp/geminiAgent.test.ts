@@ -91,7 +91,9 @@ describe('Gemini CLI as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () =
     const said = JSON.stringify(server.requests.map((request) => [request.path, request.rejection]));
     expect(run.code, `${run.stderr}\n${run.stdout}\n${said}`).toBe(0);
     const out = JSON.parse(run.stdout) as Body;
-    expect(out).toMatchObject({ status: 'completed', agent: 'gemini', sandbox: 'bwrap' });
+    // Its tokens as it reports them (its prompt answer's _meta.quota): the stand-in's 1,200 in and 40 out for each of its 5 requests.
+    expect(out).toMatchObject({ status: 'completed', agent: 'gemini', sandbox: 'bwrap', usage_reported: true });
+    expect(out.usage).toMatchObject({ input_tokens: 6_000, output_tokens: 200 });
     expect(git(dir, 'diff', '--name-only', `${out.commit}~1`, out.commit)).toBe('src/greet.js');
     expect(git(dir, 'show', `${out.commit}:src/greet.js`).trim()).toBe("export const greet = () => 'hi';");
 
@@ -136,7 +138,12 @@ describe('Gemini CLI as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () =
     });
     const said = JSON.stringify(server.requests.map((request) => [request.path, request.rejection]));
     expect(run.code, `${run.stderr}\n${run.stdout}\n${said}`).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', agent: 'gemini' });
+    // Each turn's tokens counted once: two prompts, six requests in all (a turn's figure is that turn's, not the session's so far).
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: 'completed',
+      agent: 'gemini',
+      usage: { input_tokens: 7_200, output_tokens: 240 },
+    });
     // Every request, the one after the refusal included, is one the API accepts: the refused Report's call has its answer before orca's prompt.
     expect(server.requests.filter((request) => request.rejection !== undefined).map((request) => request.rejection)).toEqual([]);
     expect(server.pending).toBe(0);

@@ -33,7 +33,18 @@ const PromptResponseSchema = z.object({
       thoughtTokens: z.number().nullish(),
     })
     .nullish(),
+  /** Gemini CLI's report of the turn's tokens (its model requests' sum), where ACP's `usage` is not sent. */
+  _meta: z
+    .object({ quota: z.object({ token_count: z.object({ input_tokens: z.number(), output_tokens: z.number() }) }).nullish() })
+    .nullish(),
 });
+
+/** A turn's tokens as Gemini CLI reports them, in the shape of ACP's `usage`. */
+function quotaUsage(
+  quota: { token_count: { input_tokens: number; output_tokens: number } } | null | undefined,
+): z.infer<typeof PromptResponseSchema>['usage'] {
+  return quota ? { inputTokens: quota.token_count.input_tokens, outputTokens: quota.token_count.output_tokens } : undefined;
+}
 
 /** The ACP session's agent, already starting (agentStart.ts), and what its session is opened with. */
 export interface AcpRun extends SessionFor {
@@ -185,7 +196,7 @@ class AcpSession {
     });
     flushPending(session, this.record);
     const response = PromptResponseSchema.parse(raw);
-    this.charge(response.usage, client.turn.costUsd);
+    this.charge(response.usage ?? quotaUsage(response._meta?.quota), client.turn.costUsd);
     if (client.turn.text) this.record(stamp({ type: 'assistant_text', turn: this.turns, text: client.turn.text }));
     if (session.signal.aborted || (response.stopReason === 'cancelled' && !this.cancelledAtReport)) return this.abortEnding();
     if (response.stopReason === 'refusal') return { reason: 'refusal', detail: 'the agent declined to go on (stop reason refusal)' };
