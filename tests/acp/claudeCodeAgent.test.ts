@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { git, makeRepo } from '../support/gitRepo.js';
 import { MessagesServer, reply } from '../support/messagesServer.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
+import { transcriptsOf } from '../support/transcripts.js';
 
 /**
  * `orca agent --agent claude-code`: the real Claude Code (Zed's ACP adapter over the Claude Agent
@@ -37,23 +36,6 @@ type Body = any;
  */
 function apiEnv(): NodeJS.ProcessEnv {
   return { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'sk-agent-own-token' };
-}
-
-function transcriptOf(env: OrcaTestEnv): Array<Record<string, unknown>> {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(path.join(dir, entry.name));
-      else if (entry.name === 'transcript.jsonl') files.push(path.join(dir, entry.name));
-    }
-  };
-  walk(env.home);
-  return files.flatMap((file) =>
-    readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>),
-  );
 }
 
 /** The requests that carried the task's tools (not Claude Code's side requests). */
@@ -101,10 +83,10 @@ describe('Claude Code as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () 
     expect(JSON.stringify(taskRequests()[0].system)).toContain('You are an agent of orca');
 
     // The transcript shows Claude Code's calls, as orca ran them.
-    const calls = transcriptOf(env)
+    const calls = transcriptsOf(env.home)
       .filter((line) => line.type === 'tool_call')
       .map((line) => line.name);
     expect(calls).toEqual(['Read', 'Write', 'Bash', 'Report']);
-    expect(transcriptOf(env).find((line) => line.type === 'session_start')).toMatchObject({ model: 'claude-code (ACP)' });
+    expect(transcriptsOf(env.home).find((line) => line.type === 'session_start')).toMatchObject({ model: 'claude-code (ACP)' });
   });
 });

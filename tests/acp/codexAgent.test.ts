@@ -1,15 +1,15 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
 import type { RunJson } from '../../coordinator/run/runResult.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { git, makeRepo } from '../support/gitRepo.js';
-import { npmInstall } from '../support/npmInstall.js';
+import { npmInstallForFile } from '../support/npmInstall.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { ResponsesServer, responsesReply } from '../support/responsesServer.js';
+import { transcriptsOf } from '../support/transcripts.js';
 
 /**
  * `orca agent --agent codex`: the real Codex (Zed's `codex-acp`, CODEX_ACP_VERSION from npm, on
@@ -22,17 +22,7 @@ const DEMO_SCRIPT = path.join(packageRoot(), 'coordinator', 'demo', 'demo-script
 
 /** The Codex adapter the tests run, installed from npm for this file (support/npmInstall.ts says why not a devDependency). */
 const CODEX_ACP_VERSION = '0.16.0';
-let codexRoot: string;
-let codexBin: string;
-
-beforeAll(async () => {
-  codexRoot = mkdtempSync(path.join(os.tmpdir(), 'orca-codex-'));
-  codexBin = await npmInstall(codexRoot, `@zed-industries/codex-acp@${CODEX_ACP_VERSION}`);
-}, SLOW_TEST_MS);
-
-afterAll(() => {
-  rmSync(codexRoot, { recursive: true, force: true });
-});
+const installed = npmInstallForFile(`@zed-industries/codex-acp@${CODEX_ACP_VERSION}`, SLOW_TEST_MS);
 
 let server: ResponsesServer;
 
@@ -52,25 +42,8 @@ function apiEnv(): Record<string, string> {
   return {
     OPENAI_BASE_URL: server.url,
     OPENAI_API_KEY: 'sk-test-fake-openai-key',
-    PATH: `${codexBin}${path.delimiter}${process.env.PATH}`,
+    PATH: `${installed.bin()}${path.delimiter}${process.env.PATH}`,
   };
-}
-
-function transcriptOf(env: OrcaTestEnv): Array<Record<string, unknown>> {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(path.join(dir, entry.name));
-      else if (entry.name === 'transcript.jsonl') files.push(path.join(dir, entry.name));
-    }
-  };
-  walk(env.home);
-  return files.flatMap((file) =>
-    readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>),
-  );
 }
 
 /** The demo's Worker turns for `task` from its first Read on, as Codex's model calls them: orca's tools in the `mcp__orca` namespace (no Grep: Codex is not offered orca's). */
@@ -131,7 +104,7 @@ describe('Codex as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () => {
     expect(server.pending).toBe(0);
 
     // The transcript shows Codex's calls, as orca ran them.
-    const calls = transcriptOf(env)
+    const calls = transcriptsOf(env.home)
       .filter((line) => line.type === 'tool_call')
       .map((line) => line.name);
     expect(calls).toEqual(['Read', 'Write', 'Bash', 'Report']);

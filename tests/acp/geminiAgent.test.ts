@@ -1,11 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GeminiServer, geminiReply } from '../support/geminiServer.js';
 import { git, makeRepo } from '../support/gitRepo.js';
-import { npmInstall } from '../support/npmInstall.js';
+import { npmInstallForFile } from '../support/npmInstall.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
+import { transcriptsOf } from '../support/transcripts.js';
 
 /**
  * `orca agent --agent gemini`: the real Gemini CLI (`gemini --acp`, GEMINI_CLI_VERSION from npm,
@@ -16,17 +15,7 @@ import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 
 /** The Gemini CLI the tests run, installed from npm for this file (support/npmInstall.ts says why not a devDependency). */
 const GEMINI_CLI_VERSION = '0.61.0';
-let geminiRoot: string;
-let geminiBin: string;
-
-beforeAll(async () => {
-  geminiRoot = mkdtempSync(path.join(os.tmpdir(), 'orca-gemini-'));
-  geminiBin = await npmInstall(geminiRoot, `@google/gemini-cli@${GEMINI_CLI_VERSION}`);
-}, SLOW_TEST_MS);
-
-afterAll(() => {
-  rmSync(geminiRoot, { recursive: true, force: true });
-});
+const installed = npmInstallForFile(`@google/gemini-cli@${GEMINI_CLI_VERSION}`, SLOW_TEST_MS);
 
 let server: GeminiServer;
 
@@ -46,25 +35,8 @@ function apiEnv(): Record<string, string> {
   return {
     GOOGLE_GEMINI_BASE_URL: server.url,
     GEMINI_API_KEY: 'fake-gemini-key',
-    PATH: `${geminiBin}${path.delimiter}${process.env.PATH}`,
+    PATH: `${installed.bin()}${path.delimiter}${process.env.PATH}`,
   };
-}
-
-function transcriptOf(env: OrcaTestEnv): Array<Record<string, unknown>> {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(path.join(dir, entry.name));
-      else if (entry.name === 'transcript.jsonl') files.push(path.join(dir, entry.name));
-    }
-  };
-  walk(env.home);
-  return files.flatMap((file) =>
-    readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>),
-  );
 }
 
 function declared(body: Body): string[] {
@@ -112,7 +84,7 @@ describe('Gemini CLI as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () =
     expect(server.pending).toBe(0);
 
     // The transcript shows its calls, as orca ran them.
-    const calls = transcriptOf(env)
+    const calls = transcriptsOf(env.home)
       .filter((line) => line.type === 'tool_call')
       .map((line) => line.name);
     expect(calls).toEqual(['Read', 'Write', 'Bash', 'Report']);

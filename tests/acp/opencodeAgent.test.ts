@@ -1,15 +1,15 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSampleRepo } from '../../coordinator/demo/sampleRepo.js';
 import type { RunJson } from '../../coordinator/run/runResult.js';
 import { packageRoot } from '../../shared/core/runtime/compiledEntry.js';
 import { readRunEvents } from '../../shared/infra/board/runEvents.js';
 import { git, makeRepo } from '../support/gitRepo.js';
 import { type Behaviour, MessagesServer, reply } from '../support/messagesServer.js';
-import { npmInstall } from '../support/npmInstall.js';
+import { npmInstallForFile } from '../support/npmInstall.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
+import { transcriptsOf } from '../support/transcripts.js';
 
 /**
  * `orca agent --agent opencode`: the real OpenCode (`opencode acp`, OPENCODE_VERSION from npm, on the workers' PATH)
@@ -22,17 +22,7 @@ const DEMO_SCRIPT = path.join(packageRoot(), 'coordinator', 'demo', 'demo-script
 
 /** The OpenCode the tests run, installed from npm for this file (support/npmInstall.ts says why not a devDependency). */
 const OPENCODE_VERSION = '1.18.33';
-let openCodeRoot: string;
-let openCodeBin: string;
-
-beforeAll(async () => {
-  openCodeRoot = mkdtempSync(path.join(os.tmpdir(), 'orca-opencode-'));
-  openCodeBin = await npmInstall(openCodeRoot, `opencode-ai@${OPENCODE_VERSION}`);
-}, SLOW_TEST_MS);
-
-afterAll(() => {
-  rmSync(openCodeRoot, { recursive: true, force: true });
-});
+const installed = npmInstallForFile(`opencode-ai@${OPENCODE_VERSION}`, SLOW_TEST_MS);
 
 let server: MessagesServer;
 /** The turns of an `orca run`'s OpenCode Worker, by the number of answers before the request: set by a test that runs one. */
@@ -64,7 +54,7 @@ function apiEnv(): Record<string, string> {
   return {
     ANTHROPIC_BASE_URL: server.url,
     ANTHROPIC_API_KEY: 'sk-test-fake-key',
-    PATH: `${openCodeBin}${path.delimiter}${process.env.PATH}`,
+    PATH: `${installed.bin()}${path.delimiter}${process.env.PATH}`,
   };
 }
 
@@ -77,23 +67,6 @@ function demoWorkerTurns(task: string): Behaviour[] {
   return turns
     .filter((turn) => !(turn.tools ?? []).some((tool) => tool.name === 'Grep'))
     .map((turn) => reply.stream((turn.tools ?? []).map((tool) => ({ type: 'tool_use', name: `orca_${tool.name}`, input: tool.input }))));
-}
-
-function transcriptOf(env: OrcaTestEnv): Array<Record<string, unknown>> {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(path.join(dir, entry.name));
-      else if (entry.name === 'transcript.jsonl') files.push(path.join(dir, entry.name));
-    }
-  };
-  walk(env.home);
-  return files.flatMap((file) =>
-    readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>),
-  );
 }
 
 /** The requests that carried the task's tools (not OpenCode's title request). */
@@ -136,11 +109,11 @@ describe('OpenCode as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () => 
     expect(JSON.stringify(first.messages[0])).toContain('You are an agent of orca');
 
     // The transcript shows OpenCode's calls, as orca ran them.
-    const calls = transcriptOf(env)
+    const calls = transcriptsOf(env.home)
       .filter((line) => line.type === 'tool_call')
       .map((line) => line.name);
     expect(calls).toEqual(['Read', 'Write', 'Bash', 'Report']);
-    expect(transcriptOf(env).find((line) => line.type === 'session_start')).toMatchObject({ model: 'opencode (ACP)' });
+    expect(transcriptsOf(env.home).find((line) => line.type === 'session_start')).toMatchObject({ model: 'opencode (ACP)' });
   });
 
   it('holds a misbehaving OpenCode Worker in an orca run: its own write tool and a write outside its paths land nowhere, the guarded file is put back', async () => {
@@ -184,7 +157,7 @@ describe('OpenCode as an orca agent over ACP', { timeout: SLOW_TEST_MS }, () => 
     // failed once in a full suite with `npm test` exiting 2: tsc's diagnostics, after edits whose results were not kept).
     const checksSaid = () =>
       JSON.stringify(
-        transcriptOf(env).filter(
+        transcriptsOf(env.home).filter(
           (line) =>
             /npm test|error TS/.test(JSON.stringify(line)) ||
             (line.type === 'tool_result' && (line.is_error === true || /Edit|Write/.test(String(line.name)))),

@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, makeRepo } from '../support/gitRepo.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
 import { processesMatching } from '../support/processTable.js';
+import { transcriptsOf } from '../support/transcripts.js';
 
 /**
  * An ACP agent that misbehaves around its turn's end, through the whole `orca agent` path (its
@@ -70,19 +69,6 @@ process.stdin.on('data', (chunk) => {
 });
 `;
 
-function transcriptOf(home: string): Array<Record<string, unknown>> {
-  const lines: Array<Record<string, unknown>> = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(path.join(dir, entry.name));
-      else if (entry.name === 'transcript.jsonl')
-        for (const line of readFileSync(path.join(dir, entry.name), 'utf8').trim().split('\n')) lines.push(JSON.parse(line));
-    }
-  };
-  walk(home);
-  return lines;
-}
-
 describe('an ACP agent’s turn end', { timeout: SLOW_TEST_MS }, () => {
   it('stops the command it left running and refuses a write after it: neither lands, nothing is left running', async () => {
     const env = await OrcaTestEnv.open();
@@ -102,7 +88,7 @@ describe('an ACP agent’s turn end', { timeout: SLOW_TEST_MS }, () => {
     expect(files).not.toContain('after.txt');
     expect(files).not.toContain('late.txt');
     // The command it left running was stopped when its turn ended, before the Report was judged.
-    const events = transcriptOf(env.home);
+    const events = transcriptsOf(env.home);
     const bash = events.findIndex((line) => line.type === 'tool_result' && line.name === 'Bash');
     expect(String(events[bash]?.preview)).toContain("Command was aborted (the rogue agent's turn has ended)");
     expect(bash).toBeLessThan(events.findIndex((line) => line.type === 'end'));

@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitFiles, makeRepo } from '../support/gitRepo.js';
 import { MessagesServer, reply } from '../support/messagesServer.js';
 import { OrcaTestEnv, SLOW_TEST_MS } from '../support/orcaEnv.js';
+import { transcriptFiles, transcriptLines } from '../support/transcripts.js';
 
 /**
  * A whole `orca agent` (CLI, Redis queue, a real worker process, the real SDK) against the strict
@@ -45,19 +44,9 @@ function apiEnv(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 function transcriptOf(env: OrcaTestEnv): Array<Record<string, unknown>> {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(path.join(dir, entry.name));
-      else if (entry.name === 'transcript.jsonl') files.push(path.join(dir, entry.name));
-    }
-  };
-  walk(env.home);
+  const files = transcriptFiles(env.home);
   expect(files).toHaveLength(1);
-  return readFileSync(files[0]!, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return transcriptLines(files[0]!);
 }
 
 async function runStreamTypes(env: OrcaTestEnv, runId: string): Promise<string[]> {
